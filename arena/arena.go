@@ -1,0 +1,286 @@
+package arena
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/writegc/writegc/internal/slowdown"
+)
+
+// Options configure New. The zero Options gives an on-heap arena of 2 MiB
+// chunks with a private pool that keeps no idle chunks.
+type Options struct {
+	// Pool supplies chunks. Nil: a private pool built from ChunkSize and
+	// OffHeap, closed when the arena is released.
+	Pool *Pool
+	// ChunkSize and OffHeap are used only when Pool is nil.
+	ChunkSize int
+	OffHeap   bool
+	// MaxAlloc is the largest allocation served from a regular chunk; larger
+	// ones get a jumbo chunk (0: DefaultMaxAlloc, capped at the chunk size).
+	MaxAlloc int
+}
+
+// Arena is a bump allocator over chunks.
+//
+// Concurrency: Alloc, AllocAligned, Bytes, Pointer, Retain and Stats are safe
+// for concurrent use. The fast path of Alloc is lock-free.
+// Lifetime: an arena starts with one reference, held by its creator. Retain
+// adds one (for a reader that may outlive the writer) and Release drops one;
+// at zero the chunks go back to the pool and the arena can no longer
+// allocate. Using memory of a released arena is a bug: with the invariants
+// tag it panics, without it the memory may already belong to another arena.
+// Limits: one allocation is at most MaxSize bytes; an arena holds at most
+// 2^32-1 chunks.
+type Arena struct {
+	pool        *Pool
+	privatePool bool
+	maxAlloc    int
+
+	cur   atomic.Pointer[chunk]    // chunk being filled; nil before the first Alloc and after release
+	table atomic.Pointer[[]*chunk] // every chunk, by index; copy on write
+
+	mu       sync.Mutex // guards growth and release
+	refs     atomic.Int64
+	released atomic.Bool
+}
+
+// New returns an arena. It fails only on invalid options.
+func New(opts Options) (*Arena, error) {
+	a := &Arena{pool: opts.Pool}
+	if a.pool == nil {
+		p, err := NewPool(PoolOptions{ChunkSize: opts.ChunkSize, OffHeap: opts.OffHeap})
+		if err != nil {
+			return nil, err
+		}
+		a.pool, a.privatePool = p, true
+	} else if opts.ChunkSize != 0 && opts.ChunkSize != a.pool.chunkSize {
+		return nil, fmt.Errorf("%w: ChunkSize %d but the pool's chunks are %d", ErrPoolMismatch, opts.ChunkSize, a.pool.chunkSize)
+	}
+	a.maxAlloc = opts.MaxAlloc
+	if a.maxAlloc == 0 {
+		a.maxAlloc = DefaultMaxAlloc
+	}
+	if a.maxAlloc < 0 {
+		return nil, fmt.Errorf("%w: negative MaxAlloc %d", ErrInvalidOption, a.maxAlloc)
+	}
+	a.maxAlloc = min(a.maxAlloc, a.pool.chunkSize)
+	empty := []*chunk{}
+	a.table.Store(&empty)
+	a.refs.Store(1)
+	return a, nil
+}
+
+// Pool returns the arena's chunk pool.
+func (a *Arena) Pool() *Pool { return a.pool }
+
+// MaxAlloc returns the largest allocation served from a regular chunk.
+func (a *Arena) MaxAlloc() int { return a.maxAlloc }
+
+// Alloc returns n bytes (n in [1, MaxSize]) with no particular alignment.
+func (a *Arena) Alloc(n int) (Handle, error) {
+	h, _, err := a.alloc(n, 0)
+	return h, err
+}
+
+// AllocAligned returns n bytes whose address is 8-byte aligned, for values
+// accessed with atomic operations.
+func (a *Arena) AllocAligned(n int) (Handle, error) {
+	h, _, err := a.alloc(n, 7)
+	return h, err
+}
+
+// AllocBytes is Alloc that also returns the allocation as a slice, saving the
+// chunk-table lookup of a later Bytes call.
+func (a *Arena) AllocBytes(n int) (Handle, []byte, error) { return a.alloc(n, 0) }
+
+// AllocAlignedPointer is AllocAligned that also returns the address.
+func (a *Arena) AllocAlignedPointer(n int) (Handle, unsafe.Pointer, error) {
+	h, b, err := a.alloc(n, 7)
+	if err != nil {
+		return h, nil, err
+	}
+	return h, unsafe.Pointer(unsafe.SliceData(b)), nil
+}
+
+func (a *Arena) alloc(n int, pad int) (Handle, []byte, error) {
+	slowdown.Inject(slowdown.ArenaAlloc)
+	if n <= 0 {
+		return Nil, nil, fmt.Errorf("%w: %d", ErrInvalidSize, n)
+	}
+	if n > a.maxAlloc {
+		return a.allocJumbo(n)
+	}
+	size := uint64(n + pad)
+	for {
+		c := a.cur.Load()
+		if c != nil {
+			end := c.off.Add(size)
+			if end <= uint64(len(c.buf)) {
+				start := uint32(end - size)
+				if pad != 0 {
+					// Chunk bases are page aligned, so aligning the offset aligns the address.
+					start = (start + uint32(pad)) &^ uint32(pad)
+				}
+				return makeHandle(c.idx, start), unsafe.Slice((*byte)(unsafe.Add(c.base, start)), n), nil
+			}
+			if start := end - size; start <= uint64(len(c.buf)) {
+				// This Add crossed the end: it alone records the unused tail.
+				c.waste.Store(int64(uint64(len(c.buf)) - start))
+			}
+		}
+		if err := a.grow(c); err != nil {
+			return Nil, nil, err
+		}
+	}
+}
+
+// grow installs a new current chunk unless another goroutine already replaced old.
+func (a *Arena) grow(old *chunk) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.released.Load() {
+		return ErrReleased
+	}
+	if a.cur.Load() != old {
+		return nil
+	}
+	c, err := a.pool.get()
+	if err != nil {
+		return err
+	}
+	a.attach(c)
+	a.cur.Store(c)
+	return nil
+}
+
+// attach appends c to the chunk table. a.mu must be held.
+func (a *Arena) attach(c *chunk) {
+	old := *a.table.Load()
+	t := make([]*chunk, len(old)+1, len(old)+1+len(old)/4)
+	copy(t, old)
+	c.idx = uint32(len(old))
+	t[len(old)] = c
+	a.table.Store(&t)
+}
+
+func (a *Arena) allocJumbo(n int) (Handle, []byte, error) {
+	if n > MaxSize {
+		return Nil, nil, fmt.Errorf("%w: %d bytes", ErrTooLarge, n)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.released.Load() {
+		return Nil, nil, ErrReleased
+	}
+	c, err := a.pool.getJumbo(n)
+	if err != nil {
+		return Nil, nil, err
+	}
+	c.off.Store(uint64(n))
+	a.attach(c)
+	return makeHandle(c.idx, 0), c.buf, nil
+}
+
+// Pointer returns the address of the allocation h. h must come from this
+// arena and the arena must not be released.
+func (a *Arena) Pointer(h Handle) unsafe.Pointer {
+	if invariants {
+		a.check(h)
+	}
+	t := *a.table.Load()
+	return unsafe.Add(t[h.chunk()].base, h.offset())
+}
+
+// Bytes returns the n bytes at h as a slice (no copy). n must not exceed the
+// allocation's size.
+func (a *Arena) Bytes(h Handle, n int) []byte {
+	return unsafe.Slice((*byte)(a.Pointer(h)), n)
+}
+
+// Copy allocates len(b) bytes and copies b into them.
+func (a *Arena) Copy(b []byte) (Handle, error) {
+	h, dst, err := a.alloc(len(b), 0)
+	if err != nil {
+		return Nil, err
+	}
+	copy(dst, b)
+	return h, nil
+}
+
+func (a *Arena) check(h Handle) {
+	if a.released.Load() {
+		panic(fmt.Sprintf("arena: access to handle %#x of a released arena (use after Release)", uint64(h)))
+	}
+	t := *a.table.Load()
+	if h.IsNil() || int(h.chunk()) >= len(t) || int(h.offset()) >= len(t[h.chunk()].buf) {
+		panic(fmt.Sprintf("arena: handle %#x out of range (%d chunks)", uint64(h), len(t)))
+	}
+}
+
+// Retain adds a reference, so the arena's memory stays valid until a
+// matching Release. It fails on an arena already released.
+func (a *Arena) Retain() error {
+	for {
+		r := a.refs.Load()
+		if r <= 0 {
+			return ErrReleased
+		}
+		if a.refs.CompareAndSwap(r, r+1) {
+			return nil
+		}
+	}
+}
+
+// Release drops a reference. The last one returns every chunk to the pool
+// (jumbo chunks are freed) and, for a private pool, closes it. Releasing
+// more often than the arena was retained panics: it is a broken invariant.
+func (a *Arena) Release() {
+	r := a.refs.Add(-1)
+	if r > 0 {
+		return
+	}
+	if r < 0 {
+		panic("arena: Release called more often than New+Retain")
+	}
+	a.mu.Lock()
+	a.released.Store(true)
+	a.cur.Store(nil)
+	t := *a.table.Load()
+	a.mu.Unlock()
+	for _, c := range t {
+		a.pool.put(c)
+	}
+	if a.privatePool {
+		a.pool.Close()
+	}
+}
+
+// Released reports whether the arena's reference count reached zero.
+func (a *Arena) Released() bool { return a.released.Load() }
+
+// Stats returns the arena's own counters plus its pool's.
+func (a *Arena) Stats() Stats {
+	s := a.pool.Stats()
+	s.ChunksLive, s.JumboLive, s.JumboBytes = 0, 0, 0
+	if a.released.Load() {
+		return s
+	}
+	cur := a.cur.Load()
+	for _, c := range *a.table.Load() {
+		if c.jumbo {
+			s.JumboLive++
+			s.JumboBytes += int64(len(c.buf))
+			s.BytesAllocated += int64(len(c.buf))
+			continue
+		}
+		s.ChunksLive++
+		s.BytesAllocated += c.used()
+		if c != cur {
+			s.BytesWasted += c.waste.Load()
+		}
+	}
+	return s
+}

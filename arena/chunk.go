@@ -1,0 +1,39 @@
+package arena
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// chunk is one contiguous block of arena memory. Its bytes hold no Go
+// pointers. A chunk belongs to at most one arena at a time.
+type chunk struct {
+	buf  []byte         // the memory; len(buf) is the chunk's capacity
+	base unsafe.Pointer // &buf[0], cached for Pointer
+	// off is the bump offset. Concurrent Allocs add to it; it may pass
+	// len(buf), which retires the chunk. Exactly one Add crosses len(buf);
+	// that caller records the tail it leaves unused in waste.
+	off     atomic.Uint64
+	waste   atomic.Int64
+	idx     uint32 // index in the owning arena's table
+	jumbo   bool
+	offHeap bool // buf is mmap'd outside the Go heap
+}
+
+func newChunk(buf []byte, offHeap, jumbo bool) *chunk {
+	return &chunk{buf: buf, base: unsafe.Pointer(unsafe.SliceData(buf)), offHeap: offHeap, jumbo: jumbo}
+}
+
+// used returns how many bytes of the chunk were handed out (alignment padding
+// included), whatever the state of its offset.
+func (c *chunk) used() int64 {
+	off := c.off.Load()
+	if off > uint64(len(c.buf)) {
+		return int64(len(c.buf)) - c.waste.Load()
+	}
+	return int64(off)
+}
+
+// heapSource allocates an on-heap chunk: one []byte, which the garbage
+// collector allocates as a noscan object and never scans.
+func heapSource(n int) []byte { return make([]byte, n) }

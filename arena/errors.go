@@ -1,0 +1,17 @@
+package arena
+
+import "errors"
+
+// Sentinel errors for the expected failures of an arena or pool.
+var (
+	// ErrInvalidSize: an allocation of zero or negative size.
+	ErrInvalidSize = errors.New("arena: allocation size must be positive")
+	// ErrTooLarge: an allocation above MaxSize.
+	ErrTooLarge = errors.New("arena: allocation larger than arena.MaxSize")
+	// ErrReleased: Alloc or Retain on an arena whose reference count reached zero.
+	ErrReleased = errors.New("arena: arena released")
+	// ErrInvalidOption: an option out of range.
+	ErrInvalidOption = errors.New("arena: invalid option")
+	// ErrPoolMismatch: an arena option that contradicts its pool.
+	ErrPoolMismatch = errors.New("arena: options do not match the pool")
+)

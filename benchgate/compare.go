@@ -1,0 +1,292 @@
+package benchgate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+)
+
+// Default thresholds.
+const (
+	DefaultAlpha     = 0.01
+	DefaultThreshold = 0.10
+)
+
+// Options configures Compare. The zero value means the defaults. Options is a
+// plain value; it holds no state across comparisons.
+type Options struct {
+	// Alpha is the significance level of the U test; 0 means DefaultAlpha.
+	Alpha float64
+	// Threshold is the relative change of the median, as a fraction (0.10 is
+	// 10%), that a significant change must exceed to regress; 0 means
+	// DefaultThreshold, a negative value means no threshold.
+	Threshold float64
+	// Accepted lists regressions that pass (see Acceptance).
+	Accepted []*Acceptance
+}
+
+func (o Options) withDefaults() Options {
+	if o.Alpha == 0 {
+		o.Alpha = DefaultAlpha
+	}
+	if o.Threshold == 0 {
+		o.Threshold = DefaultThreshold
+	}
+	if o.Threshold < 0 {
+		o.Threshold = 0
+	}
+	return o
+}
+
+// Verdict is the outcome of one row.
+type Verdict uint8
+
+// Verdicts. Only Regressed fails the gate; Missing and Underpowered make the
+// comparison an error.
+const (
+	Unchanged    Verdict = iota // not significant (p >= alpha), or equal exact values
+	Within                      // significant but within the threshold
+	Improved                    // significant and better by more than the threshold (or any exact decrease)
+	Regressed                   // significant and worse by more than the threshold (or any exact increase)
+	Accepted                    // would be Regressed, but an Acceptance covers it
+	NotGated                    // the unit's direction is unknown: reported only
+	New                         // only the head has it
+	Missing                     // only the base has it: an error
+	Underpowered                // too few samples to ever reach p < alpha: an error
+)
+
+func (v Verdict) String() string {
+	return [...]string{"~", "ok", "improved", "REGRESSED", "accepted", "not gated", "new", "MISSING IN HEAD", "UNDERPOWERED"}[v]
+}
+
+// Row is the comparison of one Key.
+type Row struct {
+	Key
+	Direction Direction
+	// Exact: the unit was compared as exact values (any change counts).
+	Exact bool
+	// NBase, NHead: sample sizes.
+	NBase, NHead int
+	// Base, Head: the medians (exact units: the most frequent value).
+	Base, Head float64
+	// Delta is (Head-Base)/Base; NaN when a side is missing, ±Inf when Base is 0.
+	Delta float64
+	// P is the U test's p-value; NaN when not tested (exact units, missing sides).
+	P       float64
+	Verdict Verdict
+	// Note explains the verdict: the acceptance reason, warnings.
+	Note string
+}
+
+// Report is the result of Compare. It is a plain value, safe to read from
+// several goroutines once returned.
+type Report struct {
+	Options   Options // the effective options (defaults filled in)
+	BaseFiles []string
+	HeadFiles []string
+	Rows      []Row
+	// Notes are report-level warnings (e.g. unused acceptances).
+	Notes []string
+}
+
+// Count returns the number of rows with verdict v.
+func (r *Report) Count(v Verdict) int {
+	n := 0
+	for _, row := range r.Rows {
+		if row.Verdict == v {
+			n++
+		}
+	}
+	return n
+}
+
+// Regressed reports whether any row regressed (accepted ones do not count).
+func (r *Report) Regressed() bool { return r.Count(Regressed) > 0 }
+
+// Compare compares every Key of base with the same Key of head.
+//
+// Errors: ErrNoCommon (no Report) when no name is shared, ErrUnitConflict (no
+// Report); ErrMissingInHead and ErrUnderpowered come with the full Report,
+// whose rows show which benchmarks caused them. Either error means the
+// comparison must not be taken as a pass.
+func Compare(base, head *Set, opts Options) (*Report, error) {
+	opts = opts.withDefaults()
+	units, err := mergeUnits(base.Units, head.Units)
+	if err != nil {
+		return nil, err
+	}
+	common := false
+	for _, k := range base.Keys {
+		if _, ok := head.Samples[k]; ok {
+			common = true
+			break
+		}
+	}
+	if !common {
+		return nil, fmt.Errorf("%w (base: %s; head: %s)", ErrNoCommon, strings.Join(base.Files, ", "), strings.Join(head.Files, ", "))
+	}
+	rep := &Report{Options: opts, BaseFiles: base.Files, HeadFiles: head.Files}
+	used := make([]bool, len(opts.Accepted))
+	var missing, weak []string
+	for _, k := range base.Keys {
+		row := compareKey(k, base.Samples[k], head.Samples[k], units, opts)
+		switch row.Verdict {
+		case Regressed:
+			for i, a := range opts.Accepted {
+				if a.Matches(k) {
+					row.Verdict, row.Note, used[i] = Accepted, joinNote("accepted: "+a.Reason, row.Note), true
+					break
+				}
+			}
+		case Missing:
+			missing = append(missing, k.Name+" "+k.Unit)
+		case Underpowered:
+			weak = append(weak, k.Name+" "+k.Unit)
+		}
+		rep.Rows = append(rep.Rows, row)
+	}
+	for _, k := range head.Keys {
+		if _, ok := base.Samples[k]; !ok {
+			h := head.Samples[k]
+			rep.Rows = append(rep.Rows, Row{Key: k, Direction: DirectionOf(k.Unit, units), NHead: len(h),
+				Base: math.NaN(), Head: median(h), Delta: math.NaN(), P: math.NaN(), Verdict: New})
+		}
+	}
+	for i, a := range opts.Accepted {
+		if !used[i] {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s:%d: accepted regression %q matched no regression", a.File, a.Line, a.Pattern))
+		}
+	}
+	var errs []error
+	if len(missing) > 0 {
+		errs = append(errs, fmt.Errorf("%w: %s", ErrMissingInHead, strings.Join(missing, ", ")))
+	}
+	if len(weak) > 0 {
+		errs = append(errs, fmt.Errorf("%w at alpha %g: %s", ErrUnderpowered, opts.Alpha, strings.Join(weak, ", ")))
+	}
+	return rep, errors.Join(errs...)
+}
+
+func compareKey(k Key, b, h []float64, units benchfmt.UnitMetadataMap, opts Options) Row {
+	row := Row{Key: k, Direction: DirectionOf(k.Unit, units), NBase: len(b), NHead: len(h),
+		Base: median(b), Head: median(h), Delta: math.NaN(), P: math.NaN()}
+	if len(h) == 0 {
+		row.Verdict = Missing
+		return row
+	}
+	var notes []string
+	if IsExact(k.Unit, units) {
+		bm, bConst := mode(b)
+		hm, hConst := mode(h)
+		if bConst && hConst {
+			row.Exact, row.Base, row.Head = true, bm, hm
+			row.Delta = delta(bm, hm)
+			switch {
+			case bm == hm:
+				row.Verdict = Unchanged
+			case row.Direction == DirUnknown:
+				row.Verdict, row.Note = NotGated, "unknown direction: add a `Unit "+k.Unit+" better=lower|higher` line"
+			case (hm-bm)*float64(row.Direction) < 0:
+				row.Verdict = Regressed
+			default:
+				row.Verdict = Improved
+			}
+			return row
+		}
+		notes = append(notes, fmt.Sprintf("declared exact but values vary (base %g..%g, head %g..%g): compared as timed",
+			slices.Min(b), slices.Max(b), slices.Min(h), slices.Max(h)))
+	}
+	row.Delta = delta(row.Base, row.Head)
+	th := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
+	cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(b), th), benchmath.NewSample(slices.Clone(h), th))
+	row.P = cmp.P
+	worse := row.Delta * float64(row.Direction) * -1 // > 0 when head is worse
+	switch {
+	case row.Direction == DirUnknown:
+		row.Verdict = NotGated
+		notes = append(notes, "unknown direction: add a `Unit "+k.Unit+" better=lower|higher` line")
+	case minUTestP(len(b), len(h)) >= opts.Alpha:
+		row.Verdict = Underpowered
+		notes = append(notes, fmt.Sprintf("n=%d+%d cannot reach p < %g", len(b), len(h), opts.Alpha))
+	case !(cmp.P < opts.Alpha):
+		row.Verdict = Unchanged
+	case worse > opts.Threshold:
+		row.Verdict = Regressed
+	case -worse > opts.Threshold:
+		row.Verdict = Improved
+	default:
+		row.Verdict = Within
+	}
+	row.Note = strings.Join(notes, "; ")
+	return row
+}
+
+// delta returns (h-b)/b, ±Inf when b is 0 and h is not, 0 when both are 0.
+func delta(b, h float64) float64 {
+	if b == 0 {
+		switch {
+		case h > 0:
+			return math.Inf(1)
+		case h < 0:
+			return math.Inf(-1)
+		}
+		return 0
+	}
+	return (h - b) / math.Abs(b)
+}
+
+func joinNote(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + "; " + b
+}
+
+// median returns the median of xs without modifying it.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// mode returns the most frequent value of xs (the smallest on ties) and
+// whether all values are equal.
+func mode(xs []float64) (float64, bool) {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	best, bestN, cur, curN := s[0], 1, s[0], 1
+	for _, v := range s[1:] {
+		if v == cur {
+			curN++
+		} else {
+			cur, curN = v, 1
+		}
+		if curN > bestN {
+			best, bestN = cur, curN
+		}
+	}
+	return best, bestN == len(s)
+}
+
+// minUTestP is the smallest two-sided p-value the exact Mann-Whitney U test can
+// give for samples of sizes n1 and n2: 2/C(n1+n2, n1).
+func minUTestP(n1, n2 int) float64 {
+	if n1 == 0 || n2 == 0 {
+		return 1
+	}
+	// log C(n1+n2, n1)
+	lg := func(n int) float64 { v, _ := math.Lgamma(float64(n) + 1); return v }
+	return math.Min(1, 2*math.Exp(-(lg(n1+n2)-lg(n1)-lg(n2))))
+}

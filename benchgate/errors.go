@@ -1,0 +1,30 @@
+package benchgate
+
+import "errors"
+
+// Sentinel errors. Functions wrap them with detail; test with errors.Is.
+var (
+	// ErrEmptyInput: an input had no bytes (or only blank lines).
+	ErrEmptyInput = errors.New("empty input")
+	// ErrNoBenchmarks: an input had no benchmark result lines.
+	ErrNoBenchmarks = errors.New("no benchmark results")
+	// ErrNoCommon: base and head share no benchmark.
+	ErrNoCommon = errors.New("no benchmark in common between base and head")
+	// ErrMissingInHead: the base has a benchmark (or unit) the head lacks.
+	ErrMissingInHead = errors.New("head lacks benchmarks the base has")
+	// ErrMalformed: some lines could not be parsed (see MalformedError).
+	ErrMalformed = errors.New("malformed benchmark lines")
+	// ErrUnitConflict: base and head declare different metadata for a unit.
+	ErrUnitConflict = errors.New("conflicting unit metadata")
+	// ErrUnderpowered: a gated row has too few samples to ever reach p < alpha.
+	ErrUnderpowered = errors.New("too few samples to detect a regression")
+	// ErrAcceptFile: the accepted-regressions file is malformed.
+	ErrAcceptFile = errors.New("bad accepted-regressions file")
+	// ErrBaseEmpty: Run found no matching benchmark in the base (see
+	// RunConfig.AllowEmptyBase).
+	ErrBaseEmpty = errors.New("base has none of the selected benchmarks")
+	// ErrBenchFailed: a test binary exited with an error while benchmarking.
+	ErrBenchFailed = errors.New("benchmark binary failed")
+	// ErrBuild: building a test binary (or preparing a git worktree) failed.
+	ErrBuild = errors.New("build failed")
+)

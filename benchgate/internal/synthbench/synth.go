@@ -1,0 +1,57 @@
+// Package synthbench is the regression gate's own synthetic benchmark: a
+// stand-in for writegc's hot paths (allocate-and-copy into a bump-allocated
+// chunk, or into a fresh heap object) that calls slowdown.Inject, so the gate
+// can be calibrated (false alarms, detection of an injected slowdown) before,
+// and independently of, the real gate-set benchmarks.
+//
+// Invariants: the work per operation is fixed (a 16 B key and a 100 B value
+// are copied and the key hashed); kind=arena allocates nothing per op, kind=heap
+// allocates exactly one 112 B object per op. Nothing here is safe for
+// concurrent use; benchmarks run it from one goroutine.
+package synthbench
+
+import "github.com/writegc/writegc/internal/slowdown"
+
+// chunkSize is the bump chunk's size; it wraps around when full.
+const chunkSize = 2 << 20
+
+// Chunk is a bump allocator over one fixed chunk. Not safe for concurrent use;
+// allocations are overwritten after the chunk wraps (2 MiB later).
+type Chunk struct {
+	buf [chunkSize]byte
+	off int
+}
+
+// Copy copies key and value into the chunk and returns the hash of key and
+// the value's copy.
+func (c *Chunk) Copy(key, value []byte) (uint64, []byte) {
+	n := len(key) + len(value)
+	if c.off+n > chunkSize {
+		c.off = 0
+	}
+	dst := c.buf[c.off : c.off+n : c.off+n]
+	copy(dst, key)
+	copy(dst[len(key):], value)
+	c.off += n
+	slowdown.Inject(slowdown.GateSynth)
+	return hash(dst[:len(key)]), dst[len(key):]
+}
+
+// HeapCopy copies value into a new heap object and returns the hash of key
+// and the copy.
+func HeapCopy(key, value []byte) (uint64, []byte) {
+	dst := make([]byte, len(value))
+	copy(dst, value)
+	slowdown.Inject(slowdown.GateSynth)
+	return hash(key), dst
+}
+
+// hash is FNV-1a.
+func hash(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}

@@ -1,0 +1,357 @@
+package explain
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/exp/trace"
+)
+
+// Span is one interval on a trace's timeline, as an offset from the trace's
+// first event.
+type Span struct {
+	Start, Duration time.Duration
+}
+
+func (s Span) end() time.Duration { return s.Start + s.Duration }
+
+func (s Span) overlaps(o Span) bool { return s.Start < o.end() && o.Start < s.end() }
+
+// Pause is one stop-the-world pause.
+type Pause struct {
+	Span
+	// Reason is the runtime's reason, e.g. "GC mark termination".
+	Reason string
+}
+
+// GCCycle is one collection's mark phase and the GC pauses that bracket it
+// (sweep termination before, mark termination after).
+type GCCycle struct {
+	// Mark is the concurrent mark phase. A phase already running when the
+	// trace began starts at 0; one still running at the end ends there.
+	Mark   Span
+	Pauses []Pause
+}
+
+// OpStats ties slow operations to the collector.
+type OpStats struct {
+	// Region is the region or task type that marks one operation.
+	Region string
+	// Count is how many complete operations the trace holds.
+	Count int
+	// P50, P99 and Max summarise their durations.
+	P50, P99, Max time.Duration
+	// Threshold is the duration above which an operation is slow
+	// (Options.SlowOp, or P99).
+	Threshold time.Duration
+	// Slow is how many operations were above Threshold.
+	Slow int
+	// SlowInMark, SlowInPause and SlowInGC are the shares (0..1) of slow
+	// operations that overlapped a mark phase, a stop-the-world pause, or
+	// either. AllInGC is the same share over all operations: the baseline.
+	SlowInMark, SlowInPause, SlowInGC, AllInGC float64
+	// SlowAssisted is the share of slow operations whose goroutine ran a
+	// mark assist during the operation.
+	SlowAssisted float64
+	// TiedToGC is the verdict: slow operations overlapped the collector
+	// at least 15 points more often than operations in general, or at
+	// least half of them assisted.
+	TiedToGC bool
+}
+
+// TraceAccount explains a runtime trace: the GC timeline and, when the
+// trace marks operations with regions or tasks, whether slow ones fell
+// inside GC work.
+type TraceAccount struct {
+	File string
+	// Duration is from the first to the last event.
+	Duration time.Duration
+	// Cycles are the GC cycles seen, in order.
+	Cycles []GCCycle
+	// OtherPauses are stop-the-world pauses outside GC cycles.
+	OtherPauses []Pause
+	// MarkShare is the part of Duration in mark phases (0..1).
+	MarkShare float64
+	// PauseTotal, PauseMax and PauseP99 summarise all pauses.
+	PauseTotal, PauseMax, PauseP99 time.Duration
+	// Pauses is the number of stop-the-world pauses.
+	Pauses int
+	// Ops is nil when the trace holds no region or task of Options.Region;
+	// RegionTypes then lists the region and task types it does hold.
+	Ops         *OpStats
+	RegionTypes []string
+}
+
+type openRegion struct {
+	typ   string
+	start trace.Time
+}
+
+func analyzeTrace(path string, data []byte, opts Options) (ta *TraceAccount, err error) {
+	defer func() {
+		// The parser is strict but not hardened against every damaged
+		// input; a panic on a bad file becomes an error naming the file.
+		if r := recover(); r != nil {
+			ta, err = nil, fmt.Errorf("explain: %s: %w: trace parser: %v", path, ErrCorrupt, r)
+		}
+	}()
+	r, err := trace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("explain: %s: %w: %v", path, ErrCorrupt, err)
+	}
+	var (
+		first, last trace.Time
+		seen        bool
+		markStart   trace.Time = -1
+		marks       []Span
+		stwOpen     = map[trace.GoID]trace.Time{}
+		pauses      []Pause
+		assistOpen  = map[trace.GoID]trace.Time{}
+		assists     = map[trace.GoID][]Span{}
+		regOpen     = map[trace.GoID][]openRegion{}
+		taskOpen    = map[trace.TaskID]openRegion{}
+		ops         []opSpan
+		types       = map[string]int{}
+	)
+	want := opts.region()
+	off := func(t trace.Time) time.Duration { return t.Sub(first) }
+	for {
+		ev, err := r.ReadEvent()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("explain: %s: %w: %v", path, ErrCorrupt, err)
+		}
+		t := ev.Time()
+		if !seen {
+			first, seen = t, true
+		}
+		last = max(last, t)
+		switch ev.Kind() {
+		case trace.EventRangeBegin, trace.EventRangeActive, trace.EventRangeEnd:
+			rg := ev.Range()
+			begin := ev.Kind() != trace.EventRangeEnd
+			if ev.Kind() == trace.EventRangeActive {
+				t = first
+			}
+			switch {
+			case rg.Name == "GC concurrent mark phase":
+				if begin {
+					markStart = t
+				} else {
+					if markStart < 0 {
+						markStart = first
+					}
+					marks = append(marks, Span{off(markStart), t.Sub(markStart)})
+					markStart = -1
+				}
+			case rg.Name == "GC mark assist":
+				g := rg.Scope.Goroutine()
+				if begin {
+					assistOpen[g] = t
+				} else {
+					s, ok := assistOpen[g]
+					if !ok {
+						s = first
+					}
+					delete(assistOpen, g)
+					assists[g] = append(assists[g], Span{off(s), t.Sub(s)})
+				}
+			case strings.HasPrefix(rg.Name, "stop-the-world ("):
+				g := ev.Goroutine()
+				if begin {
+					stwOpen[g] = t
+				} else if s, ok := stwOpen[g]; ok {
+					delete(stwOpen, g)
+					reason := strings.TrimSuffix(strings.TrimPrefix(rg.Name, "stop-the-world ("), ")")
+					pauses = append(pauses, Pause{Span{off(s), t.Sub(s)}, reason})
+				}
+			}
+		case trace.EventRegionBegin:
+			rg := ev.Region()
+			g := ev.Goroutine()
+			regOpen[g] = append(regOpen[g], openRegion{rg.Type, t})
+			types[rg.Type]++
+		case trace.EventRegionEnd:
+			rg := ev.Region()
+			g := ev.Goroutine()
+			st := regOpen[g]
+			for i := len(st) - 1; i >= 0; i-- {
+				if st[i].typ == rg.Type {
+					if rg.Type == want {
+						ops = append(ops, opSpan{Span{off(st[i].start), t.Sub(st[i].start)}, g})
+					}
+					regOpen[g] = slices.Delete(st, i, i+1)
+					break
+				}
+			}
+		case trace.EventTaskBegin:
+			tk := ev.Task()
+			taskOpen[tk.ID] = openRegion{tk.Type, t}
+			types[tk.Type]++
+		case trace.EventTaskEnd:
+			tk := ev.Task()
+			if o, ok := taskOpen[tk.ID]; ok {
+				delete(taskOpen, tk.ID)
+				if o.typ == want {
+					ops = append(ops, opSpan{Span{off(o.start), t.Sub(o.start)}, noGoroutine})
+				}
+			}
+		}
+	}
+	if !seen {
+		return nil, fmt.Errorf("explain: %s: %w: trace has no events", path, ErrEmpty)
+	}
+	if markStart >= 0 {
+		marks = append(marks, Span{off(markStart), last.Sub(markStart)})
+	}
+	ta = &TraceAccount{File: path, Duration: last.Sub(first)}
+	ta.build(marks, pauses)
+	if len(ops) > 0 {
+		ta.Ops = opStats(want, ops, marks, pauses, assists, opts.SlowOp)
+	} else {
+		for k := range types {
+			ta.RegionTypes = append(ta.RegionTypes, k)
+		}
+		slices.Sort(ta.RegionTypes)
+	}
+	return ta, nil
+}
+
+const noGoroutine = trace.NoGoroutine
+
+type opSpan struct {
+	Span
+	g trace.GoID
+}
+
+// gcPauseSlack is how far before a mark phase a sweep-termination pause, or
+// after it a mark-termination pause, may lie and still belong to its cycle.
+const gcPauseSlack = 5 * time.Millisecond
+
+func (ta *TraceAccount) build(marks []Span, pauses []Pause) {
+	var markTotal time.Duration
+	for _, m := range marks {
+		ta.Cycles = append(ta.Cycles, GCCycle{Mark: m})
+		markTotal += m.Duration
+	}
+	if ta.Duration > 0 {
+		ta.MarkShare = float64(markTotal) / float64(ta.Duration)
+	}
+	ds := make([]time.Duration, 0, len(pauses))
+	for _, p := range pauses {
+		ds = append(ds, p.Duration)
+		ta.PauseTotal += p.Duration
+		ta.PauseMax = max(ta.PauseMax, p.Duration)
+		placed := false
+		if strings.HasPrefix(p.Reason, "GC") {
+			for i := range ta.Cycles {
+				m := ta.Cycles[i].Mark
+				if p.Start+p.Duration >= m.Start-gcPauseSlack && p.Start <= m.end()+gcPauseSlack {
+					ta.Cycles[i].Pauses = append(ta.Cycles[i].Pauses, p)
+					placed = true
+					break
+				}
+			}
+		}
+		if !placed {
+			ta.OtherPauses = append(ta.OtherPauses, p)
+		}
+	}
+	ta.Pauses = len(pauses)
+	ta.PauseP99 = quantile(ds, 0.99)
+}
+
+// quantile returns the q-quantile of ds (nearest rank); it sorts ds.
+func quantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	i := int(math.Ceil(q*float64(len(ds)))) - 1
+	return ds[min(max(i, 0), len(ds)-1)]
+}
+
+// overlapsAny reports whether s overlaps any of spans, which are sorted by start.
+func overlapsAny(s Span, spans []Span) bool {
+	i, _ := slices.BinarySearchFunc(spans, s.end(), func(a Span, t time.Duration) int {
+		switch {
+		case a.Start < t:
+			return -1
+		case a.Start > t:
+			return 1
+		}
+		return 0
+	})
+	// spans[:i] start before s ends; check the few nearest for overlap.
+	for j := i - 1; j >= 0; j-- {
+		if spans[j].overlaps(s) {
+			return true
+		}
+		if spans[j].end() < s.Start && j < i-8 {
+			break
+		}
+	}
+	return false
+}
+
+func opStats(region string, ops []opSpan, marks []Span, pauses []Pause, assists map[trace.GoID][]Span, slow time.Duration) *OpStats {
+	st := &OpStats{Region: region, Count: len(ops)}
+	ds := make([]time.Duration, len(ops))
+	for i, o := range ops {
+		ds[i] = o.Duration
+	}
+	st.P50 = quantile(ds, 0.50)
+	st.P99 = quantile(ds, 0.99)
+	st.Max = ds[len(ds)-1]
+	st.Threshold = slow
+	if slow <= 0 {
+		st.Threshold = st.P99
+	}
+	slices.SortFunc(marks, func(a, b Span) int { return int(a.Start - b.Start) })
+	ps := make([]Span, len(pauses))
+	for i, p := range pauses {
+		ps[i] = p.Span
+	}
+	slices.SortFunc(ps, func(a, b Span) int { return int(a.Start - b.Start) })
+	for _, as := range assists {
+		slices.SortFunc(as, func(a, b Span) int { return int(a.Start - b.Start) })
+	}
+	var inMark, inPause, inGC, allGC, assisted int
+	for _, o := range ops {
+		m, p := overlapsAny(o.Span, marks), overlapsAny(o.Span, ps)
+		if m || p {
+			allGC++
+		}
+		if o.Duration <= st.Threshold {
+			continue
+		}
+		st.Slow++
+		if m {
+			inMark++
+		}
+		if p {
+			inPause++
+		}
+		if m || p {
+			inGC++
+		}
+		if o.g != noGoroutine && overlapsAny(o.Span, assists[o.g]) {
+			assisted++
+		}
+	}
+	st.AllInGC = float64(allGC) / float64(len(ops))
+	if st.Slow > 0 {
+		n := float64(st.Slow)
+		st.SlowInMark, st.SlowInPause, st.SlowInGC, st.SlowAssisted = float64(inMark)/n, float64(inPause)/n, float64(inGC)/n, float64(assisted)/n
+		st.TiedToGC = st.SlowInGC-st.AllInGC >= 0.15 || st.SlowAssisted >= 0.5
+	}
+	return st
+}

@@ -1,0 +1,108 @@
+package memtable
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+
+	"github.com/writegc/writegc/arena"
+)
+
+// Limits on what a Memtable accepts. They match HBase's cell limits closely
+// enough for the experiments and keep lengths in 32 bits.
+const (
+	MinKeySize   = 1
+	MaxKeySize   = 64 << 10
+	MaxValueSize = 16 << 20
+)
+
+// Sentinel errors. Callers compare with errors.Is.
+var (
+	ErrClosed        = errors.New("memtable: closed")
+	ErrKeySize       = errors.New("memtable: key size out of range [1 B, 64 KiB]")
+	ErrValueSize     = errors.New("memtable: value size out of range [0 B, 16 MiB]")
+	ErrUnknownKind   = errors.New("memtable: unknown kind")
+	ErrInvalidOption = errors.New("memtable: invalid option")
+)
+
+// Memtable is an in-memory sorted map that absorbs writes until it is flushed.
+//
+// Concurrency: every method is safe for concurrent use, including Put and All
+// at the same time. Lifetime: a Memtable lives until Close; after Close, Put
+// and Get return ErrClosed / (nil, false) and never crash. An iterator obtained
+// from All before Close keeps the memory it reads alive until it finishes.
+type Memtable interface {
+	// Put copies key and value into the memtable. A later Put of the same key
+	// wins; concurrent readers see the old or the new value, never a mix.
+	Put(key, value []byte) error
+	// Get returns the latest value of key. The returned slice must not be
+	// modified and is valid until the memtable's last reader lets go (Close
+	// plus the end of every open iterator).
+	Get(key []byte) ([]byte, bool)
+	// All yields every key once, in ascending byte order, with its latest
+	// value at the moment the iterator passes it. Safe while writers write:
+	// keys inserted concurrently may or may not be seen.
+	All() iter.Seq2[[]byte, []byte]
+	// Len is the number of distinct keys.
+	Len() int
+	// Size is the number of bytes charged to the memtable: payload plus
+	// per-entry overhead (nodes, headers, alignment). It drives flushes.
+	Size() int64
+	// Close releases the memtable's memory (arena chunks go back to their
+	// pool once open iterators finish). Close is idempotent.
+	Close() error
+}
+
+// Options configure New. The zero Options works for every kind.
+type Options struct {
+	// Pool is the chunk pool the arena kinds allocate from. Nil gives each
+	// memtable a private pool (ChunkSize, MaxAlloc, and off-heap according to
+	// the kind). A shared pool's source must match the kind: an on-heap pool
+	// for "arena", an off-heap pool for "offheap".
+	Pool *arena.Pool
+	// ChunkSize and MaxAlloc are used when Pool is nil (0: arena defaults).
+	ChunkSize int
+	MaxAlloc  int
+	// Seed seeds the skiplist's tower heights (0: a fixed default), so runs
+	// are reproducible.
+	Seed uint64
+}
+
+type constructor func(Options) (Memtable, error)
+
+var registry = map[string]constructor{}
+
+func register(kind string, c constructor) { registry[kind] = c }
+
+// Kinds lists the known kinds in sorted order.
+func Kinds() []string {
+	ks := make([]string, 0, len(registry))
+	for k := range registry {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// New returns an empty memtable of the given kind. An unknown kind is an error
+// that lists the known ones.
+func New(kind string, opts Options) (Memtable, error) {
+	c, ok := registry[kind]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownKind, kind, strings.Join(Kinds(), ", "))
+	}
+	return c(opts)
+}
+
+// checkKV validates sizes; every kind calls it first in Put.
+func checkKV(key, value []byte) error {
+	if len(key) < MinKeySize || len(key) > MaxKeySize {
+		return fmt.Errorf("%w: %d B", ErrKeySize, len(key))
+	}
+	if len(value) > MaxValueSize {
+		return fmt.Errorf("%w: %d B", ErrValueSize, len(value))
+	}
+	return nil
+}
