@@ -22,14 +22,14 @@ type Acceptance struct {
 // Matches reports whether the acceptance covers key: the pattern is matched
 // against the full benchmark name (as written, with its -GOMAXPROCS suffix)
 // and, separately, against "NAME UNIT", so an entry can be limited to a unit
-// ("^BenchmarkPut/.* allocs/op$").
+// (`^BenchmarkPut/.*\sallocs/op$`).
 func (a *Acceptance) Matches(k Key) bool {
 	return a.Pattern.MatchString(k.Name) || a.Pattern.MatchString(k.Name+" "+k.Unit)
 }
 
 // ParseAccepted reads an accepted-regressions file: one `REGEXP  reason` per
-// line (the regexp is the first whitespace-separated field; the reason, the
-// rest of the line, is required), blank lines and lines starting with # are
+// line (the regexp is the first whitespace-separated field, so it cannot
+// contain a blank: write \s; the reason, the rest of the line, is required), blank lines and lines starting with # are
 // ignored. Every problem is reported with file:line, wrapping ErrAcceptFile.
 func ParseAccepted(r io.Reader, fileName string) ([]*Acceptance, error) {
 	var out []*Acceptance

@@ -63,8 +63,8 @@ func formatValue(v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "-"
-	case v == 0:
-		return "0"
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		return strconv.FormatFloat(v, 'f', 0, 64)
 	case math.Abs(v) >= 1e4:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	case math.Abs(v) < 1e-3:

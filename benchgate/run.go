@@ -233,13 +233,10 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	}
 	base.out.Close()
 	head.out.Close()
-	if res.Base, err = ParseFiles(res.BaseFile); err != nil {
-		return res, err
-	}
-	if res.Head, err = ParseFiles(res.HeadFile); err != nil {
-		return res, err
-	}
-	return res, nil
+	var berr, herr error
+	res.Base, berr = ParseFiles(res.BaseFile)
+	res.Head, herr = ParseFiles(res.HeadFile)
+	return res, errors.Join(berr, herr)
 }
 
 func joinTags(a, b string) string {
@@ -274,7 +271,10 @@ func (s *side) build(ctx context.Context, targets []Target, binDir string) (note
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: go list %s: %v", ErrBuild, s.name, t.Pkg, err)
 		}
-		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		for _, line := range strings.Split(out, "\n") {
+			if line == "" {
+				continue
+			}
 			f := strings.SplitN(line, "\t", 5)
 			if len(f) < 5 || f[1] == "" {
 				notes = append(notes, fmt.Sprintf("%s: package %s not found, skipped", s.name, t.Pkg))

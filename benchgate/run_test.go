@@ -1,0 +1,169 @@
+package benchgate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// synthModule writes a tiny module whose benchmark's cost is set by the
+// constant Work, so the test controls how fast head and base are.
+func writeSynth(t *testing.T, dir string, work int, withBench bool) {
+	t.Helper()
+	files := map[string]string{
+		"go.mod": "module example.com/synth\n\ngo 1.26\n",
+		"work.go": fmt.Sprintf(`package synth
+
+// Work is the number of loop iterations per benchmark operation.
+const Work = %d
+
+// Do runs n dependent multiply-adds.
+func Do(n int) uint64 {
+	x := uint64(1)
+	for i := 0; i < n; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	return x
+}
+`, work),
+	}
+	if withBench {
+		files["work_test.go"] = `package synth
+
+import "testing"
+
+var sink uint64
+
+func BenchmarkWork(b *testing.B) {
+	for b.Loop() {
+		sink = Do(Work)
+	}
+}
+`
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func gitT(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// TestRunSynthetic runs the whole gate (worktree, build, interleaved rounds,
+// compare) over a generated module whose speed the test sets: 4x slower must
+// regress, 4x faster must pass, and a base without the benchmark is skipped.
+func TestRunSynthetic(t *testing.T) {
+	for _, tool := range []string{"go", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not in PATH", tool)
+		}
+	}
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOFLAGS", "-buildvcs=false")
+	dir := t.TempDir()
+	gitT(t, dir, "init", "-q")
+	writeSynth(t, dir, 200, false)
+	gitT(t, dir, "add", ".")
+	gitT(t, dir, "commit", "-q", "-m", "no benchmark yet")
+	gitT(t, dir, "tag", "nobench")
+	writeSynth(t, dir, 200, true)
+	gitT(t, dir, "add", ".")
+	gitT(t, dir, "commit", "-q", "-m", "fast")
+	gitT(t, dir, "tag", "fast")
+	writeSynth(t, dir, 800, true)
+	gitT(t, dir, "commit", "-q", "-am", "slow")
+	gitT(t, dir, "tag", "slow")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg := RunConfig{Dir: dir, Count: 5, Benchtime: "3000x", Benchmem: true,
+		Preamble: "Unit ns/op better=lower\n"}
+
+	t.Run("slower head regresses", func(t *testing.T) {
+		c := cfg
+		c.Base, c.Head, c.OutDir = "fast", "slow", t.TempDir()
+		res, err := Run(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Compare(res.Base, res.Head, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := findRow(t, rep, "ns/op")
+		if row.Verdict != Regressed || row.NBase != 5 || row.NHead != 5 {
+			t.Errorf("4x slower: %+v, want regressed with n=5+5", row)
+		}
+		if r := findRow(t, rep, "allocs/op"); r.Verdict != Unchanged {
+			t.Errorf("allocs/op: %+v, want unchanged", r)
+		}
+	})
+	t.Run("faster working tree passes", func(t *testing.T) {
+		writeSynth(t, dir, 50, true) // uncommitted: the working tree is the head
+		c := cfg
+		c.Base = "slow"
+		res, err := Run(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(filepath.Dir(res.BaseFile))
+		rep, err := Compare(res.Base, res.Head, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row := findRow(t, rep, "ns/op"); row.Verdict != Improved || rep.Regressed() {
+			t.Errorf("16x faster: %+v, want improved and no regression", row)
+		}
+	})
+	t.Run("base without the benchmark", func(t *testing.T) {
+		c := cfg
+		c.Base, c.Head, c.OutDir, c.AllowEmptyBase = "nobench", "fast", t.TempDir(), true
+		if _, err := Run(ctx, c); !errors.Is(err, ErrBaseEmpty) {
+			t.Errorf("err = %v, want ErrBaseEmpty", err)
+		}
+	})
+	t.Run("unknown revision", func(t *testing.T) {
+		c := cfg
+		c.Base = "no-such-ref"
+		if _, err := Run(ctx, c); !errors.Is(err, ErrBuild) {
+			t.Errorf("err = %v, want ErrBuild", err)
+		}
+	})
+	out, err := exec.Command("git", "-C", dir, "worktree", "list").Output()
+	if err != nil || len(out) == 0 || countLines(string(out)) != 1 {
+		t.Errorf("worktrees left behind: %s (%v)", out, err)
+	}
+}
+
+func countLines(s string) int {
+	n := 0
+	for _, c := range s {
+		if c == '\n' {
+			n++
+		}
+	}
+	return n
+}
+
+func findRow(t *testing.T, rep *Report, unit string) Row {
+	t.Helper()
+	for _, r := range rep.Rows {
+		if r.Unit == unit {
+			return r
+		}
+	}
+	t.Fatalf("no %s row in %+v", unit, rep.Rows)
+	return Row{}
+}

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/writegc/writegc/benchgate"
+)
+
+// errRegression is returned by run when the gate fails (exit status 1).
+var errRegression = errors.New("regression")
+
+// errHelp: -h was asked for; exit 0 after the usage text.
+var errHelp = flag.ErrHelp
+
+const usage = `usage:
+  benchgate compare [-alpha 0.01] [-threshold 10%] [-accept FILE] [-markdown FILE] [-lenient] OLD NEW
+  benchgate run -base REF [-head REF] [-bench RE] [-pkgs ./a,./b] [-target PKG:RE ...]
+                [-count 10] [-benchtime T] [-tags T] [-head-tags T] [-head-env K=V ...]
+                [-units FILE] [-out DIR] [-allow-empty-base] [compare flags]
+Run "benchgate compare -h" or "benchgate run -h" for the flags.
+Exit status: 0 no regression, 1 regression, 2 usage, input or run error.
+`
+
+// run is the whole command: args without the program name.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		io.WriteString(stderr, usage)
+		return errors.New("missing subcommand (compare or run)")
+	}
+	var err error
+	switch args[0] {
+	case "compare":
+		err = runCompare(args[1:], stdout, stderr)
+	case "run":
+		err = runRun(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		io.WriteString(stdout, usage)
+		return nil
+	default:
+		io.WriteString(stderr, usage)
+		return fmt.Errorf("unknown subcommand %q (want compare or run)", args[0])
+	}
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	return err
+}
+
+// gateFlags are the flags shared by compare and run.
+type gateFlags struct {
+	alpha     float64
+	threshold pctFlag
+	accept    string
+	markdown  string
+	lenient   bool
+}
+
+func (g *gateFlags) register(fs *flag.FlagSet) {
+	g.threshold = pctFlag(benchgate.DefaultThreshold)
+	fs.Float64Var(&g.alpha, "alpha", benchgate.DefaultAlpha, "significance level of the Mann-Whitney U test")
+	fs.Var(&g.threshold, "threshold", "smallest relative change of the median that counts (10% or 0.1)")
+	fs.StringVar(&g.accept, "accept", "", "accepted-regressions `file` (lines: REGEXP reason)")
+	fs.StringVar(&g.markdown, "markdown", "", "also write the report as Markdown to `file` (\"-\": stdout)")
+	fs.BoolVar(&g.lenient, "lenient", false, "report malformed lines as warnings instead of failing")
+}
+
+func (g *gateFlags) validate() error {
+	if !(g.alpha > 0 && g.alpha < 1) {
+		return fmt.Errorf("-alpha %g: want a value in (0, 1)", g.alpha)
+	}
+	return nil
+}
+
+// pctFlag is a fraction written as "10%" or "0.1".
+type pctFlag float64
+
+func (p *pctFlag) String() string { return strconv.FormatFloat(float64(*p)*100, 'f', -1, 64) + "%" }
+
+func (p *pctFlag) Set(s string) error {
+	pct := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || v < 0 {
+		return fmt.Errorf("want a non-negative percentage like 10%% or a fraction like 0.1")
+	}
+	if pct {
+		v /= 100
+	}
+	*p = pctFlag(v)
+	return nil
+}
+
+// listFlag collects a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("benchgate "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+func runCompare(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("compare", stderr)
+	var g gateFlags
+	g.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := g.validate(); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return fmt.Errorf("compare: want two files, OLD and NEW, got %d argument(s)", fs.NArg())
+	}
+	base, err := parse(fs.Arg(0), g.lenient, stderr)
+	if err != nil {
+		return err
+	}
+	head, err := parse(fs.Arg(1), g.lenient, stderr)
+	if err != nil {
+		return err
+	}
+	return gate(base, head, &g, stdout)
+}
+
+// parse reads one side; malformed lines are fatal unless lenient.
+func parse(path string, lenient bool, stderr io.Writer) (*benchgate.Set, error) {
+	set, err := benchgate.ParseFiles(path)
+	var mal *benchgate.MalformedError
+	if err != nil && lenient && errors.As(err, &mal) && !errors.Is(err, benchgate.ErrNoBenchmarks) {
+		fmt.Fprintf(stderr, "benchgate: warning: %v\n", mal)
+		return set, nil
+	}
+	return set, err
+}
+
+// gate compares, prints the text report (and Markdown), and maps the outcome
+// to the command's error.
+func gate(base, head *benchgate.Set, g *gateFlags, stdout io.Writer) error {
+	opts := benchgate.Options{Alpha: g.alpha, Threshold: float64(g.threshold)}
+	if g.threshold == 0 {
+		opts.Threshold = -1 // an explicit 0%: any significant change counts
+	}
+	if g.accept != "" {
+		acc, err := benchgate.ReadAccepted(g.accept)
+		if err != nil {
+			return err
+		}
+		opts.Accepted = acc
+	}
+	rep, cmpErr := benchgate.Compare(base, head, opts)
+	if rep == nil {
+		return cmpErr
+	}
+	if err := rep.WriteText(stdout); err != nil {
+		return err
+	}
+	if g.markdown != "" {
+		if err := writeMarkdown(rep, g.markdown, stdout); err != nil {
+			return err
+		}
+	}
+	if cmpErr != nil {
+		return cmpErr
+	}
+	if rep.Regressed() {
+		return fmt.Errorf("%w: %d benchmark(s) regressed", errRegression, rep.Count(benchgate.Regressed))
+	}
+	return nil
+}
+
+func writeMarkdown(rep *benchgate.Report, path string, stdout io.Writer) error {
+	if path == "-" {
+		return rep.WriteMarkdown(stdout)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteMarkdown(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", stderr)
+	var g gateFlags
+	g.register(fs)
+	var cfg benchgate.RunConfig
+	var pkgs, units string
+	var targets, headEnv, baseEnv listFlag
+	fs.StringVar(&cfg.Base, "base", "", "git revision to compare against (required)")
+	fs.StringVar(&cfg.Head, "head", "", "git revision under test (default: the working tree)")
+	fs.StringVar(&cfg.Bench, "bench", ".", "benchmark regexp (-test.bench) for the -pkgs packages")
+	fs.StringVar(&pkgs, "pkgs", "./...", "comma-separated package patterns")
+	fs.Var(&targets, "target", "`PKG:REGEXP` to run (repeatable; replaces -pkgs and -bench)")
+	fs.IntVar(&cfg.Count, "count", 10, "rounds; each runs every binary once in base, then in head")
+	fs.StringVar(&cfg.Benchtime, "benchtime", "", "-test.benchtime per run (default: the testing package's 1s)")
+	fs.BoolVar(&cfg.Benchmem, "benchmem", true, "report B/op and allocs/op")
+	fs.StringVar(&cfg.Tags, "tags", "", "build tags for both sides")
+	fs.StringVar(&cfg.HeadTags, "head-tags", "", "extra build tags for the head only (calibration: gateslow)")
+	fs.Var(&headEnv, "head-env", "`K=V` added to the head binaries' environment (repeatable)")
+	fs.Var(&baseEnv, "base-env", "`K=V` added to the base binaries' environment (repeatable)")
+	fs.StringVar(&units, "units", "", "`file` of `Unit NAME better=...` lines written at the top of both outputs")
+	fs.StringVar(&cfg.OutDir, "out", "", "`dir` for base.txt and head.txt (default: a new temporary directory)")
+	fs.BoolVar(&cfg.AllowEmptyBase, "allow-empty-base", false, "exit 0 (skip) when the base has none of the benchmarks")
+	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "limit for each benchmark binary run")
+	quiet := fs.Bool("q", false, "no progress lines on stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := g.validate(); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() != 0:
+		return fmt.Errorf("run: unexpected argument %q (flags only)", fs.Arg(0))
+	case cfg.Base == "":
+		return errors.New("run: -base is required")
+	case cfg.Count < 1:
+		return fmt.Errorf("-count %d: want at least 1", cfg.Count)
+	}
+	for _, kv := range append(append([]string{}, headEnv...), baseEnv...) {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return fmt.Errorf("-head-env/-base-env %q: want K=V", kv)
+		}
+	}
+	cfg.HeadEnv, cfg.BaseEnv = headEnv, baseEnv
+	for _, t := range targets {
+		pkg, re, ok := strings.Cut(t, ":")
+		if !ok || pkg == "" || re == "" {
+			return fmt.Errorf("-target %q: want PKG:REGEXP", t)
+		}
+		cfg.Targets = append(cfg.Targets, benchgate.Target{Pkg: pkg, Bench: re})
+	}
+	for _, p := range strings.Split(pkgs, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			cfg.Pkgs = append(cfg.Pkgs, p)
+		}
+	}
+	if units != "" {
+		b, err := os.ReadFile(units)
+		if err != nil {
+			return fmt.Errorf("-units: %w", err)
+		}
+		cfg.Preamble = string(b)
+	}
+	if !*quiet {
+		cfg.Log = stderr
+	}
+	res, err := benchgate.Run(ctx, cfg)
+	if res != nil {
+		for _, n := range res.Notes {
+			fmt.Fprintln(stderr, "benchgate: note:", n)
+		}
+	}
+	if errors.Is(err, benchgate.ErrBaseEmpty) && cfg.AllowEmptyBase {
+		fmt.Fprintf(stdout, "benchgate: SKIP: the base (%s) has none of the selected benchmarks; nothing to gate\n", res.BaseCommit)
+		return nil
+	}
+	if res != nil && res.BaseFile != "" {
+		fmt.Fprintf(stderr, "benchgate: raw results: %s %s\n", res.BaseFile, res.HeadFile)
+	}
+	var mal *benchgate.MalformedError
+	if err != nil && g.lenient && errors.As(err, &mal) && !errors.Is(err, benchgate.ErrNoBenchmarks) && res.Base != nil && res.Head != nil {
+		fmt.Fprintf(stderr, "benchgate: warning: %v\n", err)
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	return gate(res.Base, res.Head, &g, stdout)
+}

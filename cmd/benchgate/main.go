@@ -1,0 +1,37 @@
+// Command benchgate is writegc's benchmark regression gate; see package
+// github.com/writegc/writegc/benchgate for the rules it applies.
+//
+//	benchgate compare [flags] OLD NEW
+//	benchgate run -base REF [-head REF] [flags]
+//
+// Exit status: 0 no regression, 1 a regression, 2 bad usage, unreadable or
+// unusable input (no benchmarks, nothing in common, a benchmark missing from
+// the head, too few samples) or a failed build or benchmark run.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+func exitCode(err error, stderr interface{ Write([]byte) (int, error) }) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errRegression):
+		return 1
+	}
+	fmt.Fprintln(stderr, "benchgate:", err)
+	return 2
+}
