@@ -65,9 +65,6 @@ type Options struct {
 	// ChunkSize and MaxAlloc are used when Pool is nil (0: arena defaults).
 	ChunkSize int
 	MaxAlloc  int
-	// Seed seeds the skiplist's tower heights (0: a fixed default), so runs
-	// are reproducible.
-	Seed uint64
 }
 
 type constructor func(Options) (Memtable, error)

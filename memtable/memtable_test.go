@@ -1,0 +1,358 @@
+package memtable
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/writegc/writegc/arena"
+)
+
+func newKind(t testing.TB, kind string) Memtable {
+	t.Helper()
+	m, err := New(kind, Options{ChunkSize: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+func TestKinds(t *testing.T) {
+	want := []string{"arena", "btree", "heap", "offheap"}
+	if got := Kinds(); !slices.Equal(got, want) {
+		t.Fatalf("Kinds() = %v, want %v", got, want)
+	}
+	_, err := New("nope", Options{})
+	if !errors.Is(err, ErrUnknownKind) || !strings.Contains(err.Error(), "arena, btree, heap, offheap") {
+		t.Fatalf("unknown kind error = %v", err)
+	}
+	for _, k := range Kinds() {
+		m, err := New(k, Options{}) // the zero Options works
+		if err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		if err := m.Put([]byte("k"), []byte("v")); err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		m.Close()
+	}
+}
+
+func TestPoolMismatch(t *testing.T) {
+	p, _ := arena.NewPool(arena.PoolOptions{})
+	if _, err := New("offheap", Options{Pool: p}); !errors.Is(err, ErrInvalidOption) {
+		t.Fatalf("offheap kind on an on-heap pool: %v", err)
+	}
+	if _, err := New("arena", Options{ChunkSize: 3}); !errors.Is(err, ErrInvalidOption) {
+		t.Fatalf("bad chunk size: %v", err)
+	}
+}
+
+// model checks a memtable against a map and a sorted key list.
+type model map[string]string
+
+func (md model) check(t *testing.T, m Memtable) {
+	t.Helper()
+	if m.Len() != len(md) {
+		t.Fatalf("Len() = %d, model has %d", m.Len(), len(md))
+	}
+	keys := make([]string, 0, len(md))
+	for k := range md {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	i := 0
+	for k, v := range m.All() {
+		if i >= len(keys) {
+			t.Fatalf("All yields extra key %q", k)
+		}
+		if string(k) != keys[i] || string(v) != md[keys[i]] {
+			t.Fatalf("All[%d] = %q=%.20q, want %q=%.20q", i, k, v, keys[i], md[keys[i]])
+		}
+		i++
+	}
+	if i != len(keys) {
+		t.Fatalf("All yielded %d keys, want %d", i, len(keys))
+	}
+	for k, v := range md {
+		got, ok := m.Get([]byte(k))
+		if !ok || string(got) != v {
+			t.Fatalf("Get(%q) = %.20q, %v; want %.20q", k, got, ok, v)
+		}
+	}
+}
+
+func randValue(r *rand.Rand) []byte {
+	var n int
+	switch r.IntN(10) {
+	case 0:
+		n = 0
+	case 1:
+		n = 10 << 10
+	case 2:
+		n = 300 << 10 // above MaxAlloc: a jumbo allocation in the arena kinds
+	default:
+		n = r.IntN(200)
+	}
+	v := bytes.Repeat([]byte{byte(r.Uint32())}, n)
+	for i := range min(n, 16) {
+		v[i] = byte(r.Uint32())
+	}
+	return v
+}
+
+func TestModel(t *testing.T) {
+	for _, kind := range Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, 2))
+			m := newKind(t, kind)
+			md := model{}
+			for i := range 3000 {
+				key := []byte(fmt.Sprintf("k%04d", r.IntN(800))) // many overwrites
+				if r.IntN(20) == 0 {
+					key = bytes.Repeat([]byte{byte(r.IntN(256))}, 1+r.IntN(100))
+				}
+				if r.IntN(3) == 0 {
+					got, ok := m.Get(key)
+					want, wok := md[string(key)]
+					if ok != wok || string(got) != want {
+						t.Fatalf("op %d Get(%q) = %v, want %v", i, key, ok, wok)
+					}
+					continue
+				}
+				v := randValue(r)
+				if err := m.Put(key, v); err != nil {
+					t.Fatal(err)
+				}
+				md[string(key)] = string(v)
+				if len(v) > 0 { // the caller reuses its buffer
+					v[0] ^= 0xff
+				}
+			}
+			md.check(t, m)
+			if m.Size() <= 0 {
+				t.Fatalf("Size() = %d", m.Size())
+			}
+		})
+	}
+}
+
+func TestConcurrentWriters(t *testing.T) {
+	for _, kind := range Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			m := newKind(t, kind)
+			const writers, per, space = 4, 3000, 2000
+			var wg sync.WaitGroup
+			final := make([]model, writers)
+			for w := range writers {
+				wg.Add(1)
+				final[w] = model{}
+				go func() {
+					defer wg.Done()
+					r := rand.New(rand.NewPCG(uint64(w), 9))
+					for range per {
+						k := fmt.Sprintf("key-%05d", r.IntN(space))
+						v := fmt.Sprintf("w%d-%d", w, r.IntN(1000))
+						if err := m.Put([]byte(k), []byte(v)); err != nil {
+							t.Error(err)
+							return
+						}
+						final[w][k] = v
+					}
+				}()
+			}
+			// A reader scans while writers write: order must hold throughout.
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 5 {
+					var last []byte
+					for k, v := range m.All() {
+						if last != nil && bytes.Compare(last, k) >= 0 {
+							t.Errorf("All out of order: %q then %q", last, k)
+							return
+						}
+						if !strings.HasPrefix(string(v), "w") {
+							t.Errorf("torn value %q", v)
+							return
+						}
+						last = append(last[:0], k...)
+					}
+				}
+			}()
+			wg.Wait()
+			// Every key written exists, and its value is one some writer wrote last
+			// for that key.
+			union := map[string]bool{}
+			for _, f := range final {
+				for k := range f {
+					union[k] = true
+				}
+			}
+			if m.Len() != len(union) {
+				t.Fatalf("Len = %d, want %d", m.Len(), len(union))
+			}
+			n := 0
+			for k, v := range m.All() {
+				n++
+				ok := false
+				for _, f := range final {
+					if f[string(k)] == string(v) {
+						ok = true
+					}
+				}
+				if !ok {
+					t.Fatalf("key %q has value %q that no writer wrote last", k, v)
+				}
+			}
+			if n != len(union) {
+				t.Fatalf("All yielded %d keys, want %d", n, len(union))
+			}
+		})
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	for _, kind := range Kinds() {
+		m := newKind(t, kind)
+		if err := m.Put(nil, []byte("v")); !errors.Is(err, ErrKeySize) {
+			t.Errorf("%s: empty key: %v", kind, err)
+		}
+		if err := m.Put(make([]byte, MaxKeySize+1), nil); !errors.Is(err, ErrKeySize) {
+			t.Errorf("%s: huge key: %v", kind, err)
+		}
+		if err := m.Put([]byte("k"), make([]byte, MaxValueSize+1)); !errors.Is(err, ErrValueSize) {
+			t.Errorf("%s: huge value: %v", kind, err)
+		}
+		if err := m.Put(make([]byte, MaxKeySize), make([]byte, MaxValueSize)); err != nil {
+			t.Errorf("%s: largest key and value: %v", kind, err)
+		}
+		if m.Len() != 1 {
+			t.Errorf("%s: Len = %d after one valid Put", kind, m.Len())
+		}
+	}
+}
+
+func TestUseAfterClose(t *testing.T) {
+	for _, kind := range Kinds() {
+		m, _ := New(kind, Options{})
+		m.Put([]byte("a"), []byte("1"))
+		m.Put([]byte("b"), []byte("2"))
+		// An iterator open before Close keeps the memory alive.
+		n := 0
+		for k := range m.All() {
+			if n == 0 {
+				m.Close()
+			}
+			if len(k) != 1 {
+				t.Fatalf("%s: key %q read after Close is corrupt", kind, k)
+			}
+			n++
+		}
+		if err := m.Put([]byte("c"), nil); !errors.Is(err, ErrClosed) {
+			t.Errorf("%s: Put after Close = %v", kind, err)
+		}
+		if _, ok := m.Get([]byte("a")); ok {
+			t.Errorf("%s: Get after Close found a key", kind)
+		}
+		for range m.All() {
+			t.Errorf("%s: All after Close yields", kind)
+		}
+		if err := m.Close(); err != nil {
+			t.Errorf("%s: second Close = %v", kind, err)
+		}
+	}
+}
+
+func TestArenaChunksReturnToPool(t *testing.T) {
+	p, _ := arena.NewPool(arena.PoolOptions{ChunkSize: 64 << 10, MaxPooled: 64, OffHeap: true})
+	m, err := New("offheap", Options{Pool: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5000 {
+		m.Put([]byte(fmt.Sprint(i)), make([]byte, 100))
+	}
+	live := p.Stats().ChunksLive
+	m.Close()
+	s := p.Stats()
+	if live < 5 || s.ChunksLive != 0 || s.ChunksPooled != live {
+		t.Fatalf("live before close %d, after: %+v", live, s)
+	}
+}
+
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func,
+		reflect.Interface, reflect.Slice, reflect.String:
+		return true
+	case reflect.Array:
+		return t.Len() > 0 && hasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestArenaNodeHoldsNoPointers(t *testing.T) {
+	if hasPointers(reflect.TypeFor[arenaNode]()) {
+		t.Fatal("arenaNode holds pointers")
+	}
+	if hasPointers(reflect.TypeFor[arena.Handle]()) {
+		t.Fatal("arena.Handle holds pointers")
+	}
+	if !hasPointers(reflect.TypeFor[heapNode]()) {
+		t.Fatal("check is broken: heapNode has pointers")
+	}
+	// The offsets the code uses match the documented struct.
+	var n arenaNode
+	if got := reflect.TypeOf(n).Field(3).Offset; got != offTower {
+		t.Fatalf("tower at %d, code uses %d", got, offTower)
+	}
+}
+
+func FuzzMemtable(f *testing.F) {
+	f.Add([]byte("\x01a\x02bb\x01a"))
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		ms := map[string]Memtable{}
+		for _, k := range Kinds() {
+			m, _ := New(k, Options{ChunkSize: 4 << 10, MaxAlloc: 512})
+			defer m.Close()
+			ms[k] = m
+		}
+		md := model{}
+		for len(ops) >= 2 {
+			kl, vl := int(ops[0]%8), int(ops[1])
+			ops = ops[2:]
+			if kl > len(ops) {
+				break
+			}
+			key := ops[:kl]
+			ops = ops[kl:]
+			v := bytes.Repeat([]byte{byte(vl)}, vl*3)
+			for k, m := range ms {
+				err := m.Put(key, v)
+				if (len(key) == 0) != (err != nil) {
+					t.Fatalf("%s: Put(%q) = %v", k, key, err)
+				}
+			}
+			if len(key) > 0 {
+				md[string(key)] = string(v)
+			}
+		}
+		for _, m := range ms {
+			md.check(t, m)
+		}
+	})
+}

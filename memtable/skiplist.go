@@ -1,0 +1,164 @@
+package memtable
+
+import (
+	"bytes"
+	"iter"
+	"math/bits"
+	"math/rand/v2"
+	"sync/atomic"
+
+	"github.com/writegc/writegc/internal/slowdown"
+)
+
+// maxHeight bounds tower heights. With branching factor 4 it covers 4^20
+// (about 10^12) keys before search paths lengthen.
+const maxHeight = 20
+
+// nodeStore is the memory layout a skiplist runs over: it creates nodes and
+// reads and links them through references of type R, whose zero value is
+// nil. The heap layout uses *heapNode; the arena layouts use arena handles
+// (offsets), so the one algorithm in skiplist runs over both.
+//
+// Every method must be safe for concurrent use. Links are read and written
+// with atomic operations; a node's key, height and initial tower are written
+// before the node is published by the compare-and-swap that links it at
+// level 0, so any goroutine that can reach it sees them.
+type nodeStore[R comparable] interface {
+	// newNode makes an unpublished node holding copies of key and value,
+	// with a tower of the given height whose links are all nil. It returns
+	// the bytes it charged.
+	newNode(key, value []byte, height int) (R, int64, error)
+	next(n R, level int) R
+	setNext(n R, level int, to R) // before publication only
+	casNext(n R, level int, old, new R) bool
+	key(n R) []byte
+	value(n R) []byte
+	// setValue atomically replaces n's value with a copy of value and
+	// returns the bytes it charged.
+	setValue(n R, value []byte) (int64, error)
+}
+
+// skiplist is a lock-free concurrent skiplist (insert-only, forward links):
+// writers link a new node level by level with compare-and-swap, bottom up,
+// and re-search only the level whose CAS failed. Overwrites swap the value
+// reference atomically, so readers see the old or the new value whole.
+type skiplist[R comparable, S nodeStore[R]] struct {
+	store  S
+	head   R
+	height atomic.Int32 // current list height, 1..maxHeight
+	n      atomic.Int64 // distinct keys
+	size   atomic.Int64 // bytes charged
+}
+
+func (s *skiplist[R, S]) init(store S, head R) {
+	s.store, s.head = store, head
+	s.height.Store(1)
+}
+
+// randomHeight draws a tower height with P(h > k) = 4^-k.
+func randomHeight() int {
+	r := rand.Uint64() | 1<<(2*maxHeight-2)
+	return 1 + bits.TrailingZeros64(r)/2
+}
+
+// findSplice walks level from start and returns the last node whose key is
+// below key and the node after it (nil or a key >= key).
+func (s *skiplist[R, S]) findSplice(key []byte, level int, start R) (prev, next R) {
+	var zero R
+	prev = start
+	for {
+		next = s.store.next(prev, level)
+		if next == zero || bytes.Compare(s.store.key(next), key) >= 0 {
+			return prev, next
+		}
+		prev = next
+	}
+}
+
+func (s *skiplist[R, S]) put(key, value []byte) error {
+	slowdown.Inject(slowdown.MemtablePut)
+	var zero R
+	var prev, next [maxHeight]R
+	listHeight := int(s.height.Load())
+	x := s.head
+	for level := listHeight - 1; level >= 0; level-- {
+		x, next[level] = s.findSplice(key, level, x)
+		prev[level] = x
+	}
+	if nx := next[0]; nx != zero && bytes.Equal(s.store.key(nx), key) {
+		return s.overwrite(nx, value)
+	}
+	h := randomHeight()
+	for {
+		cur := int(s.height.Load())
+		if h <= cur || s.height.CompareAndSwap(int32(cur), int32(h)) {
+			break
+		}
+	}
+	for level := listHeight; level < h; level++ {
+		prev[level], next[level] = s.head, zero
+	}
+	n, charged, err := s.store.newNode(key, value, h)
+	if err != nil {
+		return err
+	}
+	for level := range h {
+		for {
+			if prev[level] == s.head && level >= listHeight {
+				// A level the list grew into since the search: search it now.
+				prev[level], next[level] = s.findSplice(key, level, s.head)
+			}
+			s.store.setNext(n, level, next[level])
+			if s.store.casNext(prev[level], level, next[level], n) {
+				break
+			}
+			// Lost a race at this level: re-search it from where we were.
+			prev[level], next[level] = s.findSplice(key, level, prev[level])
+			if level == 0 {
+				if nx := next[0]; nx != zero && bytes.Equal(s.store.key(nx), key) {
+					// Another writer inserted the same key first. Our
+					// node is not linked anywhere: abandon it (its bytes
+					// stay charged) and overwrite theirs.
+					s.size.Add(charged)
+					return s.overwrite(nx, value)
+				}
+			}
+		}
+	}
+	s.n.Add(1)
+	s.size.Add(charged)
+	return nil
+}
+
+func (s *skiplist[R, S]) overwrite(n R, value []byte) error {
+	charged, err := s.store.setValue(n, value)
+	if err != nil {
+		return err
+	}
+	s.size.Add(charged)
+	return nil
+}
+
+func (s *skiplist[R, S]) get(key []byte) ([]byte, bool) {
+	var zero R
+	x := s.head
+	var next R
+	for level := int(s.height.Load()) - 1; level >= 0; level-- {
+		x, next = s.findSplice(key, level, x)
+	}
+	if next != zero && bytes.Equal(s.store.key(next), key) {
+		return s.store.value(next), true
+	}
+	return nil, false
+}
+
+func (s *skiplist[R, S]) all() iter.Seq2[[]byte, []byte] {
+	return func(yield func([]byte, []byte) bool) {
+		var zero R
+		for n := s.store.next(s.head, 0); n != zero; n = s.store.next(n, 0) {
+			if !yield(s.store.key(n), s.store.value(n)) {
+				return
+			}
+		}
+	}
+}
