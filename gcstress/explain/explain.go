@@ -124,6 +124,8 @@ type Account struct {
 	// MetricsGCCPU is runtime/metrics' GC share of busy CPU (0..1) over the
 	// same window, when known; printed beside CPU.MetricsComparable.
 	MetricsGCCPU *float64
+
+	maxCycles int // Options.MaxCycles, for printing
 }
 
 // FileInfo names one input and its detected type.
@@ -146,7 +148,7 @@ func ExplainWith(opts Options, paths ...string) (*Account, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("explain: %w given", ErrNoProfiles)
 	}
-	acc := &Account{MetricsGCCPU: opts.MetricsGCCPU}
+	acc := &Account{MetricsGCCPU: opts.MetricsGCCPU, maxCycles: opts.maxCycles()}
 	var files []string
 	for _, p := range paths {
 		st, err := os.Stat(p)

@@ -30,9 +30,9 @@ const (
 	WaitOther     WaitClass = "other wait"
 )
 
-// waitPatterns decide a sample's class: the first frame from the leaf that
-// matches a prefix wins (GC assist and runtime.GC are checked first, over
-// the whole stack).
+// waitPatterns decide a sample's class: GC assist and runtime.GC anywhere
+// in the stack first, then the first frame from the leaf that matches a
+// specific pattern, then the generic parking functions (WaitOther).
 var waitPatterns = []struct {
 	prefix string
 	class  WaitClass
@@ -75,10 +75,14 @@ func waitClass(fs []string) WaitClass {
 			return WaitGC
 		}
 	}
-	for _, f := range fs {
-		for _, p := range waitPatterns {
-			if strings.HasPrefix(f, p.prefix) {
-				return p.class
+	// Specific classes first over the whole stack (the leaf of a parked
+	// goroutine is always gopark), then the generic ones.
+	for _, generic := range []bool{false, true} {
+		for _, f := range fs {
+			for _, p := range waitPatterns {
+				if (p.class == WaitOther) == generic && strings.HasPrefix(f, p.prefix) {
+					return p.class
+				}
 			}
 		}
 	}

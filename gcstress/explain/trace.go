@@ -2,6 +2,7 @@ package explain
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -53,9 +54,13 @@ type OpStats struct {
 	// Slow is how many operations were above Threshold.
 	Slow int
 	// SlowInMark, SlowInPause and SlowInGC are the shares (0..1) of slow
-	// operations that overlapped a mark phase, a stop-the-world pause, or
-	// either. AllInGC is the same share over all operations: the baseline.
+	// operations that overlapped a mark phase, a GC stop-the-world pause,
+	// or either. AllInGC is the same share over all operations: the baseline.
 	SlowInMark, SlowInPause, SlowInGC, AllInGC float64
+	// SlowInOtherPause is the share of slow operations that overlapped a
+	// stop-the-world pause not made by the GC (e.g. the goroutine profiles
+	// fgprof takes 99 times a second).
+	SlowInOtherPause float64
 	// SlowAssisted is the share of slow operations whose goroutine ran a
 	// mark assist during the operation.
 	SlowAssisted float64
@@ -74,14 +79,15 @@ type TraceAccount struct {
 	Duration time.Duration
 	// Cycles are the GC cycles seen, in order.
 	Cycles []GCCycle
-	// OtherPauses are stop-the-world pauses outside GC cycles.
+	// OtherPauses are stop-the-world pauses outside GC cycles or not made
+	// by the GC (their Reason does not begin with "GC").
 	OtherPauses []Pause
 	// MarkShare is the part of Duration in mark phases (0..1).
 	MarkShare float64
-	// PauseTotal, PauseMax and PauseP99 summarise all pauses.
+	// Pauses counts the GC's stop-the-world pauses (those in Cycles);
+	// PauseTotal, PauseMax and PauseP99 summarise them.
+	Pauses                         int
 	PauseTotal, PauseMax, PauseP99 time.Duration
-	// Pauses is the number of stop-the-world pauses.
-	Pauses int
 	// Ops is nil when the trace holds no region or task of Options.Region;
 	// RegionTypes then lists the region and task types it does hold.
 	Ops         *OpStats
@@ -215,7 +221,11 @@ func analyzeTrace(path string, data []byte, opts Options) (ta *TraceAccount, err
 	ta = &TraceAccount{File: path, Duration: last.Sub(first)}
 	ta.build(marks, pauses)
 	if len(ops) > 0 {
-		ta.Ops = opStats(want, ops, marks, pauses, assists, opts.SlowOp)
+		var gcPauses []Pause
+		for _, c := range ta.Cycles {
+			gcPauses = append(gcPauses, c.Pauses...)
+		}
+		ta.Ops = opStats(want, ops, marks, gcPauses, ta.OtherPauses, assists, opts.SlowOp)
 	} else {
 		for k := range types {
 			ta.RegionTypes = append(ta.RegionTypes, k)
@@ -247,15 +257,15 @@ func (ta *TraceAccount) build(marks []Span, pauses []Pause) {
 	}
 	ds := make([]time.Duration, 0, len(pauses))
 	for _, p := range pauses {
-		ds = append(ds, p.Duration)
-		ta.PauseTotal += p.Duration
-		ta.PauseMax = max(ta.PauseMax, p.Duration)
 		placed := false
 		if strings.HasPrefix(p.Reason, "GC") {
 			for i := range ta.Cycles {
 				m := ta.Cycles[i].Mark
 				if p.Start+p.Duration >= m.Start-gcPauseSlack && p.Start <= m.end()+gcPauseSlack {
 					ta.Cycles[i].Pauses = append(ta.Cycles[i].Pauses, p)
+					ds = append(ds, p.Duration)
+					ta.PauseTotal += p.Duration
+					ta.PauseMax = max(ta.PauseMax, p.Duration)
 					placed = true
 					break
 				}
@@ -265,7 +275,7 @@ func (ta *TraceAccount) build(marks []Span, pauses []Pause) {
 			ta.OtherPauses = append(ta.OtherPauses, p)
 		}
 	}
-	ta.Pauses = len(pauses)
+	ta.Pauses = len(ds)
 	ta.PauseP99 = quantile(ds, 0.99)
 }
 
@@ -279,30 +289,32 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 	return ds[min(max(i, 0), len(ds)-1)]
 }
 
-// overlapsAny reports whether s overlaps any of spans, which are sorted by start.
+// overlapsAny reports whether s overlaps any of spans, which are sorted by
+// start and do not overlap one another (true of mark phases, of pauses, and
+// of one goroutine's assists), so only the last span starting before s
+// ends can overlap it.
 func overlapsAny(s Span, spans []Span) bool {
 	i, _ := slices.BinarySearchFunc(spans, s.end(), func(a Span, t time.Duration) int {
-		switch {
-		case a.Start < t:
+		if a.Start < t {
 			return -1
-		case a.Start > t:
-			return 1
 		}
-		return 0
+		return 1
 	})
-	// spans[:i] start before s ends; check the few nearest for overlap.
-	for j := i - 1; j >= 0; j-- {
-		if spans[j].overlaps(s) {
-			return true
-		}
-		if spans[j].end() < s.Start && j < i-8 {
-			break
-		}
-	}
-	return false
+	return i > 0 && spans[i-1].overlaps(s)
 }
 
-func opStats(region string, ops []opSpan, marks []Span, pauses []Pause, assists map[trace.GoID][]Span, slow time.Duration) *OpStats {
+func byStart(a, b Span) int { return cmp.Compare(a.Start, b.Start) }
+
+func spansOf(pauses []Pause) []Span {
+	ps := make([]Span, len(pauses))
+	for i, p := range pauses {
+		ps[i] = p.Span
+	}
+	slices.SortFunc(ps, byStart)
+	return ps
+}
+
+func opStats(region string, ops []opSpan, marks []Span, pauses, other []Pause, assists map[trace.GoID][]Span, slow time.Duration) *OpStats {
 	st := &OpStats{Region: region, Count: len(ops)}
 	ds := make([]time.Duration, len(ops))
 	for i, o := range ops {
@@ -315,16 +327,12 @@ func opStats(region string, ops []opSpan, marks []Span, pauses []Pause, assists 
 	if slow <= 0 {
 		st.Threshold = st.P99
 	}
-	slices.SortFunc(marks, func(a, b Span) int { return int(a.Start - b.Start) })
-	ps := make([]Span, len(pauses))
-	for i, p := range pauses {
-		ps[i] = p.Span
-	}
-	slices.SortFunc(ps, func(a, b Span) int { return int(a.Start - b.Start) })
+	slices.SortFunc(marks, byStart)
+	ps, otherPs := spansOf(pauses), spansOf(other)
 	for _, as := range assists {
-		slices.SortFunc(as, func(a, b Span) int { return int(a.Start - b.Start) })
+		slices.SortFunc(as, byStart)
 	}
-	var inMark, inPause, inGC, allGC, assisted int
+	var inMark, inPause, inGC, allGC, assisted, inOther int
 	for _, o := range ops {
 		m, p := overlapsAny(o.Span, marks), overlapsAny(o.Span, ps)
 		if m || p {
@@ -343,6 +351,9 @@ func opStats(region string, ops []opSpan, marks []Span, pauses []Pause, assists 
 		if m || p {
 			inGC++
 		}
+		if overlapsAny(o.Span, otherPs) {
+			inOther++
+		}
 		if o.g != noGoroutine && overlapsAny(o.Span, assists[o.g]) {
 			assisted++
 		}
@@ -351,6 +362,7 @@ func opStats(region string, ops []opSpan, marks []Span, pauses []Pause, assists 
 	if st.Slow > 0 {
 		n := float64(st.Slow)
 		st.SlowInMark, st.SlowInPause, st.SlowInGC, st.SlowAssisted = float64(inMark)/n, float64(inPause)/n, float64(inGC)/n, float64(assisted)/n
+		st.SlowInOtherPause = float64(inOther) / n
 		st.TiedToGC = st.SlowInGC-st.AllInGC >= 0.15 || st.SlowAssisted >= 0.5
 	}
 	return st

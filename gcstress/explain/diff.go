@@ -1,0 +1,160 @@
+package explain
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// diffRow is one line of a side-by-side comparison; a nil account gives "-".
+type diffRow struct {
+	name string
+	f    func(*Account) string
+}
+
+var diffRows = []diffRow{
+	{"GC share of CPU", func(a *Account) string { return cpuF(a, func(c *CPUAccount) string { return pct(c.GC) }) }},
+	{"  marking (of GC)", func(a *Account) string { return cpuF(a, func(c *CPUAccount) string { return pct0(c.Marking) }) }},
+	{"  scanning (of GC)", func(a *Account) string { return cpuF(a, func(c *CPUAccount) string { return pct0(c.Scanning) }) }},
+	{"  assists", func(a *Account) string {
+		return cpuF(a, func(c *CPUAccount) string { return pct(c.Class(ClassAssist)) })
+	}},
+	{"  mark workers", func(a *Account) string {
+		return cpuF(a, func(c *CPUAccount) string { return pct(c.Class(ClassMarkWorker)) })
+	}},
+	{"  sweeping", func(a *Account) string {
+		return cpuF(a, func(c *CPUAccount) string { return pct(c.Class(ClassSweep)) })
+	}},
+	{"  write barriers", func(a *Account) string {
+		return cpuF(a, func(c *CPUAccount) string { return pct(c.Class(ClassWriteBarrier)) })
+	}},
+	{"allocation share of CPU", func(a *Account) string { return cpuF(a, func(c *CPUAccount) string { return pct(c.Alloc) }) }},
+	{"GC CPU, metrics definition", func(a *Account) string {
+		return cpuF(a, func(c *CPUAccount) string { return pct(c.MetricsComparable) })
+	}},
+	{"GC CPU, runtime/metrics", func(a *Account) string {
+		if a.MetricsGCCPU == nil {
+			return "-"
+		}
+		return pct(*a.MetricsGCCPU)
+	}},
+	{"top assist payer", func(a *Account) string { return cpuF(a, func(c *CPUAccount) string { return top(c.AssistPayers) }) }},
+	{"allocated objects", func(a *Account) string {
+		if a.Allocs == nil {
+			return "-"
+		}
+		return count(a.Allocs.Objects)
+	}},
+	{"allocated bytes", func(a *Account) string {
+		if a.Allocs == nil {
+			return "-"
+		}
+		return size(a.Allocs.Bytes)
+	}},
+	{"top site by objects", func(a *Account) string {
+		if a.Allocs == nil {
+			return "-"
+		}
+		return top(a.Allocs.ByObjects)
+	}},
+	{"top site by bytes", func(a *Account) string {
+		if a.Allocs == nil {
+			return "-"
+		}
+		return top(a.Allocs.ByBytes)
+	}},
+	{"in use at snapshot", func(a *Account) string {
+		if a.Heap == nil {
+			return "-"
+		}
+		return size(a.Heap.Bytes)
+	}},
+	{"off CPU (wall clock)", func(a *Account) string {
+		if a.Wall == nil {
+			return "-"
+		}
+		return pct0(float64(a.Wall.OffCPU) / float64(a.Wall.Wall))
+	}},
+	{"top wait", func(a *Account) string {
+		if a.Wall == nil {
+			return "-"
+		}
+		for _, w := range a.Wall.Classes {
+			if w.Class != WaitRunning {
+				return fmt.Sprintf("%s %s", w.Class, pct0(w.Share))
+			}
+		}
+		return "none"
+	}},
+	{"GC cycles (trace)", func(a *Account) string {
+		return trF(a, func(t *TraceAccount) string { return fmt.Sprint(len(t.Cycles)) })
+	}},
+	{"mark phase share of time", func(a *Account) string { return trF(a, func(t *TraceAccount) string { return pct0(t.MarkShare) }) }},
+	{"pause p99 / max", func(a *Account) string {
+		return trF(a, func(t *TraceAccount) string { return dur(t.PauseP99) + " / " + dur(t.PauseMax) })
+	}},
+	{"slow ops overlapping GC", func(a *Account) string {
+		return trF(a, func(t *TraceAccount) string {
+			if t.Ops == nil || t.Ops.Slow == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%s (all: %s)", pct0(t.Ops.SlowInGC), pct0(t.Ops.AllInGC))
+		})
+	}},
+}
+
+func cpuF(a *Account, f func(*CPUAccount) string) string {
+	if a.CPU == nil {
+		return "-"
+	}
+	return f(a.CPU)
+}
+
+func trF(a *Account, f func(*TraceAccount) string) string {
+	if len(a.Traces) == 0 {
+		return "-"
+	}
+	return f(a.Traces[0])
+}
+
+func top(ss []Site) string {
+	if len(ss) == 0 {
+		return "none"
+	}
+	return ss[0].Func + " " + pct0(ss[0].Share)
+}
+
+// Diff returns the two accounts side by side as aligned plain text, with
+// each one's headline below the table ("heap vs arena").
+func Diff(a, b *Account) string {
+	var sb strings.Builder
+	_ = WriteDiff(&sb, a, b, false)
+	return sb.String()
+}
+
+// WriteDiff writes the side-by-side comparison of a and b, as aligned text
+// or, with markdown set, as a Markdown table.
+func WriteDiff(w io.Writer, a, b *Account, markdown bool) error {
+	var sb strings.Builder
+	if markdown {
+		fmt.Fprintf(&sb, "### %s vs %s\n\n| | %s | %s |\n|---|---|---|\n", mdEscape(a.Label), mdEscape(b.Label), mdEscape(a.Label), mdEscape(b.Label))
+		for _, r := range diffRows {
+			fmt.Fprintf(&sb, "| %s | %s | %s |\n", strings.TrimSpace(r.name), mdEscape(r.f(a)), mdEscape(r.f(b)))
+		}
+		fmt.Fprintf(&sb, "\n- %s\n- %s\n", mdEscape(a.Headline()), mdEscape(b.Headline()))
+	} else {
+		fmt.Fprintf(&sb, "%s vs %s\n", a.Label, b.Label)
+		tw := tabwriter.NewWriter(&sb, 0, 8, 2, ' ', 0)
+		fmt.Fprintf(tw, "\t%s\t%s\n", a.Label, b.Label)
+		for _, r := range diffRows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.name, r.f(a), r.f(b))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(&sb, "%s\n%s\n", a.Headline(), b.Headline())
+	}
+	_, err := io.WriteString(w, sb.String())
+	return err
+}

@@ -1,0 +1,134 @@
+package explain
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+const usage = `usage: gcstress explain [flags] PROFILE|DIR...
+       gcstress explain -diff [flags] A B
+
+Explains Go CPU, heap, allocs, fgprof, mutex and block profiles and runtime
+traces: the share of CPU in GC and who pays for it, the top allocation sites,
+where goroutines wait, and whether slow operations overlapped GC work.
+With -diff, A and B are scenario directories or comma-separated lists of
+files, printed side by side. Flags may come before or after the arguments.
+
+flags:
+`
+
+// Main runs "gcstress explain" with args (not including the program or
+// subcommand name), writing the account to stdout and flag help to stderr.
+// A usage error wraps ErrUsage (the caller should exit 2); any other error
+// means the explanation failed (exit 1). ctx is checked between files only.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	var (
+		diff     = fs.Bool("diff", false, "compare two scenarios `A B` side by side")
+		format   = fs.String("format", "text", "output `format`: text or markdown")
+		metrics  = fs.String("metrics-gc-cpu", "", "runtime/metrics GC share of busy CPU over the same window, in `percent` (e.g. 36.9), printed beside the profile's figure")
+		region   = fs.String("region", DefaultRegion, "trace region or task `type` that marks one operation")
+		slow     = fs.Duration("slow", 0, "operations above this `duration` are slow (default: above p99)")
+		topN     = fs.Int("top", 5, "`n` sites per table")
+		cycles   = fs.Int("cycles", 12, "GC cycles printed per trace")
+		library  = fs.String("library", "", "comma-separated import-path `prefixes` to skip like runtime frames when attributing cost")
+		keepStd  = fs.Bool("stdlib", false, "attribute cost to standard-library frames instead of their callers")
+		rest     []string
+		parseErr error
+	)
+	// Parse flags interleaved with arguments.
+	for a := args; ; {
+		if parseErr = fs.Parse(a); parseErr != nil {
+			break
+		}
+		a = fs.Args()
+		if len(a) == 0 {
+			break
+		}
+		rest = append(rest, a[0])
+		a = a[1:]
+		if len(a) == 0 {
+			break
+		}
+	}
+	if parseErr != nil {
+		if errors.Is(parseErr, flag.ErrHelp) {
+			return fmt.Errorf("%w: help requested", ErrUsage)
+		}
+		return fmt.Errorf("%w: %v", ErrUsage, parseErr)
+	}
+	if *format != "text" && *format != "markdown" {
+		return usageErr(fs, "-format must be text or markdown, not %q", *format)
+	}
+	opts := Options{Region: *region, SlowOp: *slow, Top: *topN, MaxCycles: *cycles, KeepStdlib: *keepStd}
+	if *library != "" {
+		opts.Library = strings.Split(*library, ",")
+	}
+	if *metrics != "" {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(*metrics), "%"), 64)
+		if err != nil || v < 0 || v > 100 {
+			return usageErr(fs, "-metrics-gc-cpu wants a percentage from 0 to 100, not %q", *metrics)
+		}
+		v /= 100
+		opts.MetricsGCCPU = &v
+	}
+	md := *format == "markdown"
+	if *diff {
+		if len(rest) != 2 {
+			return usageErr(fs, "-diff wants exactly two scenarios A B, got %d arguments", len(rest))
+		}
+		var accs [2]*Account
+		for i, arg := range rest {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			a, err := ExplainWith(opts, splitSet(arg)...)
+			if err != nil {
+				return err
+			}
+			accs[i] = a
+		}
+		if accs[0].Label == accs[1].Label {
+			accs[0].Label, accs[1].Label = "A:"+accs[0].Label, "B:"+accs[1].Label
+		}
+		return WriteDiff(stdout, accs[0], accs[1], md)
+	}
+	if len(rest) == 0 {
+		return usageErr(fs, "no profiles given")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	a, err := ExplainWith(opts, rest...)
+	if err != nil {
+		return err
+	}
+	if md {
+		return a.WriteMarkdown(stdout)
+	}
+	return a.WriteText(stdout)
+}
+
+// splitSet turns "a.pprof,b.pprof" into its files; a directory stays whole.
+func splitSet(arg string) []string {
+	if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		return []string{arg}
+	}
+	return strings.Split(arg, ",")
+}
+
+func usageErr(fs *flag.FlagSet, format string, args ...any) error {
+	fs.Usage()
+	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, args...))
+}
