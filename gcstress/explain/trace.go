@@ -135,6 +135,9 @@ func analyzeTrace(path string, data []byte, opts Options) (ta *TraceAccount, err
 		if err != nil {
 			return nil, fmt.Errorf("explain: %s: %w: %v", path, ErrCorrupt, err)
 		}
+		if ev.Kind() == trace.EventSync {
+			continue // also emitted for a trace with a header and nothing else
+		}
 		t := ev.Time()
 		if !seen {
 			first, seen = t, true
@@ -258,18 +261,12 @@ func (ta *TraceAccount) build(marks []Span, pauses []Pause) {
 	ds := make([]time.Duration, 0, len(pauses))
 	for _, p := range pauses {
 		placed := false
-		if strings.HasPrefix(p.Reason, "GC") {
-			for i := range ta.Cycles {
-				m := ta.Cycles[i].Mark
-				if p.Start+p.Duration >= m.Start-gcPauseSlack && p.Start <= m.end()+gcPauseSlack {
-					ta.Cycles[i].Pauses = append(ta.Cycles[i].Pauses, p)
-					ds = append(ds, p.Duration)
-					ta.PauseTotal += p.Duration
-					ta.PauseMax = max(ta.PauseMax, p.Duration)
-					placed = true
-					break
-				}
-			}
+		if i := nearestCycle(ta.Cycles, p); i >= 0 {
+			ta.Cycles[i].Pauses = append(ta.Cycles[i].Pauses, p)
+			ds = append(ds, p.Duration)
+			ta.PauseTotal += p.Duration
+			ta.PauseMax = max(ta.PauseMax, p.Duration)
+			placed = true
 		}
 		if !placed {
 			ta.OtherPauses = append(ta.OtherPauses, p)
@@ -277,6 +274,32 @@ func (ta *TraceAccount) build(marks []Span, pauses []Pause) {
 	}
 	ta.Pauses = len(ds)
 	ta.PauseP99 = quantile(ds, 0.99)
+}
+
+// nearestCycle returns the cycle a GC pause belongs to, or -1: a sweep
+// termination pause to the cycle whose mark phase starts nearest its end,
+// any other GC pause to the cycle whose mark phase ends nearest its start,
+// within gcPauseSlack.
+func nearestCycle(cycles []GCCycle, p Pause) int {
+	if !strings.HasPrefix(p.Reason, "GC") {
+		return -1
+	}
+	best, bestD := -1, gcPauseSlack+1
+	for i, c := range cycles {
+		var d time.Duration
+		if strings.Contains(p.Reason, "sweep termination") {
+			d = c.Mark.Start - p.end()
+		} else {
+			d = p.Start - c.Mark.end()
+		}
+		if d < 0 {
+			d = -d
+		}
+		if d < bestD {
+			best, bestD = i, d
+		}
+	}
+	return best
 }
 
 // quantile returns the q-quantile of ds (nearest rank); it sorts ds.
