@@ -1,0 +1,57 @@
+// Package writepath is writegc's write path: a region server with a WAL,
+// flushers and backpressure; in-process and loopback-TCP transports; the
+// direct, buffered (BufferedMutator), autoflush and async clients; multiget
+// sequential or parallel; and HdrHistogram latency recording with PE- and
+// YCSB-style printers. It reproduces HBASE-18500 (direct vs autoflush
+// latency) and HBASE-3553 (parallel multiget), and gives gcstress its load.
+//
+// The path of one Put:
+//
+//	caller
+//	  │ Client.Put(key, value)          direct: encode 1-entry Batch, send, wait
+//	  │                                 buffered: append to 2 MiB buffer; full/timer/Flush → sender goroutine
+//	  │                                 autoflush: append, hand to sender goroutine, wait (HBASE-18500's slow path)
+//	  │                                 async: encode, send, return; ack via callback/future (≤ MaxInFlight)
+//	  ▼
+//	Transport ── inproc: *call → server queue (goroutine handoff) ─────────────┐
+//	          └─ tcp: frame [len|type|id|Batch] → writer goroutine → socket     │
+//	               → server conn reader → *call → server queue ───────────────┤
+//	                                                                           ▼
+//	Server handler goroutine (one of Handlers)
+//	  │ validate whole batch (malformed / size limits: nothing applied)
+//	  │ WAL append ── none: queue, go on · batch: wait for group's write+fsync · always: own write+fsync
+//	  ▼
+//	for each entry: region = RegionOf(key)   (first 8 key bytes, big-endian, split evenly)
+//	  │ wait while region has > MaxPendingFlushes full memtables (backpressure)
+//	  │ RLock region; active.Put(key, value); RUnlock
+//	  │ active.Size() ≥ FlushThreshold → rotate: active → pending queue, new active
+//	  ▼
+//	ack ← response (PutOK / Error with applied count) ← handler
+//	                      ┆
+//	flusher goroutine: pending memtable → sorted segment file (or discard sink),
+//	  ≤ FlushBandwidth B/s → drop memtable (wake blocked writers) → delete WAL
+//	  files no live memtable or in-flight append still needs
+//
+// Invariants:
+//   - A Put is acknowledged only after it is in a memtable and, with a WAL,
+//     durable per the sync mode (none: handed to the WAL writer; batch: its
+//     group was written and fsynced; always: written and fsynced alone).
+//   - No entry is put into a memtable after a flusher took it: Puts hold
+//     the region's read lock, rotation takes its write lock.
+//   - A batch is validated whole before anything is logged or applied; a
+//     failure while applying returns *BatchError with the applied count.
+//   - WAL files are deleted only when every entry they hold is in a flushed
+//     segment; replay on NewServer restores the rest. A torn tail ends a
+//     log file, it does not fail the open.
+//   - Get sees the active and pending memtables of a key's region (newest
+//     first) and copies the value under the region lock; flushed data lives
+//     in segment files (ScanSegment).
+//   - Errors are sentinels (errors.Is), also across TCP (error codes). The
+//     package never calls log.Fatal or panics on bad input; the TCP server
+//     logs a broken connection to its slog.Logger, closes it and keeps
+//     serving the others.
+//
+// Choices: one WAL per server (not per region), rolled at 64 MiB; flushers
+// are shared by all regions; backpressure is per region; segments are
+// fsynced only when a WAL depends on them.
+package writepath

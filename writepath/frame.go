@@ -1,0 +1,258 @@
+package writepath
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/writegc/writegc/memtable"
+)
+
+// Wire protocol of the TCP transport. Every message, both directions, is one
+// frame:
+//
+//	length  uint32 LE   bytes that follow: 5 + len(payload)
+//	type    uint8
+//	id      uint32 LE   request id, echoed by the response (pipelining)
+//	payload
+//
+// Requests: Hello ("WGP1"), Put (an encoded Batch), Get (encoded keys:
+// count uint32 LE, count × {klen uvarint, key}). Responses: HelloOK
+// (regions uint32 LE, max frame uint32 LE), PutOK (empty), GetOK (see
+// Server.appendGetResults), Error (code uint8, applied uint32 LE, message).
+// Responses may arrive out of request order; ids match them up. A frame
+// longer than the receiver's limit, of an unknown type, or with a payload
+// that does not decode is a protocol error: the receiver closes the
+// connection.
+const (
+	frameHeader = 9
+	// DefaultMaxFrame is the default limit on a frame's payload (a 16 MiB
+	// value or a 2 MiB write buffer fit with room to spare).
+	DefaultMaxFrame = 64 << 20
+	maxFrame        = DefaultMaxFrame
+	protoMagic      = "WGP1"
+)
+
+// Frame types.
+const (
+	ftHello   uint8 = 1
+	ftPut     uint8 = 2
+	ftGet     uint8 = 3
+	ftHelloOK uint8 = 0x81
+	ftPutOK   uint8 = 0x82
+	ftGetOK   uint8 = 0x83
+	ftError   uint8 = 0xff
+
+	opPut = ftPut
+	opGet = ftGet
+)
+
+// Frame is one decoded frame. Payload aliases the buffer it was read into.
+type Frame struct {
+	Type    uint8
+	ID      uint32
+	Payload []byte
+}
+
+// AppendFrame appends an encoded frame to dst.
+func AppendFrame(dst []byte, typ uint8, id uint32, payload []byte) []byte {
+	dst = appendFrameHeader(dst, typ, id, len(payload))
+	return append(dst, payload...)
+}
+
+func appendFrameHeader(dst []byte, typ uint8, id uint32, payloadLen int) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(5+payloadLen))
+	dst = append(dst, typ)
+	return binary.LittleEndian.AppendUint32(dst, id)
+}
+
+// DecodeFrame decodes the first frame in data and returns it with the number
+// of bytes it took. An incomplete frame is io.ErrUnexpectedEOF; a length
+// over maxPayload+5 is ErrFrameTooLarge; a length under 5 is ErrProtocol.
+func DecodeFrame(data []byte, maxPayload int) (Frame, int, error) {
+	if len(data) < 4 {
+		return Frame{}, 0, io.ErrUnexpectedEOF
+	}
+	l := binary.LittleEndian.Uint32(data)
+	if err := checkFrameLen(l, maxPayload); err != nil {
+		return Frame{}, 0, err
+	}
+	if uint64(len(data)-4) < uint64(l) {
+		return Frame{}, 0, io.ErrUnexpectedEOF
+	}
+	f := Frame{Type: data[4], ID: binary.LittleEndian.Uint32(data[5:]), Payload: data[frameHeader : 4+l : 4+l]}
+	return f, int(4 + l), nil
+}
+
+func checkFrameLen(l uint32, maxPayload int) error {
+	if l < 5 {
+		return fmt.Errorf("%w: frame length %d < 5", ErrProtocol, l)
+	}
+	if uint64(l)-5 > uint64(maxPayload) {
+		return fmt.Errorf("%w: %d B payload, limit %d B", ErrFrameTooLarge, l-5, maxPayload)
+	}
+	return nil
+}
+
+// ReadFrame reads one frame from r into buf (grown as needed; pass the
+// returned buffer back in to reuse it). A clean EOF before the first byte is
+// io.EOF; EOF inside a frame is io.ErrUnexpectedEOF.
+func ReadFrame(r io.Reader, buf []byte, maxPayload int) (Frame, []byte, error) {
+	var hdr [frameHeader]byte
+	if _, err := io.ReadFull(r, hdr[:4]); err != nil {
+		return Frame{}, buf, err
+	}
+	l := binary.LittleEndian.Uint32(hdr[:])
+	if err := checkFrameLen(l, maxPayload); err != nil {
+		return Frame{}, buf, err
+	}
+	if _, err := io.ReadFull(r, hdr[4:]); err != nil {
+		return Frame{}, buf, noEOF(err)
+	}
+	n := int(l - 5)
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return Frame{}, buf, noEOF(err)
+	}
+	return Frame{Type: hdr[4], ID: binary.LittleEndian.Uint32(hdr[5:]), Payload: buf}, buf, nil
+}
+
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// appendKeys encodes a key list.
+func appendKeys(dst []byte, keys [][]byte) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(keys)))
+	for _, k := range keys {
+		dst = binary.AppendUvarint(dst, uint64(len(k)))
+		dst = append(dst, k...)
+	}
+	return dst
+}
+
+// decodeKeys decodes a key list; the keys alias p.
+func decodeKeys(p []byte, keys [][]byte) ([][]byte, error) {
+	if len(p) < 4 {
+		return keys, fmt.Errorf("%w: key list shorter than its count", ErrMalformed)
+	}
+	n := binary.LittleEndian.Uint32(p)
+	p = p[4:]
+	if uint64(n) > uint64(len(p)) { // each key takes at least one byte (its length)
+		return keys, fmt.Errorf("%w: key count %d exceeds payload", ErrMalformed, n)
+	}
+	for i := range n {
+		kl, a := binary.Uvarint(p)
+		if a <= 0 || kl > uint64(len(p)-a) {
+			return keys, fmt.Errorf("%w: key %d", ErrMalformed, i)
+		}
+		keys = append(keys, p[a:a+int(kl):a+int(kl)])
+		p = p[a+int(kl):]
+	}
+	if len(p) != 0 {
+		return keys, fmt.Errorf("%w: %d trailing bytes after keys", ErrMalformed, len(p))
+	}
+	return keys, nil
+}
+
+// decodeGetResults decodes n results into vals (nil = not found; a found
+// empty value is a non-nil empty slice). The values alias p.
+func decodeGetResults(p []byte, vals [][]byte) ([][]byte, error) {
+	if len(p) < 4 {
+		return vals, fmt.Errorf("%w: results shorter than their count", ErrMalformed)
+	}
+	n := binary.LittleEndian.Uint32(p)
+	p = p[4:]
+	if uint64(n) > uint64(len(p))/2 {
+		return vals, fmt.Errorf("%w: result count %d exceeds payload", ErrMalformed, n)
+	}
+	for i := range n {
+		if len(p) < 2 {
+			return vals, fmt.Errorf("%w: result %d", ErrMalformed, i)
+		}
+		found := p[0]
+		vl, a := binary.Uvarint(p[1:])
+		if a <= 0 || found > 1 || vl > uint64(len(p)-1-a) || (found == 0 && vl != 0) {
+			return vals, fmt.Errorf("%w: result %d", ErrMalformed, i)
+		}
+		p = p[1+a:]
+		if found == 0 {
+			vals = append(vals, nil)
+			continue
+		}
+		vals = append(vals, p[:vl:vl])
+		p = p[vl:]
+	}
+	if len(p) != 0 {
+		return vals, fmt.Errorf("%w: %d trailing bytes after results", ErrMalformed, len(p))
+	}
+	return vals, nil
+}
+
+// Error codes carried by Error frames, so sentinels survive the wire.
+var errCodes = []error{
+	0: ErrRemote,
+	1: ErrClosed,
+	2: memtable.ErrKeySize,
+	3: memtable.ErrValueSize,
+	4: ErrMalformed,
+	5: memtable.ErrClosed,
+	6: ErrProtocol,
+	7: ErrFrameTooLarge,
+}
+
+// appendError encodes err as an Error payload.
+func appendError(dst []byte, err error) []byte {
+	code := 0
+	for i, e := range errCodes {
+		if i > 0 && errors.Is(err, e) {
+			code = i
+			break
+		}
+	}
+	applied := 0
+	var be *BatchError
+	if errors.As(err, &be) {
+		applied = be.Applied
+	}
+	msg := err.Error()
+	if len(msg) > 4096 {
+		msg = msg[:4096]
+	}
+	dst = append(dst, byte(code))
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(applied))
+	return append(dst, msg...)
+}
+
+// remoteError is an error decoded from an Error frame.
+type remoteError struct {
+	sentinel error
+	msg      string
+}
+
+func (e *remoteError) Error() string { return e.msg }
+func (e *remoteError) Unwrap() error { return e.sentinel }
+
+// decodeError rebuilds the error of an Error payload.
+func decodeError(p []byte) error {
+	if len(p) < 5 {
+		return fmt.Errorf("%w: short error frame", ErrProtocol)
+	}
+	code := int(p[0])
+	sentinel := ErrRemote
+	if code < len(errCodes) {
+		sentinel = errCodes[code]
+	}
+	var err error = &remoteError{sentinel: sentinel, msg: "remote: " + string(p[5:])}
+	if applied := binary.LittleEndian.Uint32(p[1:]); applied > 0 {
+		err = &BatchError{Applied: int(applied), Err: err}
+	}
+	return err
+}

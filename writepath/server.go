@@ -1,0 +1,540 @@
+package writepath
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/writegc/writegc/arena"
+	"github.com/writegc/writegc/internal/slowdown"
+	"github.com/writegc/writegc/memtable"
+)
+
+// Defaults for ServerOptions.
+const (
+	DefaultKind              = "arena"
+	DefaultFlushThreshold    = 64 << 20
+	DefaultMaxPendingFlushes = 2
+	DefaultHandlers          = 32
+	DefaultQueueSize         = 1024
+	// MaxRegions bounds ServerOptions.Regions.
+	MaxRegions = 4096
+)
+
+// ServerOptions configure NewServer. The zero value works: one region with
+// an "arena" memtable, 64 MiB flush threshold, one flusher into the discard
+// sink, backpressure after 2 waiting memtables, no WAL.
+type ServerOptions struct {
+	// Kind is the memtable kind (memtable.Kinds()); "" = "arena".
+	Kind string
+	// Memtable is passed to memtable.New. If Pool is nil and the kind is
+	// "arena" or "offheap", the server creates one shared pool of the right
+	// source for all its memtables and closes it on Close.
+	Memtable memtable.Options
+	// Regions splits the key space evenly by the first 8 key bytes
+	// (big-endian); default 1, at most MaxRegions.
+	Regions int
+	// FlushThreshold is the memtable Size that hands it to a flusher
+	// (default 64 MiB).
+	FlushThreshold int64
+	// Flushers is the number of flush goroutines (default 1).
+	Flushers int
+	// FlushDir receives segment files; "" = the discard sink, which still
+	// iterates the memtable and encodes every entry, so a flush costs CPU
+	// like a real one.
+	FlushDir string
+	// FlushBandwidth limits the bytes/s all flushers write together, to
+	// model slow disks; 0 = unlimited.
+	FlushBandwidth int64
+	// MaxPendingFlushes: a region's writers block while more than this
+	// many of its full memtables wait for a flusher (HBase's
+	// hbase.hregion.memstore.block.multiplier); default 2.
+	MaxPendingFlushes int
+	// NoBackpressure: writers never block and the heap grows instead.
+	NoBackpressure bool
+	// WAL configures the write-ahead log; WAL.Dir "" = none.
+	WAL WALOptions
+	// Handlers is the number of goroutines serving the request queue
+	// (HBase's handler count; default 32). QueueSize is the queue's
+	// capacity (default 1024); transports block while it is full.
+	Handlers  int
+	QueueSize int
+	// Logger receives flush failures and the TCP server's per-connection
+	// errors; nil discards.
+	Logger *slog.Logger
+}
+
+// ServerStats is a snapshot of the server's counters.
+type ServerStats struct {
+	Regions        int
+	Puts           int64 // entries applied
+	Bytes          int64 // key+value bytes applied
+	Gets           int64 // keys looked up
+	Requests       int64 // requests served through the queue
+	Flushes        int64
+	FlushedBytes   int64 // key+value bytes flushed
+	FlushErrors    int64
+	PendingFlushes int   // full memtables waiting now, all regions
+	MemtableBytes  int64 // Size of active plus pending memtables
+	BlockedNanos   int64 // total time writers spent blocked by backpressure
+	Blocked        int64 // number of times a writer blocked
+	WALGroups      int64 // WAL writes (one per group; one per append in mode always)
+	WALSyncs       int64
+	WALBytes       int64
+	WALFiles       int   // live log files
+	Replayed       int64 // entries restored from the WAL at open
+	ReplayTorn     int   // log files that ended in a torn or corrupt record
+}
+
+// Server is a region server: regions by key range, each with an active
+// memtable and a queue of full memtables that flushers write out; an
+// optional WAL; a request queue served by handler goroutines, which every
+// transport goes through.
+//
+// Concurrency: every method is safe for concurrent use. Lifetime: from
+// NewServer until Close; after Close, Put, Get and every transport return
+// ErrClosed. Close does not flush: unflushed data lives on only in the WAL
+// (if any) and is replayed by the next NewServer on the same WAL.Dir.
+type Server struct {
+	opts   ServerOptions
+	kind   string
+	mtOpts memtable.Options
+	pool   *arena.Pool // owned, or nil
+	logger *slog.Logger
+
+	regions []*region
+	wal     *wal
+
+	queue   chan *call
+	closeMu sync.RWMutex
+	closed  atomic.Bool
+	hWG     sync.WaitGroup
+
+	flushq    flushQueue
+	flushWG   sync.WaitGroup
+	flushStop atomic.Bool
+	flushSeq  atomic.Uint64
+	limit     limiter
+
+	puts, bytes, gets, requests  atomic.Int64
+	flushes, flushedBytes        atomic.Int64
+	flushErrors                  atomic.Int64
+	blocked, blockedNanos        atomic.Int64
+	replayed                     int64
+	replayTorn                   int
+
+	// testPutHook, if set, runs before entry i of a batch is applied; an
+	// error fails the batch there (tests of mid-batch failure).
+	testPutHook func(i int) error
+}
+
+// NewServer starts a server: it replays WAL.Dir's logs (if any) into fresh
+// memtables, then starts the flushers, the WAL writer and the handlers.
+func NewServer(opts ServerOptions) (*Server, error) {
+	if opts.Kind == "" {
+		opts.Kind = DefaultKind
+	}
+	if opts.Regions == 0 {
+		opts.Regions = 1
+	}
+	if opts.FlushThreshold == 0 {
+		opts.FlushThreshold = DefaultFlushThreshold
+	}
+	if opts.Flushers == 0 {
+		opts.Flushers = 1
+	}
+	if opts.MaxPendingFlushes == 0 {
+		opts.MaxPendingFlushes = DefaultMaxPendingFlushes
+	}
+	if opts.Handlers == 0 {
+		opts.Handlers = DefaultHandlers
+	}
+	if opts.QueueSize == 0 {
+		opts.QueueSize = DefaultQueueSize
+	}
+	switch {
+	case opts.Regions < 1 || opts.Regions > MaxRegions:
+		return nil, fmt.Errorf("%w: Regions %d not in [1, %d]", ErrInvalidOption, opts.Regions, MaxRegions)
+	case opts.FlushThreshold < 0, opts.Flushers < 0, opts.FlushBandwidth < 0, opts.MaxPendingFlushes < 0,
+		opts.Handlers < 0, opts.QueueSize < 0:
+		return nil, fmt.Errorf("%w: negative value in ServerOptions", ErrInvalidOption)
+	case opts.WAL.Sync < SyncNone || opts.WAL.Sync > SyncAlways:
+		return nil, fmt.Errorf("%w: WAL sync mode %d", ErrInvalidOption, opts.WAL.Sync)
+	}
+	s := &Server{opts: opts, kind: opts.Kind, mtOpts: opts.Memtable, logger: opts.Logger}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	s.limit.rate = opts.FlushBandwidth
+	s.flushq.cond = sync.NewCond(&s.flushq.mu)
+	if s.mtOpts.Pool == nil && (s.kind == "arena" || s.kind == "offheap") {
+		cs := s.mtOpts.ChunkSize
+		if cs == 0 {
+			cs = arena.DefaultChunkSize
+		}
+		p, err := arena.NewPool(arena.PoolOptions{
+			ChunkSize: cs,
+			MaxPooled: int(min(int64(opts.Regions)*(opts.FlushThreshold/int64(cs)+1), 4096)),
+			OffHeap:   s.kind == "offheap",
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.pool, s.mtOpts.Pool = p, p
+	}
+	s.regions = make([]*region, opts.Regions)
+	for i := range s.regions {
+		r := &region{s: s, id: i}
+		r.bpCond = sync.NewCond(&r.bpMu)
+		m, err := s.newMemEntry(r)
+		if err != nil {
+			s.releaseAll()
+			return nil, err
+		}
+		r.active = m
+		s.regions[i] = r
+	}
+	for range opts.Flushers {
+		s.flushWG.Add(1)
+		go s.flusher()
+	}
+	if opts.FlushDir != "" {
+		if err := os.MkdirAll(opts.FlushDir, 0o755); err != nil {
+			s.stopFlushers()
+			s.releaseAll()
+			return nil, err
+		}
+	}
+	if opts.WAL.Dir != "" {
+		if err := s.openWAL(); err != nil {
+			s.stopFlushers()
+			s.releaseAll()
+			return nil, err
+		}
+	}
+	s.queue = make(chan *call, opts.QueueSize)
+	for range opts.Handlers {
+		s.hWG.Add(1)
+		go s.handler()
+	}
+	return s, nil
+}
+
+func (s *Server) openWAL() error {
+	if err := os.MkdirAll(s.opts.WAL.Dir, 0o755); err != nil {
+		return err
+	}
+	nums, err := listLogs(s.opts.WAL.Dir)
+	if err != nil {
+		return err
+	}
+	for _, n := range nums {
+		_, torn, err := replayLog(s.opts.WAL.Dir, n, func(payload []byte) error {
+			_, err := forEachEntry(payload, func(_ int, k, v []byte) error {
+				if err := s.regions[RegionOf(k, len(s.regions))].put(k, v, n); err != nil {
+					return err
+				}
+				s.replayed++
+				return nil
+			})
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("writepath: replaying %s: %w", walName(n), err)
+		}
+		if torn {
+			s.replayTorn++
+		}
+	}
+	w, err := openWAL(s.opts.WAL, nums)
+	if err != nil {
+		return err
+	}
+	s.wal = w
+	s.trimWAL()
+	return nil
+}
+
+// Options returns the options in effect (defaults filled in).
+func (s *Server) Options() ServerOptions { return s.opts }
+
+// Regions returns the number of regions.
+func (s *Server) Regions() int { return len(s.regions) }
+
+// Put writes one entry directly (no transport, no request queue) and returns
+// once it is in the memtable and durable per the WAL mode.
+func (s *Server) Put(key, value []byte) error {
+	if s.wal == nil && s.testPutHook == nil {
+		slowdown.Inject(slowdown.WritepathPut)
+		if len(key) < memtable.MinKeySize || len(key) > memtable.MaxKeySize {
+			return fmt.Errorf("%w: %d B", memtable.ErrKeySize, len(key))
+		}
+		if len(value) > memtable.MaxValueSize {
+			return fmt.Errorf("%w: %d B", memtable.ErrValueSize, len(value))
+		}
+		if s.closed.Load() {
+			return ErrClosed
+		}
+		if err := s.regions[RegionOf(key, len(s.regions))].put(key, value, 0); err != nil {
+			return err
+		}
+		s.puts.Add(1)
+		s.bytes.Add(int64(len(key) + len(value)))
+		return nil
+	}
+	b := getBatch()
+	b.Add(key, value)
+	err := s.applyBatch(b.Bytes())
+	putBatch(b)
+	return err
+}
+
+// PutBatch applies an encoded batch directly; see applyBatch.
+func (s *Server) PutBatch(b *Batch) error { return s.applyBatch(b.Bytes()) }
+
+// applyBatch validates the whole batch (a malformed or out-of-limits batch is
+// rejected with nothing applied), appends it to the WAL, then inserts its
+// entries in order. A failure part-way returns a *BatchError.
+func (s *Server) applyBatch(data []byte) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	n, nbytes, err := validateBatch(data)
+	if err != nil {
+		return err
+	}
+	var logNum uint64
+	if s.wal != nil {
+		logNum, err = s.wal.append(data)
+		if logNum != 0 {
+			defer s.wal.release(logNum)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	applied := 0
+	_, err = forEachEntry(data, func(i int, k, v []byte) error {
+		slowdown.Inject(slowdown.WritepathPut)
+		if s.testPutHook != nil {
+			if err := s.testPutHook(i); err != nil {
+				return err
+			}
+		}
+		if err := s.regions[RegionOf(k, len(s.regions))].put(k, v, logNum); err != nil {
+			return err
+		}
+		applied++
+		return nil
+	})
+	if err != nil {
+		var kv int64
+		forEachEntry(data, func(i int, k, v []byte) error {
+			if i >= applied {
+				return errStop
+			}
+			kv += int64(len(k) + len(v))
+			return nil
+		})
+		s.puts.Add(int64(applied))
+		s.bytes.Add(kv)
+		return &BatchError{Applied: applied, Err: err}
+	}
+	s.puts.Add(int64(n))
+	s.bytes.Add(nbytes)
+	return nil
+}
+
+var errStop = errors.New("stop")
+
+// Get returns a copy of the latest value of key among the memtables not yet
+// flushed (flushed data lives in segment files; see ScanSegment).
+func (s *Server) Get(key []byte) ([]byte, bool, error) {
+	if s.closed.Load() {
+		return nil, false, ErrClosed
+	}
+	s.gets.Add(1)
+	v, ok := s.regions[RegionOf(key, len(s.regions))].get(key, nil)
+	if ok && v == nil {
+		v = []byte{}
+	}
+	return v, ok, nil
+}
+
+// appendGetResults encodes the lookup of keys:
+//
+//	count uint32 LE, count × { found uint8, vlen uvarint, value }
+func (s *Server) appendGetResults(dst []byte, keys [][]byte) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(keys)))
+	var scratch []byte
+	for _, k := range keys {
+		var ok bool
+		scratch, ok = s.regions[RegionOf(k, len(s.regions))].get(k, scratch[:0])
+		if !ok {
+			dst = append(dst, 0, 0)
+			continue
+		}
+		dst = append(dst, 1)
+		dst = binary.AppendUvarint(dst, uint64(len(scratch)))
+		dst = append(dst, scratch...)
+	}
+	s.gets.Add(int64(len(keys)))
+	return dst
+}
+
+// Stats returns a snapshot of the counters.
+func (s *Server) Stats() ServerStats {
+	st := ServerStats{
+		Regions:      len(s.regions),
+		Puts:         s.puts.Load(),
+		Bytes:        s.bytes.Load(),
+		Gets:         s.gets.Load(),
+		Requests:     s.requests.Load(),
+		Flushes:      s.flushes.Load(),
+		FlushedBytes: s.flushedBytes.Load(),
+		FlushErrors:  s.flushErrors.Load(),
+		BlockedNanos: s.blockedNanos.Load(),
+		Blocked:      s.blocked.Load(),
+		Replayed:     s.replayed,
+		ReplayTorn:   s.replayTorn,
+	}
+	for _, r := range s.regions {
+		st.PendingFlushes += int(r.npending.Load())
+		st.MemtableBytes += r.memBytes()
+	}
+	if s.wal != nil {
+		st.WALGroups = s.wal.groups.Load()
+		st.WALSyncs = s.wal.syncs.Load()
+		st.WALBytes = s.wal.bytes.Load()
+		st.WALFiles = s.wal.liveLogs()
+	}
+	return st
+}
+
+// trimWAL deletes log files whose every entry is flushed. In-flight appends
+// are read before the memtables: an append released after the first read has
+// already charged its memtable, which the second read sees.
+func (s *Server) trimWAL() {
+	if s.wal == nil {
+		return
+	}
+	keep := s.wal.minInflight()
+	for _, r := range s.regions {
+		keep = min(keep, r.minLog())
+	}
+	if keep == math.MaxUint64 {
+		keep = s.wal.num.Load()
+	}
+	s.wal.deleteBelow(keep)
+}
+
+// Close stops the server: new requests get ErrClosed, queued ones are
+// answered (Puts with ErrClosed), writers blocked by backpressure are released with ErrClosed,
+// flushers stop (a flush in progress is abandoned), the WAL is closed
+// (not truncated) and every memtable is released. Close is idempotent.
+func (s *Server) Close() error {
+	s.closeMu.Lock()
+	if s.closed.Load() {
+		s.closeMu.Unlock()
+		return nil
+	}
+	s.closed.Store(true)
+	close(s.queue)
+	s.closeMu.Unlock()
+	for _, r := range s.regions {
+		r.bpMu.Lock()
+		r.bpCond.Broadcast()
+		r.bpMu.Unlock()
+	}
+	s.hWG.Wait()
+	s.stopFlushers()
+	var err error
+	if s.wal != nil {
+		err = s.wal.close()
+	}
+	s.releaseAll()
+	return err
+}
+
+func (s *Server) stopFlushers() {
+	s.flushStop.Store(true)
+	s.flushq.close()
+	s.flushWG.Wait()
+}
+
+func (s *Server) releaseAll() {
+	for _, r := range s.regions {
+		if r != nil {
+			r.release()
+		}
+	}
+	if s.pool != nil {
+		s.pool.Close()
+	}
+}
+
+// call is one request through the server's queue.
+type call struct {
+	op      uint8 // opPut or opGet
+	payload []byte
+	keys    [][]byte
+	err     error
+	resp    []byte
+	done    func(*call)
+	ch      chan struct{} // signalled by syncDone
+	cb      func(error)   // called by asyncDone
+	// TCP server side
+	tc   *tcpConn
+	id   uint32
+	pbuf *[]byte // pooled frame buffer holding payload/keys
+}
+
+var callPool = sync.Pool{New: func() any { return &call{ch: make(chan struct{}, 1)} }}
+
+func getCall() *call { return callPool.Get().(*call) }
+
+func putCall(c *call) {
+	c.payload, c.keys, c.err, c.resp, c.done, c.cb, c.tc, c.pbuf = nil, nil, nil, nil, nil, nil, nil, nil
+	callPool.Put(c)
+}
+
+func syncDone(c *call) { c.ch <- struct{}{} }
+
+func asyncDone(c *call) {
+	cb, err := c.cb, c.err
+	putCall(c)
+	cb(err)
+}
+
+// submit queues c for a handler; done runs on the handler goroutine.
+func (s *Server) submit(c *call) error {
+	s.closeMu.RLock()
+	if s.closed.Load() {
+		s.closeMu.RUnlock()
+		return ErrClosed
+	}
+	s.queue <- c
+	s.closeMu.RUnlock()
+	return nil
+}
+
+func (s *Server) handler() {
+	defer s.hWG.Done()
+	for c := range s.queue {
+		s.requests.Add(1)
+		switch c.op {
+		case opPut:
+			c.err = s.applyBatch(c.payload)
+		case opGet:
+			c.resp = s.appendGetResults(c.resp[:0], c.keys)
+		default:
+			c.err = fmt.Errorf("%w: op %d", ErrProtocol, c.op)
+		}
+		c.done(c)
+	}
+}

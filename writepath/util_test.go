@@ -1,0 +1,8 @@
+package writepath
+
+import (
+	"runtime"
+	"time"
+)
+
+func runtimeGosched() { runtime.Gosched(); time.Sleep(time.Millisecond) }
