@@ -137,8 +137,8 @@ func (c *countingDiscard) Write(p []byte) (int, error) { c.n += int64(len(p)); r
 func (s *Server) flushOne(m *memEntry) (int64, error) {
 	seq := s.flushSeq.Add(1)
 	var (
-		f   *os.File
-		sink io.Writer
+		f          *os.File
+		sink       io.Writer
 		tmp, final string
 	)
 	if s.opts.FlushDir != "" {

@@ -121,12 +121,12 @@ type Server struct {
 	flushSeq  atomic.Uint64
 	limit     limiter
 
-	puts, bytes, gets, requests  atomic.Int64
-	flushes, flushedBytes        atomic.Int64
-	flushErrors                  atomic.Int64
-	blocked, blockedNanos        atomic.Int64
-	replayed                     int64
-	replayTorn                   int
+	puts, bytes, gets, requests atomic.Int64
+	flushes, flushedBytes       atomic.Int64
+	flushErrors                 atomic.Int64
+	blocked, blockedNanos       atomic.Int64
+	replayed                    int64
+	replayTorn                  int
 
 	// testPutHook, if set, runs before entry i of a batch is applied; an
 	// error fails the batch there (tests of mid-batch failure).
