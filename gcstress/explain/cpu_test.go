@@ -225,3 +225,21 @@ func TestWaitClasses(t *testing.T) {
 		t.Errorf("off %d, sites %+v", w.OffCPU, w.Sites)
 	}
 }
+
+func TestNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"github.com/writegc/writegc/memtable.(*heapList).Put":                      "memtable.(*heapList).Put",
+		"github.com/google/btree.(*node[go.shape.struct { a/b.k []uint8 }]).split": "btree.(*node[...]).split",
+		"bytes.(*Buffer).grow": "bytes.(*Buffer).grow",
+		"main.main":            "main.main",
+	} {
+		if got := shortName(in); got != want {
+			t.Errorf("shortName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]bool{"bytes.Index": true, "encoding/json.Marshal": true, "main.main": false, "github.com/x/y.F": false, "runtime.mallocgc": true} {
+		if got := isStdlib(in); got != want {
+			t.Errorf("isStdlib(%q) = %v", in, got)
+		}
+	}
+}

@@ -43,17 +43,37 @@ func pkgPath(fn string) string {
 	return head[:slash+1+dot]
 }
 
-// shortName drops the directories of a function's import path:
-// "github.com/writegc/writegc/memtable.(*heapList).Put" -> "memtable.(*heapList).Put".
+// shortName drops the directories of a function's import path and the
+// type arguments of generic instantiations:
+// "github.com/writegc/writegc/memtable.(*heapList).Put" -> "memtable.(*heapList).Put",
+// "github.com/google/btree.(*node[go.shape.struct {...}]).split" -> "btree.(*node[...]).split".
 func shortName(fn string) string {
 	end := len(fn)
 	if i := strings.IndexAny(fn, "[("); i >= 0 {
 		end = i
 	}
 	if i := strings.LastIndex(fn[:end], "/"); i >= 0 {
-		return fn[i+1:]
+		fn = fn[i+1:]
 	}
-	return fn
+	if !strings.Contains(fn, "[") {
+		return fn
+	}
+	var b strings.Builder
+	depth := 0
+	for _, r := range fn {
+		switch {
+		case r == '[':
+			if depth == 0 {
+				b.WriteString("[...]")
+			}
+			depth++
+		case r == ']' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // isRuntime reports whether fn belongs to the Go runtime or the assembly
