@@ -115,6 +115,12 @@ func trF(a *Account, f func(*TraceAccount) string) string {
 	if len(a.Traces) == 0 {
 		return "-"
 	}
+	// Prefer the capture window's trace over a flight-recorder dump.
+	for _, t := range a.Traces {
+		if base(t.File) != FlightFile {
+			return f(t)
+		}
+	}
 	return f(a.Traces[0])
 }
 
