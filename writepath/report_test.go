@@ -65,4 +65,3 @@ func TestPacerIntendedStart(t *testing.T) {
 		t.Fatal(d)
 	}
 }
-
