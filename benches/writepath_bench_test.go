@@ -1,0 +1,188 @@
+package benches
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/writegc/writegc/internal/gcmetrics"
+	"github.com/writegc/writegc/internal/workload"
+	"github.com/writegc/writegc/memtable"
+	"github.com/writegc/writegc/writepath"
+)
+
+// writeKind is the memtable kind of the write-path benchmarks: "arena" once
+// it exists, else the first kind there is.
+func writeKind() string {
+	for _, k := range memtable.Kinds() {
+		if k == "arena" {
+			return k
+		}
+	}
+	return memtable.Kinds()[0]
+}
+
+var writeValues = []int64{10, 100, 1 << 10, 10 << 10}
+
+// BenchmarkWrite measures one client goroutine writing random 16-byte keys
+// through each client path and transport into a one-region server (arena
+// memtable, 64 MiB flush threshold, discard flush sink, no WAL): PE's
+// randomWrite with one client. Latency is per Put call (direct, autoflush,
+// buffered) or from submit to acknowledgement (async), recorded in an
+// HdrHistogram; b.N includes the final Flush.
+func BenchmarkWrite(b *testing.B) {
+	for _, path := range []string{writepath.PathDirect, writepath.PathBuffered, writepath.PathAutoFlush, writepath.PathAsync} {
+		for _, tr := range writepath.Transports() {
+			for _, v := range writeValues {
+				name := fmt.Sprintf("path=%s/transport=%s/value=%s", path, tr, workload.FormatSize(v))
+				b.Run(name, func(b *testing.B) { benchWrite(b, path, tr, int(v)) })
+			}
+		}
+	}
+}
+
+func benchWrite(b *testing.B, path, tr string, valueSize int) {
+	s, err := writepath.NewServer(writepath.ServerOptions{Kind: writeKind()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	t, closeT, err := writepath.Connect(tr, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer closeT()
+	c, err := writepath.NewClient(path, t, writepath.ClientOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	value := workload.Value(valueSize)
+	key := make([]byte, workload.KeySize)
+	hist := writepath.NewHistogram()
+	var hmu sync.Mutex
+	async, _ := c.(*writepath.Async)
+	seed := rand.Uint64()
+
+	b.SetBytes(int64(workload.KeySize + valueSize))
+	b.ReportAllocs()
+	r := gcmetrics.NewReader()
+	before := r.Read()
+	b.ResetTimer()
+	for i := range b.N {
+		workload.KeyAt(key, seed, uint64(i))
+		t0 := time.Now()
+		if async != nil {
+			err = async.PutAsync(key, value, func(err error) {
+				d := time.Since(t0)
+				if err != nil {
+					b.Error(err)
+				}
+				hmu.Lock()
+				hist.RecordValue(int64(d))
+				hmu.Unlock()
+			})
+		} else {
+			err = c.Put(key, value)
+			hist.RecordValue(int64(time.Since(t0)))
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := c.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	after := r.Read()
+	c.Close()
+	hmu.Lock()
+	reportLatency(b, hist)
+	hmu.Unlock()
+	gcmetrics.Report(b, gcmetrics.Sub(before, after))
+}
+
+func reportLatency(b *testing.B, h *hdrhistogram.Histogram) {
+	b.ReportMetric(float64(h.ValueAtQuantile(50)), "p50-ns")
+	b.ReportMetric(float64(h.ValueAtQuantile(99)), "p99-ns")
+}
+
+// BenchmarkMultiget measures HBASE-3553's workload over loopback TCP: each
+// operation is one multiget of 100 random keys (of 100 B values) preloaded
+// in a server of 1, 4 or 8 regions, issued by 16 or 32 client goroutines
+// sharing one connection; sequential asks the regions one after another,
+// parallel all at once. ns/op is wall time per multiget across all
+// goroutines (so 1/ns/op is throughput); p50-ns and p99-ns are per-multiget
+// latencies.
+func BenchmarkMultiget(b *testing.B) {
+	for _, mode := range writepath.MultiGetModes() {
+		for _, regions := range []int{1, 4, 8} {
+			for _, threads := range []int{16, 32} {
+				name := fmt.Sprintf("mode=%s/regions=%d/keys=100/threads=%d", mode, regions, threads)
+				b.Run(name, func(b *testing.B) { benchMultiget(b, mode, regions, threads) })
+			}
+		}
+	}
+}
+
+func benchMultiget(b *testing.B, mode string, regions, threads int) {
+	n := 200_000
+	if testing.Short() {
+		n = 20_000
+	}
+	s, err := writepath.NewServer(writepath.ServerOptions{Kind: writeKind(), Regions: regions})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	keys := workload.NewKeys(n, workload.KeySize, 3553)
+	value := workload.Value(100)
+	for i := range n {
+		if err := s.Put(keys.Key(i), value); err != nil {
+			b.Fatal(err)
+		}
+	}
+	t, closeT, err := writepath.Connect("tcp", s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer closeT()
+	mg := writepath.NewMultiGetter(t)
+	hists := make([]*hdrhistogram.Histogram, threads)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for g := range threads {
+		hists[g] = writepath.NewHistogram()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 3553))
+			ks := make([][]byte, writepath.DefaultMultiGetKeys)
+			for next.Add(1) <= int64(b.N) {
+				for j := range ks {
+					ks[j] = keys.Key(rng.IntN(n))
+				}
+				t0 := time.Now()
+				vals, err := mg.MultiGet(context.Background(), ks, mode)
+				hists[g].RecordValue(int64(time.Since(t0)))
+				if err != nil || vals[0] == nil {
+					b.Error("multiget:", err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	h := writepath.NewHistogram()
+	for _, g := range hists {
+		h.Merge(g)
+	}
+	reportLatency(b, h)
+}
