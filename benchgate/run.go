@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -64,6 +65,12 @@ type RunConfig struct {
 	// package that does not build a note instead of an error (its benchmarks
 	// are then absent from the base, which is allowed).
 	AllowEmptyBase bool
+	// Nice, when not 0, runs every benchmark binary under `nice -n Nice`
+	// (Linux: a negative value needs root or CAP_SYS_NICE; without it nice
+	// warns and the binary runs at normal priority). A negative value makes
+	// the benchmarks win the CPU from other work on a shared machine, which
+	// is the dominant noise there; both sides get the same priority.
+	Nice int
 	// Timeout bounds each binary run (-test.timeout); 0 means 10 minutes.
 	Timeout time.Duration
 	// Log receives progress lines; nil discards them.
@@ -227,7 +234,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 				if b == nil {
 					continue
 				}
-				n, err := b.run(ctx, args, s.env, s.out)
+				n, err := b.run(ctx, cfg.Nice, args, s.env, s.out)
 				if err != nil {
 					return nil, fmt.Errorf("%s round %d: %w", s.name, round, err)
 				}
@@ -336,9 +343,14 @@ func (s *side) build(ctx context.Context, targets []Target, binDir string) (note
 
 // run runs the binary once and appends its standard output to w; it returns
 // the number of benchmark result lines written.
-func (b *binary) run(ctx context.Context, args, env []string, w io.Writer) (int, error) {
+func (b *binary) run(ctx context.Context, nice int, args, env []string, w io.Writer) (int, error) {
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, b.path, append(append([]string{}, args...), "-test.bench", b.bench)...)
+	argv := append([]string{b.path}, args...)
+	argv = append(argv, "-test.bench", b.bench)
+	if nice != 0 {
+		argv = append([]string{"nice", "-n", strconv.Itoa(nice)}, argv...)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = b.dir
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -24,7 +24,7 @@ const usage = `usage:
   benchgate compare [-alpha 0.01] [-threshold 10%] [-accept FILE] [-markdown FILE] [-lenient] OLD NEW
   benchgate run -base REF [-head REF] [-bench RE] [-pkgs ./a,./b] [-target PKG:RE ...]
                 [-count 10] [-benchtime T] [-tags T] [-head-tags T] [-head-env K=V ...]
-                [-units FILE] [-out DIR] [-allow-empty-base] [compare flags]
+                [-units FILE] [-out DIR] [-allow-empty-base] [-nice N] [compare flags]
 Run "benchgate compare -h" or "benchgate run -h" for the flags.
 Exit status: 0 no regression, 1 regression, 2 usage, input or run error.
 `
@@ -217,6 +217,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&cfg.OutDir, "out", "", "`dir` for base.txt and head.txt (default: a new temporary directory)")
 	fs.BoolVar(&cfg.AllowEmptyBase, "allow-empty-base", false, "exit 0 (skip) when the base has none of the benchmarks")
 	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "limit for each benchmark binary run")
+	fs.IntVar(&cfg.Nice, "nice", 0, "run the benchmark binaries under `nice -n N` (negative: higher priority; needs root)")
 	quiet := fs.Bool("q", false, "no progress lines on stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
