@@ -1,0 +1,223 @@
+package gcstress
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/writegc/writegc/internal/workload"
+)
+
+// WriteCharts draws the run's charts into dir, each as SVG and PNG, and
+// returns their file names (relative to dir):
+//   - timeline-<value>.{svg,png} per matrix value size, and
+//     timeline-failure.{svg,png} for the failure and stall scenarios: three
+//     panels over time, one line per kind: MB/s; heap live (solid), goal
+//     (dashed) and GOMEMLIMIT (dotted); GC CPU % of busy CPU (per span of
+//     windows holding a completed cycle, as classified);
+//   - throughput.{svg,png}: MB/s by value size, one bar per kind, like the
+//     addendum's chart (a failed scenario's bar is 0, as the addendum's "?").
+func WriteCharts(dir string, sum *Summary) ([]string, error) {
+	var files []string
+	type grp struct {
+		name string
+		rs   []Result
+	}
+	var groups []grp
+	idx := map[string]int{}
+	for _, r := range sum.Results {
+		if len(r.Windows) == 0 {
+			continue
+		}
+		name := workload.FormatSize(r.Scenario.Value)
+		if r.Scenario.Group != "matrix" {
+			name = "failure"
+		}
+		i, ok := idx[name]
+		if !ok {
+			i = len(groups)
+			idx[name] = i
+			groups = append(groups, grp{name: name})
+		}
+		groups[i].rs = append(groups[i].rs, r)
+	}
+	for _, g := range groups {
+		base := "timeline-" + g.name
+		title := "values " + g.name
+		if g.name == "failure" {
+			title = "failure scenario: " + failureSettings(g.rs)
+		}
+		plots := timelinePlots(title, g.rs)
+		if err := saveTiles(filepath.Join(dir, base), plots, 9*vg.Inch, 10*vg.Inch); err != nil {
+			return files, err
+		}
+		files = append(files, base+".svg", base+".png")
+	}
+	if len(group(sum.Results, "matrix")) > 0 {
+		p := throughputPlot(group(sum.Results, "matrix"))
+		if err := saveTiles(filepath.Join(dir, "throughput"), []*plot.Plot{p}, 8*vg.Inch, 5*vg.Inch); err != nil {
+			return files, err
+		}
+		files = append(files, "throughput.svg", "throughput.png")
+	}
+	return files, nil
+}
+
+func lineLabel(r Result) string {
+	if r.Scenario.Group == "matrix" {
+		return r.Scenario.Kind
+	}
+	return r.Scenario.Name
+}
+
+func timelinePlots(title string, rs []Result) []*plot.Plot {
+	mbps, heap, gc := plot.New(), plot.New(), plot.New()
+	mbps.Title.Text = title
+	mbps.Y.Label.Text = "MB/s"
+	heap.Y.Label.Text = "heap MiB (live solid, goal dashed, limit dotted)"
+	gc.Y.Label.Text = "GC CPU % of busy CPU"
+	gc.X.Label.Text = "seconds"
+	for _, p := range []*plot.Plot{mbps, heap, gc} {
+		p.Add(plotter.NewGrid())
+		p.Legend.Top = true
+		p.Y.Min = 0
+	}
+	for i, r := range rs {
+		c := plotutil.Color(i)
+		var xm, live, goal, lim, gcp plotter.XYs
+		for j, w := range r.Windows {
+			xm = append(xm, plotter.XY{X: w.T, Y: w.MBps})
+			live = append(live, plotter.XY{X: w.T, Y: float64(w.HeapLive) / (1 << 20)})
+			goal = append(goal, plotter.XY{X: w.T, Y: float64(w.HeapGoal) / (1 << 20)})
+			if w.MemLimit > 0 {
+				lim = append(lim, plotter.XY{X: w.T, Y: float64(w.MemLimit) / (1 << 20)})
+			}
+			g := w.GCPct
+			if j < len(r.Verdict.Windows) {
+				g = r.Verdict.Windows[j].GCPct
+			}
+			gcp = append(gcp, plotter.XY{X: w.T, Y: g})
+		}
+		addLine(mbps, xm, c, nil, lineLabel(r))
+		addLine(heap, live, c, nil, lineLabel(r))
+		addLine(heap, goal, c, []vg.Length{vg.Points(5), vg.Points(3)}, "")
+		if len(lim) > 0 {
+			addLine(heap, lim, c, []vg.Length{vg.Points(1), vg.Points(3)}, "")
+		}
+		addLine(gc, gcp, c, nil, lineLabel(r))
+	}
+	return []*plot.Plot{mbps, heap, gc}
+}
+
+func addLine(p *plot.Plot, xys plotter.XYs, c color.Color, dashes []vg.Length, label string) {
+	if len(xys) == 0 {
+		return
+	}
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return
+	}
+	l.Color = c
+	l.Width = vg.Points(1.5)
+	l.Dashes = dashes
+	p.Add(l)
+	if label != "" {
+		p.Legend.Add(label, l)
+	}
+}
+
+func throughputPlot(rs []Result) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = "Random write throughput by value size (failed = 0)"
+	p.Y.Label.Text = "MB/s (key+value)"
+	var values []int64
+	for _, r := range rs {
+		found := false
+		for _, v := range values {
+			found = found || v == r.Scenario.Value
+		}
+		if !found {
+			values = append(values, r.Scenario.Value)
+		}
+	}
+	kinds := kindsOf(rs)
+	w := vg.Points(18)
+	for ki, k := range kinds {
+		vals := make(plotter.Values, len(values))
+		for vi, v := range values {
+			for _, r := range rs {
+				if r.Scenario.Kind == k && r.Scenario.Value == v && r.Verdict.Class != Failed {
+					vals[vi] = figuresOf(r).MBps
+				}
+			}
+		}
+		b, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			continue
+		}
+		b.Color = plotutil.Color(ki)
+		b.LineStyle.Width = 0
+		b.Offset = w * vg.Length(float64(ki)-float64(len(kinds)-1)/2)
+		p.Add(b)
+		p.Legend.Add(k, b)
+	}
+	names := make([]string, len(values))
+	for i, v := range values {
+		names[i] = workload.FormatSize(v)
+	}
+	p.NominalX(names...)
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// saveTiles draws plots stacked vertically into base.svg and base.png.
+func saveTiles(base string, plots []*plot.Plot, w, h vg.Length) error {
+	rows := make([][]*plot.Plot, len(plots))
+	for i, p := range plots {
+		rows[i] = []*plot.Plot{p}
+	}
+	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6),
+		PadLeft: vg.Points(6), PadRight: vg.Points(12), PadY: vg.Points(10)}
+	draws := func(c vg.CanvasSizer) {
+		dc := draw.New(c)
+		canv := plot.Align(rows, tiles, dc)
+		for i := range rows {
+			rows[i][0].Draw(canv[i][0])
+		}
+	}
+	svg := vgsvg.New(w, h)
+	draws(svg)
+	if err := writeTo(base+".svg", svg); err != nil {
+		return err
+	}
+	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96))
+	draws(img)
+	return writeTo(base+".png", vgimg.PngCanvas{Canvas: img})
+}
+
+func writeTo(path string, wt io.WriterTo) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("gcstress: chart: %w", err)
+	}
+	_, werr := wt.WriteTo(f)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("gcstress: chart %s: %w", path, werr)
+	}
+	return nil
+}

@@ -1,0 +1,251 @@
+package gcstress
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/trace"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/writegc/writegc/gcstress/explain"
+	"github.com/writegc/writegc/internal/workload"
+)
+
+// ChildEnv is the environment variable that turns the binary into a
+// scenario's child: it holds the Scenario as JSON. Main checks it first.
+const ChildEnv = "WRITEGC_GCSTRESS_CHILD"
+
+// putBatch is how many keys a writer claims at once; progress counters move
+// per batch, so they cost one atomic add per batch, not per Put.
+const putBatch = 256
+
+// regionEvery: with a trace running, one Put in regionEvery is marked as an
+// explain.DefaultRegion region, so explain can tie slow Puts to GC phases
+// without tracing every Put.
+const regionEvery = 64
+
+// runChild is the child side of a scenario: load, sample, stream.
+// It returns nil when the load ended normally (keys written, duration
+// reached, or interrupted) and an error wrapping ErrRSSCap or ErrChild
+// otherwise; in every case the last line it writes is the "end" line.
+func runChild(ctx context.Context, spec Scenario, stdout io.Writer) error {
+	enc := json.NewEncoder(stdout)
+	var encMu sync.Mutex
+	emit := func(s *Sample) {
+		encMu.Lock()
+		defer encMu.Unlock()
+		s.Scenario = spec.Name
+		_ = enc.Encode(s)
+	}
+	emit(&Sample{Type: "start", Spec: &spec, Target: spec.Keys, PID: os.Getpid()})
+
+	eng, err := newEngine(spec)
+	if err != nil {
+		emit(&Sample{Type: "end", Reason: "error", Err: err.Error()})
+		return fmt.Errorf("%w: %v", ErrChild, err)
+	}
+
+	var (
+		written  atomic.Int64 // keys
+		bytesW   atomic.Int64
+		next     atomic.Int64 // next key index to claim
+		reason   atomic.Value // string: why the load stopped
+		failErr  atomic.Value // error
+		peakRSS  atomic.Uint64
+		kvBytes  = int64(workload.KeySize) + spec.Value
+		recs     = make([]*latRecorder, spec.Writers)
+		loadDone = make(chan struct{})
+	)
+	setReason := func(r string) { reason.CompareAndSwap(nil, r) }
+	loadCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if spec.Duration > 0 {
+		var c2 context.CancelFunc
+		loadCtx, c2 = context.WithTimeout(loadCtx, spec.Duration)
+		defer c2()
+	}
+
+	var fr *explain.FlightRecorder
+	var capture *explain.Capture
+	kinds, _ := explain.ParseKinds(spec.Profile)
+	if kinds != 0 && spec.Dir != "" {
+		if err := os.MkdirAll(spec.Dir, 0o755); err == nil {
+			if f, err := explain.StartFlightRecorder(10 * time.Second); err == nil {
+				fr = f
+				defer fr.Stop()
+			}
+			capture = &explain.Capture{Kinds: kinds}
+		}
+	}
+	tracing := func() bool { return trace.IsEnabled() }
+
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := 0; w < spec.Writers; w++ {
+		recs[w] = newLatRecorder()
+		wg.Add(1)
+		go func(rec *latRecorder) {
+			defer wg.Done()
+			key := make([]byte, workload.KeySize)
+			value := workload.Value(int(spec.Value))
+			every := int64(spec.LatencyEvery)
+			for loadCtx.Err() == nil {
+				base := next.Add(putBatch) - putBatch
+				if base >= spec.Keys {
+					setReason("keys")
+					return
+				}
+				end := min(base+putBatch, spec.Keys)
+				for i := base; i < end; i++ {
+					workload.KeyAt(key, spec.Seed, uint64(i))
+					var err error
+					switch {
+					case every > 0 && i%every == 0:
+						t0 := time.Now()
+						if i%regionEvery == 0 && tracing() {
+							r := trace.StartRegion(loadCtx, explain.DefaultRegion)
+							err = eng.Put(key, value)
+							r.End()
+						} else {
+							err = eng.Put(key, value)
+						}
+						rec.record(int64(time.Since(t0)))
+					case i%regionEvery == 0 && tracing():
+						r := trace.StartRegion(loadCtx, explain.DefaultRegion)
+						err = eng.Put(key, value)
+						r.End()
+					default:
+						err = eng.Put(key, value)
+					}
+					if err != nil {
+						failErr.CompareAndSwap(nil, err)
+						setReason("error")
+						cancel()
+						return
+					}
+				}
+				written.Add(end - base)
+				bytesW.Add((end - base) * kvBytes)
+			}
+		}(recs[w])
+	}
+	go func() { wg.Wait(); close(loadDone) }()
+
+	// Watchdog: the hard RSS cap, checked every 50 ms.
+	go func() {
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-loadDone:
+				return
+			case <-t.C:
+				rss := readRSS()
+				if rss > peakRSS.Load() {
+					peakRSS.Store(rss)
+				}
+				if spec.RSSCap > 0 && rss > uint64(spec.RSSCap) {
+					setReason("rss-cap")
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+
+	s := newSampler(spec, start)
+	s.recs = recs
+	var ticks <-chan time.Time
+	if spec.Window > 0 {
+		t := time.NewTicker(spec.Window)
+		defer t.Stop()
+		ticks = t.C
+	}
+	var windows []Sample
+	captureStarted := false
+	var peakHeap uint64
+	lastHeapSnap := time.Time{}
+loop:
+	for {
+		select {
+		case <-loadDone:
+			break loop
+		case <-ticks:
+			w := s.window(written.Load(), bytesW.Load(), eng.Stats())
+			w.RSS = max(w.RSS, 0)
+			if w.RSS > peakRSS.Load() {
+				peakRSS.Store(w.RSS)
+			}
+			emit(&w)
+			windows = append(windows, w)
+			if capture != nil && !captureStarted && w.T >= spec.Thresholds.Warmup.Seconds() {
+				captureStarted = capture.Start(spec.Dir) == nil
+			}
+			if capture != nil && captureStarted && w.HeapObjects > peakHeap && time.Since(lastHeapSnap) > 2*spec.Window {
+				peakHeap = w.HeapObjects
+				lastHeapSnap = time.Now()
+				_ = capture.SnapshotHeap()
+			}
+			if fr != nil && !fr.Dumped() && w.T >= spec.Thresholds.Warmup.Seconds() {
+				v := Classify(windows, Exit{}, spec.Thresholds)
+				if c := v.Windows[len(v.Windows)-1].Class; c == Degraded || c == Failed {
+					p := filepath.Join(spec.Dir, explain.FlightFile)
+					if err := fr.Dump(p); err == nil {
+						emit(&Sample{Type: "flight", T: w.T, Flight: p, Reason: string(c)})
+					}
+				}
+			}
+		}
+	}
+	elapsed := time.Since(start)
+	if loadCtx.Err() != nil && ctx.Err() != nil {
+		setReason("interrupted")
+	} else if loadCtx.Err() != nil {
+		setReason("duration")
+	}
+	setReason("keys")
+	// A last window for the tail (also the only one when windows are off).
+	last := s.window(written.Load(), bytesW.Load(), eng.Stats())
+	if spec.Window > 0 && last.Dur > 0.05 {
+		emit(&last)
+	}
+	if capture != nil && captureStarted {
+		if err := capture.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "gcstress child: profiles: %v\n", err)
+		}
+	}
+	closeErr := eng.Close()
+	end := s.end(written.Load(), bytesW.Load(), elapsed, eng.Stats())
+	end.Reason = reason.Load().(string)
+	end.PeakRSS = max(peakRSS.Load(), end.PeakRSS)
+	if e, ok := failErr.Load().(error); ok {
+		end.Err = e.Error()
+	} else if closeErr != nil {
+		end.Err = closeErr.Error()
+	}
+	emit(&end)
+	switch end.Reason {
+	case "rss-cap":
+		return fmt.Errorf("%w: %s > %s", ErrRSSCap, mib(end.PeakRSS), mib(uint64(spec.RSSCap)))
+	case "error":
+		return fmt.Errorf("%w: %s", ErrChild, end.Err)
+	}
+	return nil
+}
+
+// childMain decodes the scenario from ChildEnv and runs it.
+func childMain(ctx context.Context, specJSON string, stdout io.Writer) error {
+	var spec Scenario
+	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
+		return fmt.Errorf("%w: bad %s: %v", ErrChild, ChildEnv, err)
+	}
+	if spec.Writers < 1 || spec.Keys < 1 {
+		return fmt.Errorf("%w: bad scenario %+v", ErrChild, spec)
+	}
+	return runChild(ctx, spec, stdout)
+}

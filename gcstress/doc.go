@@ -1,0 +1,38 @@
+// Package gcstress is writegc's main job (`make stress`): sustained write
+// load through a memtable and write path until the Go garbage collector
+// degrades or fails, reported like the Hypertable addendum reported HBase
+// (MB/s per value size and memtable kind, and "failed at 60%" for a run the
+// collector could not carry).
+//
+// A scenario is one memtable kind x value size x key count x write path x
+// memory settings (Scenario). The parent process (Main) runs each scenario in
+// a child process: the same binary, re-executed with the scenario in the
+// environment variable ChildEnv, and with its own GOGC, GOMEMLIMIT and a hard
+// resident-memory cap. The child streams one JSON line (Sample) per window on
+// its stdout; the parent appends every line to samples.jsonl as it arrives,
+// classifies the stream (health.go), shows progress and writes the reports.
+//
+// Invariants:
+//   - One scenario runs at a time; its child is the only process under load.
+//   - Everything a child streamed is on disk before the parent looks at it,
+//     so a child killed by the kernel, a signal or the hard memory cap still
+//     leaves its samples, and its row reads "failed at N%" with the progress
+//     of its last line.
+//   - Health is classified by the definitions of DESIGN.md with thresholds
+//     that are flags (Thresholds), printed in every report. Because the
+//     /cpu/classes counters advance only when a GC cycle ends, CPU shares are
+//     computed over spans of consecutive windows merged until each span holds
+//     at least one completed cycle; every raw window takes its span's class.
+//   - Keys are generated on the fly (workload.KeyAt), so a scenario can write
+//     billions of keys: the key count is keys written through flushes, not
+//     keys held.
+//   - Bad flags are rejected (ErrUsage, naming the flag) before any work; the
+//     library never exits or logs fatally, cmd/gcstress maps errors to exit
+//     codes (0 completed whatever the health, 1 tool failure, 2 usage).
+//
+// Files: flags.go (Config, parsing), scenario.go and matrix.go (what runs),
+// child.go (the child's load loop), engine.go (the write path under load),
+// sampler.go (windows: runtime/metrics, RSS, HdrHistogram latencies),
+// runner.go (child processes), health.go (classifier), report_*.go, charts.go,
+// progress.go and profile.go (the explain package's captures and accounts).
+package gcstress

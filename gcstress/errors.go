@@ -1,0 +1,18 @@
+package gcstress
+
+import "errors"
+
+// Sentinel errors. Errors returned by this package wrap one of these; test
+// with errors.Is.
+var (
+	// ErrUsage: bad command-line usage; the message names the flag. The
+	// command exits 2.
+	ErrUsage = errors.New("usage")
+	// ErrInterrupted: the run was stopped (Ctrl-C); the reports of what
+	// finished were still written.
+	ErrInterrupted = errors.New("interrupted")
+	// ErrRSSCap: a child passed its hard resident-memory cap.
+	ErrRSSCap = errors.New("resident memory above the hard cap")
+	// ErrChild: the child-side of a scenario failed (bad spec, engine error).
+	ErrChild = errors.New("scenario child failed")
+)

@@ -1,0 +1,319 @@
+package gcstress
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Class is a health class of DESIGN.md. Elevated is this package's name for
+// a window between the healthy and degraded thresholds (GC CPU 10-25% or
+// assists 2-5% by default), which DESIGN.md leaves unnamed: not healthy, not
+// yet degraded.
+type Class string
+
+// Health classes, from best to worst.
+const (
+	Healthy  Class = "healthy"
+	Elevated Class = "elevated"
+	Degraded Class = "degraded"
+	Failed   Class = "failed"
+)
+
+func (c Class) rank() int {
+	switch c {
+	case Healthy:
+		return 0
+	case Elevated:
+		return 1
+	case Degraded:
+		return 2
+	case Failed:
+		return 3
+	}
+	return -1
+}
+
+func worse(a, b Class) Class {
+	if b.rank() > a.rank() {
+		return b
+	}
+	return a
+}
+
+// Thresholds are the classifier's settings, flags with DESIGN.md's defaults,
+// printed in every report. Percentages are of busy CPU (total minus idle).
+type Thresholds struct {
+	HealthyGC      float64       // healthy: GC CPU below this (%)
+	HealthyAssist  float64       // ... and assists below this (%)
+	DegradedGC     float64       // degraded: GC CPU at or above this (%)
+	DegradedAssist float64       // ... or assists at or above this (%)
+	FailLive       float64       // failed: live heap at or above this % of GOMEMLIMIT ...
+	FailThroughput float64       // ... limiter engaged, MB/s below this % of the best window ...
+	FailWindows    int           // ... for this many windows in a row
+	Warmup         time.Duration // windows ending before this do not count toward the scenario's class
+	Share          float64       // a scenario takes the worst class held by at least this % of its windows
+}
+
+// DefaultThresholds returns DESIGN.md's thresholds.
+func DefaultThresholds() Thresholds {
+	return Thresholds{HealthyGC: 10, HealthyAssist: 2, DegradedGC: 25, DegradedAssist: 5,
+		FailLive: 90, FailThroughput: 25, FailWindows: 3, Warmup: 2 * time.Second, Share: 25}
+}
+
+func (t *Thresholds) register(fs *flag.FlagSet) {
+	fs.Float64Var(&t.HealthyGC, "healthy-gc", t.HealthyGC, "healthy: GC CPU below this % of busy CPU")
+	fs.Float64Var(&t.HealthyAssist, "healthy-assist", t.HealthyAssist, "healthy: assist CPU below this %")
+	fs.Float64Var(&t.DegradedGC, "degraded-gc", t.DegradedGC, "degraded: GC CPU at or above this %")
+	fs.Float64Var(&t.DegradedAssist, "degraded-assist", t.DegradedAssist, "degraded: assist CPU at or above this %")
+	fs.Float64Var(&t.FailLive, "fail-live", t.FailLive, "failed: live heap at or above this % of GOMEMLIMIT (with limiter on and throughput collapsed)")
+	fs.Float64Var(&t.FailThroughput, "fail-throughput", t.FailThroughput, "failed: window MB/s below this % of the scenario's best window")
+	fs.IntVar(&t.FailWindows, "fail-windows", t.FailWindows, "failed: that many failing windows in a row")
+	fs.Float64Var(&t.Share, "share", t.Share, "a scenario is degraded (elevated) when at least this % of its windows after warm-up are")
+	fs.DurationVar(&t.Warmup, "warmup", t.Warmup, "windows ending before this don't count toward a scenario's class")
+}
+
+func (t Thresholds) validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"healthy-gc", t.HealthyGC}, {"healthy-assist", t.HealthyAssist}, {"degraded-gc", t.DegradedGC},
+		{"degraded-assist", t.DegradedAssist}, {"fail-live", t.FailLive}, {"fail-throughput", t.FailThroughput}, {"share", t.Share}} {
+		if f.v < 0 || f.v > 100 || math.IsNaN(f.v) {
+			return usageErr(f.name, "%v: a percentage from 0 to 100", f.v)
+		}
+	}
+	if t.HealthyGC > t.DegradedGC {
+		return usageErr("healthy-gc", "%v is above -degraded-gc %v", t.HealthyGC, t.DegradedGC)
+	}
+	if t.HealthyAssist > t.DegradedAssist {
+		return usageErr("healthy-assist", "%v is above -degraded-assist %v", t.HealthyAssist, t.DegradedAssist)
+	}
+	if t.FailWindows < 1 {
+		return usageErr("fail-windows", "%d: at least 1", t.FailWindows)
+	}
+	if t.Warmup < 0 {
+		return usageErr("warmup", "negative")
+	}
+	return nil
+}
+
+// String prints the thresholds as every report shows them.
+func (t Thresholds) String() string {
+	return fmt.Sprintf("healthy: GC CPU < %g%% and assist < %g%%; degraded: GC CPU >= %g%% or assist >= %g%% or heap above goal; "+
+		"failed: live heap >= %g%% of GOMEMLIMIT with the limiter engaged and MB/s < %g%% of the best window for %d windows in a row, "+
+		"or RSS above the hard cap, or the child died; a scenario takes the worst class held by at least %g%% of its windows after a %v warm-up",
+		t.HealthyGC, t.HealthyAssist, t.DegradedGC, t.DegradedAssist, t.FailLive, t.FailThroughput, t.FailWindows, t.Share, t.Warmup)
+}
+
+// SpanNote says how CPU shares are computed; printed in every report.
+const SpanNote = "GC and assist CPU shares are computed over spans of consecutive windows merged until each span holds at least one completed GC cycle " +
+	"(the /cpu/classes counters advance only when a cycle ends); each window takes its span's class. " +
+	"'heap above goal' compares heap objects bytes with the heap goal at each window's end."
+
+// WindowHealth is the class of one raw window and why.
+type WindowHealth struct {
+	T         float64 `json:"t"`
+	Class     Class   `json:"class"`
+	GCPct     float64 `json:"gc_pct"`     // of its span
+	AssistPct float64 `json:"assist_pct"` // of its span
+	Span      [2]int  `json:"span"`       // window indexes [from, to] of its span
+	OverGoal  bool    `json:"over_goal,omitempty"`
+	Limiter   bool    `json:"limiter,omitempty"` // the limiter engaged during the window
+	Failing   bool    `json:"failing,omitempty"` // met every per-window failure condition
+	Why       string  `json:"why,omitempty"`
+}
+
+// Exit describes how a scenario's child ended, for the classifier.
+type Exit struct {
+	Died    bool   // no end line: killed by a signal, the kernel or the parent
+	RSSCap  bool   // stopped at the hard resident-memory cap (by itself or the parent)
+	Message string // e.g. "signal: killed"
+}
+
+// Verdict is a scenario's health: the class of each window and of the
+// whole scenario: failed when a failure condition held, else the worst class
+// held by at least Thresholds.Share of its windows after warm-up.
+type Verdict struct {
+	Class   Class          `json:"class"`
+	Why     string         `json:"why"`
+	Windows []WindowHealth `json:"windows"`
+	// FailedAt is the progress (0..1) when failure was declared; FailedT its time.
+	FailedAt float64 `json:"failed_at,omitempty"`
+	FailedT  float64 `json:"failed_t,omitempty"`
+	// LimiterOn is the time, in seconds, of windows in which the GC CPU
+	// limiter engaged.
+	LimiterOn float64 `json:"limiter_on_s"`
+	// Counts of windows by class (all windows, warm-up included).
+	Counts map[Class]int `json:"counts"`
+	// GCPct and AssistPct are over the whole run (all windows).
+	GCPct     float64 `json:"gc_pct"`
+	AssistPct float64 `json:"assist_pct"`
+}
+
+// Classify classifies a scenario's window samples (in order; start and
+// end lines are ignored) and how its child ended. It is a pure function.
+func Classify(samples []Sample, exit Exit, th Thresholds) Verdict {
+	var w []Sample
+	for _, s := range samples {
+		if s.Type == "window" {
+			w = append(w, s)
+		}
+	}
+	v := Verdict{Class: Healthy, Counts: map[Class]int{}, Windows: make([]WindowHealth, len(w))}
+
+	// Spans: merge windows until one holds a completed cycle. A trailing
+	// open span joins the previous one (its CPU deltas are zero anyway).
+	type span struct{ from, to int }
+	var spans []span
+	start := 0
+	for i := range w {
+		var cycles uint64
+		for j := start; j <= i; j++ {
+			cycles += w[j].WinCycles
+		}
+		if cycles > 0 {
+			spans = append(spans, span{start, i})
+			start = i + 1
+		}
+	}
+	if start < len(w) {
+		if len(spans) > 0 {
+			spans[len(spans)-1].to = len(w) - 1
+		} else {
+			spans = append(spans, span{start, len(w) - 1})
+		}
+	}
+	var totCPU, totGC, totAssist float64
+	for _, sp := range spans {
+		var cpu, gc, as float64
+		for j := sp.from; j <= sp.to; j++ {
+			cpu += w[j].CPUUsed
+			gc += w[j].GCCPU
+			as += w[j].Assist
+		}
+		totCPU, totGC, totAssist = totCPU+cpu, totGC+gc, totAssist+as
+		gp, ap := pct(gc, cpu), pct(as, cpu)
+		cls, why := Healthy, ""
+		switch {
+		case gp >= th.DegradedGC:
+			cls, why = Degraded, fmt.Sprintf("GC CPU %.1f%% >= %g%%", gp, th.DegradedGC)
+		case ap >= th.DegradedAssist:
+			cls, why = Degraded, fmt.Sprintf("assist %.1f%% >= %g%%", ap, th.DegradedAssist)
+		case gp >= th.HealthyGC:
+			cls, why = Elevated, fmt.Sprintf("GC CPU %.1f%%", gp)
+		case ap >= th.HealthyAssist:
+			cls, why = Elevated, fmt.Sprintf("assist %.1f%%", ap)
+		}
+		for j := sp.from; j <= sp.to; j++ {
+			v.Windows[j] = WindowHealth{T: w[j].T, Class: cls, GCPct: gp, AssistPct: ap, Span: [2]int{sp.from, sp.to}, Why: why}
+		}
+	}
+	v.GCPct, v.AssistPct = pct(totGC, totCPU), pct(totAssist, totCPU)
+
+	// Per-window conditions: heap over goal, limiter, failure run.
+	best := 0.0
+	run := 0
+	prevLimiter := uint64(0)
+	if len(w) > 0 {
+		prevLimiter = w[0].LimiterLast
+	}
+	for i := range w {
+		s := w[i]
+		wh := &v.Windows[i]
+		if s.HeapGoal > 0 && s.HeapObjects > s.HeapGoal {
+			wh.OverGoal = true
+			if wh.Class.rank() < Degraded.rank() {
+				wh.Class = Degraded
+				wh.Why = fmt.Sprintf("heap %.1f MiB above goal %.1f MiB", float64(s.HeapObjects)/(1<<20), float64(s.HeapGoal)/(1<<20))
+			}
+		}
+		// The limiter engaged in this window: last-enabled advanced, or it
+		// names the cycle in progress.
+		wh.Limiter = s.LimiterLast > prevLimiter || (s.LimiterLast > 0 && s.LimiterLast >= s.LimiterCycles)
+		prevLimiter = max(prevLimiter, s.LimiterLast)
+		if wh.Limiter {
+			v.LimiterOn += s.Dur
+		}
+		best = max(best, s.MBps)
+		if s.MemLimit > 0 && float64(s.HeapLive) >= th.FailLive/100*float64(s.MemLimit) &&
+			wh.Limiter && s.MBps < th.FailThroughput/100*best {
+			wh.Failing = true
+			run++
+		} else {
+			run = 0
+		}
+		if run >= th.FailWindows && v.Class != Failed {
+			wh.Class = Failed
+			wh.Why = fmt.Sprintf("live heap %s >= %g%% of GOMEMLIMIT %s, limiter engaged, %.1f MB/s < %g%% of best %.1f, %d windows in a row",
+				mib(s.HeapLive), th.FailLive, mib(s.MemLimit), s.MBps, th.FailThroughput, best, run)
+			v.Class, v.Why = Failed, "collector could not hold the heap: "+wh.Why
+			v.FailedAt, v.FailedT = s.Progress, s.T
+		} else if run > 0 && v.Class == Failed {
+			wh.Class = Failed
+		}
+	}
+	for _, wh := range v.Windows {
+		v.Counts[wh.Class]++
+	}
+	if v.Class == Failed {
+		return v
+	}
+	if exit.RSSCap || exit.Died {
+		last := Sample{}
+		if len(w) > 0 {
+			last = w[len(w)-1]
+		}
+		v.Class, v.FailedAt, v.FailedT = Failed, last.Progress, last.T
+		if exit.RSSCap {
+			v.Why = "resident memory passed the hard cap"
+		} else {
+			v.Why = "the child died"
+		}
+		if exit.Message != "" {
+			v.Why += " (" + exit.Message + ")"
+		}
+		return v
+	}
+	// The scenario's class: the worst class c such that windows of class c
+	// or worse make up at least Share of the windows after warm-up (one
+	// stray window does not make a run degraded).
+	warm := th.Warmup.Seconds()
+	if n := len(v.Windows); n > 0 && v.Windows[n-1].T < warm {
+		warm = 0 // a scenario shorter than its warm-up: every window counts
+	}
+	var counted []WindowHealth
+	for _, wh := range v.Windows {
+		if wh.T >= warm {
+			counted = append(counted, wh)
+		}
+	}
+	for _, c := range []Class{Degraded, Elevated} {
+		n, first := 0, -1
+		for i, wh := range counted {
+			if wh.Class.rank() >= c.rank() {
+				n++
+				if first < 0 {
+					first = i
+				}
+			}
+		}
+		if n > 0 && float64(n) >= th.Share/100*float64(len(counted)) {
+			v.Class = c
+			v.Why = fmt.Sprintf("%d of %d windows after warm-up %s or worse (first at %.1f s: %s)", n, len(counted), c, counted[first].T, counted[first].Why)
+			return v
+		}
+	}
+	v.Why = fmt.Sprintf("GC CPU %.1f%%, assist %.1f%% over the run", v.GCPct, v.AssistPct)
+	return v
+}
+
+func pct(x, total float64) float64 {
+	if total <= 0 {
+		return 0
+	}
+	return 100 * x / total
+}
+
+func mib(b uint64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }

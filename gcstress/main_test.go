@@ -1,0 +1,27 @@
+package gcstress
+
+import (
+	"context"
+	"flag"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata")
+
+// TestMain makes the test binary a gcstress child when ChildEnv is set, so
+// the runner tests re-execute this binary exactly as the command does.
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(ChildEnv); spec != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := childMain(ctx, spec, os.Stdout)
+		stop()
+		if err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+		}
+		os.Exit(ExitCode(err))
+	}
+	os.Exit(m.Run())
+}

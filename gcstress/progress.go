@@ -1,0 +1,133 @@
+package gcstress
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+
+	"github.com/writegc/writegc/internal/workload"
+)
+
+// progress shows the run as it goes: on a terminal, one mpb bar per
+// scenario with keys, MB/s, GC % and health; otherwise a plain line per
+// scenario every few seconds and one when it ends. Progress goes to the
+// writer given (stderr), so the report on stdout stays clean. Methods are
+// called from the runner's goroutine; the bar's decorators read a snapshot
+// under a mutex.
+type progress struct {
+	w     io.Writer
+	n     int
+	tty   bool
+	p     *mpb.Progress
+	bar   *mpb.Bar
+	mu    sync.Mutex
+	cur   string // the bar's status text
+	last  time.Time
+	i     int
+	label string
+}
+
+// plainEvery is how often plain progress lines are printed.
+const plainEvery = 5 * time.Second
+
+func newProgress(w io.Writer, n int) *progress {
+	pr := &progress{w: w, n: n}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		pr.tty = true
+		pr.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(32), mpb.WithRefreshRate(200*time.Millisecond))
+	}
+	return pr
+}
+
+func (pr *progress) start(i int, s Scenario) {
+	pr.i, pr.label, pr.last = i, fmt.Sprintf("[%d/%d] %-16s", i+1, pr.n, s.Name), time.Now()
+	pr.setStatus("starting")
+	if !pr.tty {
+		fmt.Fprintf(pr.w, "%s start: %s\n", pr.label, s.Describe())
+		return
+	}
+	pr.bar = pr.p.AddBar(1000,
+		mpb.PrependDecorators(decor.Name(pr.label), decor.Percentage(decor.WCSyncSpace)),
+		mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
+			pr.mu.Lock()
+			defer pr.mu.Unlock()
+			return pr.cur
+		})),
+	)
+}
+
+func (pr *progress) setStatus(s string) {
+	pr.mu.Lock()
+	pr.cur = s
+	pr.mu.Unlock()
+}
+
+func statusLine(l Sample, v Verdict) string {
+	cls := Healthy
+	gc := 0.0
+	if n := len(v.Windows); n > 0 {
+		cls, gc = v.Windows[n-1].Class, v.Windows[n-1].GCPct
+	}
+	if v.Class == Failed {
+		cls = Failed
+	}
+	return fmt.Sprintf("%s keys %6.1f MB/s GC %4.1f%% heap %s RSS %s %s",
+		workload.FormatCount(roundCount(l.Keys)), l.MBps, gc, mib(l.HeapObjects), mib(l.RSS), cls)
+}
+
+// roundCount keeps three significant figures so FormatCount prints 12.3M
+// style numbers compactly.
+func roundCount(n int64) int64 {
+	switch {
+	case n >= 1e9:
+		return n / 1e6 * 1e6
+	case n >= 1e6:
+		return n / 1e3 * 1e3
+	}
+	return n
+}
+
+func (pr *progress) line(s Scenario, l Sample, v Verdict) {
+	if l.Type != "window" {
+		return
+	}
+	st := statusLine(l, v)
+	pr.setStatus(st)
+	if pr.tty {
+		pr.bar.SetCurrent(int64(l.Progress * 1000))
+		return
+	}
+	if time.Since(pr.last) >= plainEvery {
+		pr.last = time.Now()
+		fmt.Fprintf(pr.w, "%s %3.0f%% %s\n", pr.label, 100*l.Progress, st)
+	}
+}
+
+func (pr *progress) done(r Result) {
+	msg := cellText(r) + " " + string(r.Verdict.Class)
+	if r.Verdict.Class != Healthy {
+		msg += ": " + r.Verdict.Why
+	}
+	if !pr.tty {
+		fmt.Fprintf(pr.w, "%s done in %.1f s: %s\n", pr.label, r.Wall, msg)
+		return
+	}
+	pr.setStatus(fmt.Sprintf("%s in %.0f s", msg, r.Wall))
+	if r.Verdict.Class == Failed || r.Stopped != "" {
+		pr.bar.Abort(false)
+	} else {
+		pr.bar.SetTotal(-1, true)
+	}
+}
+
+func (pr *progress) close() {
+	if pr.p != nil {
+		pr.p.Wait()
+	}
+}

@@ -1,0 +1,102 @@
+package gcstress
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// WriteMarkdown writes report.md: the run's settings and machine, the
+// addendum table, the failure scenarios, the GC table, each scenario's
+// settings and health reason, the profile accounts, the charts (file names
+// relative to the report) and the thresholds.
+func WriteMarkdown(w io.Writer, sum *Summary, charts []string) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "# gcstress report\n\n")
+	fmt.Fprintf(ew, "- command: `%s`\n", sum.Command)
+	if sum.Commit != "" {
+		fmt.Fprintf(ew, "- commit: %s\n", sum.Commit)
+	}
+	fmt.Fprintf(ew, "- Go: %s, GOEXPERIMENT %s, %s/%s\n", sum.GoVersion, sum.GOEXPERIMENT, sum.GOOS, sum.GOARCH)
+	fmt.Fprintf(ew, "- machine: %d CPUs (%s), %s memory\n", sum.CPUs, orUnknown(sum.CPUModel), gib(sum.MemTotal))
+	fmt.Fprintf(ew, "- started %s, finished %s (%.0f s)\n", sum.Started.Format("2006-01-02 15:04:05Z"),
+		sum.Finished.Format("15:04:05Z"), sum.Finished.Sub(sum.Started).Seconds())
+	if sum.Interrupted {
+		fmt.Fprintf(ew, "- **interrupted**: this report covers the %d scenario(s) that ran\n", len(sum.Results))
+	}
+	if len(group(sum.Results, "matrix")) > 0 {
+		fmt.Fprintf(ew, "\n## Random write throughput\n\nKey+value MB/s (MB = 2^20 B) and health, as the Hypertable addendum's table.\n\n")
+		h, rows := addendumTable(sum.Results)
+		renderTable(ew, h, rows)
+	}
+	if len(group(sum.Results, "failure", "stall")) > 0 {
+		fmt.Fprintf(ew, "\n## Failure scenario\n\n%s.\n\n", failureSettings(sum.Results))
+		h, rows := failureTable(sum.Results)
+		renderTable(ew, h, rows)
+	}
+	fmt.Fprintf(ew, "\n## GC per scenario\n\n")
+	h, rows := gcTable(sum.Results)
+	renderTable(ew, h, rows)
+	fmt.Fprintf(ew, "\n## Scenarios\n\n")
+	for _, r := range sum.Results {
+		fmt.Fprintf(ew, "- **%s** (%s): %s. %s", r.Scenario.Name, r.Scenario.Describe(), r.Verdict.Class, r.Verdict.Why)
+		if r.End != nil {
+			fmt.Fprintf(ew, "; load stopped: %s", r.End.Reason)
+		}
+		if r.Stopped != "" {
+			fmt.Fprintf(ew, "; stopped by the parent: %s", r.Stopped)
+		}
+		if r.Exit.Message != "" {
+			fmt.Fprintf(ew, "; exit: %s", r.Exit.Message)
+		}
+		if r.Flight != "" {
+			fmt.Fprintf(ew, "; flight recorder: `%s`", rel(sum.Out, r.Flight))
+		}
+		fmt.Fprintf(ew, ".\n")
+	}
+	var accounts []Result
+	for _, r := range sum.Results {
+		if r.Account != "" {
+			accounts = append(accounts, r)
+		}
+	}
+	if len(accounts) > 0 {
+		fmt.Fprintf(ew, "\n## Profile accounts\n\n")
+		for _, r := range accounts {
+			fmt.Fprintf(ew, "### %s\n\n%s\n", r.Scenario.Name, strings.TrimSpace(r.Account))
+			fmt.Fprintln(ew)
+		}
+	}
+	if len(charts) > 0 {
+		fmt.Fprintf(ew, "\n## Charts\n\n")
+		for _, c := range charts {
+			if strings.HasSuffix(c, ".png") {
+				fmt.Fprintf(ew, "![%s](%s)\n\n", strings.TrimSuffix(c, ".png"), c)
+			}
+		}
+	}
+	fmt.Fprintf(ew, "\n## Health rules\n\n%s.\n\n%s\n", sum.Rules, sum.SpanNote)
+	return ew.err
+}
+
+func rel(base, p string) string {
+	if r, err := filepath.Rel(base, p); err == nil {
+		return r
+	}
+	return p
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "model unknown"
+	}
+	return s
+}
+
+func gib(b uint64) string {
+	if b == 0 {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+}

@@ -1,0 +1,324 @@
+package gcstress
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/writegc/writegc/internal/workload"
+)
+
+// figures are a scenario's whole-run numbers for the tables.
+type figures struct {
+	MBps                      float64
+	Keys                      int64
+	Seconds                   float64
+	Cycles                    uint64
+	GCPct, AssistPct          float64
+	PauseP50, PauseP99, PMax  float64 // microseconds
+	PeakHeap, PeakRSS, Unused uint64
+	LatP50, LatP99, LatP999   int64
+	LatMax, LatN              int64
+	LatMean                   float64
+	LatMin, LatP95            int64
+	BlockedS                  float64
+	Flushes                   int64
+}
+
+func figuresOf(r Result) figures {
+	var f figures
+	l := r.Last
+	if r.End != nil {
+		l = *r.End
+	}
+	f.Keys, f.Seconds, f.Cycles, f.Flushes = l.Keys, l.T, l.Cycles, l.Flushes
+	if l.T > 0 {
+		f.MBps = float64(l.Bytes) / (1 << 20) / l.T
+	}
+	f.GCPct, f.AssistPct = r.Verdict.GCPct, r.Verdict.AssistPct
+	f.BlockedS = float64(l.BlockedNanos) / 1e9
+	for _, w := range r.Windows {
+		f.PeakHeap = max(f.PeakHeap, w.HeapObjects)
+		f.PeakRSS = max(f.PeakRSS, w.RSS)
+		f.Unused = max(f.Unused, w.HeapUnused)
+		f.PauseP99 = max(f.PauseP99, w.PauseP99us)
+		f.PMax = max(f.PMax, w.PauseMaxus)
+		f.PauseP50 = max(f.PauseP50, w.PauseP50us)
+		f.LatMax = max(f.LatMax, w.LatMax)
+	}
+	if e := r.End; e != nil {
+		f.PeakHeap, f.PeakRSS = max(f.PeakHeap, e.PeakHeap), max(f.PeakRSS, e.PeakRSS)
+		f.PauseP50, f.PauseP99, f.PMax = e.PauseP50us, e.PauseP99us, max(f.PMax, e.PauseMaxus)
+		f.LatP50, f.LatP99, f.LatP999, f.LatMax, f.LatN = e.LatP50, e.LatP99, e.LatP999, max(f.LatMax, e.LatMax), e.LatN
+		f.LatMean, f.LatMin, f.LatP95 = e.LatMean, e.LatMin, e.LatP95
+	} else {
+		// No end line (the child died): the worst window's latencies.
+		for _, w := range r.Windows {
+			f.LatP50, f.LatP99, f.LatP999 = max(f.LatP50, w.LatP50), max(f.LatP99, w.LatP99), max(f.LatP999, w.LatP999)
+			f.LatN += w.LatN
+		}
+	}
+	return f
+}
+
+// cellText is a scenario's cell in the addendum table: MB/s, or
+// "failed at 60% (limiter on 12 s)" as the addendum reported HBase.
+func cellText(r Result) string {
+	f := figuresOf(r)
+	v := r.Verdict
+	if v.Class == Failed {
+		var why []string
+		switch {
+		case r.Exit.RSSCap:
+			why = append(why, "RSS cap")
+		case r.Exit.Died:
+			why = append(why, "died: "+r.Exit.Message)
+		}
+		if v.LimiterOn > 0 {
+			why = append(why, fmt.Sprintf("limiter on %.0f s", v.LimiterOn))
+		}
+		s := fmt.Sprintf("failed at %.0f%%", 100*v.FailedAt)
+		if len(why) > 0 {
+			s += " (" + strings.Join(why, ", ") + ")"
+		}
+		return s
+	}
+	s := fmt.Sprintf("%.1f", f.MBps)
+	switch {
+	case r.Stopped == "interrupted":
+		s += fmt.Sprintf(" (interrupted at %.0f%%)", 100*r.Last.Progress)
+	case r.End != nil && r.End.Reason == "duration":
+		s += fmt.Sprintf(" (%.0f%% in %.0f s)", 100*r.End.Progress, r.End.T)
+	}
+	return s
+}
+
+// kindsOf lists the kinds of the results, in order of first appearance.
+func kindsOf(rs []Result) []string {
+	var ks []string
+	for _, r := range rs {
+		if !slices.Contains(ks, r.Scenario.Kind) {
+			ks = append(ks, r.Scenario.Kind)
+		}
+	}
+	return ks
+}
+
+func group(rs []Result, g ...string) []Result {
+	var out []Result
+	for _, r := range rs {
+		if slices.Contains(g, r.Scenario.Group) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// addendumTable is the Hypertable addendum's table: one row per value size
+// and key count, one MB/s column per kind, health under each figure.
+func addendumTable(rs []Result) (header []string, rows [][]string) {
+	m := group(rs, "matrix")
+	kinds := kindsOf(m)
+	header = []string{"Value Size", "Key Count"}
+	for _, k := range kinds {
+		header = append(header, k+" MB/s")
+	}
+	type rk struct{ v, k int64 }
+	var order []rk
+	cells := map[rk]map[string]Result{}
+	for _, r := range m {
+		key := rk{r.Scenario.Value, r.Scenario.Keys}
+		if cells[key] == nil {
+			cells[key] = map[string]Result{}
+			order = append(order, key)
+		}
+		cells[key][r.Scenario.Kind] = r
+	}
+	for _, key := range order {
+		row := []string{workload.FormatSize(key.v), commas(key.k)}
+		for _, k := range kinds {
+			r, ok := cells[key][k]
+			if !ok {
+				row = append(row, "-")
+				continue
+			}
+			c := cellText(r)
+			if r.Verdict.Class != Failed {
+				c += " " + string(r.Verdict.Class)
+			}
+			row = append(row, c)
+		}
+		rows = append(rows, row)
+	}
+	return header, rows
+}
+
+// failureTable shows the failure and stall scenarios side by side.
+func failureTable(rs []Result) (header []string, rows [][]string) {
+	header = []string{"Scenario", "Result", "Health", "Keys written", "Peak heap", "Peak RSS", "Limiter on", "Put p99", "Put p99.9", "Put max", "Writers blocked"}
+	for _, r := range group(rs, "failure", "stall") {
+		f := figuresOf(r)
+		res := cellText(r)
+		if r.Verdict.Class != Failed {
+			res += " MB/s"
+		}
+		rows = append(rows, []string{r.Scenario.Name, res, string(r.Verdict.Class),
+			fmt.Sprintf("%s (%.0f%%)", commas(f.Keys), 100*r.Last.Progress), mib(f.PeakHeap), mib(f.PeakRSS),
+			fmt.Sprintf("%.0f s", r.Verdict.LimiterOn), ns(f.LatP99), ns(f.LatP999), ns(f.LatMax), fmt.Sprintf("%.1f s", f.BlockedS)})
+	}
+	return header, rows
+}
+
+// gcTable is the GC table: one row per scenario.
+func gcTable(rs []Result) (header []string, rows [][]string) {
+	header = []string{"Scenario", "MB/s", "Cycles", "GC CPU %", "Assist %", "Pause p50/p99/max", "Peak heap", "Peak RSS", "Frag (heap unused)", "Put p50/p99/p99.9", "Health"}
+	for _, r := range rs {
+		f := figuresOf(r)
+		rows = append(rows, []string{r.Scenario.Name, fmt.Sprintf("%.1f", f.MBps), fmt.Sprint(f.Cycles),
+			fmt.Sprintf("%.1f", f.GCPct), fmt.Sprintf("%.1f", f.AssistPct),
+			fmt.Sprintf("%s/%s/%s", us(f.PauseP50), us(f.PauseP99), us(f.PMax)),
+			mib(f.PeakHeap), mib(f.PeakRSS), mib(f.Unused),
+			fmt.Sprintf("%s/%s/%s", ns(f.LatP50), ns(f.LatP99), ns(f.LatP999)), string(r.Verdict.Class)})
+	}
+	return header, rows
+}
+
+// WriteTable prints the terminal report: the addendum table, the failure
+// scenarios, the GC table, why each unhealthy scenario is classed so, and
+// the thresholds.
+func WriteTable(w io.Writer, sum *Summary) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "gcstress: %s, GOEXPERIMENT %s, %s/%s, %d CPUs\n", sum.GoVersion, sum.GOEXPERIMENT, sum.GOOS, sum.GOARCH, sum.CPUs)
+	if sum.Interrupted {
+		fmt.Fprintf(ew, "INTERRUPTED: the report covers the %d scenario(s) that ran.\n", len(sum.Results))
+	}
+	if len(group(sum.Results, "matrix")) > 0 {
+		fmt.Fprintf(ew, "\nRandom write throughput (key+value MB/s, MB = 2^20 B), health per scenario:\n")
+		h, rows := addendumTable(sum.Results)
+		renderTable(ew, h, rows)
+	}
+	if len(group(sum.Results, "failure", "stall")) > 0 {
+		fmt.Fprintf(ew, "\nFailure scenario: %s\n", failureSettings(sum.Results))
+		h, rows := failureTable(sum.Results)
+		renderTable(ew, h, rows)
+	}
+	fmt.Fprintf(ew, "\nGC per scenario:\n")
+	h, rows := gcTable(sum.Results)
+	renderTable(ew, h, rows)
+	fmt.Fprintln(ew)
+	for _, r := range sum.Results {
+		if r.Verdict.Class != Healthy {
+			fmt.Fprintf(ew, "%s: %s: %s\n", r.Scenario.Name, r.Verdict.Class, r.Verdict.Why)
+		}
+	}
+	for _, r := range sum.Results {
+		if r.Headline != "" {
+			fmt.Fprintf(ew, "profile %s\n", r.Headline)
+		}
+	}
+	fmt.Fprintf(ew, "\nThresholds: %s.\n%s\n", sum.Rules, sum.SpanNote)
+	return ew.err
+}
+
+func failureSettings(rs []Result) string {
+	for _, r := range rs {
+		if r.Scenario.Group == "failure" || r.Scenario.Group == "stall" {
+			s := r.Scenario
+			return fmt.Sprintf("%s values, %s keys, memstore %s x %d regions, flush %s/s, GOMEMLIMIT %s, RSS cap %s, %d writers; backpressure off unless the name says stall",
+				workload.FormatSize(s.Value), workload.FormatCount(s.Keys), workload.FormatSize(s.Memstore), s.Regions,
+				sizeOrOff(s.FlushBW), sizeOrOff(s.MemLimit), sizeOrOff(s.RSSCap), s.Writers)
+		}
+	}
+	return ""
+}
+
+func sizeOrOff(n int64) string {
+	if n == 0 {
+		return "off"
+	}
+	return workload.FormatSize(n)
+}
+
+// renderTable prints a pipe table (valid Markdown, readable in a terminal).
+func renderTable(w io.Writer, header []string, rows [][]string) {
+	width := make([]int, len(header))
+	for i, h := range header {
+		width[i] = utf8.RuneCountInString(h)
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	line := func(cells []string) {
+		var b strings.Builder
+		b.WriteString("|")
+		for i, c := range cells {
+			b.WriteString(" " + c + strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)) + " |")
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	line(header)
+	sep := make([]string, len(header))
+	for i := range sep {
+		sep[i] = strings.Repeat("-", width[i])
+	}
+	line(sep)
+	for _, r := range rows {
+		line(r)
+	}
+}
+
+func commas(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// ns formats nanoseconds compactly.
+func ns(v int64) string {
+	switch {
+	case v <= 0:
+		return "-"
+	case v < 1_000:
+		return fmt.Sprintf("%dns", v)
+	case v < 1_000_000:
+		return fmt.Sprintf("%.1fµs", float64(v)/1e3)
+	case v < 1_000_000_000:
+		return fmt.Sprintf("%.1fms", float64(v)/1e6)
+	}
+	return fmt.Sprintf("%.2fs", float64(v)/1e9)
+}
+
+// us formats microseconds compactly.
+func us(v float64) string {
+	if v <= 0 {
+		return "-"
+	}
+	return ns(int64(v * 1e3))
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}

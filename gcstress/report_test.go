@@ -1,0 +1,88 @@
+package gcstress
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// fixedSummary builds a Summary from the recorded streams with fixed
+// machine fields, so reports are reproducible.
+func fixedSummary(t *testing.T) *Summary {
+	t.Helper()
+	th := DefaultThresholds()
+	th.Warmup = 500 * time.Millisecond
+	sum := &Summary{Command: "gcstress -quick (recorded)", GoVersion: "go1.26.x", GOEXPERIMENT: "(default)", GOOS: "linux", GOARCH: "amd64",
+		CPUs: 2, CPUModel: "test CPU", MemTotal: 24 << 30, Thresholds: th, Rules: th.String(), SpanNote: SpanNote, Out: "out",
+		Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Finished: time.Date(2026, 1, 2, 3, 9, 5, 0, time.UTC)}
+	for _, f := range []string{"matrix.jsonl", "failure.jsonl", "died.jsonl"} {
+		in, err := os.Open(filepath.Join("testdata", "streams", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := ReadResults(in, th)
+		in.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "died.jsonl" {
+			rs[0].Scenario.Name = "died/heap"
+		}
+		sum.Results = append(sum.Results, rs...)
+	}
+	return sum
+}
+
+func TestReportGolden(t *testing.T) {
+	sum := fixedSummary(t)
+	for _, tc := range []struct {
+		file  string
+		write func(*bytes.Buffer) error
+	}{
+		{"report_table.golden", func(b *bytes.Buffer) error { return WriteTable(b, sum) }},
+		{"report_ycsb.golden", func(b *bytes.Buffer) error { return WriteYCSB(b, sum) }},
+		{"report_pe.golden", func(b *bytes.Buffer) error { return WritePE(b, sum) }},
+		{"report_md.golden", func(b *bytes.Buffer) error {
+			return WriteMarkdown(b, sum, []string{"timeline-10B.png", "timeline-10B.svg", "throughput.png"})
+		}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.write(&b); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join("testdata", tc.file), b.Bytes())
+		})
+	}
+}
+
+func TestChartsFromRecordedStreams(t *testing.T) {
+	dir := t.TempDir()
+	files, err := WriteCharts(dir, fixedSummary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"timeline-10B.png": true, "timeline-1KB.svg": true, "timeline-failure.png": true, "throughput.png": true}
+	for _, f := range files {
+		delete(want, f)
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() < 1000 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("missing charts %v (got %v)", want, files)
+	}
+}
+
+func TestCellText(t *testing.T) {
+	r := Result{Verdict: Verdict{Class: Failed, FailedAt: 0.6, LimiterOn: 12}, Last: Sample{T: 10, Bytes: 10 << 20}}
+	if got := cellText(r); got != "failed at 60% (limiter on 12 s)" {
+		t.Fatalf("cell %q", got)
+	}
+	r = Result{Verdict: Verdict{Class: Healthy}, End: &Sample{T: 2, Bytes: 200 << 20, Reason: "keys"}}
+	if got := cellText(r); got != "100.0" {
+		t.Fatalf("cell %q", got)
+	}
+}

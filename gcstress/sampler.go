@@ -1,0 +1,194 @@
+package gcstress
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/writegc/writegc/internal/gcmetrics"
+)
+
+// Latency histogram range: 1 ns to 100 s, 3 significant digits.
+const (
+	latMin    = 1
+	latMax    = 100 * int64(time.Second)
+	latDigits = 3
+)
+
+// latRecorder is one writer's latency histogram. record is called by its
+// writer only; drainInto by the sampler; a mutex (uncontended but for one
+// swap per window) orders the two.
+type latRecorder struct {
+	mu sync.Mutex
+	h  *hdrhistogram.Histogram
+}
+
+func newLatRecorder() *latRecorder {
+	return &latRecorder{h: hdrhistogram.New(latMin, latMax, latDigits)}
+}
+
+func (r *latRecorder) record(ns int64) {
+	if ns > latMax {
+		ns = latMax
+	}
+	r.mu.Lock()
+	_ = r.h.RecordValue(ns)
+	r.mu.Unlock()
+}
+
+// drainInto adds the recorder's counts to dst and resets it.
+func (r *latRecorder) drainInto(dst *hdrhistogram.Histogram) {
+	r.mu.Lock()
+	dst.Merge(r.h)
+	r.h.Reset()
+	r.mu.Unlock()
+}
+
+// sampler turns runtime/metrics readings, progress counters, RSS and the
+// writers' latency histograms into window Samples. It is used by one
+// goroutine (the child's sampling loop).
+type sampler struct {
+	spec        Scenario
+	reader      *gcmetrics.Reader
+	first, prev gcmetrics.Snapshot
+	start, last time.Time
+	prevKeys    int64
+	prevBytes   int64
+	recs        []*latRecorder
+	win, run    *hdrhistogram.Histogram
+	peakHeap    uint64
+	peakRSS     uint64
+}
+
+func newSampler(spec Scenario, start time.Time) *sampler {
+	s := &sampler{spec: spec, reader: gcmetrics.NewReader(), start: start, last: start,
+		win: hdrhistogram.New(latMin, latMax, latDigits), run: hdrhistogram.New(latMin, latMax, latDigits)}
+	s.first = s.reader.Read()
+	s.prev = s.first
+	return s
+}
+
+// window closes the current window and returns its Sample.
+func (s *sampler) window(keys, nbytes int64, st engineStats) Sample {
+	now := time.Now()
+	snap := s.reader.Read()
+	d := gcmetrics.Sub(s.prev, snap)
+	dur := now.Sub(s.last).Seconds()
+	w := Sample{
+		Type: "window", T: now.Sub(s.start).Seconds(), Dur: dur,
+		Keys: keys, Bytes: nbytes, WinKeys: keys - s.prevKeys, WinBytes: nbytes - s.prevBytes,
+		Target: s.spec.Keys, Progress: fraction(keys, s.spec.Keys),
+		Cycles: snap.Cycles - s.first.Cycles, WinCycles: d.Cycles,
+	}
+	if dur > 0 {
+		w.MBps = float64(w.WinBytes) / (1 << 20) / dur
+	}
+	fillGC(&w, d, snap)
+	fillEngine(&w, st)
+	w.RSS = readRSS()
+	s.win.Reset()
+	for _, r := range s.recs {
+		r.drainInto(s.win)
+	}
+	s.run.Merge(s.win)
+	fillLatency(&w, s.win)
+	s.peakHeap = max(s.peakHeap, snap.HeapObjects)
+	s.peakRSS = max(s.peakRSS, w.RSS)
+	s.prev, s.last, s.prevKeys, s.prevBytes = snap, now, keys, nbytes
+	return w
+}
+
+// end is the whole run's record. Call it after the last window.
+func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st engineStats) Sample {
+	snap := s.reader.Read()
+	d := gcmetrics.Sub(s.first, snap)
+	e := Sample{Type: "end", T: elapsed.Seconds(), Dur: elapsed.Seconds(), Keys: keys, Bytes: nbytes,
+		Target: s.spec.Keys, Progress: fraction(keys, s.spec.Keys), Cycles: d.Cycles}
+	if elapsed > 0 {
+		e.MBps = float64(nbytes) / (1 << 20) / elapsed.Seconds()
+	}
+	fillGC(&e, d, snap)
+	fillEngine(&e, st)
+	e.RSS = readRSS()
+	for _, r := range s.recs {
+		r.drainInto(s.run)
+	}
+	fillLatency(&e, s.run)
+	if s.run.TotalCount() > 0 {
+		e.Hist = s.run.Export()
+	}
+	e.PeakHeap = max(s.peakHeap, snap.HeapObjects)
+	e.PeakRSS = max(s.peakRSS, e.RSS)
+	return e
+}
+
+func fillGC(w *Sample, d gcmetrics.Delta, snap gcmetrics.Snapshot) {
+	w.Pauses = d.Pauses.Count()
+	w.PauseP50us = d.Pauses.Quantile(0.50) * 1e6
+	w.PauseP99us = d.Pauses.Quantile(0.99) * 1e6
+	w.PauseMaxus = d.Pauses.Max() * 1e6
+	w.CPUUsed, w.GCCPU, w.Assist, w.Dedicated, w.IdleMark = d.CPUUsed, d.GCCPU, d.Assist, d.Dedicated, d.IdleMark
+	w.GCPct, w.AssistPct = d.GCCPUPercent(), d.AssistPercent()
+	w.HeapLive, w.HeapGoal, w.HeapObjects, w.HeapUnused = snap.HeapLive, snap.HeapGoal, snap.HeapObjects, snap.HeapUnused
+	if snap.MemLimit < math.MaxInt64 {
+		w.MemLimit = snap.MemLimit
+	}
+	w.LimiterLast, w.LimiterCycles = snap.LimiterLastEnabled, snap.Cycles
+}
+
+func fillEngine(w *Sample, st engineStats) {
+	w.Flushes, w.FlushedBytes, w.PendingFlushes = st.Flushes, st.FlushedBytes, st.PendingFlushes
+	w.MemtableBytes, w.BlockedNanos = st.MemtableBytes, st.BlockedNanos
+}
+
+func fillLatency(w *Sample, h *hdrhistogram.Histogram) {
+	n := h.TotalCount()
+	if n == 0 {
+		return
+	}
+	w.LatN = n
+	w.LatP50 = h.ValueAtQuantile(50)
+	w.LatP95 = h.ValueAtQuantile(95)
+	w.LatP99 = h.ValueAtQuantile(99)
+	w.LatP999 = h.ValueAtQuantile(99.9)
+	w.LatMax = h.Max()
+	w.LatMin = h.Min()
+	w.LatMean = h.Mean()
+}
+
+func fraction(keys, target int64) float64 {
+	if target <= 0 {
+		return 0
+	}
+	return math.Min(1, float64(keys)/float64(target))
+}
+
+var pageSize = uint64(os.Getpagesize())
+
+// readRSS returns this process's resident memory from /proc/self/statm
+// (0 where there is no /proc).
+func readRSS() uint64 { return readStatm("/proc/self/statm") }
+
+// readPidRSS returns another process's resident memory.
+func readPidRSS(pid int) uint64 { return readStatm("/proc/" + strconv.Itoa(pid) + "/statm") }
+
+func readStatm(path string) uint64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	f := bytes.Fields(b)
+	if len(f) < 2 {
+		return 0
+	}
+	n, err := strconv.ParseUint(string(f[1]), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n * pageSize
+}

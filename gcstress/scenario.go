@@ -1,0 +1,102 @@
+package gcstress
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/writegc/writegc/internal/workload"
+)
+
+// Scenario is one child process's work: a memtable kind x value size x key
+// count x write path x memory settings. It travels to the child as JSON in
+// ChildEnv and is echoed in the child's start line. A Scenario is a plain
+// value, read-only once built.
+type Scenario struct {
+	Name  string `json:"name"`  // unique in a run, e.g. "heap/10B", "failure/arena"
+	Group string `json:"group"` // "matrix", "failure" or "stall"
+
+	Kind     string        `json:"kind"`
+	Value    int64         `json:"value"`    // value bytes (keys are workload.KeySize)
+	Keys     int64         `json:"keys"`     // keys to write (through flushes)
+	Duration time.Duration `json:"duration"` // cap on run time; 0 = none
+
+	Memstore          int64 `json:"memstore"`
+	Regions           int   `json:"regions"`
+	Flushers          int   `json:"flushers"`
+	FlushBW           int64 `json:"flush_bw"` // bytes/s; 0 unlimited
+	Backpressure      bool  `json:"backpressure"`
+	MaxPendingFlushes int   `json:"max_pending_flushes"`
+
+	GOGC     int   `json:"gogc"`
+	MemLimit int64 `json:"memlimit"` // GOMEMLIMIT; 0 = off
+	RSSCap   int64 `json:"rss_cap"`  // hard resident-memory cap; 0 = none
+
+	Path      string `json:"path"` // "server" or a writepath client path
+	Transport string `json:"transport,omitempty"`
+	Writers   int    `json:"writers"`
+
+	Window       time.Duration `json:"window"`        // 0: no windows
+	LatencyEvery int           `json:"latency_every"` // time one Put in N; 0 off
+	Profile      string        `json:"profile,omitempty"`
+	Dir          string        `json:"dir,omitempty"` // where profiles and flight.out go
+	Seed         uint64        `json:"seed"`
+
+	Thresholds Thresholds `json:"thresholds"` // for the flight recorder's trigger
+}
+
+// Label is the scenario's short description for tables and bars.
+func (s Scenario) Label() string {
+	b := fmt.Sprintf("%s %s", s.Kind, workload.FormatSize(s.Value))
+	if s.Group != "matrix" {
+		b = s.Group + " " + b
+	}
+	return b
+}
+
+// dirName is a file-system-safe form of Name.
+func (s Scenario) dirName() string {
+	return strings.NewReplacer("/", "-", " ", "_").Replace(s.Name)
+}
+
+// env is the child's environment additions: GOGC and GOMEMLIMIT.
+func (s Scenario) env() []string {
+	gogc := "off"
+	if s.GOGC > 0 {
+		gogc = fmt.Sprint(s.GOGC)
+	}
+	lim := "off"
+	if s.MemLimit > 0 {
+		lim = fmt.Sprintf("%dB", s.MemLimit)
+	}
+	return []string{"GOGC=" + gogc, "GOMEMLIMIT=" + lim}
+}
+
+// Describe is one line of settings for reports.
+func (s Scenario) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "kind %s, value %s, %s keys, memstore %s x %d regions, %d writers, path %s",
+		s.Kind, workload.FormatSize(s.Value), workload.FormatCount(s.Keys), workload.FormatSize(s.Memstore), s.Regions, s.Writers, s.Path)
+	if s.Path != "server" {
+		fmt.Fprintf(&b, "/%s", s.Transport)
+	}
+	fmt.Fprintf(&b, ", GOGC %s", strings.TrimPrefix(s.env()[0], "GOGC="))
+	if s.MemLimit > 0 {
+		fmt.Fprintf(&b, ", GOMEMLIMIT %s", workload.FormatSize(s.MemLimit))
+	}
+	if s.FlushBW > 0 {
+		fmt.Fprintf(&b, ", flush %s/s", workload.FormatSize(s.FlushBW))
+	}
+	if s.Backpressure {
+		fmt.Fprintf(&b, ", backpressure on (%d pending)", s.MaxPendingFlushes)
+	} else {
+		b.WriteString(", backpressure off")
+	}
+	if s.RSSCap > 0 {
+		fmt.Fprintf(&b, ", RSS cap %s", workload.FormatSize(s.RSSCap))
+	}
+	if s.Duration > 0 {
+		fmt.Fprintf(&b, ", cap %v", s.Duration)
+	}
+	return b.String()
+}
