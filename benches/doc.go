@@ -1,0 +1,19 @@
+// Package benches holds writegc's `go test -bench` suites over the memtables
+// and write paths: arena-chunked versus heap-allocated memtables, and direct
+// versus buffered write paths, for values of 10 B to 10 KB.
+//
+// Conventions (relied on by scripts/ and the CI gate):
+//   - Sub-benchmark names are key=value paths
+//     (BenchmarkPut/kind=arena/value=100B/keys=1M), so `benchstat -col /kind`
+//     compares layouts.
+//   - b.SetBytes counts key plus value bytes only.
+//   - GC cost is reported with b.ReportMetric after b.StopTimer: gc-cpu-%,
+//     assist-cpu-%, gc-pause-p99-ns, gc-cycles/op (see internal/gcmetrics for
+//     the definitions), heap-B/key (memory held per key beyond its key and
+//     value bytes, off-heap included) and fullgc-ns (one forced runtime.GC
+//     with the memtable live).
+//   - Cases that need more memory than the budget skip with the reason;
+//     large cases skip under -short so `make test` stays fast.
+//   - Keys are 16 random bytes generated before the timer starts into one
+//     flat buffer, so the harness adds no pointers of its own.
+package benches

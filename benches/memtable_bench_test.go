@@ -1,0 +1,281 @@
+package benches
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/writegc/writegc/arena"
+	"github.com/writegc/writegc/internal/gcmetrics"
+	"github.com/writegc/writegc/internal/workload"
+	"github.com/writegc/writegc/memtable"
+)
+
+var (
+	benchKinds  = []string{"heap", "arena", "offheap", "btree"}
+	benchValues = []int64{10, 100, 1 << 10, 10 << 10}
+	benchCounts = []int64{100_000, 1_000_000, 10_000_000}
+)
+
+// memBudget bounds the payload a case may hold (keys times key+value bytes).
+const memBudget = 2 << 30
+
+// table is a memtable plus the pool that feeds it (arena kinds), so a
+// benchmark can read off-heap mapped bytes and reuse warm chunks.
+type table struct {
+	kind string
+	pool *arena.Pool
+	m    memtable.Memtable
+}
+
+func newTable(b *testing.B, kind string, keys int64, value int64) *table {
+	t := &table{kind: kind}
+	if kind == "arena" || kind == "offheap" {
+		// Enough idle chunks to hold one full memtable: steady state reuses them.
+		per := keys * (workload.KeySize + value + 48)
+		p, err := arena.NewPool(arena.PoolOptions{MaxPooled: int(per/arena.DefaultChunkSize) + 2, OffHeap: kind == "offheap"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		t.pool = p
+	}
+	t.reset(b)
+	return t
+}
+
+func (t *table) reset(b *testing.B) {
+	if t.m != nil {
+		t.m.Close()
+	}
+	m, err := memtable.New(t.kind, memtable.Options{Pool: t.pool})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t.m = m
+}
+
+func (t *table) close() {
+	t.m.Close()
+	if t.pool != nil {
+		t.pool.Close()
+	}
+}
+
+func (t *table) mapped() int64 {
+	if t.pool == nil {
+		return 0
+	}
+	return t.pool.Stats().MappedBytes
+}
+
+func skipLarge(b *testing.B, keys, value int64) {
+	if testing.Short() && keys > 100_000 {
+		b.Skip("large case: skipped under -short")
+	}
+	if keys*(workload.KeySize+value) > memBudget {
+		b.Skipf("needs %d MiB of payload, over the %d MiB budget of this suite", keys*(workload.KeySize+value)>>20, memBudget>>20)
+	}
+}
+
+func caseName(kind string, value, keys int64) string {
+	return fmt.Sprintf("kind=%s/value=%s/keys=%s", kind, workload.FormatSize(value), workload.FormatCount(keys))
+}
+
+// liveHeap forces a collection and returns the live heap and the time the
+// collection took.
+func liveHeap(r *gcmetrics.Reader) (uint64, time.Duration) {
+	t := time.Now()
+	runtime.GC()
+	d := time.Since(t)
+	return r.Read().HeapLive, d
+}
+
+// reportMemory adds heap-B/key and fullgc-ns for the memtable t holds.
+func reportMemory(b *testing.B, r *gcmetrics.Reader, t *table, base uint64, value int64) {
+	live, gcTime := liveHeap(r)
+	n := int64(t.m.Len())
+	if n > 0 {
+		held := int64(live) - int64(base) + t.mapped()
+		b.ReportMetric(float64(held)/float64(n)-float64(workload.KeySize+value), "heap-B/key")
+	}
+	b.ReportMetric(float64(gcTime.Nanoseconds()), "fullgc-ns")
+}
+
+// BenchmarkPut inserts distinct random keys; one op is one Put. The memtable
+// is replaced (timer stopped) every `keys` Puts, so with -benchtime Nx for N
+// = keys one op fills exactly one memtable, and the arena kinds reuse the
+// previous memtable's chunks from the pool.
+func BenchmarkPut(b *testing.B) {
+	for _, keys := range benchCounts {
+		for _, value := range benchValues {
+			for _, kind := range benchKinds {
+				b.Run(caseName(kind, value, keys), func(b *testing.B) {
+					skipLarge(b, keys, value)
+					benchPut(b, kind, keys, value)
+				})
+			}
+		}
+	}
+}
+
+func benchPut(b *testing.B, kind string, keys, value int64) {
+	ks := workload.NewKeys(int(keys), workload.KeySize, 1)
+	v := workload.Value(int(value))
+	r := gcmetrics.NewReader()
+	base, _ := liveHeap(r)
+	t := newTable(b, kind, keys, value)
+	defer t.close()
+	b.SetBytes(workload.KeySize + value)
+	b.ResetTimer()
+	start := r.Read()
+	for i := range b.N {
+		j := i % int(keys)
+		if j == 0 && i > 0 {
+			b.StopTimer()
+			t.reset(b)
+			b.StartTimer()
+		}
+		if err := t.m.Put(ks.Key(j), v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	gcmetrics.Report(b, gcmetrics.Sub(start, r.Read()))
+	reportMemory(b, r, t, base, value)
+}
+
+// BenchmarkPutParallel is BenchmarkPut at 100 B values and 1M keys with g
+// goroutines writing disjoint keys into one memtable.
+func BenchmarkPutParallel(b *testing.B) {
+	const value, keys = 100, 1_000_000
+	gs := []int{1, 2}
+	if p := runtime.GOMAXPROCS(0); p > 2 {
+		gs = append(gs, p)
+	}
+	for _, g := range gs {
+		for _, kind := range benchKinds {
+			b.Run(fmt.Sprintf("kind=%s/value=100B/keys=1M/goroutines=%d", kind, g), func(b *testing.B) {
+				skipLarge(b, keys, value)
+				ks := workload.NewKeys(keys, workload.KeySize, 1)
+				v := workload.Value(value)
+				r := gcmetrics.NewReader()
+				t := newTable(b, kind, keys, value)
+				defer t.close()
+				b.SetBytes(workload.KeySize + value)
+				b.ResetTimer()
+				start := r.Read()
+				for done := 0; done < b.N; {
+					// One round fills at most one memtable.
+					n := min(b.N-done, keys)
+					var wg sync.WaitGroup
+					for w := range g {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							for j := w; j < n; j += g {
+								if err := t.m.Put(ks.Key(j), v); err != nil {
+									b.Error(err)
+									return
+								}
+							}
+						}()
+					}
+					wg.Wait()
+					done += n
+					if done < b.N {
+						b.StopTimer()
+						t.reset(b)
+						b.StartTimer()
+					}
+				}
+				b.StopTimer()
+				gcmetrics.Report(b, gcmetrics.Sub(start, r.Read()))
+			})
+		}
+	}
+}
+
+// filled returns a memtable holding keys keys of value bytes.
+func filled(b *testing.B, kind string, keys, value int64) (*table, *workload.Keys) {
+	ks := workload.NewKeys(int(keys), workload.KeySize, 1)
+	v := workload.Value(int(value))
+	t := newTable(b, kind, keys, value)
+	for i := range int(keys) {
+		if err := t.m.Put(ks.Key(i), v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return t, ks
+}
+
+// BenchmarkGet looks up random present keys in a full memtable.
+func BenchmarkGet(b *testing.B) {
+	const value = 100
+	for _, keys := range []int64{100_000, 1_000_000} {
+		for _, kind := range benchKinds {
+			b.Run(caseName(kind, value, keys), func(b *testing.B) {
+				skipLarge(b, keys, value)
+				t, ks := filled(b, kind, keys, value)
+				defer t.close()
+				r := gcmetrics.NewReader()
+				b.ResetTimer()
+				start := r.Read()
+				x := uint64(12345)
+				for range b.N {
+					x ^= x << 13
+					x ^= x >> 7
+					x ^= x << 17
+					if _, ok := t.m.Get(ks.Key(int(x % uint64(keys)))); !ok {
+						b.Fatal("missing key")
+					}
+				}
+				b.StopTimer()
+				gcmetrics.Report(b, gcmetrics.Sub(start, r.Read()))
+			})
+		}
+	}
+}
+
+// BenchmarkScan is one full ordered scan per op.
+func BenchmarkScan(b *testing.B) {
+	const value = 100
+	for _, keys := range []int64{100_000, 1_000_000} {
+		for _, kind := range benchKinds {
+			b.Run(caseName(kind, value, keys), func(b *testing.B) {
+				skipLarge(b, keys, value)
+				t, _ := filled(b, kind, keys, value)
+				defer t.close()
+				b.SetBytes(keys * (workload.KeySize + value))
+				b.ResetTimer()
+				for range b.N {
+					n := 0
+					for range t.m.All() {
+						n++
+					}
+					if n != int(keys) {
+						b.Fatalf("scan saw %d keys, want %d", n, keys)
+					}
+				}
+			})
+		}
+	}
+}
+
+var memmoveSink []byte
+
+// BenchmarkMemmove copies 64 MiB: the machine's copy bandwidth, in the same
+// run as the memtables, as the physical limit for large values.
+func BenchmarkMemmove(b *testing.B) {
+	b.Run("size=64MB", func(b *testing.B) {
+		src := workload.Value(64 << 20)
+		dst := make([]byte, len(src))
+		b.SetBytes(int64(len(src)))
+		b.ResetTimer()
+		for range b.N {
+			copy(dst, src)
+		}
+		memmoveSink = dst
+	})
+}
