@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,9 +18,13 @@ import (
 	"github.com/writegc/writegc/writepath"
 )
 
-// writeKind is the memtable kind of the write-path benchmarks: "arena" once
-// it exists, else the first kind there is.
+// writeKind is the memtable kind of the write-path benchmarks:
+// $WRITEGC_WRITE_KIND if set, else "arena" once it exists, else the first
+// kind there is.
 func writeKind() string {
+	if k := os.Getenv("WRITEGC_WRITE_KIND"); k != "" {
+		return k
+	}
 	for _, k := range memtable.Kinds() {
 		if k == "arena" {
 			return k
@@ -131,7 +136,7 @@ func BenchmarkMultiget(b *testing.B) {
 }
 
 func benchMultiget(b *testing.B, mode string, regions, threads int) {
-	n := 200_000
+	n := 100_000
 	if testing.Short() {
 		n = 20_000
 	}

@@ -129,6 +129,16 @@ func (r *Recorder) Errors(op string) int64 {
 	return r.errs[op]
 }
 
+// MarkEnd extends the measured run to t (e.g. the end of a final Flush
+// that no single operation's latency covers).
+func (r *Recorder) MarkEnd(t time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t.After(r.last) {
+		r.last = t
+	}
+}
+
 // Elapsed is the measured run time: from the end of the warm-up to the
 // latest recorded end.
 func (r *Recorder) Elapsed() time.Duration {

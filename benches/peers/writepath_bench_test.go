@@ -1,0 +1,83 @@
+package peers
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/writegc/writegc/internal/gcmetrics"
+	"github.com/writegc/writegc/internal/workload"
+	"github.com/writegc/writegc/writepath"
+)
+
+// BenchmarkPebbleWrite is the anchor for writepath's server side: Pebble's
+// write path, one Batch of one Set committed per Put with the WAL on a real
+// file and pebble.NoSync, from one goroutine, random 16-byte keys
+// (compare with writepath's BenchmarkServerPut below and
+// benches' BenchmarkWrite/path=direct/transport=inproc).
+func BenchmarkPebbleWrite(b *testing.B) {
+	for _, v := range peerValues {
+		b.Run("value="+workload.FormatSize(v), func(b *testing.B) {
+			db, err := pebble.Open(b.TempDir(), &pebble.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			value := workload.Value(int(v))
+			run(b, int(v), func(key []byte) error {
+				batch := db.NewBatch()
+				if err := batch.Set(key, value, nil); err != nil {
+					return err
+				}
+				err := batch.Commit(pebble.NoSync)
+				batch.Close()
+				return err
+			})
+		})
+	}
+}
+
+// BenchmarkServerPut is writepath's server side on the same terms: Server.Put
+// (no transport) into an arena memtable with the WAL on a real file, sync
+// mode none (acknowledged once handed to the WAL writer, as NoSync).
+func BenchmarkServerPut(b *testing.B) {
+	for _, v := range peerValues {
+		b.Run(fmt.Sprintf("value=%s", workload.FormatSize(v)), func(b *testing.B) {
+			s, err := writepath.NewServer(writepath.ServerOptions{Kind: "arena",
+				WAL: writepath.WALOptions{Dir: b.TempDir(), Sync: writepath.SyncNone}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			value := workload.Value(int(v))
+			run(b, int(v), func(key []byte) error { return s.Put(key, value) })
+		})
+	}
+}
+
+func run(b *testing.B, valueSize int, put func(key []byte) error) {
+	key := make([]byte, workload.KeySize)
+	seed := rand.Uint64()
+	h := writepath.NewHistogram()
+	b.SetBytes(int64(workload.KeySize + valueSize))
+	b.ReportAllocs()
+	r := gcmetrics.NewReader()
+	before := r.Read()
+	b.ResetTimer()
+	for i := range b.N {
+		workload.KeyAt(key, seed, uint64(i))
+		t0 := time.Now()
+		if err := put(key); err != nil {
+			b.Fatal(err)
+		}
+		h.RecordValue(int64(time.Since(t0)))
+	}
+	b.StopTimer()
+	after := r.Read()
+	b.ReportMetric(float64(h.ValueAtQuantile(50)), "p50-ns")
+	b.ReportMetric(float64(h.ValueAtQuantile(99)), "p99-ns")
+	gcmetrics.Report(b, gcmetrics.Sub(before, after))
+}
