@@ -34,18 +34,18 @@ func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(
 func TestRunnerCompletes(t *testing.T) {
 	var samples syncBuf
 	r := &Runner{Samples: &samples}
-	s := tinyScenario(t, "arena/100B", "arena", 60_000)
+	s := tinyScenario(t, "arena/100B", "arena", 20_000)
 	res, err := r.Run(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.End == nil || res.End.Reason != "keys" || res.End.Keys != 60_000 || res.Exit.Died {
+	if res.End == nil || res.End.Reason != "keys" || res.End.Keys != 20_000 || res.Exit.Died {
 		t.Fatalf("end %+v exit %+v stderr %s", res.End, res.Exit, res.Stderr)
 	}
 	if res.Verdict.Class == Failed {
 		t.Fatalf("verdict %+v", res.Verdict)
 	}
-	if res.End.LatN != 60_000 || res.End.LatP50 <= 0 || res.End.LatMax < res.End.LatP999 || res.End.Hist == nil {
+	if res.End.LatN != 20_000 || res.End.LatP50 <= 0 || res.End.LatMax < res.End.LatP999 || res.End.Hist == nil {
 		t.Fatalf("latency: n %d p50 %d p99.9 %d max %d", res.End.LatN, res.End.LatP50, res.End.LatP999, res.End.LatMax)
 	}
 	lines := strings.Split(strings.TrimSpace(samples.String()), "\n")
@@ -164,8 +164,8 @@ func TestRunInterruptedWritesReport(t *testing.T) {
 func TestMainEndToEnd(t *testing.T) {
 	out := t.TempDir()
 	var stdout, stderr syncBuf
-	args := []string{"-quick", "-kinds", "heap,offheap", "-values", "100", "-keys", "50K", "-memstore", "1MB", "-regions", "1",
-		"-scenario", "matrix,failure", "-fail-keys", "300K", "-fail-duration", "2s", "-fail-memlimit", "32MB", "-out", out, "-format", "json"}
+	args := []string{"-quick", "-kinds", "heap,offheap", "-values", "100", "-keys", "20K", "-memstore", "1MB", "-regions", "1",
+		"-scenario", "matrix,failure", "-fail-keys", "300K", "-fail-duration", "1s", "-fail-memlimit", "32MB", "-out", out, "-format", "json"}
 	if err := Main(context.Background(), args, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
