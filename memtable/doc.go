@@ -2,17 +2,45 @@
 // behind one interface and one constructor, New(kind, Options).
 //
 // Kinds:
-//   - "btree": github.com/google/btree under a sync.RWMutex; the baseline
-//     most Go code uses today.
+//   - "heap": a lock-free skiplist whose nodes, towers, keys, value boxes and
+//     values are separate Go allocations linked by pointers — the layout of
+//     HBase's ConcurrentSkipListMap of KeyValues before MSLAB. Every live
+//     entry is five objects the collector must find and mark.
+//   - "arena": the same skiplist algorithm with each node, its key and its
+//     first value copied into one allocation in on-heap arena chunks (MSLAB),
+//     linked by arena handles (offsets). Chunks are noscan []byte: they count
+//     toward the heap goal but are never scanned.
+//   - "offheap": "arena" over chunks mmap'd outside the Go heap: neither
+//     scanned nor counted toward the heap goal or GOMEMLIMIT.
+//   - "btree": github.com/google/btree under a sync.RWMutex, one allocation
+//     per entry; the baseline most Go code uses today.
+//
+// One algorithm: heap, arena and offheap share skiplist.go, generic over a
+// nodeStore (heap.go, arenatable.go), so their benchmarks differ only in
+// memory layout. BenchmarkSearch in this package measures the generic search
+// against a hand-specialised copy for the arena layout (see results/memtable
+// for the figure).
 //
 // Invariants shared by every kind:
 //   - Put copies key and value; the caller may reuse its buffers at once.
-//   - A later Put of the same key wins; readers see the old or the new
-//     value, never a mix of the two.
-//   - All yields each key once, in ascending bytes.Compare order, and is safe
-//     while writers write.
+//   - A later Put of the same key wins; readers see the old or the new value
+//     whole, never a mix (values are swapped by one atomic store of a
+//     reference).
+//   - All yields each key once, in ascending bytes.Compare order, with its
+//     latest value when the iterator passes it; it is safe while writers
+//     write (keys inserted concurrently may or may not be seen). An iterator
+//     running when Close is called keeps the arena chunks alive until it
+//     returns.
 //   - Keys are 1 B to 64 KiB and values 0 B to 16 MiB; anything else is an
 //     error (ErrKeySize, ErrValueSize), never a panic.
-//   - After Close, Put returns ErrClosed and Get finds nothing; neither
-//     crashes.
+//   - After Close, Put returns ErrClosed, Get finds nothing and All yields
+//     nothing; none of them crashes. Close must not race with Put or Get on
+//     the same memtable (the owner stops writers first, as the write path's
+//     region lock does); slices returned by Get are valid until Close.
+//   - Size charges payload plus overhead: for the arena kinds the bytes
+//     allocated (node, tower, key, value header, worst-case alignment, and
+//     value records of overwrites); for heap and btree the object sizes
+//     before malloc size-class rounding.
+//   - The skiplist only grows: an overwritten value's old bytes stay in the
+//     arena until the memtable is closed, as in MSLAB.
 package memtable
