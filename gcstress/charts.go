@@ -55,7 +55,7 @@ func WriteCharts(dir string, sum *Summary) ([]string, error) {
 		base := "timeline-" + g.name
 		title := "values " + g.name
 		if g.name == "failure" {
-			title = "failure scenario: " + failureSettings(g.rs)
+			title = "failure scenario (flush slower than ingest, backpressure off; stall = on)"
 		}
 		plots := timelinePlots(title, g.rs)
 		if err := saveTiles(filepath.Join(dir, base), plots, 9*vg.Inch, 10*vg.Inch); err != nil {
@@ -138,7 +138,7 @@ func addLine(p *plot.Plot, xys plotter.XYs, c color.Color, dashes []vg.Length, l
 
 func throughputPlot(rs []Result) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = "Random write throughput by value size (failed = 0)"
+	p.Title.Text = "Random write throughput by value size (MB/s; failed = 0)"
 	p.Y.Label.Text = "MB/s (key+value)"
 	var values []int64
 	for _, r := range rs {
@@ -170,6 +170,22 @@ func throughputPlot(rs []Result) *plot.Plot {
 		b.Offset = w * vg.Length(float64(ki)-float64(len(kinds)-1)/2)
 		p.Add(b)
 		p.Legend.Add(k, b)
+		// Figures above the bars: the range spans orders of magnitude.
+		xyl := plotter.XYLabels{XYs: make(plotter.XYs, len(vals)), Labels: make([]string, len(vals))}
+		for i, v := range vals {
+			xyl.XYs[i] = plotter.XY{X: float64(i), Y: v}
+			xyl.Labels[i] = fmt.Sprintf("%.0f", v)
+			if v < 10 {
+				xyl.Labels[i] = fmt.Sprintf("%.1f", v)
+			}
+		}
+		if l, err := plotter.NewLabels(xyl); err == nil {
+			l.Offset = vg.Point{X: b.Offset - w/2, Y: vg.Points(2)}
+			for i := range l.TextStyle {
+				l.TextStyle[i].Font.Size = vg.Points(8)
+			}
+			p.Add(l)
+		}
 	}
 	names := make([]string, len(values))
 	for i, v := range values {

@@ -14,34 +14,39 @@ import (
 // matrix scenario writes enough keys to flush its memtables many times.
 const (
 	DefaultDuration = 20 * time.Second // cap per matrix scenario
-	DefaultMemstore = 64 << 20
+	DefaultMemstore = 16 << 20
 	DefaultRegions  = 2
 	DefaultWriters  = 2
 	DefaultPath     = "server"
 	DefaultRSSCap   = 8 << 30
 
-	// The failure scenario: a flush slower than ingest, backpressure off,
-	// a GOMEMLIMIT, and a hard RSS cap.
-	DefaultFailMemLimit = 1 << 30
-	DefaultFailFlushBW  = 8 << 20
+	// The failure scenario: a flush far slower than ingest (256 KB/s),
+	// backpressure off, a GOMEMLIMIT and a hard RSS cap, sized so that the
+	// heap kind's 2M entries (about 127 B of Go heap each) cannot fit under
+	// the limit while the arena kinds' (about 70 B each, not scanned) can.
+	DefaultFailMemLimit = 192 << 20
+	DefaultFailFlushBW  = 256 << 10
 	DefaultFailValue    = 10
-	DefaultFailKeys     = 60_000_000
-	DefaultFailDuration = 40 * time.Second
-	DefaultFailRSSCap   = 3 << 30
+	DefaultFailKeys     = 2_000_000
+	DefaultFailDuration = 60 * time.Second
+	DefaultFailRSSCap   = 512 << 20
 )
 
 // defaultKeys is keys per value size for the matrix when -keys is not given:
-// about 1-2 GiB of key+value bytes each, which is many 64 MiB memtables.
+// each is at least a dozen 16 MiB memtables for every kind (the heap kind
+// charges about 100 B per 10 B entry), yet finishes within DefaultDuration
+// on a 2-core machine shared with other builds (measured: 50-150K Puts/s
+// at 10 B values there).
 func defaultKeys(value int64) int64 {
 	switch {
 	case value <= 16:
-		return 40_000_000
+		return 2_000_000
 	case value <= 128:
-		return 12_000_000
+		return 2_000_000
 	case value <= 2048:
-		return 1_500_000
+		return 1_000_000
 	default:
-		return 160_000
+		return 200_000
 	}
 }
 
@@ -54,7 +59,7 @@ func Expand(c Config) []Scenario {
 		Memstore: c.Memstore, Regions: c.Regions, Flushers: c.Regions, GOGC: c.GOGC,
 		Path: c.Path, Transport: c.Transport, Writers: c.Writers, Window: c.Window,
 		LatencyEvery: c.LatencyEvery, Profile: c.ProfileSpec, Seed: c.Seed, Thresholds: c.Thresholds,
-		MaxPendingFlushes: 2 * c.Regions,
+		MaxPendingFlushes: 2, // per region, writepath's default
 	}
 	if c.Path == "server" {
 		base.Transport = ""
@@ -104,6 +109,14 @@ func Expand(c Config) []Scenario {
 		s := fail
 		s.Group, s.Kind, s.Name = "stall", k, "stall/"+k
 		s.Backpressure = c.Backpressure != "off"
+		// Writers block as soon as one full memtable per region waits, so
+		// the memory held stays well under the GOMEMLIMIT.
+		s.MaxPendingFlushes = 1
+		// Blocked writers take long to notice the end; half the failure's
+		// cap shows the stall and keeps the default run short.
+		if s.Duration > 0 {
+			s.Duration /= 2
+		}
 		out = append(out, s)
 	}
 	for i := range out {

@@ -24,6 +24,7 @@ type figures struct {
 	LatMean                   float64
 	LatMin, LatP95            int64
 	BlockedS                  float64
+	Cores                     float64 // CPU cores the child used on average
 	Flushes                   int64
 }
 
@@ -39,6 +40,15 @@ func figuresOf(r Result) figures {
 	}
 	f.GCPct, f.AssistPct = r.Verdict.GCPct, r.Verdict.AssistPct
 	f.BlockedS = float64(l.BlockedNanos) / 1e9
+	if r.End != nil && r.End.T > 0 {
+		f.Cores = r.End.ProcCPU / r.End.T
+	} else if l.T > 0 {
+		var c float64
+		for _, w := range r.Windows {
+			c += w.ProcCPU
+		}
+		f.Cores = c / l.T
+	}
 	for _, w := range r.Windows {
 		f.PeakHeap = max(f.PeakHeap, w.HeapObjects)
 		f.PeakRSS = max(f.PeakRSS, w.RSS)
@@ -173,10 +183,10 @@ func failureTable(rs []Result) (header []string, rows [][]string) {
 
 // gcTable is the GC table: one row per scenario.
 func gcTable(rs []Result) (header []string, rows [][]string) {
-	header = []string{"Scenario", "MB/s", "Cycles", "GC CPU %", "Assist %", "Pause p50/p99/max", "Peak heap", "Peak RSS", "Frag (heap unused)", "Put p50/p99/p99.9", "Health"}
+	header = []string{"Scenario", "MB/s", "Cores", "Cycles", "GC CPU %", "Assist %", "Pause p50/p99/max", "Peak heap", "Peak RSS", "Frag (heap unused)", "Put p50/p99/p99.9", "Health"}
 	for _, r := range rs {
 		f := figuresOf(r)
-		rows = append(rows, []string{r.Scenario.Name, fmt.Sprintf("%.1f", f.MBps), fmt.Sprint(f.Cycles),
+		rows = append(rows, []string{r.Scenario.Name, fmt.Sprintf("%.1f", f.MBps), fmt.Sprintf("%.2f", f.Cores), fmt.Sprint(f.Cycles),
 			fmt.Sprintf("%.1f", f.GCPct), fmt.Sprintf("%.1f", f.AssistPct),
 			fmt.Sprintf("%s/%s/%s", us(f.PauseP50), us(f.PauseP99), us(f.PMax)),
 			mib(f.PeakHeap), mib(f.PeakRSS), mib(f.Unused),

@@ -46,6 +46,10 @@ type Sample struct {
 	LimiterCycles uint64 `json:"limiter_cycles"`     // /gc/cycles/total at the same reading
 	HeapUnused    uint64 `json:"heap_unused"`
 	RSS           uint64 `json:"rss"`
+	// ProcCPU is the process's CPU time (user+sys, getrusage) in the window
+	// (end line: the run), seconds: on a shared machine it shows how much
+	// CPU the child actually got.
+	ProcCPU float64 `json:"proc_cpu"`
 
 	LatN    int64   `json:"lat_n,omitempty"`
 	LatP50  int64   `json:"lat_p50_ns"`

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -58,6 +59,7 @@ type sampler struct {
 	first, prev gcmetrics.Snapshot
 	start, last time.Time
 	prevKeys    int64
+	cpu0, pcpu  float64 // process CPU seconds at start, at the last window
 	prevBytes   int64
 	recs        []*latRecorder
 	win, run    *hdrhistogram.Histogram
@@ -70,6 +72,8 @@ func newSampler(spec Scenario, start time.Time) *sampler {
 		win: hdrhistogram.New(latMin, latMax, latDigits), run: hdrhistogram.New(latMin, latMax, latDigits)}
 	s.first = s.reader.Read()
 	s.prev = s.first
+	s.cpu0 = procCPU()
+	s.pcpu = s.cpu0
 	return s
 }
 
@@ -91,6 +95,8 @@ func (s *sampler) window(keys, nbytes int64, st engineStats) Sample {
 	fillGC(&w, d, snap)
 	fillEngine(&w, st)
 	w.RSS = readRSS()
+	c := procCPU()
+	w.ProcCPU, s.pcpu = c-s.pcpu, c
 	s.win.Reset()
 	for _, r := range s.recs {
 		r.drainInto(s.win)
@@ -115,6 +121,7 @@ func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st engineStats)
 	fillGC(&e, d, snap)
 	fillEngine(&e, st)
 	e.RSS = readRSS()
+	e.ProcCPU = procCPU() - s.cpu0
 	for _, r := range s.recs {
 		r.drainInto(s.run)
 	}
@@ -166,6 +173,15 @@ func fraction(keys, target int64) float64 {
 		return 0
 	}
 	return math.Min(1, float64(keys)/float64(target))
+}
+
+// procCPU returns this process's user+system CPU time in seconds.
+func procCPU() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 var pageSize = uint64(os.Getpagesize())
