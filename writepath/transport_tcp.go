@@ -307,7 +307,9 @@ type TCPClientOptions struct {
 //
 // Concurrency: safe for concurrent use. Lifetime: until Close or until the
 // connection breaks; then every request in flight fails with ErrConnLost
-// and later ones too (no reconnect).
+// (ErrClosed after Close) and later ones too (no reconnect). Limits: one
+// connection; ids are 32-bit and wrap; frames over the server's MaxFrame
+// (learnt at handshake) fail locally with ErrFrameTooLarge.
 type TCPTransport struct {
 	c        net.Conn
 	regions  int
@@ -533,7 +535,7 @@ func (t *TCPTransport) shutdown(err error) {
 	}
 }
 
-// Close implements Transport: requests in flight fail with ErrConnLost.
+// Close implements Transport: requests in flight fail with ErrClosed.
 func (t *TCPTransport) Close() error {
 	t.shutdown(ErrClosed)
 	t.wg.Wait()

@@ -86,6 +86,7 @@ type walGroup struct {
 
 // wal is the server's log. Concurrency: append is safe for concurrent use;
 // one writer goroutine performs the grouped writes (modes none and batch).
+// A failed background write is sticky: every later append returns it.
 type wal struct {
 	dir      string
 	mode     SyncMode

@@ -8,8 +8,8 @@ units() {
 { units; go test -run '^$' -bench 'Write/.*/.*/value=100B' -benchtime 50000x -count 10 ./benches/; } > $out/write-100B.txt
 { units; go test -run '^$' -bench 'Multiget' -benchtime 300x -count 10 ./benches/; } > $out/multiget.txt
 { units; go test -run '^$' -bench 'Write' -benchtime 20000x -count 1 ./benches/; } > $out/write-all-sizes.txt
-{ units; cd benches/peers && go test -run '^$' -bench 'PebbleWrite|ServerPut' -benchtime 50000x -count 5 ./; } > $out/peers-write.txt
-WRITEGC_REPORT_SEEDS=$out/seeds go test -count=1 -run '^TestReportSeeds$' -timeout 20m ./writepath/
+( units; cd benches/peers && go test -run '^$' -bench 'PebbleWrite|ServerPut' -benchtime 50000x -count 5 ./ ) > $out/peers-write.txt
+WRITEGC_REPORT_SEEDS=$PWD/$out/seeds go test -count=1 -run '^TestReportSeeds$' -timeout 20m ./writepath/
 go test -run '^$' -bench 'Write/path=buffered/transport=tcp/value=100B' -benchtime 200000x -cpuprofile $out/buffered-tcp-100B.cpu.pprof -o /tmp/writepath-benches.test ./benches/ > $out/profile-buffered.txt
 go tool pprof -top -nodecount 25 /tmp/writepath-benches.test $out/buffered-tcp-100B.cpu.pprof >> $out/profile-buffered.txt 2>&1
 go test -run '^$' -bench 'Multiget/mode=parallel/regions=8/keys=100/threads=16' -benchtime 1000x -cpuprofile $out/multiget-parallel.cpu.pprof -o /tmp/writepath-benches.test ./benches/ > $out/profile-multiget.txt
