@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
+	"math"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -21,11 +23,20 @@ func init() {
 //	0        8         12       16                16+8h      +len(key)
 //	| value  | keyLen  | height | tower[h] uint64 | key bytes | value record |
 //
-// value is the handle of a value record [len uint32][bytes]; the first record
-// follows the key in the same allocation, so a Get usually touches one or two
-// cache lines. An overwrite allocates a new record and swaps the handle. The
-// tower holds handles of the next node at each level. Nothing here is a Go
-// pointer: the collector never looks inside a chunk.
+// value is the arena handle of a value record [len uint32][bytes]; the first
+// record follows the key in the same allocation, so a Get usually touches one
+// or two cache lines. An overwrite allocates a new record and swaps the
+// handle. Each tower entry is a link word naming the next node at that
+// level: its high 32 bits are the first four bytes of that node's key
+// (keyPrefix), its low 32 bits the node's compact address (chunk index + 1
+// and offset / 8, packed by the chunk size). A search compares against the
+// prefix in the link and touches the next node only to move onto it or to
+// break a prefix tie. Nothing here is a Go pointer: the collector never looks
+// inside a chunk.
+//
+// Limits: compact addresses are 32 bits of 8-byte units, so one memtable
+// addresses at most 32 GiB of chunks (with 2 MiB chunks: 16383 chunks);
+// beyond that Put returns ErrFull.
 const (
 	offValue   = 0
 	offKeyLen  = 8
@@ -44,19 +55,40 @@ type arenaNode struct {
 	tower  [maxHeight]uint64
 }
 
-// arenaStore is the nodeStore of the arena layouts.
-type arenaStore struct{ a *arena.Arena }
-
-func (s arenaStore) word(n arena.Handle, off uintptr) *uint64 {
-	return (*uint64)(unsafe.Add(s.a.Pointer(n), off))
+// arenaStore is the nodeStore of the arena layouts. Its references are link
+// words (see the layout above); the zero link is nil.
+type arenaStore struct {
+	a     *arena.Arena
+	shift uint // bits of offset/8 in a compact address
 }
 
-func (s arenaStore) newNode(key, value []byte, height int) (arena.Handle, int64, error) {
+func newArenaStore(a *arena.Arena) arenaStore {
+	return arenaStore{a: a, shift: uint(bits.Len(uint(a.Pool().ChunkSize()-1))) - 3}
+}
+
+// handle turns a link word back into the arena handle of its node.
+func (s arenaStore) handle(l uint64) arena.Handle {
+	c := uint32(l)
+	return arena.Handle(uint64(c>>s.shift)<<32 | uint64(c&(1<<s.shift-1))<<3)
+}
+
+func (s arenaStore) ptr(l uint64) unsafe.Pointer { return s.a.Pointer(s.handle(l)) }
+
+func (s arenaStore) word(l uint64, off uintptr) *uint64 {
+	return (*uint64)(unsafe.Add(s.ptr(l), off))
+}
+
+func (s arenaStore) newNode(key, value []byte, height int) (uint64, int64, error) {
 	keyOff := offTower + 8*height
 	size := keyOff + len(key) + valueHdr + len(value)
 	h, p, err := s.a.AllocAlignedPointer(size)
 	if err != nil {
-		return arena.Nil, 0, err
+		return 0, 0, err
+	}
+	chunk1, off := uint64(h>>32), uint64(uint32(h))
+	c := chunk1<<s.shift | off>>3
+	if c > math.MaxUint32 || off&7 != 0 {
+		return 0, 0, ErrFull
 	}
 	b := unsafe.Slice((*byte)(p), size)
 	binary.LittleEndian.PutUint32(b[offKeyLen:], uint32(len(key)))
@@ -67,36 +99,38 @@ func (s arenaStore) newNode(key, value []byte, height int) (arena.Handle, int64,
 	binary.LittleEndian.PutUint32(b[rec:], uint32(len(value)))
 	copy(b[rec+valueHdr:], value)
 	atomic.StoreUint64((*uint64)(p), uint64(h.Add(uint32(rec))))
-	return h, int64(size) + 7, nil // +7: worst-case alignment padding
+	return uint64(keyPrefix(key))<<32 | c, int64(size) + 7, nil // +7: worst-case alignment padding
 }
 
-func (s arenaStore) next(n arena.Handle, level int) arena.Handle {
-	return arena.Handle(atomic.LoadUint64(s.word(n, offTower+8*uintptr(level))))
+func (s arenaStore) next(n uint64, level int) uint64 {
+	return atomic.LoadUint64(s.word(n, offTower+8*uintptr(level)))
 }
 
-func (s arenaStore) setNext(n arena.Handle, level int, to arena.Handle) {
-	atomic.StoreUint64(s.word(n, offTower+8*uintptr(level)), uint64(to))
+func (s arenaStore) setNext(n uint64, level int, to uint64) {
+	atomic.StoreUint64(s.word(n, offTower+8*uintptr(level)), to)
 }
 
-func (s arenaStore) casNext(n arena.Handle, level int, old, new arena.Handle) bool {
-	return atomic.CompareAndSwapUint64(s.word(n, offTower+8*uintptr(level)), uint64(old), uint64(new))
+func (s arenaStore) casNext(n uint64, level int, old, new uint64) bool {
+	return atomic.CompareAndSwapUint64(s.word(n, offTower+8*uintptr(level)), old, new)
 }
 
-func (s arenaStore) key(n arena.Handle) []byte {
-	p := s.a.Pointer(n)
+func (s arenaStore) prefix(n uint64) uint32 { return uint32(n >> 32) }
+
+func (s arenaStore) key(n uint64) []byte {
+	p := s.ptr(n)
 	kl := *(*uint32)(unsafe.Add(p, offKeyLen))
 	h := *(*uint32)(unsafe.Add(p, offHeight))
 	return unsafe.Slice((*byte)(unsafe.Add(p, offTower+8*uintptr(h))), kl)
 }
 
-func (s arenaStore) value(n arena.Handle) []byte {
+func (s arenaStore) value(n uint64) []byte {
 	rec := arena.Handle(atomic.LoadUint64(s.word(n, offValue)))
 	p := s.a.Pointer(rec)
 	vl := binary.LittleEndian.Uint32(unsafe.Slice((*byte)(p), valueHdr))
 	return unsafe.Slice((*byte)(unsafe.Add(p, valueHdr)), vl)
 }
 
-func (s arenaStore) setValue(n arena.Handle, value []byte) (int64, error) {
+func (s arenaStore) setValue(n uint64, value []byte) (int64, error) {
 	rec, b, err := s.a.AllocBytes(valueHdr + len(value))
 	if err != nil {
 		return 0, err
@@ -111,7 +145,7 @@ func (s arenaStore) setValue(n arena.Handle, value []byte) (int64, error) {
 // chunks. It owns one reference to its arena; each open iterator holds
 // another, so Close returns the chunks only when the last reader finishes.
 type arenaTable struct {
-	sl        skiplist[arena.Handle, arenaStore]
+	sl        skiplist[uint64, arenaStore]
 	a         *arena.Arena
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -126,7 +160,7 @@ func newArenaTable(o Options, offHeap bool) (Memtable, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
 	t := &arenaTable{a: a}
-	st := arenaStore{a: a}
+	st := newArenaStore(a)
 	head, _, err := st.newNode(nil, nil, headHeight)
 	if err != nil {
 		a.Release()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/writegc/writegc/arena"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -12,20 +11,24 @@ import (
 // parameters), to measure what sharing one generic algorithm between the
 // heap and arena layouts costs. It must stay a faithful copy of get and
 // findSplice.
-func getDirect(s *skiplist[arena.Handle, arenaStore], key []byte) ([]byte, bool) {
+func getDirect(s *skiplist[uint64, arenaStore], key []byte) ([]byte, bool) {
 	st := s.store
+	kp := keyPrefix(key)
 	x := s.head
-	var next arena.Handle
+	var next uint64
 	for level := int(s.height.Load()) - 1; level >= 0; level-- {
 		for {
 			next = st.next(x, level)
-			if next == arena.Nil || bytes.Compare(st.key(next), key) >= 0 {
+			if next == 0 {
+				break
+			}
+			if np := uint32(next >> 32); np > kp || np == kp && bytes.Compare(st.key(next), key) >= 0 {
 				break
 			}
 			x = next
 		}
 	}
-	if next != arena.Nil && bytes.Equal(st.key(next), key) {
+	if next != 0 && uint32(next>>32) == kp && bytes.Equal(st.key(next), key) {
 		return st.value(next), true
 	}
 	return nil, false

@@ -41,8 +41,9 @@ func (heapStore) setNext(n *heapNode, level int, to *heapNode) {
 func (heapStore) casNext(n *heapNode, level int, old, new *heapNode) bool {
 	return n.next[level].CompareAndSwap(old, new)
 }
-func (heapStore) key(n *heapNode) []byte   { return n.key }
-func (heapStore) value(n *heapNode) []byte { return *n.val.Load() }
+func (heapStore) prefix(n *heapNode) uint32 { return keyPrefix(n.key) }
+func (heapStore) key(n *heapNode) []byte    { return n.key }
+func (heapStore) value(n *heapNode) []byte  { return *n.val.Load() }
 func (heapStore) setValue(n *heapNode, value []byte) (int64, error) {
 	n.val.Store(boxValue(value))
 	return 24 + int64(len(value)), nil

@@ -25,6 +25,8 @@ var (
 	ErrValueSize     = errors.New("memtable: value size out of range [0 B, 16 MiB]")
 	ErrUnknownKind   = errors.New("memtable: unknown kind")
 	ErrInvalidOption = errors.New("memtable: invalid option")
+	// ErrFull: an arena memtable used up its 32 GiB address space.
+	ErrFull = errors.New("memtable: arena memtable address space (32 GiB) exhausted")
 )
 
 // Memtable is an in-memory sorted map that absorbs writes until it is flushed.

@@ -356,3 +356,39 @@ func FuzzMemtable(f *testing.F) {
 		}
 	})
 }
+
+func TestKeyPrefixOrder(t *testing.T) {
+	keys := [][]byte{{0}, {0, 0}, {0, 0, 0, 0, 0}, {0, 1}, {1}, {1, 0, 0, 0}, {1, 0, 0, 0, 0}, {1, 2, 3, 4}, {1, 2, 3, 5}, {0xff}, {0xff, 0xff, 0xff, 0xff, 0xff}}
+	for _, a := range keys {
+		for _, b := range keys {
+			if keyPrefix(a) < keyPrefix(b) && bytes.Compare(a, b) >= 0 {
+				t.Errorf("prefix(%x) < prefix(%x) but the keys are not ordered", a, b)
+			}
+		}
+	}
+}
+
+func TestArenaLinkRoundTrip(t *testing.T) {
+	for _, cs := range []int{4 << 10, 64 << 10, 2 << 20, 3 << 20} {
+		a, err := arena.New(arena.Options{ChunkSize: cs, MaxAlloc: 1 << 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := newArenaStore(a)
+		for i := range 2000 {
+			n := 1 + i%3000 // some above MaxAlloc: jumbo chunks
+			key := []byte(fmt.Sprintf("key%06d", i))
+			l, _, err := st.newNode(key, make([]byte, n), 1+i%maxHeight)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := st.key(l); !bytes.Equal(got, key) || st.prefix(l) != keyPrefix(key) {
+				t.Fatalf("chunk size %d: link %#x resolves to key %q, want %q", cs, l, got, key)
+			}
+			if v := st.value(l); len(v) != n {
+				t.Fatalf("chunk size %d: value length %d, want %d", cs, len(v), n)
+			}
+		}
+		a.Release()
+	}
+}
