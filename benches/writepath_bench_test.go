@@ -117,30 +117,51 @@ func reportLatency(b *testing.B, h *hdrhistogram.Histogram) {
 	b.ReportMetric(float64(h.ValueAtQuantile(99)), "p99-ns")
 }
 
-// BenchmarkMultiget measures HBASE-3553's workload over loopback TCP: each
-// operation is one multiget of 100 random keys (of 100 B values) preloaded
-// in a server of 1, 4 or 8 regions, issued by 16 or 32 client goroutines
-// sharing one connection; sequential asks the regions one after another,
-// parallel all at once. ns/op is wall time per multiget across all
+// multigetLatencies are the ServerOptions.ReadLatency values of
+// BenchmarkMultiget: 0 (memtable lookups only, CPU-bound), 1 ms (one
+// modelled block read per region request: an SSD-class or cached read) and
+// 5 ms (a random read from a spinning disk, HBASE-3553's 2011 cluster).
+var multigetLatencies = []time.Duration{0, time.Millisecond, 5 * time.Millisecond}
+
+func latencyName(d time.Duration) string {
+	if d == 0 {
+		return "0"
+	}
+	return d.String()
+}
+
+// BenchmarkMultiget measures HBASE-3553's workload: each operation is one
+// multiget of 100 random keys (of 100 B values) preloaded in a server of 1,
+// 4 or 8 regions, issued by 16 or 32 client goroutines sharing one
+// transport (loopback TCP or in-process); sequential asks the regions one
+// after another, parallel all at once. latency=0 is the CPU-bound case
+// (memtable lookups only); latency=1ms and 5ms set ServerOptions.ReadLatency,
+// so each region request also waits that long, one modelled block read, as
+// a region server reading an HFile block would. ns/op is wall time per multiget across all
 // goroutines (so 1/ns/op is throughput); p50-ns and p99-ns are per-multiget
 // latencies.
 func BenchmarkMultiget(b *testing.B) {
 	for _, mode := range writepath.MultiGetModes() {
 		for _, regions := range []int{1, 4, 8} {
 			for _, threads := range []int{16, 32} {
-				name := fmt.Sprintf("mode=%s/regions=%d/keys=100/threads=%d", mode, regions, threads)
-				b.Run(name, func(b *testing.B) { benchMultiget(b, mode, regions, threads) })
+				for _, tr := range writepath.Transports() {
+					for _, lat := range multigetLatencies {
+						name := fmt.Sprintf("mode=%s/regions=%d/keys=100/threads=%d/transport=%s/latency=%s",
+							mode, regions, threads, tr, latencyName(lat))
+						b.Run(name, func(b *testing.B) { benchMultiget(b, mode, regions, threads, tr, lat) })
+					}
+				}
 			}
 		}
 	}
 }
 
-func benchMultiget(b *testing.B, mode string, regions, threads int) {
+func benchMultiget(b *testing.B, mode string, regions, threads int, tr string, lat time.Duration) {
 	n := 100_000
 	if testing.Short() {
 		n = 20_000
 	}
-	s, err := writepath.NewServer(writepath.ServerOptions{Kind: writeKind(), Regions: regions})
+	s, err := writepath.NewServer(writepath.ServerOptions{Kind: writeKind(), Regions: regions, ReadLatency: lat})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -152,7 +173,7 @@ func benchMultiget(b *testing.B, mode string, regions, threads int) {
 			b.Fatal(err)
 		}
 	}
-	t, closeT, err := writepath.Connect("tcp", s)
+	t, closeT, err := writepath.Connect(tr, s)
 	if err != nil {
 		b.Fatal(err)
 	}

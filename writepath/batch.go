@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math/bits"
 	"sync"
-
-	"github.com/writegc/writegc/memtable"
 )
 
 // Batch is an encoded list of Puts, the unit every transport carries and the
@@ -114,19 +112,10 @@ func forEachEntry(data []byte, fn func(i int, key, value []byte) error) (int, er
 }
 
 // validateBatch checks structure and memtable limits; it returns the count
-// and the key+value bytes.
+// and the key+value bytes (see decodeBatch).
 func validateBatch(data []byte) (n int, bytes int64, err error) {
-	n, err = forEachEntry(data, func(i int, k, v []byte) error {
-		if len(k) < memtable.MinKeySize || len(k) > memtable.MaxKeySize {
-			return fmt.Errorf("%w: entry %d: %d B", memtable.ErrKeySize, i, len(k))
-		}
-		if len(v) > memtable.MaxValueSize {
-			return fmt.Errorf("%w: entry %d: %d B", memtable.ErrValueSize, i, len(v))
-		}
-		bytes += int64(len(k) + len(v))
-		return nil
-	})
-	return n, bytes, err
+	es, bytes, err := decodeBatch(data, nil)
+	return len(es), bytes, err
 }
 
 // RegionOf returns the region, in [0, regions), that owns key: the key space

@@ -21,6 +21,7 @@
 //	  │ validate whole batch (malformed / size limits: nothing applied)
 //	  │ WAL append ── none: queue, go on · batch: wait for group's write+fsync · always: own write+fsync
 //	  ▼
+//	entries ≥ SortedApplyMin: stable sort by key (cache-friendly skiplist inserts)
 //	for each entry: region = RegionOf(key)   (first 8 key bytes, big-endian, split evenly)
 //	  │ wait while region has > MaxPendingFlushes full memtables (backpressure)
 //	  │ RLock region; active.Put(key, value); RUnlock
@@ -39,7 +40,9 @@
 //   - No entry is put into a memtable after a flusher took it: Puts hold
 //     the region's read lock, rotation takes its write lock.
 //   - A batch is validated whole before anything is logged or applied; a
-//     failure while applying returns *BatchError with the applied count.
+//     failure while applying returns *BatchError with the applied count
+//     (a prefix in insertion order: key order from SortedApplyMin entries,
+//     stable, so a later Put of the same key in a batch still wins).
 //   - WAL files are deleted only when every entry they hold is in a flushed
 //     segment; replay on NewServer restores the rest. A torn tail ends a
 //     log file, it does not fail the open.

@@ -33,8 +33,10 @@ var (
 	ErrRemote = errors.New("writepath: remote error")
 )
 
-// BatchError reports a batch that failed part-way: the first Applied entries
-// are in the memtable (and the WAL), the rest are not.
+// BatchError reports a batch that failed part-way: Applied entries are in
+// the memtable (and the whole batch is in the WAL), the rest are not. The
+// applied ones are the first Applied in insertion order: batch order for a
+// batch of fewer than SortedApplyMin entries, key order (stable) otherwise.
 type BatchError struct {
 	Applied int
 	Err     error
