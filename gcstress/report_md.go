@@ -38,6 +38,9 @@ func WriteMarkdown(w io.Writer, sum *Summary, charts []string) error {
 	fmt.Fprintf(ew, "\n## GC per scenario\n\n")
 	h, rows := gcTable(sum.Results)
 	renderTable(ew, h, rows)
+	if n := latencyNote(sum.Results); n != "" {
+		fmt.Fprintf(ew, "\n%s\n", n)
+	}
 	fmt.Fprintf(ew, "\n## Scenarios\n\n")
 	for _, r := range sum.Results {
 		fmt.Fprintf(ew, "- **%s** (%s): %s. %s", r.Scenario.Name, r.Scenario.Describe(), r.Verdict.Class, r.Verdict.Why)
@@ -64,7 +67,7 @@ func WriteMarkdown(w io.Writer, sum *Summary, charts []string) error {
 	if len(accounts) > 0 {
 		fmt.Fprintf(ew, "\n## Profile accounts\n\n")
 		for _, r := range accounts {
-			fmt.Fprintf(ew, "### %s\n\n%s\n", r.Scenario.Name, strings.TrimSpace(r.Account))
+			fmt.Fprintf(ew, "%s\n", strings.TrimSpace(r.Account))
 			fmt.Fprintln(ew)
 		}
 	}

@@ -217,6 +217,9 @@ func WriteTable(w io.Writer, sum *Summary) error {
 	fmt.Fprintf(ew, "\nGC per scenario:\n")
 	h, rows := gcTable(sum.Results)
 	renderTable(ew, h, rows)
+	if n := latencyNote(sum.Results); n != "" {
+		fmt.Fprintf(ew, "\n%s\n", n)
+	}
 	fmt.Fprintln(ew)
 	for _, r := range sum.Results {
 		if r.Verdict.Class != Healthy {
@@ -331,4 +334,19 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, err
+}
+
+// latencyNote says how Put latencies were sampled.
+func latencyNote(rs []Result) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	switch n := rs[0].Scenario.LatencyEvery; n {
+	case 0:
+		return "Put latencies: off (-latency-every 0)."
+	case 1:
+		return "Put latencies: every Put timed (HdrHistogram, 3 significant digits)."
+	default:
+		return fmt.Sprintf("Put latencies: one Put in %d timed (every %dth key; HdrHistogram, 3 significant digits; max is over the timed Puts).", n, n)
+	}
 }

@@ -187,8 +187,30 @@ func procCPU() float64 {
 var pageSize = uint64(os.Getpagesize())
 
 // readRSS returns this process's resident memory from /proc/self/statm
-// (0 where there is no /proc).
-func readRSS() uint64 { return readStatm("/proc/self/statm") }
+// (0 where there is no /proc). It reads into a fixed buffer through one
+// open file, so the watchdog's 50 ms polling allocates nothing.
+func readRSS() uint64 {
+	selfStatm.Lock()
+	defer selfStatm.Unlock()
+	if selfStatm.f == nil {
+		f, err := os.Open("/proc/self/statm")
+		if err != nil {
+			return 0
+		}
+		selfStatm.f = f
+	}
+	n, err := selfStatm.f.ReadAt(selfStatm.buf[:], 0)
+	if n == 0 && err != nil {
+		return 0
+	}
+	return parseStatm(selfStatm.buf[:n])
+}
+
+var selfStatm struct {
+	sync.Mutex
+	f   *os.File
+	buf [128]byte
+}
 
 // readPidRSS returns another process's resident memory.
 func readPidRSS(pid int) uint64 { return readStatm("/proc/" + strconv.Itoa(pid) + "/statm") }
@@ -198,12 +220,26 @@ func readStatm(path string) uint64 {
 	if err != nil {
 		return 0
 	}
-	f := bytes.Fields(b)
-	if len(f) < 2 {
+	return parseStatm(b)
+}
+
+// parseStatm returns the resident size (second field, in pages) in bytes,
+// without allocating.
+func parseStatm(b []byte) uint64 {
+	i := bytes.IndexByte(b, ' ')
+	if i < 0 {
 		return 0
 	}
-	n, err := strconv.ParseUint(string(f[1]), 10, 64)
-	if err != nil {
+	var n uint64
+	digits := 0
+	for _, c := range b[i+1:] {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + uint64(c-'0')
+		digits++
+	}
+	if digits == 0 {
 		return 0
 	}
 	return n * pageSize
