@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 
@@ -20,10 +21,23 @@ import (
 // then batch position), so a later Put of the same key still wins.
 const SortedApplyMin = 64
 
-// entry is one decoded Put of a batch; key and value alias the payload.
+// entry is one decoded Put of a batch: offsets into the payload, so that a
+// batch's entry list holds no pointers for the collector to scan.
 type entry struct {
-	key, value []byte
-	pos        int // position in the batch
+	koff       int // key offset in the payload; the value follows the key
+	klen, vlen int32
+	pos        int32 // position in the batch
+}
+
+func (e entry) key(data []byte) []byte {
+	end := e.koff + int(e.klen)
+	return data[e.koff:end:end]
+}
+
+func (e entry) value(data []byte) []byte {
+	start := e.koff + int(e.klen)
+	end := start + int(e.vlen)
+	return data[start:end:end]
 }
 
 var entriesPool = sync.Pool{New: func() any { s := make([]entry, 0, 256); return &s }}
@@ -32,25 +46,21 @@ var entriesPool = sync.Pool{New: func() any { s := make([]entry, 0, 256); return
 // entries to dst; it returns them and their key+value bytes.
 func decodeBatch(data []byte, dst []entry) ([]entry, int64, error) {
 	var nbytes int64
-	_, err := forEachEntry(data, func(i int, k, v []byte) error {
-		if len(k) < memtable.MinKeySize || len(k) > memtable.MaxKeySize {
-			return fmt.Errorf("%w: entry %d: %d B", memtable.ErrKeySize, i, len(k))
+	_, err := walkBatch(data, func(i, koff, klen, vlen int) error {
+		if klen < memtable.MinKeySize || klen > memtable.MaxKeySize {
+			return fmt.Errorf("%w: entry %d: %d B", memtable.ErrKeySize, i, klen)
 		}
-		if len(v) > memtable.MaxValueSize {
-			return fmt.Errorf("%w: entry %d: %d B", memtable.ErrValueSize, i, len(v))
+		if vlen > memtable.MaxValueSize {
+			return fmt.Errorf("%w: entry %d: %d B", memtable.ErrValueSize, i, vlen)
 		}
-		nbytes += int64(len(k) + len(v))
-		dst = append(dst, entry{key: k, value: v, pos: i})
+		if i > math.MaxInt32 {
+			return fmt.Errorf("%w: more than %d entries", ErrMalformed, math.MaxInt32)
+		}
+		nbytes += int64(klen + vlen)
+		dst = append(dst, entry{koff: koff, klen: int32(klen), vlen: int32(vlen), pos: int32(i)})
 		return nil
 	})
 	return dst, nbytes, err
-}
-
-func compareEntries(a, b entry) int {
-	if c := bytes.Compare(a.key, b.key); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.pos, b.pos)
 }
 
 // applyBatch validates the whole batch (a malformed or out-of-limits batch is
@@ -64,8 +74,7 @@ func (s *Server) applyBatch(data []byte) error {
 	}
 	ep := entriesPool.Get().(*[]entry)
 	defer func() {
-		clear(*ep) // drop references to the payload
-		if cap(*ep) <= 1<<16 {
+		if cap(*ep) <= 1<<18 {
 			*ep = (*ep)[:0]
 			entriesPool.Put(ep)
 		}
@@ -86,7 +95,12 @@ func (s *Server) applyBatch(data []byte) error {
 		}
 	}
 	if len(es) >= SortedApplyMin {
-		slices.SortFunc(es, compareEntries)
+		slices.SortFunc(es, func(a, b entry) int {
+			if c := bytes.Compare(a.key(data), b.key(data)); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.pos, b.pos)
+		})
 	}
 	nreg := len(s.regions)
 	for i, e := range es {
@@ -95,12 +109,13 @@ func (s *Server) applyBatch(data []byte) error {
 			err = s.testPutHook(i)
 		}
 		if err == nil {
-			err = s.regions[RegionOf(e.key, nreg)].put(e.key, e.value, logNum)
+			k := e.key(data)
+			err = s.regions[RegionOf(k, nreg)].put(k, e.value(data), logNum)
 		}
 		if err != nil {
 			var kv int64
 			for _, a := range es[:i] {
-				kv += int64(len(a.key) + len(a.value))
+				kv += int64(a.klen + a.vlen)
 			}
 			s.puts.Add(int64(i))
 			s.bytes.Add(kv)

@@ -73,40 +73,53 @@ func putBatch(b *Batch) {
 // forEachEntry decodes an encoded batch, calling fn for each entry. It
 // validates structure only (not memtable limits). Slices passed to fn alias data.
 func forEachEntry(data []byte, fn func(i int, key, value []byte) error) (int, error) {
+	var efn func(i, koff, klen, vlen int) error
+	if fn != nil {
+		efn = func(i, koff, klen, vlen int) error {
+			vo := koff + klen
+			return fn(i, data[koff:vo:vo], data[vo:vo+vlen:vo+vlen])
+		}
+	}
+	return walkBatch(data, efn)
+}
+
+// walkBatch decodes an encoded batch, calling fn (if not nil) with each
+// entry's key offset in data and its key and value lengths (the value
+// follows the key). It validates structure only.
+func walkBatch(data []byte, fn func(i, koff, klen, vlen int) error) (int, error) {
 	if len(data) < 4 {
 		return 0, fmt.Errorf("%w: batch shorter than its count", ErrMalformed)
 	}
 	n := int(binary.LittleEndian.Uint32(data))
-	p := data[4:]
+	off := 4
 	// Each entry takes at least 3 bytes (two varints and a 1-byte key).
-	if n > len(p)/3+1 {
+	if n > (len(data)-off)/3+1 {
 		return 0, fmt.Errorf("%w: count %d exceeds payload", ErrMalformed, n)
 	}
 	for i := range n {
-		kl, k := binary.Uvarint(p)
+		kl, k := binary.Uvarint(data[off:])
 		if k <= 0 {
 			return i, fmt.Errorf("%w: entry %d key length", ErrMalformed, i)
 		}
-		p = p[k:]
-		vl, v := binary.Uvarint(p)
+		off += k
+		vl, v := binary.Uvarint(data[off:])
 		if v <= 0 {
 			return i, fmt.Errorf("%w: entry %d value length", ErrMalformed, i)
 		}
-		p = p[v:]
-		if kl > uint64(len(p)) || vl > uint64(len(p))-kl {
+		off += v
+		rest := uint64(len(data) - off)
+		if kl > rest || vl > rest-kl {
 			return i, fmt.Errorf("%w: entry %d overruns payload", ErrMalformed, i)
 		}
-		key := p[:kl:kl]
-		val := p[kl : kl+vl : kl+vl]
-		p = p[kl+vl:]
 		if fn != nil {
-			if err := fn(i, key, val); err != nil {
+			if err := fn(i, off, int(kl), int(vl)); err != nil {
 				return i, err
 			}
 		}
+		off += int(kl + vl)
 	}
-	if len(p) != 0 {
-		return n, fmt.Errorf("%w: %d trailing bytes", ErrMalformed, len(p))
+	if off != len(data) {
+		return n, fmt.Errorf("%w: %d trailing bytes", ErrMalformed, len(data)-off)
 	}
 	return n, nil
 }
