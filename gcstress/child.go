@@ -73,13 +73,19 @@ func runChild(ctx context.Context, spec Scenario, stdout io.Writer) error {
 	var fr *explain.FlightRecorder
 	var capture *explain.Capture
 	kinds, _ := explain.ParseKinds(spec.Profile)
-	if kinds != 0 && spec.Dir != "" {
+	if (kinds != 0 || spec.Flight) && spec.Dir != "" {
 		if err := os.MkdirAll(spec.Dir, 0o755); err == nil {
-			if f, err := explain.StartFlightRecorder(10 * time.Second); err == nil {
-				fr = f
-				defer fr.Stop()
+			if spec.Flight || kinds != 0 {
+				if f, err := explain.StartFlightRecorder(10 * time.Second); err == nil {
+					fr = f
+					defer fr.Stop()
+				} else {
+					fmt.Fprintf(os.Stderr, "gcstress child: flight recorder: %v\n", err)
+				}
 			}
-			capture = &explain.Capture{Kinds: kinds}
+			if kinds != 0 {
+				capture = &explain.Capture{Kinds: kinds}
+			}
 		}
 	}
 	tracing := func() bool { return trace.IsEnabled() }

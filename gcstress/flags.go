@@ -45,6 +45,7 @@ type Config struct {
 	Writers      int           // writer goroutines (-writers)
 	Profile      explain.Kinds // profiles to capture per scenario (-profile)
 	ProfileSpec  string        // -profile as typed
+	Flight       bool          // keep a flight recorder (-flight; implied by -profile)
 	Out          string        // results folder (-out)
 	Format       string        // table|ycsb|pe|json (-format)
 	Window       time.Duration // sampling window; 0 = no windows (-window)
@@ -168,6 +169,7 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&c.Transport, "transport", c.Transport, "transport for client paths: "+strings.Join(transports(), ","))
 	fs.IntVar(&c.Writers, "writers", c.Writers, "writer goroutines per scenario")
 	fs.StringVar(&c.ProfileSpec, "profile", "", "profiles per scenario: cpu,heap,allocs,fgprof,trace,mutex,block or all (also keeps a flight recorder)")
+	fs.BoolVar(&c.Flight, "flight", false, "keep a runtime/trace flight recorder in each child and write its last 10 s to <scenario>/flight.out on the first degraded or failed window (implied by -profile)")
 	fs.StringVar(&c.Out, "out", "", "results folder (default results/gcstress/<UTC time>)")
 	fs.StringVar(&c.Format, "format", c.Format, "terminal report: "+strings.Join(Formats, "|"))
 	fs.DurationVar(&c.Window, "window", c.Window, "sampling window (0: no windows, only the end record)")

@@ -64,7 +64,7 @@ func Expand(c Config) []Scenario {
 	base := Scenario{
 		Memstore: c.Memstore, Regions: c.Regions, Flushers: c.Regions, GOGC: c.GOGC,
 		Path: c.Path, Transport: c.Transport, Writers: c.Writers, Window: c.Window,
-		LatencyEvery: c.LatencyEvery, Profile: c.ProfileSpec, Seed: c.Seed, Thresholds: c.Thresholds,
+		LatencyEvery: c.LatencyEvery, Profile: c.ProfileSpec, Flight: c.Flight || c.Profile != 0, Seed: c.Seed, Thresholds: c.Thresholds,
 		MaxPendingFlushes: 2, // per region, writepath's default
 	}
 	if c.Path == "server" {
@@ -118,6 +118,11 @@ func Expand(c Config) []Scenario {
 		// Writers block as soon as one full memtable per region waits, so
 		// the memory held stays well under the GOMEMLIMIT.
 		s.MaxPendingFlushes = 1
+		// The stall is a latency tail of rare, long blocks: time every Put
+		// so that no block is missed by sampling.
+		if !c.IsSet("latency-every") {
+			s.LatencyEvery = 1
+		}
 		// Blocked writers take long to notice the end; half the failure's
 		// cap shows the stall and keeps the default run short.
 		if s.Duration > 0 {

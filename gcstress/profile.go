@@ -9,6 +9,9 @@ import (
 	"github.com/writegc/writegc/gcstress/explain"
 )
 
+// With -flight (no profiles) only the flight recorder runs; a dump is
+// explained like any trace.
+//
 // Profiles (-profile) are captured inside the child by explain.Capture:
 // started once the scenario passes its warm-up (the steady-state window),
 // heap snapshots at new heap peaks (at most one per two windows), stopped

@@ -338,15 +338,35 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 // latencyNote says how Put latencies were sampled.
 func latencyNote(rs []Result) string {
-	if len(rs) == 0 {
+	var parts []string
+	seen := map[int]bool{}
+	for _, r := range rs {
+		n := r.Scenario.LatencyEvery
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		var names []string
+		for _, r2 := range rs {
+			if r2.Scenario.LatencyEvery == n {
+				names = append(names, r2.Scenario.Name)
+			}
+		}
+		who := ""
+		if len(seen) > 1 || len(names) < len(rs) {
+			who = " (" + strings.Join(names, ", ") + ")"
+		}
+		switch n {
+		case 0:
+			parts = append(parts, "off"+who)
+		case 1:
+			parts = append(parts, "every Put timed"+who)
+		default:
+			parts = append(parts, fmt.Sprintf("one Put in %d timed, every %dth key, max over the timed Puts%s", n, n, who))
+		}
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	switch n := rs[0].Scenario.LatencyEvery; n {
-	case 0:
-		return "Put latencies: off (-latency-every 0)."
-	case 1:
-		return "Put latencies: every Put timed (HdrHistogram, 3 significant digits)."
-	default:
-		return fmt.Sprintf("Put latencies: one Put in %d timed (every %dth key; HdrHistogram, 3 significant digits; max is over the timed Puts).", n, n)
-	}
+	return "Put latencies (HdrHistogram, 3 significant digits): " + strings.Join(parts, "; ") + "."
 }

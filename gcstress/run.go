@@ -97,7 +97,7 @@ func runWith(ctx context.Context, cfg Config, r *Runner, stdout, stderr io.Write
 		if ctx.Err() != nil {
 			res.Stopped = "interrupted"
 		}
-		if s.Profile != "" {
+		if s.Profile != "" || res.Flight != "" {
 			res.Account, res.Headline = accountFor(s.Dir, stderr)
 		}
 		prog.done(res)

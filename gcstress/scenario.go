@@ -39,6 +39,7 @@ type Scenario struct {
 	Window       time.Duration `json:"window"`        // 0: no windows
 	LatencyEvery int           `json:"latency_every"` // time one Put in N; 0 off
 	Profile      string        `json:"profile,omitempty"`
+	Flight       bool          `json:"flight,omitempty"` // flight recorder (also on with any Profile)
 	Dir          string        `json:"dir,omitempty"` // where profiles and flight.out go
 	Seed         uint64        `json:"seed"`
 
