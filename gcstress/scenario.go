@@ -40,7 +40,7 @@ type Scenario struct {
 	LatencyEvery int           `json:"latency_every"` // time one Put in N; 0 off
 	Profile      string        `json:"profile,omitempty"`
 	Flight       bool          `json:"flight,omitempty"` // flight recorder (also on with any Profile)
-	Dir          string        `json:"dir,omitempty"` // where profiles and flight.out go
+	Dir          string        `json:"dir,omitempty"`    // where profiles and flight.out go
 	Seed         uint64        `json:"seed"`
 
 	Thresholds Thresholds `json:"thresholds"` // for the flight recorder's trigger
