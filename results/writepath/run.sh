@@ -1,20 +1,73 @@
 #!/bin/sh
-# Reproduces results/writepath/ (about 12 minutes on 2 cores). Run from the repo root.
+# Reproduces results/writepath/ (about 12 minutes on 2 shared cores). Run from the repo root:
+#   ./results/writepath/run.sh
+# Cases run interleaved (one round of every case, ten rounds), so load that
+# drifts over the run hits every case alike.
 set -e
+# STEPS selects steps (default all): 1 write paths, 2 sorted-apply A/B, 3 multiget, 4 buffered profile,
+# 5 multiget profile; the benchstat tables are always redone.
+steps=${STEPS:-12345}
 out=results/writepath
-units() {
-	printf 'Unit p50-ns better=lower\nUnit p99-ns better=lower\nUnit gc-cpu-%% better=lower\nUnit assist-cpu-%% better=lower\nUnit gc-pause-p99-ns better=lower\nUnit gc-cycles/op better=lower\n'
-}
-{ units; go test -run '^$' -bench 'Write/.*/.*/value=100B' -benchtime 50000x -count 10 ./benches/; } > $out/write-100B.txt
-{ units; go test -run '^$' -bench 'Multiget' -benchtime 300x -count 10 ./benches/; } > $out/multiget.txt
-{ units; go test -run '^$' -bench 'Write' -benchtime 20000x -count 1 ./benches/; } > $out/write-all-sizes.txt
-( units; cd benches/peers && go test -run '^$' -bench 'PebbleWrite|ServerPut' -benchtime 50000x -count 5 ./ ) > $out/peers-write.txt
-WRITEGC_REPORT_SEEDS=$PWD/$out/seeds go test -count=1 -run '^TestReportSeeds$' -timeout 20m ./writepath/
-go test -run '^$' -bench 'Write/path=buffered/transport=tcp/value=100B' -benchtime 200000x -cpuprofile $out/buffered-tcp-100B.cpu.pprof -o /tmp/writepath-benches.test ./benches/ > $out/profile-buffered.txt
-go tool pprof -top -nodecount 25 /tmp/writepath-benches.test $out/buffered-tcp-100B.cpu.pprof >> $out/profile-buffered.txt 2>&1
-go test -run '^$' -bench 'Multiget/mode=parallel/regions=8/keys=100/threads=16' -benchtime 1000x -cpuprofile $out/multiget-parallel.cpu.pprof -o /tmp/writepath-benches.test ./benches/ > $out/profile-multiget.txt
-go tool pprof -top -nodecount 25 /tmp/writepath-benches.test $out/multiget-parallel.cpu.pprof >> $out/profile-multiget.txt 2>&1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+before=${BEFORE:-f9b7344~1} # the commit before the sorted batch apply
+grep -E 'p50-ns|p99-ns|gc-cpu|assist-cpu|gc-pause|gc-cycles|MB/s' scripts/units.txt > "$tmp/units.txt"
+{
+	echo "commit: $(git rev-parse --short HEAD)"
+	echo "goversion: $(go version | cut -d' ' -f3-)"
+	echo "cpu-cores: $(nproc) $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	echo "mem: $(awk '/^MemTotal/ {printf "%.1fGiB", $2/1048576}' /proc/meminfo)"
+} > "$tmp/header.txt"
+units() { cat "$tmp/units.txt"; }
+header() { cat "$tmp/header.txt"; echo "# loadavg: $(cut -d' ' -f1-3 /proc/loadavg)"; }
+go test -c -o "$tmp/new.test" ./benches/
+mkdir -p "$tmp/before"
+git archive "$(git rev-parse "$before")" | tar -x -C "$tmp/before"
+(cd "$tmp/before" && go test -c -o "$tmp/old.test" ./benches/)
+cd "$tmp"
+
+# 1. Write paths at 100 B, every path and transport, count 10 (interleaved).
+case $steps in *1*)
+{ header; units; for i in 1 2 3 4 5 6 7 8 9 10; do
+	./new.test -test.run '^$' -test.bench 'Write/.*/.*/value=100B' -test.benchtime 50000x | grep -E '^Benchmark|^(goos|goarch|pkg|cpu):' | { [ $i = 1 ] && cat || grep ^Benchmark; }
+done; } > "$OLDPWD/$out/write-100B.txt"
+esac
+
+# 2. A/B of the sorted batch apply: buffered 100 B, the commit before vs this one, alternating.
+case $steps in *2*)
+{ header; echo "# code: $before (insert in batch order)"; units; } > "$OLDPWD/$out/apply-before.txt"
+{ header; echo "# code: HEAD (batches of >=64 entries inserted in key order)"; units; } > "$OLDPWD/$out/apply-after.txt"
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	./old.test -test.run '^$' -test.bench 'Write/path=buffered/transport=(tcp|inproc)/value=100B' -test.benchtime 200000x | grep ^Benchmark >> "$OLDPWD/$out/apply-before.txt"
+	./new.test -test.run '^$' -test.bench 'Write/path=buffered/transport=(tcp|inproc)/value=100B' -test.benchtime 200000x | grep ^Benchmark >> "$OLDPWD/$out/apply-after.txt"
+done
+esac
+
+# 3. Multiget at 8 regions: mode x threads x transport x modelled read latency (0, 1ms, 5ms), count 10 (interleaved).
+case $steps in *3*)
+{ header; units; for i in 1 2 3 4 5 6 7 8 9 10; do
+	./new.test -test.run '^$' -test.bench 'Multiget/.*/regions=8/' -test.benchtime 200x | grep ^Benchmark
+done; } > "$OLDPWD/$out/multiget.txt"
+esac
+
+# 4. CPU profile of the buffered TCP path (200,000 Puts).
+case $steps in *4*)
+./new.test -test.run '^$' -test.bench 'Write/path=buffered/transport=tcp/value=100B' -test.benchtime 200000x -test.cpuprofile buffered.pprof | grep ^Benchmark > "$OLDPWD/$out/profile-buffered.txt"
+cp buffered.pprof "$OLDPWD/$out/buffered-tcp-100B.cpu.pprof"
+go tool pprof -top -nodecount 30 new.test buffered.pprof >> "$OLDPWD/$out/profile-buffered.txt" 2>&1
+esac
+
+# 5. CPU profile of parallel multiget, CPU-bound case (latency=0), 1000 multigets.
+case $steps in *5*)
+./new.test -test.run '^$' -test.bench 'Multiget/mode=parallel/regions=8/keys=100/threads=16/transport=tcp/latency=0' -test.benchtime 1000x -test.cpuprofile mg.pprof | grep ^Benchmark > "$OLDPWD/$out/profile-multiget.txt"
+cp mg.pprof "$OLDPWD/$out/multiget-parallel.cpu.pprof"
+go tool pprof -top -nodecount 30 new.test mg.pprof >> "$OLDPWD/$out/profile-multiget.txt" 2>&1
+esac
+cd "$OLDPWD"
+
+# 5. benchstat tables.
 go tool benchstat -col /path -filter '/transport:tcp' $out/write-100B.txt > $out/benchstat-paths-tcp.txt
 go tool benchstat -col /path -filter '/transport:inproc' $out/write-100B.txt > $out/benchstat-paths-inproc.txt
-go tool benchstat -col /mode $out/multiget.txt > $out/benchstat-multiget.txt
-go tool benchstat $out/peers-write.txt > $out/benchstat-peers.txt
+go tool benchstat $out/apply-before.txt $out/apply-after.txt > $out/benchstat-apply.txt
+go tool benchstat -col /mode -filter '/transport:tcp' $out/multiget.txt > $out/benchstat-multiget-tcp.txt
+go tool benchstat -col /mode -filter '/transport:inproc' $out/multiget.txt > $out/benchstat-multiget-inproc.txt
