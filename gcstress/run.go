@@ -172,7 +172,7 @@ func machine() (string, uint64) {
 // WriteResults writes summary.json, report.md and the charts into dir
 // (samples.jsonl is written while the run goes).
 func WriteResults(dir string, sum *Summary) error {
-	b, err := json.MarshalIndent(sum, "", "  ")
+	b, err := json.MarshalIndent(compact(sum), "", "  ")
 	if err != nil {
 		return fmt.Errorf("gcstress: summary: %w", err)
 	}
@@ -223,4 +223,21 @@ func ExitCode(err error) int {
 		return 130
 	}
 	return 1
+}
+
+// compact returns a copy of sum without the latency histograms (each is
+// about 28K counts; they stay in samples.jsonl's end lines) for summary.json.
+func compact(sum *Summary) *Summary {
+	c := *sum
+	c.Results = make([]Result, len(sum.Results))
+	for i, r := range sum.Results {
+		if r.End != nil {
+			e := *r.End
+			e.Hist = nil
+			r.End = &e
+		}
+		r.Last.Hist = nil
+		c.Results[i] = r
+	}
+	return &c
 }
