@@ -30,9 +30,27 @@
 //     library never exits or logs fatally, cmd/gcstress maps errors to exit
 //     codes (0 completed whatever the health, 1 tool failure, 2 usage).
 //
-// Files: flags.go (Config, parsing), scenario.go and matrix.go (what runs),
-// child.go (the child's load loop), engine.go (the write path under load),
-// sampler.go (windows: runtime/metrics, RSS, HdrHistogram latencies),
-// runner.go (child processes), health.go (classifier), report_*.go, charts.go,
-// progress.go and profile.go (the explain package's captures and accounts).
+// Choices where DESIGN.md is silent:
+//   - "elevated" names a window between the healthy and degraded thresholds;
+//     a scenario takes the worst class held by at least Thresholds.Share
+//     (25%) of its windows after a warm-up (2 s), so one stray window does
+//     not class a run; failure needs no share (any failure condition fails).
+//   - Once a scenario is classified failed the parent stops its child
+//     (SIGTERM), as HBase's runs ended at their concurrent mode failure.
+//   - One Put in DefaultLatencyEvery (16) is timed by default: timing every
+//     Put costs 4-6% of arena throughput here (results/gcstress/sampling-cost).
+//   - The parent kills a child whose RSS passes 110% of its cap; the child
+//     stops itself at 100% (polling /proc/self/statm every 50 ms).
+//   - Ctrl-C (SIGINT to the parent; children run in their own process group)
+//     stops the current scenario; the reports cover what ran, and the
+//     command exits 130.
+//
+// Files: flags.go (Config, parsing), scenario.go and matrix.go (what runs,
+// the embedded default), child.go (the child's load loop), engine.go (the
+// writepath server or client under load), sample.go and sampler.go (windows:
+// runtime/metrics, RSS, process CPU, HdrHistogram latencies), runner.go
+// (child processes), health.go (classifier), replay.go (re-reading
+// samples.jsonl), run.go (Main, Run, results folder), report_table.go,
+// report_formats.go (YCSB, PE), report_md.go, charts.go, progress.go and
+// profile.go (the explain package's captures, flight recorder and accounts).
 package gcstress

@@ -26,8 +26,7 @@ type progress struct {
 	tty   bool
 	p     *mpb.Progress
 	bar   *mpb.Bar
-	mu    sync.Mutex
-	cur   string // the bar's status text
+	cur   *barStatus // the current scenario's status text
 	last  time.Time
 	i     int
 	label string
@@ -47,26 +46,29 @@ func newProgress(w io.Writer, n int) *progress {
 
 func (pr *progress) start(i int, s Scenario) {
 	pr.i, pr.label, pr.last = i, fmt.Sprintf("[%d/%d] %-16s", i+1, pr.n, s.Name), time.Now()
-	pr.setStatus("starting")
+	st := &barStatus{s: "starting"}
+	pr.cur = st
 	if !pr.tty {
 		fmt.Fprintf(pr.w, "%s start: %s\n", pr.label, s.Describe())
 		return
 	}
 	pr.bar = pr.p.AddBar(1000,
 		mpb.PrependDecorators(decor.Name(pr.label), decor.Percentage(decor.WCSyncSpace)),
-		mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
-			pr.mu.Lock()
-			defer pr.mu.Unlock()
-			return pr.cur
-		})),
+		mpb.AppendDecorators(decor.Any(func(decor.Statistics) string { return st.get() })),
 	)
 }
 
-func (pr *progress) setStatus(s string) {
-	pr.mu.Lock()
-	pr.cur = s
-	pr.mu.Unlock()
+func (pr *progress) setStatus(s string) { pr.cur.set(s) }
+
+// barStatus is one bar's status text, written by the runner's goroutine and
+// read by mpb's renderer.
+type barStatus struct {
+	mu sync.Mutex
+	s  string
 }
+
+func (b *barStatus) set(s string) { b.mu.Lock(); b.s = s; b.mu.Unlock() }
+func (b *barStatus) get() string  { b.mu.Lock(); defer b.mu.Unlock(); return b.s }
 
 func statusLine(l Sample, v Verdict) string {
 	cls := Healthy
@@ -118,11 +120,11 @@ func (pr *progress) done(r Result) {
 		fmt.Fprintf(pr.w, "%s done in %.1f s: %s\n", pr.label, r.Wall, msg)
 		return
 	}
-	pr.setStatus(fmt.Sprintf("%s in %.0f s", msg, r.Wall))
-	if r.Verdict.Class == Failed || r.Stopped != "" {
-		pr.bar.Abort(false)
-	} else {
+	pr.setStatus(fmt.Sprintf("%s %s in %.0f s", cellText(r), r.Verdict.Class, r.Wall))
+	if r.End != nil && r.End.Reason == "keys" && r.Verdict.Class != Failed {
 		pr.bar.SetTotal(-1, true)
+	} else {
+		pr.bar.Abort(false) // stays where the scenario stopped
 	}
 }
 
