@@ -51,15 +51,16 @@ func runChild(ctx context.Context, spec Scenario, stdout io.Writer) error {
 	}
 
 	var (
-		written  atomic.Int64 // keys
-		bytesW   atomic.Int64
-		next     atomic.Int64 // next key index to claim
-		reason   atomic.Value // string: why the load stopped
-		failErr  atomic.Value // error
-		peakRSS  atomic.Uint64
-		kvBytes  = int64(workload.KeySize) + spec.Value
-		recs     = make([]*latRecorder, spec.Writers)
-		loadDone = make(chan struct{})
+		written    atomic.Int64 // keys
+		bytesW     atomic.Int64
+		next       atomic.Int64 // next key index to claim
+		reason     atomic.Value // string: why the load stopped
+		failErr    atomic.Value // error
+		peakRSS    atomic.Uint64
+		earlyClose atomic.Bool // the engine was closed to release blocked writers
+		kvBytes    = int64(workload.KeySize) + spec.Value
+		recs       = make([]*latRecorder, spec.Writers)
+		loadDone   = make(chan struct{})
 	)
 	setReason := func(r string) { reason.CompareAndSwap(nil, r) }
 	loadCtx, cancel := context.WithCancel(ctx)
@@ -129,6 +130,9 @@ func runChild(ctx context.Context, spec Scenario, stdout io.Writer) error {
 						err = eng.Put(key, value)
 					}
 					if err != nil {
+						if loadCtx.Err() != nil {
+							return // the engine was closed to release a writer blocked at the end
+						}
 						failErr.CompareAndSwap(nil, err)
 						setReason("error")
 						cancel()
@@ -141,6 +145,22 @@ func runChild(ctx context.Context, spec Scenario, stdout io.Writer) error {
 		}(recs[w])
 	}
 	go func() { wg.Wait(); close(loadDone) }()
+	// At the end (keys aside: duration, interrupt, RSS cap), writers blocked
+	// by backpressure would wait for a slow flush; after a second, close the
+	// engine early, which releases them with an error they ignore.
+	go func() {
+		select {
+		case <-loadDone:
+			return
+		case <-loadCtx.Done():
+		}
+		select {
+		case <-loadDone:
+		case <-time.After(time.Second):
+			earlyClose.Store(true)
+			_ = eng.Close()
+		}
+	}()
 
 	// Watchdog: the hard RSS cap, checked every 50 ms.
 	go func() {
@@ -225,7 +245,10 @@ loop:
 			fmt.Fprintf(os.Stderr, "gcstress child: profiles: %v\n", err)
 		}
 	}
-	closeErr := eng.Close()
+	closeErr := eng.Close() // waits for an early close, if any
+	if earlyClose.Load() {
+		closeErr = nil // writers were released on purpose
+	}
 	end := s.end(written.Load(), bytesW.Load(), elapsed, eng.Stats())
 	end.Reason = reason.Load().(string)
 	end.PeakRSS = max(peakRSS.Load(), end.PeakRSS)

@@ -3,6 +3,7 @@ package gcstress
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/writegc/writegc/writepath"
 )
@@ -25,9 +26,11 @@ type engineStats struct {
 // go straight into the region server, the cheapest path, so the memtable's
 // GC cost dominates) or through a writepath client and transport.
 type wpEngine struct {
-	srv    *writepath.Server
-	client writepath.Client // nil for path "server"
-	closeT func() error
+	once     sync.Once
+	closeErr error
+	srv      *writepath.Server
+	client   writepath.Client // nil for path "server"
+	closeT   func() error
 }
 
 // newEngine builds the write path a scenario drives. Flushes go to the
@@ -75,8 +78,14 @@ func (e *wpEngine) Stats() engineStats {
 }
 
 // Close closes the client (sending what it buffered), the transport and the
-// server (which abandons pending flushes).
+// server (which abandons pending flushes). It is idempotent; a concurrent
+// second call waits for the first.
 func (e *wpEngine) Close() error {
+	e.once.Do(func() { e.closeErr = e.close() })
+	return e.closeErr
+}
+
+func (e *wpEngine) close() error {
 	var errs []error
 	if e.client != nil {
 		if err := e.client.Close(); err != nil && !errors.Is(err, writepath.ErrClosed) {

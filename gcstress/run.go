@@ -206,7 +206,7 @@ func WriteReport(w io.Writer, format string, sum *Summary) error {
 	case "json":
 		e := json.NewEncoder(w)
 		e.SetIndent("", "  ")
-		return e.Encode(sum)
+		return e.Encode(compact(sum))
 	}
 	return fmt.Errorf("%w: -format: unknown format %q", ErrUsage, format)
 }
