@@ -203,7 +203,6 @@ loop:
 			break loop
 		case <-ticks:
 			w := s.window(written.Load(), bytesW.Load(), eng.Stats())
-			w.RSS = max(w.RSS, 0)
 			if w.RSS > peakRSS.Load() {
 				peakRSS.Store(w.RSS)
 			}

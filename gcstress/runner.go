@@ -98,13 +98,11 @@ func (r *Runner) Run(ctx context.Context, s Scenario) (Result, error) {
 	pid := cmd.Process.Pid
 
 	var mu sync.Mutex // guards res.Stopped, res.Exit.RSSCap/Message set by watchers
-	signalled := false
 	stop := func(sig syscall.Signal, why string) {
 		mu.Lock()
 		if res.Stopped == "" {
 			res.Stopped = why
 		}
-		signalled = true
 		mu.Unlock()
 		_ = cmd.Process.Signal(sig)
 	}
@@ -207,7 +205,6 @@ func (r *Runner) Run(ctx context.Context, s Scenario) (Result, error) {
 	res.Stderr = stderr.String()
 	mu.Lock()
 	defer mu.Unlock()
-	_ = signalled
 	switch {
 	case res.End == nil:
 		res.Exit.Died = !res.Exit.RSSCap
