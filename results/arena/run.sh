@@ -1,13 +1,30 @@
 #!/usr/bin/env bash
 # Reproduces results/arena: allocate-and-copy vs z.Allocator and make+copy,
 # and the GC cost of holding 10M values of 100 B. Run from the repo root:
-#   results/arena/run.sh
+#   results/arena/run.sh            (ROUNDS=10 by default)
+# Every round runs every case once, so drift on a shared machine is spread
+# over all contenders instead of landing on whichever case ran at the time.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-OUT=results/arena/alloc.txt PKGS=./arena COUNT=10 BENCHTIME=200ms \
-	BENCH='^BenchmarkAlloc$' scripts/bench
-OUT=results/arena/hold.txt PKGS=./arena COUNT=10 BENCHTIME=3x BENCH='^BenchmarkHold$' scripts/bench
-go tool benchstat -col /impl -filter '/mem:warm /goroutines:1' results/arena/alloc.txt >results/arena/benchstat-warm.txt
-go tool benchstat -col /impl -filter '/mem:cold /goroutines:1' results/arena/alloc.txt >results/arena/benchstat-cold.txt
-go tool benchstat -col /goroutines -filter '/impl:(arena OR offheap)' results/arena/alloc.txt >results/arena/benchstat-parallel.txt
-go tool benchstat -col /impl results/arena/hold.txt >results/arena/benchstat-hold.txt
+R=results/arena
+ROUNDS=${ROUNDS:-10}
+go test -c -o /tmp/writegc-arena.test ./arena
+header() {
+	echo "commit: $(git rev-parse HEAD)"
+	echo "goversion: $(go env GOVERSION)"
+	echo "machine: nproc=$(nproc) mem=$(awk '/^MemTotal/ {printf "%.1fGiB", $2/1048576}' /proc/meminfo) cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+}
+header >$R/alloc.txt
+header >$R/hold.txt
+for round in $(seq "$ROUNDS"); do
+	echo "round $round/$ROUNDS" >&2
+	/tmp/writegc-arena.test -test.run '^$' -test.bench '^BenchmarkAlloc$' -test.benchtime 200ms -test.benchmem >>$R/alloc.txt
+	/tmp/writegc-arena.test -test.run '^$' -test.bench '^BenchmarkHold$' -test.benchtime 3x >>$R/hold.txt
+done
+grep '^Unit' scripts/units.txt >>$R/alloc.txt
+grep '^Unit' scripts/units.txt >>$R/hold.txt
+go tool benchstat -col /impl -filter '/mem:warm /goroutines:1' $R/alloc.txt >$R/benchstat-warm.txt
+go tool benchstat -col /impl -filter '/mem:cold /goroutines:1' $R/alloc.txt >$R/benchstat-cold.txt
+go tool benchstat -col /goroutines -filter '/impl:(arena OR offheap)' $R/alloc.txt >$R/benchstat-parallel.txt
+go tool benchstat -col /impl $R/hold.txt >$R/benchstat-hold.txt
