@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The larger run of issue 8, item 5, for a session that is lent the 16-core,
+# 128 GiB device machine: the same commands as results/, with more writers and
+# keys. One script, bounded to fit a 10-minute call; everything it measures
+# goes under $OUT (default results/device/out) as it goes.
+#
+#   OUT=$OUT results/device/run.sh
+#
+# Not run yet: the task that prepared it was not lent a device machine.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-results/device/out}
+mkdir -p "$OUT"
+{
+	echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
+	echo "goversion: $(go env GOVERSION)"
+	echo "machine: nproc=$(nproc) mem=$(awk '/^MemTotal/ {printf "%.1fGiB", $2/1048576}' /proc/meminfo) cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+} | tee "$OUT/machine.txt"
+go build -o /tmp/gcstress ./cmd/gcstress || exit 1
+go test -c -o /tmp/benches.test ./benches || exit 1
+# 1. Hypertable addendum at scale: 16 writers and regions, 64 MiB memstores (about 4 min).
+timeout 300 /tmp/gcstress -scenario matrix,failure -kinds heap,arena,offheap -values 10,100,1KB,10KB \
+	-keys 200M,50M,10M,2M -writers 16 -regions 16 -memstore 64MB -out "$OUT/hypertable" \
+	>"$OUT/hypertable.txt" 2>"$OUT/hypertable.progress"
+# 2. Memtables at 10M keys, 100 B, and parallel Put at GOMAXPROCS (about 4 min).
+timeout 240 /tmp/benches.test -test.run '^$' -test.count 3 \
+	-test.bench '^BenchmarkPut(Parallel)?$/kind=(heap|arena|offheap)/value=100B/keys=(10M|1M)' \
+	-test.benchtime 10000000x >"$OUT/memtable-10m.txt" 2>&1
+grep '^Unit' scripts/units.txt >>"$OUT/memtable-10m.txt"
+ls -l "$OUT"
