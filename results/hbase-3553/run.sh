@@ -1,0 +1,33 @@
+#!/bin/sh
+# Reproduces results/hbase-3553/ with one command, from the repository root:
+#   ./results/hbase-3553/run.sh
+# HBASE-3553 in Go: multiget sequential vs parallel, 16 and 32 threads, 100
+# keys a request, 8 regions preloaded with ROWS rows, three runs each, over
+# loopback TCP, for modelled read latencies LATENCIES per region request
+# (0 = CPU-bound memtable lookups). REQUESTS are the multigets per run at 16
+# and 32 threads; OUT the output directory. About 10 minutes on 2 shared cores
+# with the defaults (10M rows; the preload alone is about 1 minute per latency).
+# The smaller run in rows=1M/: ROWS=1000000 OUT=results/hbase-3553/rows=1M ./results/hbase-3553/run.sh
+set -e
+out=${OUT:-results/hbase-3553}
+mkdir -p "$out"
+rows=${ROWS:-10000000}
+requests=${REQUESTS:-2000,4000}
+latencies=${LATENCIES:-0,1ms,5ms}
+bin=$(mktemp -d)/seedrun
+go build -o "$bin" ./writepath/internal/seedrun
+{
+	echo "command: ROWS=$rows REQUESTS=$requests LATENCIES=$latencies OUT=$out ./results/hbase-3553/run.sh  (seedrun -exp 3553 -rows $rows -runs 3 -requests $requests -latencies $latencies -transports tcp)"
+	echo "commit: $(git rev-parse --short HEAD)"
+	echo "go: $(go version | cut -d' ' -f3-) GOEXPERIMENT=$(go env GOEXPERIMENT | sed "s/^$/default (Green Tea GC)/") GOGC=${GOGC:-100}"
+	echo "machine: $(nproc) vCPU $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(awk '/^MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), shared with other engineers' jobs"
+	echo "loadavg at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "started: $(date -u +%FT%TZ)"
+} > $out/env.txt
+rm -f $out/ycsb-*.txt
+start=$(date +%s)
+"$bin" -exp 3553 -out $out -rows "$rows" -runs 3 -requests "$requests" -latencies "$latencies" -transports tcp 2> $out/progress.txt
+{
+	echo "loadavg at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "wall: $(( $(date +%s) - start )) s"
+} >> $out/env.txt
