@@ -56,5 +56,8 @@
 //
 // Choices: one WAL per server (not per region), rolled at 64 MiB; flushers
 // are shared by all regions; backpressure is per region; segments are
-// fsynced only when a WAL depends on them.
+// fsynced only when a WAL depends on them. Reads are memtable lookups and so
+// CPU-bound; ServerOptions.ReadLatency (off by default) is an opt-in model of
+// one block read per region Get request, answered on a timer so that waits
+// overlap, for reproducing HBASE-3553 on one machine.
 package writepath
