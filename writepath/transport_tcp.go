@@ -335,7 +335,8 @@ type tcpReq struct {
 	resp    []byte
 }
 
-var tcpReqPool = sync.Pool{New: func() any { return &tcpReq{ch: make(chan struct{}, 1)} }}
+// A tcpReq is not pooled: after a shutdown completes it, the writer goroutine
+// may still be reading it from the out queue, so it must not be reused.
 
 // DialTCP connects to a TCPServer at addr and performs the handshake.
 func DialTCP(addr string, opts TCPClientOptions) (*TCPTransport, error) {
@@ -412,18 +413,12 @@ func (t *TCPTransport) start(r *tcpReq) error {
 }
 
 func (t *TCPTransport) roundTrip(typ uint8, payload []byte) (resp []byte, err error) {
-	r := tcpReqPool.Get().(*tcpReq)
-	r.typ, r.payload = typ, payload
+	r := &tcpReq{typ: typ, payload: payload, ch: make(chan struct{}, 1)}
 	if err := t.start(r); err != nil {
-		r.payload = nil
-		tcpReqPool.Put(r)
 		return nil, err
 	}
 	<-r.ch
-	resp, err = r.resp, r.err
-	r.payload, r.resp, r.err = nil, nil, nil
-	tcpReqPool.Put(r)
-	return resp, err
+	return r.resp, r.err
 }
 
 // Put implements Transport.
