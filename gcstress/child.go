@@ -202,6 +202,9 @@ loop:
 		case <-loadDone:
 			break loop
 		case <-ticks:
+			if time.Since(s.last) < spec.Window/2 {
+				continue // a late tick right after the last window: fold it into the next
+			}
 			w := s.window(written.Load(), bytesW.Load(), eng.Stats())
 			if w.RSS > peakRSS.Load() {
 				peakRSS.Store(w.RSS)
