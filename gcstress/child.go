@@ -239,7 +239,7 @@ loop:
 	setReason("keys")
 	// A last window for the tail (also the only one when windows are off).
 	last := s.window(written.Load(), bytesW.Load(), eng.Stats())
-	if spec.Window > 0 && last.Dur >= spec.Window.Seconds()/2 { // a shorter tail would plot as a spike; the end line has the totals
+	if spec.Window > 0 && (last.Dur >= spec.Window.Seconds()/2 || len(windows) == 0) { // a shorter tail would plot as a spike; the end line has the totals
 		emit(&last)
 	}
 	if capture != nil && captureStarted {
