@@ -28,9 +28,15 @@ func boxValue(value []byte) *[]byte {
 	return &v
 }
 
+// newNode makes the five objects of a new entry in one function, so a
+// profile attributes every allocation of an insert to one site.
 func (heapStore) newNode(key, value []byte, height int) (*heapNode, int64, error) {
 	n := &heapNode{key: append(make([]byte, 0, len(key)), key...), next: make([]atomic.Pointer[heapNode], height)}
-	n.val.Store(boxValue(value))
+	v := make([]byte, len(value))
+	copy(v, value)
+	box := new([]byte)
+	*box = v
+	n.val.Store(box)
 	return n, heapNodeBytes + int64(8*height+len(key)) + 24 + int64(len(value)), nil
 }
 
