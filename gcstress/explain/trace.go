@@ -148,6 +148,13 @@ func analyzeTrace(path string, data []byte, opts Options) (ta *TraceAccount, err
 			rg := ev.Range()
 			begin := ev.Kind() != trace.EventRangeEnd
 			if ev.Kind() == trace.EventRangeActive {
+				// A range already open when a generation starts is reported
+				// again in every later generation (flight-recorder traces
+				// hold several): only the first report, at the start of the
+				// trace, opens it.
+				if rangeOpen(rg, ev.Goroutine(), markStart, assistOpen, stwOpen) {
+					continue
+				}
 				t = first
 			}
 			switch {
@@ -239,6 +246,22 @@ func analyzeTrace(path string, data []byte, opts Options) (ta *TraceAccount, err
 }
 
 const noGoroutine = trace.NoGoroutine
+
+// rangeOpen reports whether the range named name is already open: the mark
+// phase, a goroutine's assist, or a goroutine's stop-the-world.
+func rangeOpen(rg trace.Range, g trace.GoID, markStart trace.Time, assists, stws map[trace.GoID]trace.Time) bool {
+	switch {
+	case rg.Name == "GC concurrent mark phase":
+		return markStart >= 0
+	case rg.Name == "GC mark assist":
+		_, ok := assists[rg.Scope.Goroutine()]
+		return ok
+	case strings.HasPrefix(rg.Name, "stop-the-world ("):
+		_, ok := stws[g]
+		return ok
+	}
+	return false
+}
 
 type opSpan struct {
 	Span
