@@ -155,8 +155,8 @@ func (s *Set) finish(what string) (*Set, error) {
 func checkMetadata(m *benchfmt.UnitMetadata) string {
 	switch m.Key {
 	case "better":
-		if m.Value != "higher" && m.Value != "lower" {
-			return fmt.Sprintf("unit %s: better=%s, want better=higher or better=lower", m.OrigUnit, m.Value)
+		if m.Value != "higher" && m.Value != "lower" && m.Value != "none" {
+			return fmt.Sprintf("unit %s: better=%s, want better=higher, better=lower or better=none", m.OrigUnit, m.Value)
 		}
 	case "assume":
 		if m.Value != "nothing" && m.Value != "exact" {

@@ -28,7 +28,8 @@ func (d Direction) String() string {
 }
 
 // DirectionOf returns the direction of unit: the `better=` metadata when
-// present, else the built-in default: sec/op, ns/op, B/op, allocs/op and any
+// present (`better=none` declares a unit reported but never gated), else the
+// built-in default: sec/op, ns/op, B/op, allocs/op and any
 // unit ending in "-ns", "-%" or "/op" are lower-is-better; B/s, MB/s and ops/s
 // are higher-is-better; anything else is DirUnknown.
 func DirectionOf(unit string, meta benchfmt.UnitMetadataMap) Direction {
