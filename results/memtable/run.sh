@@ -34,8 +34,8 @@ for round in $(seq "${ROUNDS10M:-$ROUNDS}"); do
 	/tmp/writegc-benches.test -test.run '^$' -test.bench '^BenchmarkPut$/kind=(heap|arena|offheap)/value=100B/keys=10M$' -test.benchtime 10000000x >>$R/put10m.txt
 done
 for f in put1m put100k parallel put10m memmove; do grep "^Unit" scripts/units.txt >>$R/$f.txt; done
-go tool benchstat -col /kind $R/put1m.txt >$R/benchstat-put1m.txt
-go tool benchstat -col /kind -row /value $R/put100k.txt >$R/benchstat-put100k.txt
+go tool benchstat -ignore pkg -col /kind $R/put1m.txt >$R/benchstat-put1m.txt
+go tool benchstat -ignore pkg -col /kind -row /value $R/put100k.txt >$R/benchstat-put100k.txt
 go tool benchstat -col /goroutines -row /kind $R/parallel.txt >$R/benchstat-parallel.txt
 go tool benchstat -col /kind $R/put10m.txt >$R/benchstat-put10m.txt
 go tool benchstat $R/memmove.txt >$R/benchstat-memmove.txt
