@@ -2,6 +2,7 @@ package arena
 
 import (
 	"errors"
+	"github.com/writegc/writegc/internal/ptrcheck"
 	"reflect"
 	"sort"
 	"sync"
@@ -293,34 +294,16 @@ func TestOffHeapMemoryGoesBack(t *testing.T) {
 	}
 }
 
-// hasPointers reports whether values of t contain Go pointers.
-func hasPointers(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func,
-		reflect.Interface, reflect.Slice, reflect.String:
-		return true
-	case reflect.Array:
-		return t.Len() > 0 && hasPointers(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if hasPointers(t.Field(i).Type) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 func TestNoPointers(t *testing.T) {
-	if hasPointers(reflect.TypeFor[Handle]()) {
+	if ptrcheck.HasPointers(reflect.TypeFor[Handle]()) {
 		t.Error("Handle holds pointers")
 	}
 	// Chunk memory is a []byte: its element type must be pointer-free so the
 	// GC allocates it noscan.
-	if hasPointers(reflect.TypeFor[chunk]().Field(0).Type.Elem()) {
+	if ptrcheck.HasPointers(reflect.TypeFor[chunk]().Field(0).Type.Elem()) {
 		t.Error("chunk memory element type holds pointers")
 	}
-	if !hasPointers(reflect.TypeFor[*int]()) || !hasPointers(reflect.TypeFor[struct{ s string }]()) {
+	if !ptrcheck.HasPointers(reflect.TypeFor[*int]()) || !ptrcheck.HasPointers(reflect.TypeFor[struct{ s string }]()) {
 		t.Error("hasPointers misses pointers")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/writegc/writegc/internal/ptrcheck"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -288,31 +289,14 @@ func TestArenaChunksReturnToPool(t *testing.T) {
 	}
 }
 
-func hasPointers(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func,
-		reflect.Interface, reflect.Slice, reflect.String:
-		return true
-	case reflect.Array:
-		return t.Len() > 0 && hasPointers(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if hasPointers(t.Field(i).Type) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 func TestArenaNodeHoldsNoPointers(t *testing.T) {
-	if hasPointers(reflect.TypeFor[arenaNode]()) {
+	if ptrcheck.HasPointers(reflect.TypeFor[arenaNode]()) {
 		t.Fatal("arenaNode holds pointers")
 	}
-	if hasPointers(reflect.TypeFor[arena.Handle]()) {
+	if ptrcheck.HasPointers(reflect.TypeFor[arena.Handle]()) {
 		t.Fatal("arena.Handle holds pointers")
 	}
-	if !hasPointers(reflect.TypeFor[heapNode]()) {
+	if !ptrcheck.HasPointers(reflect.TypeFor[heapNode]()) {
 		t.Fatal("check is broken: heapNode has pointers")
 	}
 	// The offsets the code uses match the documented struct.
