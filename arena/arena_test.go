@@ -2,11 +2,12 @@ package arena
 
 import (
 	"errors"
-	"github.com/writegc/writegc/internal/ptrcheck"
 	"reflect"
 	"sort"
 	"sync"
 	"testing"
+
+	"github.com/writegc/writegc/internal/ptrcheck"
 )
 
 func mustArena(t testing.TB, opts Options) *Arena {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/writegc/writegc/internal/ptrcheck"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/writegc/writegc/arena"
+	"github.com/writegc/writegc/internal/ptrcheck"
 )
 
 func newKind(t testing.TB, kind string) Memtable {
