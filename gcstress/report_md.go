@@ -25,22 +25,11 @@ func WriteMarkdown(w io.Writer, sum *Summary, charts []string) error {
 	if sum.Interrupted {
 		fmt.Fprintf(ew, "- **interrupted**: this report covers the %d scenario(s) that ran\n", len(sum.Results))
 	}
-	if len(group(sum.Results, "matrix")) > 0 {
-		fmt.Fprintf(ew, "\n## Random write throughput\n\nKey+value MB/s (MB = 2^20 B) and health, as the Hypertable addendum's table.\n\n")
-		h, rows := addendumTable(sum.Results)
-		renderTable(ew, h, rows)
-	}
-	if len(group(sum.Results, "failure", "stall")) > 0 {
-		fmt.Fprintf(ew, "\n## Failure scenario\n\n%s.\n\n", failureSettings(sum.Results))
-		h, rows := failureTable(sum.Results)
-		renderTable(ew, h, rows)
-	}
-	fmt.Fprintf(ew, "\n## GC per scenario\n\n")
-	h, rows := gcTable(sum.Results)
-	renderTable(ew, h, rows)
-	if n := latencyNote(sum.Results); n != "" {
-		fmt.Fprintf(ew, "\n%s\n", n)
-	}
+	writeResultTables(ew, sum.Results, tableHeadings{
+		addendum: "\n## Random write throughput\n\nKey+value MB/s (MB = 2^20 B) and health, as the Hypertable addendum's table.\n\n",
+		failure:  "\n## Failure scenario\n\n%s.\n\n",
+		gc:       "\n## GC per scenario\n\n",
+	})
 	fmt.Fprintf(ew, "\n## Scenarios\n\n")
 	for _, r := range sum.Results {
 		fmt.Fprintf(ew, "- **%s** (%s): %s. %s", r.Scenario.Name, r.Scenario.Describe(), r.Verdict.Class, r.Verdict.Why)

@@ -204,22 +204,11 @@ func WriteTable(w io.Writer, sum *Summary) error {
 	if sum.Interrupted {
 		fmt.Fprintf(ew, "INTERRUPTED: the report covers the %d scenario(s) that ran.\n", len(sum.Results))
 	}
-	if len(group(sum.Results, "matrix")) > 0 {
-		fmt.Fprintf(ew, "\nRandom write throughput (key+value MB/s, MB = 2^20 B), health per scenario:\n")
-		h, rows := addendumTable(sum.Results)
-		renderTable(ew, h, rows)
-	}
-	if len(group(sum.Results, "failure", "stall")) > 0 {
-		fmt.Fprintf(ew, "\nFailure scenario: %s\n", failureSettings(sum.Results))
-		h, rows := failureTable(sum.Results)
-		renderTable(ew, h, rows)
-	}
-	fmt.Fprintf(ew, "\nGC per scenario:\n")
-	h, rows := gcTable(sum.Results)
-	renderTable(ew, h, rows)
-	if n := latencyNote(sum.Results); n != "" {
-		fmt.Fprintf(ew, "\n%s\n", n)
-	}
+	writeResultTables(ew, sum.Results, tableHeadings{
+		addendum: "\nRandom write throughput (key+value MB/s, MB = 2^20 B), health per scenario:\n",
+		failure:  "\nFailure scenario: %s\n",
+		gc:       "\nGC per scenario:\n",
+	})
 	fmt.Fprintln(ew)
 	for _, r := range sum.Results {
 		if r.Verdict.Class != Healthy {
@@ -369,4 +358,29 @@ func latencyNote(rs []Result) string {
 		return ""
 	}
 	return "Put latencies (HdrHistogram, 3 significant digits): " + strings.Join(parts, "; ") + "."
+}
+
+// tableHeadings are the lines a format prints before each result table;
+// failure takes the failure scenario's settings as its one %s.
+type tableHeadings struct{ addendum, failure, gc string }
+
+// writeResultTables writes the addendum, failure and GC tables (those that
+// apply) and the latency note, shared by the terminal and Markdown reports.
+func writeResultTables(w io.Writer, results []Result, hd tableHeadings) {
+	if len(group(results, "matrix")) > 0 {
+		fmt.Fprint(w, hd.addendum)
+		h, rows := addendumTable(results)
+		renderTable(w, h, rows)
+	}
+	if len(group(results, "failure", "stall")) > 0 {
+		fmt.Fprintf(w, hd.failure, failureSettings(results))
+		h, rows := failureTable(results)
+		renderTable(w, h, rows)
+	}
+	fmt.Fprint(w, hd.gc)
+	h, rows := gcTable(results)
+	renderTable(w, h, rows)
+	if n := latencyNote(results); n != "" {
+		fmt.Fprintf(w, "\n%s\n", n)
+	}
 }
