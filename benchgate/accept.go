@@ -2,6 +2,7 @@ package benchgate
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -29,12 +30,19 @@ func (a *Acceptance) Matches(k Key) bool {
 
 // ParseAccepted reads an accepted-regressions file: one `REGEXP  reason` per
 // line (the regexp is the first whitespace-separated field, so it cannot
-// contain a blank: write \s; the reason, the rest of the line, is required), blank lines and lines starting with # are
-// ignored. Every problem is reported with file:line, wrapping ErrAcceptFile.
+// contain a blank: write \s; the reason, the rest of the line, is required),
+// blank lines and lines starting with # are ignored. Every problem is reported
+// with file:line, wrapping ErrAcceptFile. The input is read within the default
+// Parser limits (ErrTooLarge).
 func ParseAccepted(r io.Reader, fileName string) ([]*Acceptance, error) {
+	p, _ := Parser{}.withDefaults()
+	data, err := p.read(r, fileName)
+	if err != nil {
+		return nil, err
+	}
 	var out []*Acceptance
 	var problems []string
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {

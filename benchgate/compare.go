@@ -11,23 +11,69 @@ import (
 	"golang.org/x/perf/benchmath"
 )
 
-// Default thresholds.
+// Default thresholds, and the largest threshold allowed.
 const (
 	DefaultAlpha     = 0.01
 	DefaultThreshold = 0.10
+	// MaxThreshold (100%: twice as slow) bounds Options.Threshold: a larger
+	// one would let almost any regression pass, and is more likely a
+	// percentage written as a fraction (10 for 10%) than a wish.
+	MaxThreshold = 1.0
 )
 
 // Options configures Compare. The zero value means the defaults. Options is a
-// plain value; it holds no state across comparisons.
+// plain value; it holds no state across comparisons. Validate states the
+// ranges; Compare refuses options outside them.
 type Options struct {
-	// Alpha is the significance level of the U test; 0 means DefaultAlpha.
+	// Alpha is the significance level of the U test, in (0, 1); 0 means
+	// DefaultAlpha.
 	Alpha float64
 	// Threshold is the relative change of the median, as a fraction (0.10 is
-	// 10%), that a significant change must exceed to regress; 0 means
-	// DefaultThreshold, a negative value means no threshold.
+	// 10%), that a significant change must exceed to regress, at most
+	// MaxThreshold; 0 means DefaultThreshold, a negative value means no
+	// threshold. It must be finite.
 	Threshold float64
 	// Accepted lists regressions that pass (see Acceptance).
 	Accepted []*Acceptance
+}
+
+// Validate returns an error wrapping ErrBadOption when a field is NaN,
+// infinite or out of range, or an acceptance is nil.
+func (o Options) Validate() error {
+	if o.Alpha != 0 && !(o.Alpha > 0 && o.Alpha < 1) {
+		return fmt.Errorf("%w: Alpha %g: want a value in (0, 1), or 0 for %g", ErrBadOption, o.Alpha, DefaultAlpha)
+	}
+	if math.IsNaN(o.Threshold) || math.IsInf(o.Threshold, 0) || o.Threshold > MaxThreshold {
+		return fmt.Errorf("%w: Threshold %g: want a finite value at most %g", ErrBadOption, o.Threshold, MaxThreshold)
+	}
+	for i, a := range o.Accepted {
+		if a == nil || a.Pattern == nil {
+			return fmt.Errorf("%w: Accepted[%d] has no pattern", ErrBadOption, i)
+		}
+	}
+	return nil
+}
+
+// checkSamples refuses what Parse never builds, so that the statistics (which
+// do not terminate on a NaN) only ever see finite, non-negative values and
+// every Key of a Set has at least one.
+func checkSamples(side string, s *Set) error {
+	if s == nil {
+		return fmt.Errorf("%w: %s: nil Set", ErrBadSample, side)
+	}
+	for _, k := range s.Keys {
+		if len(s.Samples[k]) == 0 {
+			return fmt.Errorf("%w: %s %s %s: no values", ErrBadSample, side, k.Name, k.Unit)
+		}
+	}
+	for k, xs := range s.Samples {
+		for _, v := range xs {
+			if msg := badValue(v); msg != "" {
+				return fmt.Errorf("%w: %s %s %s: value %v: %s", ErrBadSample, side, k.Name, k.Unit, v, msg)
+			}
+		}
+	}
+	return nil
 }
 
 func (o Options) withDefaults() Options {
@@ -110,11 +156,19 @@ func (r *Report) Regressed() bool { return r.Count(Regressed) > 0 }
 
 // Compare compares every Key of base with the same Key of head.
 //
-// Errors: ErrNoCommon (no Report) when no name is shared, ErrUnitConflict (no
-// Report); ErrMissingInHead and ErrUnderpowered come with the full Report,
+// Errors: ErrBadOption (no Report) for options that fail Validate,
+// ErrBadSample (no Report) for a Set holding a NaN, infinite or negative value
+// or a Key without values (a Set from Parse never does), ErrNoCommon (no
+// Report) when no name is shared, ErrUnitConflict (no Report); ErrMissingInHead and ErrUnderpowered come with the full Report,
 // whose rows show which benchmarks caused them. Either error means the
 // comparison must not be taken as a pass.
 func Compare(base, head *Set, opts Options) (*Report, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if err := errors.Join(checkSamples("base", base), checkSamples("head", head)); err != nil {
+		return nil, err
+	}
 	opts = opts.withDefaults()
 	units, err := mergeUnits(base.Units, head.Units)
 	if err != nil {

@@ -13,6 +13,21 @@
 //     (ErrEmptyInput, ErrNoBenchmarks, ErrNoCommon, ErrMissingInHead), never a
 //     pass. Malformed lines are collected with their file:line (ErrMalformed)
 //     and the caller decides whether they are fatal (the CLI says yes).
+//   - Every measurement is a finite, non-negative number, in every unit (the
+//     standard ns/op, B/op, allocs/op, MB/s and custom ones alike: the gate's
+//     relative change and direction assume a magnitude). A result line with a
+//     NaN, ±Inf or negative value is malformed (file:line) and left out of the
+//     Set; Compare refuses a hand-built Set holding one (ErrBadSample), so the
+//     statistics, which do not terminate on NaN, never see it.
+//   - Options are validated, not clamped: Alpha in (0, 1), Threshold finite
+//     and at most MaxThreshold (100%); anything else, NaN included, is
+//     ErrBadOption. RunConfig's Count (at most MaxCount), Nice ([-20, 19])
+//     and Timeout (not negative) likewise.
+//   - Input is bounded: a Parser reads at most MaxBytes per input (default
+//     64 MiB) and lines of at most MaxLineBytes (default and maximum 64 KiB
+//     less one byte), and stops with ErrTooLarge at the first byte past
+//     either, so /dev/zero or a huge file fails at once instead of filling
+//     memory. The accepted-regressions file is read under the same limits.
 //   - A timed unit regresses when the Mann-Whitney U test (benchmath's
 //     AssumeNothing) gives p < Alpha AND the head median is worse than the base
 //     median by more than Threshold. Both conditions are needed: the test

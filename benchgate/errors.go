@@ -12,8 +12,19 @@ var (
 	ErrNoCommon = errors.New("no benchmark in common between base and head")
 	// ErrMissingInHead: the base has a benchmark (or unit) the head lacks.
 	ErrMissingInHead = errors.New("head lacks benchmarks the base has")
-	// ErrMalformed: some lines could not be parsed (see MalformedError).
+	// ErrMalformed: some lines could not be parsed (see MalformedError). A
+	// NaN, infinite or negative measurement makes its line malformed.
 	ErrMalformed = errors.New("malformed benchmark lines")
+	// ErrBadSample: Compare was given a Set that Parse would not have built:
+	// a sample holding a NaN, infinite or negative value, or a Key without
+	// values. The statistics never see such a sample.
+	ErrBadSample = errors.New("unusable benchmark sample")
+	// ErrBadOption: an Options, Parser or RunConfig field is out of range
+	// (NaN, infinite, or outside the documented bounds).
+	ErrBadOption = errors.New("option out of range")
+	// ErrTooLarge: an input is longer than Parser.MaxBytes, or one of its
+	// lines longer than Parser.MaxLineBytes.
+	ErrTooLarge = errors.New("input too large")
 	// ErrUnitConflict: base and head declare different metadata for a unit.
 	ErrUnitConflict = errors.New("conflicting unit metadata")
 	// ErrUnderpowered: a gated row has too few samples to ever reach p < alpha.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"math"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -21,8 +21,9 @@ type Key struct {
 // Set holds the parsed samples of one side (base or head) of a comparison.
 //
 // A Set is built by Parse or ParseFiles and is read-only afterwards: it may
-// then be shared between goroutines. Its size is proportional to the number of
-// result lines read; nothing is capped.
+// then be shared between goroutines. Its size is proportional to the bytes
+// read, which a Parser bounds (DefaultMaxBytes per input). Every value in
+// Samples is finite and non-negative.
 type Set struct {
 	// Files are the inputs, in the order read.
 	Files []string
@@ -56,21 +57,32 @@ func (e *MalformedError) Error() string {
 func (e *MalformedError) Unwrap() error { return ErrMalformed }
 
 // ParseFiles reads and merges the named files into one Set (unit metadata
+// carries across files) within the default limits: Parser{}.ParseFiles.
+func ParseFiles(paths ...string) (*Set, error) { return Parser{}.ParseFiles(paths...) }
+
+// Parse reads one benchmark file within the default limits: Parser{}.Parse.
+func Parse(in io.Reader, fileName string) (*Set, error) { return Parser{}.Parse(in, fileName) }
+
+// ParseFiles reads and merges the named files into one Set (unit metadata
 // carries across files). See Parse for the errors; an unreadable file is
 // returned as the os error.
-func ParseFiles(paths ...string) (*Set, error) {
+func (p Parser) ParseFiles(paths ...string) (*Set, error) {
+	p, err := p.withDefaults()
+	if err != nil {
+		return nil, err
+	}
 	s := newSet()
 	r := benchfmt.NewReader(bytes.NewReader(nil), "")
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
+	for _, path := range paths {
+		data, err := p.readFile(path)
 		if err != nil {
 			return nil, err
 		}
 		if len(bytes.TrimSpace(data)) == 0 {
-			return nil, fmt.Errorf("%s: %w", p, ErrEmptyInput)
+			return nil, fmt.Errorf("%s: %w", path, ErrEmptyInput)
 		}
-		r.Reset(bytes.NewReader(data), p)
-		if err := s.read(r, p); err != nil {
+		r.Reset(bytes.NewReader(data), path)
+		if err := s.read(r, path); err != nil {
 			return nil, err
 		}
 	}
@@ -79,12 +91,18 @@ func ParseFiles(paths ...string) (*Set, error) {
 
 // Parse reads one benchmark file. fileName is used in messages only.
 //
-// It returns ErrEmptyInput (and no Set) for an input with no non-blank bytes
-// and ErrNoBenchmarks for one without result lines. Malformed lines do not stop
-// parsing: Parse returns the Set together with a *MalformedError that lists
-// them, and the caller decides whether that is fatal.
-func Parse(in io.Reader, fileName string) (*Set, error) {
-	data, err := io.ReadAll(in)
+// It returns ErrTooLarge (and no Set) for an input over p's limits,
+// ErrEmptyInput (and no Set) for an input with no non-blank bytes and
+// ErrNoBenchmarks for one without result lines. Malformed lines, including
+// result lines with a NaN, infinite or negative value, do not stop parsing:
+// they are left out of the Set, and Parse returns the Set together with a
+// *MalformedError that lists them; the caller decides whether that is fatal.
+func (p Parser) Parse(in io.Reader, fileName string) (*Set, error) {
+	p, err := p.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	data, err := p.read(in, fileName)
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +132,11 @@ func (s *Set) read(r *benchfmt.Reader, fileName string) error {
 				s.Malformed = append(s.Malformed, &benchfmt.SyntaxError{FileName: file, Line: line, Msg: msg})
 			}
 		case *benchfmt.Result:
+			if msg := checkValues(rec); msg != "" {
+				file, line := rec.Pos()
+				s.Malformed = append(s.Malformed, &benchfmt.SyntaxError{FileName: file, Line: line, Msg: msg})
+				continue
+			}
 			for _, c := range rec.Config {
 				if _, ok := s.Config[c.Key]; !ok {
 					s.Config[c.Key] = string(c.Value)
@@ -149,6 +172,34 @@ func (s *Set) finish(what string) (*Set, error) {
 		errs = append(errs, &MalformedError{Lines: s.Malformed})
 	}
 	return s, errors.Join(errs...)
+}
+
+// checkValues rejects a result line with a value that is NaN, infinite or
+// negative, whatever its unit: every Go benchmark unit (ns/op, B/op,
+// allocs/op, MB/s) is a non-negative magnitude, and the gate's relative
+// change and direction assume one for custom units too.
+func checkValues(r *benchfmt.Result) string {
+	for _, v := range r.Values {
+		unit, val := v.Unit, v.Value
+		if v.OrigUnit != "" {
+			unit, val = v.OrigUnit, v.OrigValue
+		}
+		if msg := badValue(val); msg != "" {
+			return fmt.Sprintf("%s value %v: %s", unit, val, msg)
+		}
+	}
+	return ""
+}
+
+// badValue says why v cannot be a measurement, or returns "".
+func badValue(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "want a finite number"
+	case v < 0:
+		return "want a non-negative number"
+	}
+	return ""
 }
 
 // checkMetadata validates the values of the metadata keys benchgate uses.

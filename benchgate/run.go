@@ -37,7 +37,7 @@ type RunConfig struct {
 	Targets []Target
 	Pkgs    []string
 	Bench   string
-	// Count is the number of rounds (default 10). Every round runs each
+	// Count is the number of rounds: 0 means 10, at most MaxCount. Every round runs each
 	// target once in base and once in head, with -test.count 1, back to back;
 	// odd rounds run base first, even rounds head first (ABBA order), so that
 	// neither side systematically runs right after the other's process or
@@ -65,16 +65,36 @@ type RunConfig struct {
 	// package that does not build a note instead of an error (its benchmarks
 	// are then absent from the base, which is allowed).
 	AllowEmptyBase bool
-	// Nice, when not 0, runs every benchmark binary under `nice -n Nice`
+	// Nice, when not 0, runs every benchmark binary under `nice -n Nice`, in
+	// [-20, 19]
 	// (Linux: a negative value needs root or CAP_SYS_NICE; without it nice
 	// warns and the binary runs at normal priority). A negative value makes
 	// the benchmarks win the CPU from other work on a shared machine, which
 	// is the dominant noise there; both sides get the same priority.
 	Nice int
-	// Timeout bounds each binary run (-test.timeout); 0 means 10 minutes.
+	// Timeout bounds each binary run (-test.timeout); 0 means 10 minutes; a
+	// negative value is an error.
 	Timeout time.Duration
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
+}
+
+// MaxCount bounds RunConfig.Count: more rounds are a typo, not a plan.
+const MaxCount = 1000
+
+// validate checks the numeric fields (ErrBadOption).
+func (c RunConfig) validate() error {
+	switch {
+	case c.Base == "":
+		return fmt.Errorf("%w: RunConfig.Base is required", ErrBadOption)
+	case c.Count < 0 || c.Count > MaxCount:
+		return fmt.Errorf("%w: Count %d: want 0 (for 10) up to %d", ErrBadOption, c.Count, MaxCount)
+	case c.Nice < -20 || c.Nice > 19:
+		return fmt.Errorf("%w: Nice %d: want a value in [-20, 19]", ErrBadOption, c.Nice)
+	case c.Timeout < 0:
+		return fmt.Errorf("%w: Timeout %v: want 0 (for 10m) or more", ErrBadOption, c.Timeout)
+	}
+	return nil
 }
 
 // RunResult is what Run produced: the raw output files and their parse.
@@ -111,16 +131,17 @@ type side struct {
 // Compare on the returned Sets. The temporary worktrees and binaries are
 // removed before Run returns, also on error or cancellation.
 //
-// Errors wrap ErrBuild (worktree or build), ErrBenchFailed (a binary failed),
-// ErrBaseEmpty (with AllowEmptyBase), or the parse errors of ParseFiles.
+// Errors wrap ErrBadOption (a RunConfig field out of range), ErrBuild
+// (worktree or build), ErrBenchFailed (a binary failed), ErrBaseEmpty (with
+// AllowEmptyBase), or the parse errors of ParseFiles.
 func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
-	if cfg.Base == "" {
-		return nil, errors.New("benchgate: RunConfig.Base is required")
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
-	if cfg.Count <= 0 {
+	if cfg.Count == 0 {
 		cfg.Count = 10
 	}
-	if cfg.Timeout <= 0 {
+	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Minute
 	}
 	logw := cfg.Log

@@ -27,6 +27,8 @@ const usage = `usage:
                 [-units FILE] [-out DIR] [-allow-empty-base] [-nice N] [compare flags]
 Run "benchgate compare -h" or "benchgate run -h" for the flags.
 Exit status: 0 no regression, 1 regression, 2 usage, input or run error.
+Input: values must be finite and non-negative; files at most 64 MiB, lines
+at most 64 KiB.
 `
 
 // run is the whole command: args without the program name.
@@ -65,8 +67,8 @@ type gateFlags struct {
 
 func (g *gateFlags) register(fs *flag.FlagSet) {
 	g.threshold = pctFlag(benchgate.DefaultThreshold)
-	fs.Float64Var(&g.alpha, "alpha", benchgate.DefaultAlpha, "significance level of the Mann-Whitney U test")
-	fs.Var(&g.threshold, "threshold", "smallest relative change of the median that counts (10% or 0.1)")
+	fs.Float64Var(&g.alpha, "alpha", benchgate.DefaultAlpha, "significance level of the Mann-Whitney U test, in (0, 1)")
+	fs.Var(&g.threshold, "threshold", "smallest relative change of the median that counts, 0% to 100% (10% or 0.1)")
 	fs.StringVar(&g.accept, "accept", "", "accepted-regressions `file` (lines: REGEXP reason)")
 	fs.StringVar(&g.markdown, "markdown", "", "also write the report as Markdown to `file` (\"-\": stdout)")
 	fs.BoolVar(&g.lenient, "lenient", false, "report malformed lines as warnings instead of failing")
@@ -84,17 +86,95 @@ type pctFlag float64
 
 func (p *pctFlag) String() string { return strconv.FormatFloat(float64(*p)*100, 'f', -1, 64) + "%" }
 
+// Set accepts 0% to 100% (benchgate.MaxThreshold); a bare number is a
+// fraction, so "10" (1000%) is refused rather than read as 10%.
 func (p *pctFlag) Set(s string) error {
 	pct := strings.HasSuffix(s, "%")
 	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || v < 0 {
-		return fmt.Errorf("want a non-negative percentage like 10%% or a fraction like 0.1")
-	}
 	if pct {
 		v /= 100
 	}
+	if err != nil || !(v >= 0 && v <= benchgate.MaxThreshold) {
+		return fmt.Errorf("want a percentage from 0%% to %g%% like 10%%, or a fraction from 0 to %g like 0.1",
+			benchgate.MaxThreshold*100, benchgate.MaxThreshold)
+	}
 	*p = pctFlag(v)
 	return nil
+}
+
+// checkRunFlags checks the scalar flags of run, naming the flag.
+func checkRunFlags(cfg *benchgate.RunConfig) error {
+	switch {
+	case cfg.Base == "":
+		return errors.New("run: -base is required")
+	case cfg.Count < 1 || cfg.Count > benchgate.MaxCount:
+		return fmt.Errorf("-count %d: want 1 to %d", cfg.Count, benchgate.MaxCount)
+	case cfg.Timeout <= 0:
+		return fmt.Errorf("-timeout %v: want a positive duration", cfg.Timeout)
+	case cfg.Nice < -20 || cfg.Nice > 19:
+		return fmt.Errorf("-nice %d: want -20 to 19", cfg.Nice)
+	}
+	return checkBenchtime(cfg.Benchtime)
+}
+
+// setTargets checks and stores -head-env, -base-env, -target and -pkgs.
+func setTargets(cfg *benchgate.RunConfig, pkgs string, targets, headEnv, baseEnv listFlag) error {
+	for _, kv := range append(append([]string{}, headEnv...), baseEnv...) {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return fmt.Errorf("-head-env/-base-env %q: want K=V", kv)
+		}
+	}
+	cfg.HeadEnv, cfg.BaseEnv = headEnv, baseEnv
+	for _, t := range targets {
+		pkg, re, ok := strings.Cut(t, ":")
+		if !ok || pkg == "" || re == "" {
+			return fmt.Errorf("-target %q: want PKG:REGEXP", t)
+		}
+		cfg.Targets = append(cfg.Targets, benchgate.Target{Pkg: pkg, Bench: re})
+	}
+	for _, p := range strings.Split(pkgs, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			cfg.Pkgs = append(cfg.Pkgs, p)
+		}
+	}
+	return nil
+}
+
+// checkBenchtime accepts what -test.benchtime does: a positive duration or a
+// positive count written Nx; "" leaves the testing package's default.
+func checkBenchtime(s string) error {
+	if s == "" {
+		return nil
+	}
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		if v, err := strconv.ParseUint(n, 10, 31); err == nil && v > 0 {
+			return nil
+		}
+	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return nil
+	}
+	return fmt.Errorf("-benchtime %q: want a positive duration (1s) or count (100x)", s)
+}
+
+// maxUnitsBytes bounds the -units file: a few Unit lines, not a data set.
+const maxUnitsBytes = 1 << 20
+
+// readSmall reads at most limit bytes of path; a longer input is an error, so
+// /dev/zero or a mistaken path to a huge file fails at once.
+func readSmall(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: more than the limit of %d bytes: %w", path, limit, benchgate.ErrTooLarge)
+	}
+	return b, nil
 }
 
 // listFlag collects a repeatable string flag.
@@ -206,18 +286,18 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&cfg.Bench, "bench", ".", "benchmark regexp (-test.bench) for the -pkgs packages")
 	fs.StringVar(&pkgs, "pkgs", "./...", "comma-separated package patterns")
 	fs.Var(&targets, "target", "`PKG:REGEXP` to run (repeatable; replaces -pkgs and -bench)")
-	fs.IntVar(&cfg.Count, "count", 10, "rounds; each runs every binary once in base, then in head")
-	fs.StringVar(&cfg.Benchtime, "benchtime", "", "-test.benchtime per run (default: the testing package's 1s)")
+	fs.IntVar(&cfg.Count, "count", 10, "rounds, 1 to 1000; each runs every binary once in base, then in head")
+	fs.StringVar(&cfg.Benchtime, "benchtime", "", "-test.benchtime per run: a positive duration or count Nx (default: the testing package's 1s)")
 	fs.BoolVar(&cfg.Benchmem, "benchmem", true, "report B/op and allocs/op")
 	fs.StringVar(&cfg.Tags, "tags", "", "build tags for both sides")
 	fs.StringVar(&cfg.HeadTags, "head-tags", "", "extra build tags for the head only (calibration: gateslow)")
 	fs.Var(&headEnv, "head-env", "`K=V` added to the head binaries' environment (repeatable)")
 	fs.Var(&baseEnv, "base-env", "`K=V` added to the base binaries' environment (repeatable)")
-	fs.StringVar(&units, "units", "", "`file` of `Unit NAME better=...` lines written at the top of both outputs")
+	fs.StringVar(&units, "units", "", "`file` (at most 1 MiB) of `Unit NAME better=...` lines written at the top of both outputs")
 	fs.StringVar(&cfg.OutDir, "out", "", "`dir` for base.txt and head.txt (default: a new temporary directory)")
 	fs.BoolVar(&cfg.AllowEmptyBase, "allow-empty-base", false, "exit 0 (skip) when the base has none of the benchmarks")
-	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "limit for each benchmark binary run")
-	fs.IntVar(&cfg.Nice, "nice", 0, "run the benchmark binaries under `nice -n N` (negative: higher priority; needs root)")
+	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "limit for each benchmark binary run (positive)")
+	fs.IntVar(&cfg.Nice, "nice", 0, "run the benchmark binaries under `nice -n N`, -20 to 19 (negative: higher priority; needs root)")
 	quiet := fs.Bool("q", false, "no progress lines on stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -225,34 +305,17 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := g.validate(); err != nil {
 		return err
 	}
-	switch {
-	case fs.NArg() != 0:
+	if fs.NArg() != 0 {
 		return fmt.Errorf("run: unexpected argument %q (flags only)", fs.Arg(0))
-	case cfg.Base == "":
-		return errors.New("run: -base is required")
-	case cfg.Count < 1:
-		return fmt.Errorf("-count %d: want at least 1", cfg.Count)
 	}
-	for _, kv := range append(append([]string{}, headEnv...), baseEnv...) {
-		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-			return fmt.Errorf("-head-env/-base-env %q: want K=V", kv)
-		}
+	if err := checkRunFlags(&cfg); err != nil {
+		return err
 	}
-	cfg.HeadEnv, cfg.BaseEnv = headEnv, baseEnv
-	for _, t := range targets {
-		pkg, re, ok := strings.Cut(t, ":")
-		if !ok || pkg == "" || re == "" {
-			return fmt.Errorf("-target %q: want PKG:REGEXP", t)
-		}
-		cfg.Targets = append(cfg.Targets, benchgate.Target{Pkg: pkg, Bench: re})
-	}
-	for _, p := range strings.Split(pkgs, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			cfg.Pkgs = append(cfg.Pkgs, p)
-		}
+	if err := setTargets(&cfg, pkgs, targets, headEnv, baseEnv); err != nil {
+		return err
 	}
 	if units != "" {
-		b, err := os.ReadFile(units)
+		b, err := readSmall(units, maxUnitsBytes)
 		if err != nil {
 			return fmt.Errorf("-units: %w", err)
 		}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -78,6 +80,108 @@ func TestCLIExitCodes(t *testing.T) {
 			code, _, errOut := cli(t, tc.args...)
 			if code != tc.code || !strings.Contains(errOut, tc.stderr) {
 				t.Errorf("exit %d, want %d; stderr %q should contain %q", code, tc.code, errOut, tc.stderr)
+			}
+		})
+	}
+}
+
+// writeSides writes a base of ten ~100 ns/op lines and a head of ten ~130
+// ns/op lines (a clear 30% regression), with extra appended to the head.
+func writeSides(t *testing.T, extra string) (base, head string) {
+	t.Helper()
+	dir := t.TempDir()
+	var b, h strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&b, "BenchmarkA-2 \t 100\t%d ns/op\n", 100+i%3)
+		fmt.Fprintf(&h, "BenchmarkA-2 \t 100\t%d ns/op\n", 130+i%3)
+	}
+	base, head = filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")
+	for path, body := range map[string]string{base: b.String(), head: h.String() + extra} {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return base, head
+}
+
+// Hostile values and flags exit 2 naming file:line or the flag, never reach
+// the statistics, and never pass a regression.
+func TestCLIHostileInput(t *testing.T) {
+	base, head := writeSides(t, "")
+	_, nan := writeSides(t, "BenchmarkA-2 \t 100\tNaN ns/op\n")
+	_, inf := writeSides(t, "BenchmarkA-2 \t 100\t5 ns/op\t+Inf MB/s\n")
+	negBase, neg := writeSides(t, "")
+	if err := os.WriteFile(neg, []byte(strings.Repeat("BenchmarkA-2 \t 100\t-130 ns/op\n", 10)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"30% regression", []string{"compare", base, head}, 1, ""},
+		{"NaN value", []string{"compare", base, nan}, 2, "head.txt:11: ns/op value NaN: want a finite number"},
+		{"Inf value", []string{"compare", base, inf}, 2, "head.txt:11: MB/s value +Inf"},
+		{"negative ns/op", []string{"compare", negBase, neg}, 2, "head.txt:1: ns/op value -130: want a non-negative number"},
+		{"NaN lenient", []string{"compare", "-lenient", base, nan}, 1, "warning"},
+		{"threshold NaN", []string{"compare", "-threshold", "NaN", base, head}, 2, "-threshold"},
+		{"threshold Inf", []string{"compare", "-threshold", "Inf", base, head}, 2, "-threshold"},
+		{"threshold NaN%", []string{"compare", "-threshold", "NaN%", base, head}, 2, "-threshold"},
+		{"threshold bare 10", []string{"compare", "-threshold", "10", base, head}, 2, "-threshold"},
+		{"threshold 150%", []string{"compare", "-threshold", "150%", base, head}, 2, "-threshold"},
+		{"threshold 100% passes", []string{"compare", "-threshold", "100%", base, head}, 0, ""},
+		{"alpha NaN", []string{"compare", "-alpha", "NaN", base, head}, 2, "-alpha"},
+		{"alpha Inf", []string{"compare", "-alpha", "Inf", base, head}, 2, "-alpha"},
+		{"alpha 0", []string{"compare", "-alpha", "0", base, head}, 2, "-alpha"},
+		{"run -count too big", []string{"run", "-base", "HEAD", "-count", "1001"}, 2, "-count"},
+		{"run -nice", []string{"run", "-base", "HEAD", "-nice", "20"}, 2, "-nice"},
+		{"run -timeout 0", []string{"run", "-base", "HEAD", "-timeout", "0"}, 2, "-timeout"},
+		{"run -timeout negative", []string{"run", "-base", "HEAD", "-timeout", "-1s"}, 2, "-timeout"},
+		{"run -benchtime junk", []string{"run", "-base", "HEAD", "-benchtime", "fast"}, 2, "-benchtime"},
+		{"run -benchtime 0x", []string{"run", "-base", "HEAD", "-benchtime", "0x"}, 2, "-benchtime"},
+		{"run -benchtime negative", []string{"run", "-base", "HEAD", "-benchtime", "-1s"}, 2, "-benchtime"},
+		{"run -threshold NaN", []string{"run", "-base", "HEAD", "-threshold", "NaN"}, 2, "-threshold"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := cli(t, tc.args...)
+			if code != tc.code || !strings.Contains(errOut, tc.stderr) {
+				t.Errorf("exit %d, want %d; stderr %q should contain %q", code, tc.code, errOut, tc.stderr)
+			}
+		})
+	}
+}
+
+// Endless or oversized inputs are refused quickly, naming the file (and line).
+func TestCLIOversizedInput(t *testing.T) {
+	base, head := writeSides(t, "")
+	long := filepath.Join(t.TempDir(), "long.txt")
+	body := "BenchmarkA-2 \t 100\t100 ns/op\nBenchmarkA-2 \t 100\t" + strings.Repeat("1", 70<<10) + " ns/op\n"
+	if err := os.WriteFile(long, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type tcase struct {
+		name, stderr string
+		args         []string
+	}
+	cases := []tcase{{"long line", "long.txt:2: line longer than the limit", []string{"compare", base, long}}}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		cases = append(cases,
+			tcase{"/dev/zero OLD", "/dev/zero:1: line longer", []string{"compare", "/dev/zero", head}},
+			tcase{"/dev/zero NEW", "/dev/zero:1: line longer", []string{"compare", base, "/dev/zero"}},
+			tcase{"/dev/zero -accept", "/dev/zero:1: line longer", []string{"compare", "-accept", "/dev/zero", base, head}},
+			tcase{"/dev/zero -units", "-units: /dev/zero: more than the limit", []string{"run", "-base", "HEAD", "-units", "/dev/zero"}},
+		)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			code, _, errOut := cli(t, tc.args...)
+			if code != 2 || !strings.Contains(errOut, tc.stderr) {
+				t.Errorf("exit %d, want 2; stderr %q should contain %q", code, errOut, tc.stderr)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("took %v", d)
 			}
 		})
 	}

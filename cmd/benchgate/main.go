@@ -6,7 +6,8 @@
 //
 // Exit status: 0 no regression, 1 a regression, 2 bad usage, unreadable or
 // unusable input (no benchmarks, nothing in common, a benchmark missing from
-// the head, too few samples) or a failed build or benchmark run.
+// the head, too few samples, a NaN, infinite or negative value, a file or line
+// over the size limits) or a failed build or benchmark run.
 package main
 
 import (
