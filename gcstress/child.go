@@ -71,23 +71,9 @@ func runChild(ctx context.Context, spec Scenario, stdout io.Writer) error {
 		defer c2()
 	}
 
-	var fr *explain.FlightRecorder
-	var capture *explain.Capture
-	kinds, _ := explain.ParseKinds(spec.Profile)
-	if (kinds != 0 || spec.Flight) && spec.Dir != "" {
-		if err := os.MkdirAll(spec.Dir, 0o755); err == nil {
-			if spec.Flight || kinds != 0 {
-				if f, err := explain.StartFlightRecorder(10 * time.Second); err == nil {
-					fr = f
-					defer fr.Stop()
-				} else {
-					fmt.Fprintf(os.Stderr, "gcstress child: flight recorder: %v\n", err)
-				}
-			}
-			if kinds != 0 {
-				capture = &explain.Capture{Kinds: kinds}
-			}
-		}
+	fr, prof := startRecorders(spec)
+	if fr != nil {
+		defer fr.Stop()
 	}
 	tracing := func() bool { return trace.IsEnabled() }
 
@@ -193,14 +179,18 @@ func runChild(ctx context.Context, spec Scenario, stdout io.Writer) error {
 		ticks = t.C
 	}
 	var windows []Sample
-	captureStarted := false
-	var peakHeap uint64
-	lastHeapSnap := time.Time{}
+	loadEnded := loadCtx.Done()
 loop:
 	for {
 		select {
 		case <-loadDone:
 			break loop
+		case <-loadEnded:
+			// Told to stop (SIGTERM, SIGINT), out of time or over the RSS
+			// cap: write the profiles now, before the writers drain, so a
+			// child killed after its grace period still leaves them whole.
+			loadEnded = nil
+			prof.stop()
 		case <-ticks:
 			if time.Since(s.last) < spec.Window/2 {
 				continue // a late tick right after the last window: fold it into the next
@@ -211,14 +201,7 @@ loop:
 			}
 			emit(&w)
 			windows = append(windows, w)
-			if capture != nil && !captureStarted && w.T >= spec.Thresholds.Warmup.Seconds() {
-				captureStarted = capture.Start(spec.Dir) == nil
-			}
-			if capture != nil && captureStarted && w.HeapObjects > peakHeap && time.Since(lastHeapSnap) > 2*spec.Window {
-				peakHeap = w.HeapObjects
-				lastHeapSnap = time.Now()
-				_ = capture.SnapshotHeap()
-			}
+			prof.window(w, spec)
 			if fr != nil && !fr.Dumped() && w.T >= spec.Thresholds.Warmup.Seconds() {
 				v := Classify(windows, Exit{}, spec.Thresholds)
 				if c := v.Windows[len(v.Windows)-1].Class; c == Degraded || c == Failed {
@@ -242,11 +225,7 @@ loop:
 	if spec.Window > 0 && (last.Dur >= spec.Window.Seconds()/2 || len(windows) == 0) { // a shorter tail would plot as a spike; the end line has the totals
 		emit(&last)
 	}
-	if capture != nil && captureStarted {
-		if err := capture.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "gcstress child: profiles: %v\n", err)
-		}
-	}
+	prof.stop()
 	closeErr := eng.Close() // waits for an early close, if any
 	if earlyClose.Load() {
 		closeErr = nil // writers were released on purpose

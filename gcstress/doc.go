@@ -29,6 +29,20 @@
 //   - Bad flags are rejected (ErrUsage, naming the flag) before any work; the
 //     library never exits or logs fatally, cmd/gcstress maps errors to exit
 //     codes (0 completed whatever the health, 1 tool failure, 2 usage).
+//     Size arithmetic on flags is overflow-checked; a run-time cap is 0 (none)
+//     or at least MinDuration, also after the stall scenario halves it; a
+//     kind or value size given twice is refused, so scenario names are
+//     unique in a run.
+//   - A results folder (-out) holds one run. A folder that is not empty is
+//     refused (ErrUsage) unless -replace-out is given, which removes only
+//     the files a run writes (samples.jsonl, summary.json, report.md, the
+//     charts, and scenario folders holding nothing but capture files);
+//     samples.jsonl is created exclusively, never appended to. Without -out
+//     every run gets a new folder (outdir.go).
+//   - A child stops its profiles as soon as its load ends, whatever ended
+//     it (SIGTERM or SIGINT from the parent included), before waiting for
+//     its writers and engine, so a child killed after its grace period keeps
+//     what it captured (profile.go).
 //
 // Choices where DESIGN.md is silent:
 //   - "elevated" names a window between the healthy and degraded thresholds;
@@ -45,12 +59,13 @@
 //     stops the current scenario; the reports cover what ran, and the
 //     command exits 130.
 //
-// Files: flags.go (Config, parsing), scenario.go and matrix.go (what runs,
-// the embedded default), child.go (the child's load loop), engine.go (the
-// writepath server or client under load), sample.go and sampler.go (windows:
-// runtime/metrics, RSS, process CPU, HdrHistogram latencies), runner.go
-// (child processes), health.go (classifier), replay.go (re-reading
-// samples.jsonl), run.go (Main, Run, results folder), report_table.go,
-// report_formats.go (YCSB, PE), report_md.go, charts.go, progress.go and
-// profile.go (the explain package's captures, flight recorder and accounts).
+// Files: flags.go (Config, parsing), outdir.go (the results folder),
+// scenario.go and matrix.go (what runs, the embedded default), child.go (the
+// child's load loop), engine.go (the writepath server or client under load),
+// sample.go and sampler.go (windows: runtime/metrics, RSS, process CPU,
+// HdrHistogram latencies), runner.go (child processes), health.go
+// (classifier), replay.go (re-reading samples.jsonl), run.go (Main, Run),
+// report_table.go, report_formats.go (YCSB, PE), report_md.go, charts.go,
+// progress.go and profile.go (the explain package's captures, flight
+// recorder and accounts).
 package gcstress

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,6 +49,7 @@ type Config struct {
 	ProfileSpec  string        // -profile as typed
 	Flight       bool          // keep a flight recorder (-flight; implied by -profile)
 	Out          string        // results folder (-out)
+	ReplaceOut   bool          // remove an earlier run's files from Out first (-replace-out)
 	Format       string        // table|ycsb|pe|json (-format)
 	Window       time.Duration // sampling window; 0 = no windows (-window)
 	Backpressure string        // "" (scenario default), "on", "off"
@@ -152,7 +155,8 @@ func DefaultConfig() Config {
 // ParseFlags parses args (without the program name) into a Config and
 // validates it. Errors wrap ErrUsage and name the flag; flag.ErrHelp is
 // returned as is for -h. ParseFlags does no work beyond checking that -out
-// can be created (it creates the folder).
+// can be created (it creates the folder) and is empty or -replace-out is
+// given; without -out it picks a new folder.
 func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	c := DefaultConfig()
 	fs := flag.NewFlagSet("gcstress", flag.ContinueOnError)
@@ -160,7 +164,7 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	kinds := fs.String("kinds", strings.Join(c.Kinds, ","), "memtable kinds, comma-separated (known: "+strings.Join(memtable.Kinds(), ",")+")")
 	values := fs.String("values", "10,100,1KB,10KB", "value sizes, comma-separated (10, 100B, 1KB, 10KB; K = 1024)")
 	keys := fs.String("keys", "", "keys written per scenario, one for all values or one per value (10M, 1e9); default: the matrix's")
-	fs.DurationVar(&c.Duration, "duration", c.Duration, "cap on each scenario's run time (0: none; default none when -keys is given)")
+	fs.DurationVar(&c.Duration, "duration", c.Duration, "cap on each scenario's run time (0: none, else at least 1ms; default none when -keys is given)")
 	fs.Var(sizeFlag{&c.Memstore}, "memstore", "flush threshold of one memtable (HBase memstore size)")
 	fs.IntVar(&c.Regions, "regions", c.Regions, "regions (memtables filled in parallel) per server")
 	fs.Var(sizeFlag{&c.MemLimit}, "memlimit", "GOMEMLIMIT of each scenario's child (off: none; the failure scenario uses -fail-memlimit)")
@@ -170,7 +174,8 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.IntVar(&c.Writers, "writers", c.Writers, "writer goroutines per scenario")
 	fs.StringVar(&c.ProfileSpec, "profile", "", "profiles per scenario: cpu,heap,allocs,fgprof,trace,mutex,block or all (also keeps a flight recorder)")
 	fs.BoolVar(&c.Flight, "flight", false, "keep a runtime/trace flight recorder in each child and write its last 10 s to <scenario>/flight.out on the first degraded or failed window (implied by -profile)")
-	fs.StringVar(&c.Out, "out", "", "results folder (default results/gcstress/<UTC time>)")
+	fs.StringVar(&c.Out, "out", "", "results folder, refused if it exists and is not empty (default: a new results/gcstress/<UTC time>)")
+	fs.BoolVar(&c.ReplaceOut, "replace-out", false, "reuse a non-empty -out: first remove the files an earlier run wrote there (samples.jsonl, summary.json, report.md, charts, scenario profile folders); other files are left alone")
 	fs.StringVar(&c.Format, "format", c.Format, "terminal report: "+strings.Join(Formats, "|"))
 	fs.DurationVar(&c.Window, "window", c.Window, "sampling window (0: no windows, only the end record)")
 	fs.StringVar(&c.Backpressure, "backpressure", "", "on|off: block writers while full memtables wait (default: on, off for the failure scenario)")
@@ -184,7 +189,7 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.Var(sizeFlag{&c.FailFlushBW}, "fail-flush-bw", "flush bandwidth per second of the failure scenario")
 	fs.Var(sizeFlag{&c.FailValue}, "fail-value", "value size of the failure scenario")
 	fs.Var(countFlag{&c.FailKeys}, "fail-keys", "keys of the failure scenario")
-	fs.DurationVar(&c.FailDuration, "fail-duration", c.FailDuration, "cap on the failure scenario's run time")
+	fs.DurationVar(&c.FailDuration, "fail-duration", c.FailDuration, "cap on the failure scenario's run time (0: none, else at least 2ms: the stall scenario gets half)")
 	fs.Var(sizeFlag{&c.FailRSSCap}, "fail-rss-cap", "hard resident-memory cap of the failure scenario")
 	c.Thresholds.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -231,10 +236,13 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 		return c, err
 	}
 	if c.Out == "" {
-		c.Out = filepath.Join("results", "gcstress", time.Now().UTC().Format("20060102T150405Z"))
+		c.Out = newOutDir(filepath.Join("results", "gcstress"), time.Now())
 	}
 	if err := checkWritable(c.Out); err != nil {
 		return c, usageErr("out", "%v", err)
+	}
+	if err := checkOutEmpty(c.Out, c.ReplaceOut); err != nil {
+		return c, err
 	}
 	return c, nil
 }
@@ -276,66 +284,11 @@ func (c *Config) applyQuick() {
 
 // Validate checks a Config; errors wrap ErrUsage and name the flag.
 func (c *Config) Validate() error {
-	if len(c.Kinds) == 0 {
-		return usageErr("kinds", "no kind given (known: %s)", strings.Join(memtable.Kinds(), ","))
+	if err := c.validateMatrix(); err != nil {
+		return err
 	}
-	known := memtable.Kinds()
-	for _, k := range c.Kinds {
-		if !slices.Contains(known, k) {
-			return usageErr("kinds", "unknown kind %q (known: %s)", k, strings.Join(known, ","))
-		}
-	}
-	if len(c.Values) == 0 {
-		return usageErr("values", "no value size given")
-	}
-	for _, v := range c.Values {
-		if v <= 0 {
-			return usageErr("values", "value size %d: must be at least 1 B", v)
-		}
-		if v > memtable.MaxValueSize {
-			return usageErr("values", "value size %s: above the memtable limit of %s", workload.FormatSize(v), workload.FormatSize(memtable.MaxValueSize))
-		}
-	}
-	if n := len(c.Keys); n != 0 && n != 1 && n != len(c.Values) {
-		return usageErr("keys", "%d counts for %d value sizes: give one, or one per value", n, len(c.Values))
-	}
-	for _, k := range c.Keys {
-		if k <= 0 {
-			return usageErr("keys", "key count %d: must be at least 1", k)
-		}
-	}
-	if c.Duration < 0 {
-		return usageErr("duration", "negative duration %v", c.Duration)
-	}
-	if c.Memstore < 64<<10 {
-		return usageErr("memstore", "%s: a memtable needs at least 64KB", workload.FormatSize(c.Memstore))
-	}
-	if c.Regions < 1 || c.Regions > 1024 {
-		return usageErr("regions", "%d: must be 1 to 1024", c.Regions)
-	}
-	// One memtable per region must fit, plus the runtime's own few MiB.
-	need := c.Memstore*int64(c.Regions) + 8<<20
-	if c.MemLimit != 0 && c.MemLimit < need {
-		return usageErr("memlimit", "%s is below what %d memtable(s) of -memstore %s need (%s)",
-			workload.FormatSize(c.MemLimit), c.Regions, workload.FormatSize(c.Memstore), workload.FormatSize(need))
-	}
-	if c.wants("failure") || c.wants("stall") {
-		if c.FailMemLimit != 0 && c.FailMemLimit < need {
-			return usageErr("fail-memlimit", "%s is below what %d memtable(s) of -memstore %s need (%s)",
-				workload.FormatSize(c.FailMemLimit), c.Regions, workload.FormatSize(c.Memstore), workload.FormatSize(need))
-		}
-		if c.FailValue <= 0 || c.FailValue > memtable.MaxValueSize {
-			return usageErr("fail-value", "value size %d out of range", c.FailValue)
-		}
-		if c.FailKeys <= 0 {
-			return usageErr("fail-keys", "key count %d: must be at least 1", c.FailKeys)
-		}
-		if c.FailRSSCap != 0 && c.FailRSSCap < need {
-			return usageErr("fail-rss-cap", "%s is below one memtable per region (%s)", workload.FormatSize(c.FailRSSCap), workload.FormatSize(need))
-		}
-	}
-	if c.RSSCap != 0 && c.RSSCap < need {
-		return usageErr("rss-cap", "%s is below one memtable per region (%s)", workload.FormatSize(c.RSSCap), workload.FormatSize(need))
+	if err := c.validateMemory(); err != nil {
+		return err
 	}
 	if c.GOGC < -1 || c.GOGC == 0 {
 		return usageErr("gogc", "%d: use a positive percentage or -1 for off", c.GOGC)
@@ -375,6 +328,116 @@ func (c *Config) Validate() error {
 		}
 	}
 	return c.Thresholds.validate()
+}
+
+// validateMatrix checks what the matrix is made of: kinds, value sizes,
+// key counts and the run-time cap.
+func (c *Config) validateMatrix() error {
+	if len(c.Kinds) == 0 {
+		return usageErr("kinds", "no kind given (known: %s)", strings.Join(memtable.Kinds(), ","))
+	}
+	known := memtable.Kinds()
+	for i, k := range c.Kinds {
+		if !slices.Contains(known, k) {
+			return usageErr("kinds", "unknown kind %q (known: %s)", k, strings.Join(known, ","))
+		}
+		if slices.Contains(c.Kinds[:i], k) {
+			return usageErr("kinds", "kind %q given twice: each kind runs once", k)
+		}
+	}
+	if len(c.Values) == 0 {
+		return usageErr("values", "no value size given")
+	}
+	for i, v := range c.Values {
+		if slices.ContainsFunc(c.Values[:i], func(w int64) bool { return workload.FormatSize(w) == workload.FormatSize(v) }) {
+			return usageErr("values", "value size %s given twice: each size runs once", workload.FormatSize(v))
+		}
+		if v <= 0 {
+			return usageErr("values", "value size %d: must be at least 1 B", v)
+		}
+		if v > memtable.MaxValueSize {
+			return usageErr("values", "value size %s: above the memtable limit of %s", workload.FormatSize(v), workload.FormatSize(memtable.MaxValueSize))
+		}
+	}
+	if n := len(c.Keys); n != 0 && n != 1 && n != len(c.Values) {
+		return usageErr("keys", "%d counts for %d value sizes: give one, or one per value", n, len(c.Values))
+	}
+	for _, k := range c.Keys {
+		if k <= 0 {
+			return usageErr("keys", "key count %d: must be at least 1", k)
+		}
+	}
+	if err := checkCap("duration", c.Duration, MinDuration, ""); err != nil {
+		return err
+	}
+	return nil
+}
+
+// validateMemory checks the memory settings against one memtable per
+// region, and the failure and stall scenarios' settings.
+func (c *Config) validateMemory() error {
+	if c.Memstore < 64<<10 {
+		return usageErr("memstore", "%s: a memtable needs at least 64KB", workload.FormatSize(c.Memstore))
+	}
+	if c.Regions < 1 || c.Regions > 1024 {
+		return usageErr("regions", "%d: must be 1 to 1024", c.Regions)
+	}
+	// One memtable per region must fit, plus the runtime's own few MiB.
+	need, ok := memNeed(c.Memstore, c.Regions)
+	if !ok {
+		return usageErr("memstore", "%s x %d regions overflows: no machine holds that much", workload.FormatSize(c.Memstore), c.Regions)
+	}
+	if c.MemLimit != 0 && c.MemLimit < need {
+		return usageErr("memlimit", "%s is below what %d memtable(s) of -memstore %s need (%s)",
+			workload.FormatSize(c.MemLimit), c.Regions, workload.FormatSize(c.Memstore), workload.FormatSize(need))
+	}
+	if c.wants("failure") || c.wants("stall") {
+		if c.FailMemLimit != 0 && c.FailMemLimit < need {
+			return usageErr("fail-memlimit", "%s is below what %d memtable(s) of -memstore %s need (%s)",
+				workload.FormatSize(c.FailMemLimit), c.Regions, workload.FormatSize(c.Memstore), workload.FormatSize(need))
+		}
+		if c.FailValue <= 0 || c.FailValue > memtable.MaxValueSize {
+			return usageErr("fail-value", "value size %d out of range", c.FailValue)
+		}
+		if c.FailKeys <= 0 {
+			return usageErr("fail-keys", "key count %d: must be at least 1", c.FailKeys)
+		}
+		// The stall scenario runs for half of -fail-duration.
+		if err := checkCap("fail-duration", c.FailDuration, 2*MinDuration, " (the stall scenario runs for half of it)"); err != nil {
+			return err
+		}
+		if c.FailRSSCap != 0 && c.FailRSSCap < need {
+			return usageErr("fail-rss-cap", "%s is below one memtable per region (%s)", workload.FormatSize(c.FailRSSCap), workload.FormatSize(need))
+		}
+	}
+	if c.RSSCap != 0 && c.RSSCap < need {
+		return usageErr("rss-cap", "%s is below one memtable per region (%s)", workload.FormatSize(c.RSSCap), workload.FormatSize(need))
+	}
+	return nil
+}
+
+// MinDuration is the shortest run-time cap a scenario takes: a shorter one
+// would end the load before its first Put.
+const MinDuration = time.Millisecond
+
+// checkCap checks a run-time cap: 0 (none) or at least lowest; note ends
+// the message.
+func checkCap(flagName string, d, lowest time.Duration, note string) error {
+	if d < 0 || (d > 0 && d < lowest) {
+		return usageErr(flagName, "%v: use 0 (no cap) or at least %v%s", d, lowest, note)
+	}
+	return nil
+}
+
+// memNeed is memstore x regions plus 8 MiB for the runtime, and false when
+// that overflows an int64.
+func memNeed(memstore int64, regions int) (int64, bool) {
+	hi, lo := bits.Mul64(uint64(memstore), uint64(regions))
+	need := lo + 8<<20
+	if hi != 0 || lo > math.MaxInt64-8<<20 || memstore < 0 || regions < 0 {
+		return 0, false
+	}
+	return int64(need), true
 }
 
 // wants reports whether scenario set s is selected.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/writegc/writegc/gcstress/explain"
 )
@@ -15,7 +16,12 @@ import (
 // Profiles (-profile) are captured inside the child by explain.Capture:
 // started once the scenario passes its warm-up (the steady-state window),
 // heap snapshots at new heap peaks (at most one per two windows), stopped
-// when the load ends. With any -profile kind the child also keeps an
+// as soon as the load ends, whatever ended it: keys written, the duration
+// cap, the RSS cap, or a SIGTERM/SIGINT from the parent. Stopping writes the
+// CPU profile and trace before the child waits for its writers and engine,
+// so a child the parent kills after its grace period keeps what it
+// captured. A child killed outright (SIGKILL) may leave empty or truncated
+// files; explain leaves those out and says so. With any -profile kind the child also keeps an
 // explain.FlightRecorder running and dumps its last seconds to flight.out on
 // the scenario's first degraded or failed window (after warm-up); while a
 // trace or the flight recorder runs, one Put in regionEvery is marked as an
@@ -41,4 +47,68 @@ func accountFor(dir string, stderr io.Writer) (md, headline string) {
 		return "", ""
 	}
 	return b.String(), a.Headline()
+}
+
+// startRecorders creates the scenario's folder and starts the flight
+// recorder when the scenario asks for one (-flight or any -profile kind),
+// and prepares its profiles. Either may be nil; failures are reported on
+// stderr and leave the recorder off.
+func startRecorders(spec Scenario) (*explain.FlightRecorder, *childProfiles) {
+	kinds, _ := explain.ParseKinds(spec.Profile)
+	if (kinds == 0 && !spec.Flight) || spec.Dir == "" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
+		fmt.Fprintf(os.Stderr, "gcstress child: %v\n", err)
+		return nil, nil
+	}
+	fr, err := explain.StartFlightRecorder(10 * time.Second)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gcstress child: flight recorder: %v\n", err)
+	}
+	var p *childProfiles
+	if kinds != 0 {
+		p = &childProfiles{c: &explain.Capture{Kinds: kinds}, dir: spec.Dir}
+	}
+	return fr, p
+}
+
+// childProfiles drives a child's explain.Capture from the child's sampling
+// loop (one goroutine): Start once past the warm-up, heap snapshots at new
+// peaks, Stop once. After stop it never starts. A nil *childProfiles does
+// nothing.
+type childProfiles struct {
+	c                *explain.Capture
+	dir              string
+	started, stopped bool
+	peakHeap         uint64
+	lastSnap         time.Time
+}
+
+// window is called with each window the child emits.
+func (p *childProfiles) window(w Sample, spec Scenario) {
+	if p == nil || p.stopped {
+		return
+	}
+	if !p.started && w.T >= spec.Thresholds.Warmup.Seconds() {
+		p.started = p.c.Start(p.dir) == nil
+	}
+	if p.started && w.HeapObjects > p.peakHeap && time.Since(p.lastSnap) > 2*spec.Window {
+		p.peakHeap, p.lastSnap = w.HeapObjects, time.Now()
+		_ = p.c.SnapshotHeap()
+	}
+}
+
+// stop ends the capture and writes its files; later calls do nothing.
+func (p *childProfiles) stop() {
+	if p == nil || p.stopped {
+		return
+	}
+	p.stopped = true
+	if !p.started {
+		return
+	}
+	if err := p.c.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "gcstress child: profiles: %v\n", err)
+	}
 }

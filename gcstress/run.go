@@ -64,19 +64,21 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // Run runs a validated Config: every scenario in a child, then the reports
 // (results folder always, terminal report in cfg.Format on stdout; progress
-// on stderr). Cancelling ctx stops the current scenario and writes the
+// on stderr). cfg.Out must be missing or empty unless cfg.ReplaceOut is set
+// (ErrUsage otherwise; see outdir.go). Cancelling ctx stops the current scenario and writes the
 // reports of what finished; Run then returns ErrInterrupted.
 func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	return runWith(ctx, cfg, &Runner{StopOnFail: true}, stdout, stderr)
 }
 
 func runWith(ctx context.Context, cfg Config, r *Runner, stdout, stderr io.Writer) error {
-	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return fmt.Errorf("gcstress: -out: %w", err)
+	if err := prepareOut(cfg.Out, cfg.ReplaceOut, stderr); err != nil {
+		return err
 	}
 	scen := Expand(cfg)
 	sum := newSummary(cfg)
-	f, err := os.OpenFile(filepath.Join(cfg.Out, "samples.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	// O_EXCL: a run never appends to another run's samples.
+	f, err := os.OpenFile(filepath.Join(cfg.Out, "samples.jsonl"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("gcstress: %w", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -33,5 +35,21 @@ func TestExplainUsageExitsTwo(t *testing.T) {
 	err := run(context.Background(), []string{"explain"}, io.Discard, io.Discard)
 	if code := exitCode(err, io.Discard); code != 2 {
 		t.Fatalf("explain without files: exit %d (%v), want 2", code, err)
+	}
+}
+
+// TestNonEmptyOutExitsTwo: a results folder that already holds a run is
+// refused with exit 2, naming the folder and -replace-out.
+func TestNonEmptyOutExitsTwo(t *testing.T) {
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "samples.jsonl"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	// Tiny settings: were the folder accepted, the run would be short.
+	args := []string{"-out", out, "-quick", "-kinds", "arena", "-values", "100", "-keys", "1K", "-scenario", "matrix", "-memstore", "1MB", "-regions", "1"}
+	err := run(context.Background(), args, io.Discard, &stderr)
+	if code := exitCode(err, &stderr); code != 2 || !strings.Contains(stderr.String(), out) || !strings.Contains(stderr.String(), "-replace-out") {
+		t.Fatalf("exit %d, message %q", code, stderr.String())
 	}
 }

@@ -20,6 +20,13 @@
 //     (names only tell mutex from block, which share one format). A file that
 //     is empty, corrupt, or not a supported profile or trace is an error that
 //     names the file and wraps [ErrEmpty], [ErrCorrupt] or [ErrUnsupported].
+//     A file that starts like a profile or trace but does not parse (a
+//     truncated gzip or plain protobuf profile, a cut trace header) is
+//     corrupt, never unsupported.
+//   - One unusable file does not lose the others: [ExplainWith] builds the
+//     account from every usable file and lists the rest, with their errors,
+//     in [Account.Unusable] (printed as "not used: ..."); it fails only when
+//     no file is usable.
 //   - In a CPU profile every sample is counted once, in the most specific
 //     class (see [CPUClass]); shares are of the profile's total sampled CPU,
 //     so they add up to 100%.

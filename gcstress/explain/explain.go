@@ -3,6 +3,7 @@ package explain
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/pprof/profile"
 )
@@ -106,8 +108,11 @@ const (
 type Account struct {
 	// Label names the scenario (a directory's base name, or the first file's).
 	Label string
-	// Files lists each input and its detected type, in input order.
+	// Files lists each input used and its detected type, in input order.
 	Files []FileInfo
+	// Unusable lists the inputs left out (empty, corrupt, unsupported), in
+	// input order, each with its reason.
+	Unusable []Unusable
 	// CPU comes from a CPU profile.
 	CPU *CPUAccount
 	// Allocs holds allocation sites (alloc_objects/alloc_space), from the
@@ -142,13 +147,73 @@ func Explain(paths ...string) (*Account, error) {
 
 // ExplainWith is Explain with options. Each path is a file or a directory;
 // in a directory, files named *.pprof, *.prof, *.pb.gz, *.out or *.trace are
-// read, plus metrics.json for MetricsGCCPU. A file given by name must be a
-// supported profile or trace.
+// read, plus metrics.json for MetricsGCCPU.
+//
+// A file that is empty, corrupt or of an unsupported type (an error wrapping
+// ErrEmpty, ErrCorrupt or ErrUnsupported) is left out and listed in
+// Account.Unusable with its reason; the account is built from every other
+// file. Only when no file is usable is the result an error: those reasons,
+// joined. A path that cannot be read at all is an error at once.
 func ExplainWith(opts Options, paths ...string) (*Account, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("explain: %w given", ErrNoProfiles)
 	}
 	acc := &Account{MetricsGCCPU: opts.MetricsGCCPU, maxCycles: opts.maxCycles()}
+	files, err := acc.collect(paths)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 && len(acc.Unusable) == 0 {
+		return nil, fmt.Errorf("explain: %s: %w found", strings.Join(paths, ", "), ErrNoProfiles)
+	}
+	acc.Label = label(paths[0])
+
+	var heapP, allocsP *loaded
+	for _, f := range files {
+		l, err := load(f)
+		if err == nil {
+			err = acc.analyze(l, opts, &heapP, &allocsP)
+		}
+		if err := acc.skip(f, err); err != nil {
+			return nil, err
+		}
+	}
+	if err := acc.analyzeHeap(heapP, allocsP, opts); err != nil {
+		return nil, err
+	}
+	if len(acc.Files) == 0 {
+		errs := make([]error, len(acc.Unusable))
+		for i, u := range acc.Unusable {
+			errs[i] = u.Err
+		}
+		return nil, errors.Join(errs...)
+	}
+	return acc, nil
+}
+
+// Unusable is an input left out of an account, and why. Err names the file
+// and wraps ErrEmpty, ErrCorrupt or ErrUnsupported.
+type Unusable struct {
+	Path string
+	Err  error
+}
+
+// skip records path as unusable when err is one of the file-content
+// sentinels, and returns any other error unchanged.
+func (a *Account) skip(path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ErrEmpty) || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrUnsupported) {
+		a.Unusable = append(a.Unusable, Unusable{Path: path, Err: err})
+		return nil
+	}
+	return err
+}
+
+// collect expands paths into the files to read, reading metrics.json in
+// directories (an unreadable one is recorded as unusable).
+func (a *Account) collect(paths []string) ([]string, error) {
 	var files []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -159,67 +224,98 @@ func ExplainWith(opts Options, paths ...string) (*Account, error) {
 			files = append(files, p)
 			continue
 		}
-		found, m, err := scanDir(p)
+		found, metrics, err := scanDir(p)
 		if err != nil {
 			return nil, err
 		}
-		if acc.MetricsGCCPU == nil && m != nil {
-			acc.MetricsGCCPU = m
+		if metrics != "" {
+			m, err := readMetricsFile(metrics)
+			if err := a.skip(metrics, err); err != nil {
+				return nil, err
+			}
+			if a.MetricsGCCPU == nil && m != nil {
+				a.MetricsGCCPU = m
+			}
 		}
 		files = append(files, found...)
 	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("explain: %s: %w found", strings.Join(paths, ", "), ErrNoProfiles)
-	}
-	acc.Label = label(paths[0])
+	return files, nil
+}
 
-	var heapP, allocsP *loaded
-	for _, f := range files {
-		l, err := load(f)
-		if err != nil {
-			return nil, err
-		}
-		acc.Files = append(acc.Files, FileInfo{Path: f, Type: l.typ})
-		switch l.typ {
-		case TypeCPU:
-			if acc.CPU != nil {
-				return nil, fmt.Errorf("explain: %s: a second CPU profile (first %s); explain one scenario at a time", f, acc.CPU.File)
-			}
-			acc.CPU, err = analyzeCPU(f, l.prof, opts)
-		case TypeHeap:
-			heapP = l
-		case TypeAllocs:
-			allocsP = l
-		case TypeFgprof:
-			acc.Wall, err = analyzeWall(f, l.prof, opts)
-		case TypeMutex, TypeBlock:
-			var c *ContentionAccount
-			c, err = analyzeContention(f, l.typ, l.prof, opts)
-			acc.Contention = append(acc.Contention, c)
-		case TypeTrace:
-			var t *TraceAccount
-			t, err = analyzeTrace(f, l.data, opts)
-			acc.Traces = append(acc.Traces, t)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
+// analyze adds one loaded file to the account; heap and allocs profiles are
+// kept for analyzeHeap.
+func (a *Account) analyze(l *loaded, opts Options, heapP, allocsP **loaded) error {
 	var err error
-	if allocsP != nil {
-		acc.Allocs, err = analyzeAllocs(allocsP.path, allocsP.prof, "alloc", opts)
-	} else if heapP != nil {
-		acc.Allocs, err = analyzeAllocs(heapP.path, heapP.prof, "alloc", opts)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if heapP != nil {
-		if acc.Heap, err = analyzeAllocs(heapP.path, heapP.prof, "inuse", opts); err != nil {
-			return nil, err
+	switch l.typ {
+	case TypeCPU:
+		if a.CPU != nil {
+			return fmt.Errorf("explain: %s: a second CPU profile (first %s); explain one scenario at a time", l.path, a.CPU.File)
+		}
+		a.CPU, err = analyzeCPU(l.path, l.prof, opts)
+	case TypeHeap:
+		*heapP = l
+	case TypeAllocs:
+		*allocsP = l
+	case TypeFgprof:
+		a.Wall, err = analyzeWall(l.path, l.prof, opts)
+	case TypeMutex, TypeBlock:
+		var c *ContentionAccount
+		if c, err = analyzeContention(l.path, l.typ, l.prof, opts); err == nil {
+			a.Contention = append(a.Contention, c)
+		}
+	case TypeTrace:
+		var t *TraceAccount
+		if t, err = analyzeTrace(l.path, l.data, opts); err == nil {
+			a.Traces = append(a.Traces, t)
 		}
 	}
-	return acc, nil
+	if err == nil {
+		a.Files = append(a.Files, FileInfo{Path: l.path, Type: l.typ})
+	}
+	return err
+}
+
+// analyzeHeap fills Allocs (from the allocs profile, else the heap profile)
+// and Heap (from the heap profile).
+func (a *Account) analyzeHeap(heapP, allocsP *loaded, opts Options) error {
+	if allocsP != nil {
+		x, err := analyzeAllocs(allocsP.path, allocsP.prof, "alloc", opts)
+		if err := a.skip(allocsP.path, err); err != nil {
+			return err
+		}
+		a.Allocs = x
+		if x == nil {
+			a.dropFile(allocsP.path)
+		}
+	}
+	if heapP == nil {
+		return nil
+	}
+	if a.Allocs == nil {
+		x, err := analyzeAllocs(heapP.path, heapP.prof, "alloc", opts)
+		if err := a.skip(heapP.path, err); err != nil {
+			return err
+		}
+		if x == nil {
+			a.dropFile(heapP.path)
+			return nil
+		}
+		a.Allocs = x
+	}
+	x, err := analyzeAllocs(heapP.path, heapP.prof, "inuse", opts)
+	if err := a.skip(heapP.path, err); err != nil {
+		return err
+	}
+	a.Heap = x
+	if x == nil {
+		a.dropFile(heapP.path)
+	}
+	return nil
+}
+
+// dropFile removes path from Files once it has turned out unusable.
+func (a *Account) dropFile(path string) {
+	a.Files = slices.DeleteFunc(a.Files, func(f FileInfo) bool { return f.Path == path })
 }
 
 func label(p string) string {
@@ -230,15 +326,15 @@ func label(p string) string {
 	return filepath.Base(p)
 }
 
-// scanDir lists the recognised files directly inside dir, sorted, and reads
-// metrics.json if present.
-func scanDir(dir string) ([]string, *float64, error) {
+// scanDir lists the recognised files directly inside dir, sorted, and the
+// path of its metrics.json ("" if none).
+func scanDir(dir string) ([]string, string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("explain: %w", err)
+		return nil, "", fmt.Errorf("explain: %w", err)
 	}
 	var out []string
-	var m *float64
+	metrics := ""
 	for _, e := range ents {
 		if e.IsDir() {
 			continue
@@ -246,11 +342,7 @@ func scanDir(dir string) ([]string, *float64, error) {
 		n := e.Name()
 		p := filepath.Join(dir, n)
 		if n == MetricsFile {
-			v, err := readMetricsFile(p)
-			if err != nil {
-				return nil, nil, err
-			}
-			m = v
+			metrics = p
 			continue
 		}
 		for _, ext := range []string{".pprof", ".prof", ".pb.gz", ".out", ".trace"} {
@@ -261,7 +353,7 @@ func scanDir(dir string) ([]string, *float64, error) {
 		}
 	}
 	slices.Sort(out)
-	return out, m, nil
+	return out, metrics, nil
 }
 
 // readMetricsFile reads the GC CPU share a Capture wrote.
@@ -269,6 +361,9 @@ func readMetricsFile(p string) (*float64, error) {
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("explain: %w", err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, fmt.Errorf("explain: %s: %w: file is empty", p, ErrEmpty)
 	}
 	var m CaptureMetrics
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -278,6 +373,9 @@ func readMetricsFile(p string) (*float64, error) {
 		return nil, nil
 	}
 	v := *m.GCCPUShare
+	if v < 0 || v > 1 {
+		return nil, fmt.Errorf("explain: %s: %w: GC CPU share %v is not a fraction from 0 to 1", p, ErrCorrupt, v)
+	}
 	return &v, nil
 }
 
@@ -305,7 +403,7 @@ func load(path string) (*loaded, error) {
 	}
 	p, err := profile.ParseData(data)
 	if err != nil {
-		if looksBinaryProfile(data) {
+		if looksDamaged(data) {
 			return nil, fmt.Errorf("explain: %s: %w: %v", path, ErrCorrupt, err)
 		}
 		return nil, fmt.Errorf("explain: %s: %w: not a Go profile or runtime trace (%v)", path, ErrUnsupported, err)
@@ -320,13 +418,70 @@ func load(path string) (*loaded, error) {
 	return &loaded{path: path, typ: typ, prof: p}, nil
 }
 
-// looksBinaryProfile reports whether data starts like a gzip stream or holds
-// non-text bytes, i.e. is probably a damaged profile rather than another format.
-func looksBinaryProfile(data []byte) bool {
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+// looksDamaged reports whether data that did not parse starts like a
+// profile or trace (so is damaged, typically truncated, rather than another
+// format): a gzip stream or a prefix of its magic, a trace header or a
+// prefix of it, or binary data that reads as profile.proto fields up to its
+// end or to a field cut short.
+func looksDamaged(data []byte) bool {
+	gzipMagic := []byte{0x1f, 0x8b}
+	switch {
+	case bytes.HasPrefix(data, gzipMagic) || bytes.HasPrefix(gzipMagic, data):
+		return true
+	case bytes.HasPrefix(data, traceMagic) || (len(data) >= 2 && bytes.HasPrefix(traceMagic, data)):
 		return true
 	}
-	return bytes.HasPrefix(data, []byte("go 1.")) // damaged trace header
+	return !isText(data) && looksProfileProto(data)
+}
+
+// isText reports whether data is UTF-8 without control characters other
+// than tab, newline and carriage return.
+func isText(data []byte) bool {
+	if !utf8.Valid(data) {
+		return false
+	}
+	for _, c := range data {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// profileWire is the protobuf wire type of each field of profile.proto's
+// Profile message (field 13, comment, may also be packed: wire type 2).
+var profileWire = map[uint64]uint64{1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 7: 0, 8: 0, 9: 0, 10: 0, 11: 2, 12: 0, 13: 0, 14: 0, 15: 0}
+
+// looksProfileProto reports whether data is a sequence of Profile fields,
+// possibly cut short inside the last one (an uncompressed profile that was
+// truncated).
+func looksProfileProto(data []byte) bool {
+	fields := 0
+	for len(data) > 0 {
+		tag, n := binary.Uvarint(data)
+		if n <= 0 {
+			return n == 0 && fields > 0
+		}
+		field, wire := tag>>3, tag&7
+		want, ok := profileWire[field]
+		if !ok || (wire != want && !(field == 13 && wire == 2)) {
+			return false
+		}
+		data = data[n:]
+		v, n := binary.Uvarint(data)
+		if n <= 0 {
+			return n == 0
+		}
+		data = data[n:]
+		if wire == 2 {
+			if v > uint64(len(data)) {
+				return true
+			}
+			data = data[v:]
+		}
+		fields++
+	}
+	return fields > 0
 }
 
 func hasType(p *profile.Profile, typ, unit string) bool {

@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 const usage = `usage: gcstress explain [flags] PROFILE|DIR...
@@ -71,17 +73,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *format != "text" && *format != "markdown" {
 		return usageErr(fs, "-format must be text or markdown, not %q", *format)
 	}
-	opts := Options{Region: *region, SlowOp: *slow, Top: *topN, MaxCycles: *cycles, KeepStdlib: *keepStd}
-	if *library != "" {
-		opts.Library = strings.Split(*library, ",")
-	}
-	if *metrics != "" {
-		v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(*metrics), "%"), 64)
-		if err != nil || v < 0 || v > 100 {
-			return usageErr(fs, "-metrics-gc-cpu wants a percentage from 0 to 100, not %q", *metrics)
-		}
-		v /= 100
-		opts.MetricsGCCPU = &v
+	opts, err := options(fs, *region, *slow, *topN, *cycles, *library, *keepStd, *metrics)
+	if err != nil {
+		return err
 	}
 	md := *format == "markdown"
 	if *diff {
@@ -118,6 +112,40 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return a.WriteMarkdown(stdout)
 	}
 	return a.WriteText(stdout)
+}
+
+// Upper bounds of -top and -cycles: beyond them a table is no longer a
+// summary.
+const (
+	maxTop    = 1000
+	maxCycles = 100_000
+)
+
+// options validates the numeric and list flags into Options; errors wrap
+// ErrUsage and name the flag.
+func options(fs *flag.FlagSet, region string, slow time.Duration, topN, cycles int, library string, keepStd bool, metrics string) (Options, error) {
+	opts := Options{Region: region, SlowOp: slow, Top: topN, MaxCycles: cycles, KeepStdlib: keepStd}
+	if slow < 0 {
+		return opts, usageErr(fs, "-slow must be 0 (above p99) or a positive duration, not %v", slow)
+	}
+	if topN < 1 || topN > maxTop {
+		return opts, usageErr(fs, "-top must be from 1 to %d, not %d", maxTop, topN)
+	}
+	if cycles < 1 || cycles > maxCycles {
+		return opts, usageErr(fs, "-cycles must be from 1 to %d, not %d", maxCycles, cycles)
+	}
+	if library != "" {
+		opts.Library = strings.Split(library, ",")
+	}
+	if metrics != "" {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(metrics), "%"), 64)
+		if err != nil || math.IsNaN(v) || v < 0 || v > 100 {
+			return opts, usageErr(fs, "-metrics-gc-cpu wants a percentage from 0 to 100, not %q", metrics)
+		}
+		v /= 100
+		opts.MetricsGCCPU = &v
+	}
+	return opts, nil
 }
 
 // splitSet turns "a.pprof,b.pprof" into its files; a directory stays whole.

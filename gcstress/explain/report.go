@@ -293,7 +293,18 @@ func (a *Account) lines(maxCycles int) [][2]string {
 	for _, c := range a.Contention {
 		add(0, contentionLine(c))
 	}
+	for _, u := range a.Unusable {
+		add(0, "not used: "+unusableReason(u))
+	}
 	return out
+}
+
+// unusableReason says which file was left out and why, without the path
+// the error repeats: "cpu.pprof: empty profile: file is empty".
+func unusableReason(u Unusable) string {
+	msg := strings.TrimPrefix(u.Err.Error(), "explain: ")
+	msg = strings.TrimPrefix(msg, u.Path+": ")
+	return base(u.Path) + ": " + msg
 }
 
 // WriteText writes the account as plain text: the headline, then one
