@@ -44,8 +44,16 @@
 //     (a prefix in insertion order: key order from SortedApplyMin entries,
 //     stable, so a later Put of the same key in a batch still wins).
 //   - WAL files are deleted only when every entry they hold is in a flushed
-//     segment; replay on NewServer restores the rest. A torn tail ends a
-//     log file, it does not fail the open.
+//     segment; replay on NewServer restores the rest. WAL damage is never
+//     silent: every record and byte replay could not restore is reported
+//     (Server.WALReplay). A torn tail (damage that runs to the end of the
+//     last log, as a crash or a zero-filled page leaves) is cut off and the
+//     open succeeds; damage before it (a bad record followed by a valid
+//     one, or any damage in an earlier log, including one cut short at a
+//     record boundary) fails the open with ErrWALCorrupt naming the file
+//     and byte offset, unless WALOptions.Recovery says otherwise (see
+//     WALRecoveryMode). The log format is version 2 (see wal.go); version 1
+//     logs fail the open.
 //   - Get sees the active and pending memtables of a key's region (newest
 //     first) and copies the value under the region lock; flushed data lives
 //     in segment files (ScanSegment).

@@ -102,7 +102,11 @@ type ServerStats struct {
 	WALBytes       int64
 	WALFiles       int   // live log files
 	Replayed       int64 // entries restored from the WAL at open
-	ReplayTorn     int   // log files that ended in a torn or corrupt record
+	ReplayTorn     int   // 1 if the last log ended in a torn tail (cut off at open)
+	// ReplaySkipped and ReplayIgnored are the WAL records and bytes that
+	// replay at open could not restore; Server.WALReplay has the detail.
+	ReplaySkipped int64
+	ReplayIgnored int64
 }
 
 // Server is a region server: regions by key range, each with an active
@@ -139,8 +143,7 @@ type Server struct {
 	flushes, flushedBytes       atomic.Int64
 	flushErrors                 atomic.Int64
 	blocked, blockedNanos       atomic.Int64
-	replayed                    int64
-	replayTorn                  int
+	walReplay                   WALReplayStats // set once by NewServer
 
 	// testPutHook, if set, runs before entry i of a batch is applied; an
 	// error fails the batch there (tests of mid-batch failure).
@@ -179,6 +182,8 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		return nil, fmt.Errorf("%w: negative value in ServerOptions", ErrInvalidOption)
 	case opts.WAL.Sync < SyncNone || opts.WAL.Sync > SyncAlways:
 		return nil, fmt.Errorf("%w: WAL sync mode %d", ErrInvalidOption, opts.WAL.Sync)
+	case opts.WAL.Recovery < WALTolerateTornTail || opts.WAL.Recovery > WALSkipCorrupted:
+		return nil, fmt.Errorf("%w: WAL recovery mode %d", ErrInvalidOption, opts.WAL.Recovery)
 	}
 	s := &Server{opts: opts, kind: opts.Kind, mtOpts: opts.Memtable, logger: opts.Logger}
 	if s.logger == nil {
@@ -239,6 +244,9 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	return s, nil
 }
 
+// openWAL replays WAL.Dir's logs per WAL.Recovery (see replayWAL), then
+// starts the next log. Replay damage the mode does not allow fails it with a
+// *WALCorruptError.
 func (s *Server) openWAL() error {
 	if err := os.MkdirAll(s.opts.WAL.Dir, 0o755); err != nil {
 		return err
@@ -247,25 +255,16 @@ func (s *Server) openWAL() error {
 	if err != nil {
 		return err
 	}
-	for _, n := range nums {
-		_, torn, err := replayLog(s.opts.WAL.Dir, n, func(payload []byte) error {
-			_, err := forEachEntry(payload, func(_ int, k, v []byte) error {
-				if err := s.regions[RegionOf(k, len(s.regions))].put(k, v, n); err != nil {
-					return err
-				}
-				s.replayed++
-				return nil
-			})
-			return err
+	var next uint64
+	s.walReplay, nums, next, err = replayWAL(s.opts.WAL.Dir, nums, s.opts.WAL.Recovery, func(n uint64, payload []byte) (int, error) {
+		return forEachEntry(payload, func(_ int, k, v []byte) error {
+			return s.regions[RegionOf(k, len(s.regions))].put(k, v, n)
 		})
-		if err != nil {
-			return fmt.Errorf("writepath: replaying %s: %w", walName(n), err)
-		}
-		if torn {
-			s.replayTorn++
-		}
+	})
+	if err != nil {
+		return err
 	}
-	w, err := openWAL(s.opts.WAL, nums)
+	w, err := openWAL(s.opts.WAL, nums, next)
 	if err != nil {
 		return err
 	}
@@ -273,6 +272,10 @@ func (s *Server) openWAL() error {
 	s.trimWAL()
 	return nil
 }
+
+// WALReplay reports what replaying the WAL at open restored and what damage
+// it found (the zero value without a WAL). The report is fixed at open.
+func (s *Server) WALReplay() WALReplayStats { return s.walReplay.clone() }
 
 // Options returns the options in effect (defaults filled in).
 func (s *Server) Options() ServerOptions { return s.opts }
@@ -359,12 +362,15 @@ func (s *Server) Stats() ServerStats {
 		FlushErrors:  s.flushErrors.Load(),
 		BlockedNanos: s.blockedNanos.Load(),
 		Blocked:      s.blocked.Load(),
-		Replayed:     s.replayed,
-		ReplayTorn:   s.replayTorn,
+		Replayed:     s.walReplay.Entries,
 	}
 	for _, r := range s.regions {
 		st.PendingFlushes += int(r.npending.Load())
 		st.MemtableBytes += r.memBytes()
+	}
+	st.ReplaySkipped, st.ReplayIgnored = s.walReplay.RecordsSkipped, s.walReplay.BytesIgnored
+	if s.walReplay.TornTailBytes > 0 {
+		st.ReplayTorn = 1
 	}
 	if s.wal != nil {
 		st.WALGroups = s.wal.groups.Load()
