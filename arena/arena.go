@@ -19,20 +19,35 @@ type Options struct {
 	ChunkSize int
 	OffHeap   bool
 	// MaxAlloc is the largest allocation served from a regular chunk; larger
-	// ones get a jumbo chunk (0: DefaultMaxAlloc, capped at the chunk size).
+	// ones get a jumbo chunk of their own. It must be in [0, chunk size]:
+	// New rejects a larger value, which would promise to fit in a chunk what
+	// cannot. 0 means DefaultMaxAlloc, capped at the chunk size. The
+	// threshold in effect (Arena.MaxAlloc) is further capped at the chunk
+	// size minus the worst-case alignment padding (7 bytes), so that every
+	// request served from a regular chunk fits in a fresh one.
 	MaxAlloc int
 }
+
+// maxAlignPad is the worst-case padding of an AllocAligned request: it aligns
+// to 8 bytes.
+const maxAlignPad = 7
 
 // Arena is a bump allocator over chunks.
 //
 // Concurrency: Alloc, AllocAligned, Bytes, Pointer, Retain and Stats are safe
-// for concurrent use. The fast path of Alloc is lock-free.
+// for concurrent use (Stats also during Release). The fast path of Alloc is
+// lock-free.
 // Lifetime: an arena starts with one reference, held by its creator. Retain
 // adds one (for a reader that may outlive the writer) and Release drops one;
 // at zero the chunks go back to the pool and the arena can no longer
 // allocate. Using memory of a released arena is a bug: with the invariants
-// tag it panics, without it the memory may already belong to another arena.
-// Limits: one allocation is at most MaxSize bytes; an arena holds at most
+// tag (or -race) it panics, without it the memory may already belong to
+// another arena or be unmapped. Callers that may release while others read
+// must make the readers hold a reference or wait for them (the memtable's
+// Close does).
+// Limits: one allocation is at most MaxSize bytes; one from a regular chunk
+// at most MaxAlloc(), which is below the chunk size by the alignment
+// padding, so an allocation grabs at most one chunk; an arena holds at most
 // 2^32-1 chunks.
 type Arena struct {
 	pool        *Pool
@@ -59,14 +74,16 @@ func New(opts Options) (*Arena, error) {
 	} else if opts.ChunkSize != 0 && opts.ChunkSize != a.pool.chunkSize {
 		return nil, fmt.Errorf("%w: ChunkSize %d but the pool's chunks are %d", ErrPoolMismatch, opts.ChunkSize, a.pool.chunkSize)
 	}
-	a.maxAlloc = opts.MaxAlloc
-	if a.maxAlloc == 0 {
-		a.maxAlloc = DefaultMaxAlloc
+	switch cs := a.pool.chunkSize; {
+	case opts.MaxAlloc < 0:
+		return nil, fmt.Errorf("%w: negative MaxAlloc %d", ErrInvalidOption, opts.MaxAlloc)
+	case opts.MaxAlloc > cs:
+		return nil, fmt.Errorf("%w: MaxAlloc %d exceeds the chunk size %d (larger requests always take a jumbo chunk)", ErrInvalidOption, opts.MaxAlloc, cs)
+	case opts.MaxAlloc == 0:
+		a.maxAlloc = min(DefaultMaxAlloc, cs-maxAlignPad)
+	default:
+		a.maxAlloc = min(opts.MaxAlloc, cs-maxAlignPad)
 	}
-	if a.maxAlloc < 0 {
-		return nil, fmt.Errorf("%w: negative MaxAlloc %d", ErrInvalidOption, a.maxAlloc)
-	}
-	a.maxAlloc = min(a.maxAlloc, a.pool.chunkSize)
 	empty := []*chunk{}
 	a.table.Store(&empty)
 	a.refs.Store(1)
@@ -76,7 +93,9 @@ func New(opts Options) (*Arena, error) {
 // Pool returns the arena's chunk pool.
 func (a *Arena) Pool() *Pool { return a.pool }
 
-// MaxAlloc returns the largest allocation served from a regular chunk.
+// MaxAlloc returns the largest allocation served from a regular chunk: the
+// MaxAlloc option (or its default), capped at the chunk size minus the
+// worst-case alignment padding. Larger allocations get a jumbo chunk.
 func (a *Arena) MaxAlloc() int { return a.maxAlloc }
 
 // Alloc returns n bytes (n in [1, MaxSize]) with no particular alignment.
@@ -88,7 +107,7 @@ func (a *Arena) Alloc(n int) (Handle, error) {
 // AllocAligned returns n bytes whose address is 8-byte aligned, for values
 // accessed with atomic operations.
 func (a *Arena) AllocAligned(n int) (Handle, error) {
-	h, _, err := a.alloc(n, 7)
+	h, _, err := a.alloc(n, maxAlignPad)
 	return h, err
 }
 
@@ -98,7 +117,7 @@ func (a *Arena) AllocBytes(n int) (Handle, []byte, error) { return a.alloc(n, 0)
 
 // AllocAlignedPointer is AllocAligned that also returns the address.
 func (a *Arena) AllocAlignedPointer(n int) (Handle, unsafe.Pointer, error) {
-	h, b, err := a.alloc(n, 7)
+	h, b, err := a.alloc(n, maxAlignPad)
 	if err != nil {
 		return h, nil, err
 	}
@@ -121,7 +140,9 @@ func (a *Arena) alloc(n int, pad int) (Handle, []byte, error) {
 			if end <= uint64(len(c.buf)) {
 				start := uint32(end - size)
 				if pad != 0 {
-					// Chunk bases are page aligned, so aligning the offset aligns the address.
+					// Chunk bases are 8-byte aligned (mmap'd pages or Go heap
+					// objects of at least 16 bytes, see heapSource), so
+					// aligning the offset aligns the address.
 					start = (start + uint32(pad)) &^ uint32(pad)
 				}
 				return makeHandle(c.idx, start), unsafe.Slice((*byte)(unsafe.Add(c.base, start)), n), nil
@@ -129,6 +150,12 @@ func (a *Arena) alloc(n int, pad int) (Handle, []byte, error) {
 			if start := end - size; start <= uint64(len(c.buf)) {
 				// This Add crossed the end: it alone records the unused tail.
 				c.waste.Store(int64(uint64(len(c.buf)) - start))
+				if start == 0 {
+					// Not even a fresh chunk holds the request: growing
+					// again would loop forever. New's cap on maxAlloc
+					// rules this out.
+					panic(fmt.Sprintf("arena: request of %d bytes (padding included) does not fit a %d-byte chunk", size, len(c.buf)))
+				}
 			}
 		}
 		if err := a.grow(c); err != nil {
@@ -261,10 +288,15 @@ func (a *Arena) Release() {
 // Released reports whether the arena's reference count reached zero.
 func (a *Arena) Released() bool { return a.released.Load() }
 
-// Stats returns the arena's own counters plus its pool's.
+// Stats returns the arena's own counters plus its pool's. It is safe at any
+// time, also while the arena is being released: it holds the arena's mutex,
+// so the chunks it reads cannot be freed under it (a released arena reports
+// no chunks).
 func (a *Arena) Stats() Stats {
 	s := a.pool.Stats()
 	s.ChunksLive, s.JumboLive, s.JumboBytes = 0, 0, 0
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.released.Load() {
 		return s
 	}

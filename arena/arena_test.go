@@ -308,3 +308,33 @@ func TestNoPointers(t *testing.T) {
 		t.Error("hasPointers misses pointers")
 	}
 }
+
+// TestStatsDuringRelease reads Stats while the arena is released: Stats must
+// not read the chunks that Release is freeing (before it took the arena's
+// mutex, the race detector saw it read a chunk's buffer as free cleared it).
+func TestStatsDuringRelease(t *testing.T) {
+	for range 100 {
+		a := mustArena(t, Options{ChunkSize: 4 << 10, MaxAlloc: 1 << 10, OffHeap: true})
+		for i := range 200 {
+			if _, err := a.Alloc(100 + i*7%1100); err != nil { // some jumbo
+				t.Fatal(err)
+			}
+		}
+		started := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			close(started)
+			for !a.Released() {
+				_ = a.Stats()
+			}
+			if s := a.Stats(); s.ChunksLive != 0 || s.JumboLive != 0 {
+				t.Errorf("released arena reports chunks: %+v", s)
+			}
+		}()
+		<-started
+		_ = a.Stats()
+		a.Release()
+		<-done
+	}
+}

@@ -35,5 +35,8 @@ func (c *chunk) used() int64 {
 }
 
 // heapSource allocates an on-heap chunk: one []byte, which the garbage
-// collector allocates as a noscan object and never scans.
-func heapSource(n int) []byte { return make([]byte, n) }
+// collector allocates as a noscan object and never scans. The capacity is at
+// least 16 bytes so that a tiny jumbo chunk (MaxAlloc below 8) stays out of
+// the runtime's tiny allocator, which packs objects under 16 bytes without
+// 8-byte alignment; every larger size class is a multiple of 8.
+func heapSource(n int) []byte { return make([]byte, n, max(n, 16)) }

@@ -2,7 +2,11 @@
 //
 // An Arena hands out byte ranges by bump allocation inside large chunks
 // (DefaultChunkSize, 2 MiB). Allocations larger than MaxAlloc (default
-// 256 KiB) get a dedicated jumbo chunk of their own. Chunks come from a Pool
+// 256 KiB) get a dedicated jumbo chunk of their own. MaxAlloc may not exceed
+// the chunk size (New rejects it), and the threshold in effect is capped at
+// the chunk size minus the worst-case alignment padding (7 bytes), so every
+// request served from a regular chunk fits in a fresh one: an allocation
+// grabs at most one new chunk and never loops. Chunks come from a Pool
 // that recycles them between arenas, so a memtable that is flushed and
 // replaced reuses the memory of its predecessor without allocating.
 //
@@ -24,8 +28,9 @@
 //     (off-heap chunks are munmapped at once, so mapped bytes really drop).
 //   - Memory handed out is not zeroed: the caller writes before it reads.
 //
-// With the `invariants` build tag, released chunks are poisoned and any access
-// through a released arena panics with a clear message. Expected failures are
+// With the `invariants` build tag, and in race-detector builds, idle pooled
+// chunks and freed on-heap chunks are poisoned and any access through a
+// released arena panics with a clear message. Expected failures are
 // sentinel errors (ErrInvalidSize, ErrTooLarge, ErrReleased); panics mean a
 // broken invariant.
 //

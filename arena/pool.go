@@ -101,6 +101,9 @@ func (p *Pool) newChunk(n int, jumbo bool) (*chunk, error) {
 	return newChunk(heapSource(n), false, jumbo), nil
 }
 
+// free gives a chunk's memory back. With invariants, an on-heap chunk is
+// poisoned first (a stale slice into it reads poison); an off-heap chunk is
+// not, since it is unmapped and any stale access faults.
 func (p *Pool) free(c *chunk) {
 	p.freed.Add(1)
 	if c.offHeap {
@@ -110,6 +113,8 @@ func (p *Pool) free(c *chunk) {
 			// invariant that we own it is broken.
 			panic(err)
 		}
+	} else if invariants {
+		poison(c.buf)
 	}
 	c.buf, c.base = nil, nil
 }
@@ -149,11 +154,10 @@ func (p *Pool) getJumbo(n int) (*chunk, error) {
 	return c, nil
 }
 
-// put takes a chunk back from an arena.
+// put takes a chunk back from an arena. With invariants, every chunk that
+// goes idle is poisoned (under the pool's lock: those builds trade speed for
+// checks), and free poisons the on-heap ones it frees.
 func (p *Pool) put(c *chunk) {
-	if invariants {
-		poison(c.buf)
-	}
 	if c.jumbo {
 		p.jumboLive.Add(-1)
 		p.jumboBytes.Add(-int64(len(c.buf)))
@@ -163,6 +167,9 @@ func (p *Pool) put(c *chunk) {
 	p.live.Add(-1)
 	p.mu.Lock()
 	if len(p.idle) < p.maxPooled {
+		if invariants {
+			poison(c.buf)
+		}
 		p.idle = append(p.idle, c)
 		p.mu.Unlock()
 		return

@@ -144,10 +144,13 @@ func (s arenaStore) setValue(n uint64, value []byte) (int64, error) {
 // arenaTable is the "arena" and "offheap" kinds: the skiplist over arena
 // chunks. It owns one reference to its arena; each open iterator holds
 // another, so Close returns the chunks only when the last reader finishes.
+// Put and Get run inside the guard, so Close waits for those in flight
+// before it drops the table's reference, and those that start after it
+// return ErrClosed or nothing without touching the chunks.
 type arenaTable struct {
 	sl        skiplist[uint64, arenaStore]
 	a         *arena.Arena
-	closed    atomic.Bool
+	guard     opGuard
 	closeOnce sync.Once
 }
 
@@ -159,7 +162,7 @@ func newArenaTable(o Options, offHeap bool) (Memtable, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
-	t := &arenaTable{a: a}
+	t := &arenaTable{a: a, guard: newOpGuard()}
 	st := newArenaStore(a)
 	head, _, err := st.newNode(nil, nil, headHeight)
 	if err != nil {
@@ -181,23 +184,36 @@ func (t *arenaTable) Put(key, value []byte) error {
 	if err := checkKV(key, value); err != nil {
 		return err
 	}
-	if t.closed.Load() {
+	g := t.guard.enter()
+	if g == nil {
 		return ErrClosed
 	}
+	defer t.guard.leave(g)
 	return t.sl.put(key, value)
 }
 
 func (t *arenaTable) Get(key []byte) ([]byte, bool) {
-	if t.closed.Load() {
+	g := t.guard.enter()
+	if g == nil {
 		return nil, false
 	}
+	defer t.guard.leave(g)
 	return t.sl.get(key)
 }
 
+// All takes a reference on the arena inside the guard (it cannot fail
+// there: the table's own reference is still held), then iterates outside it,
+// so a long scan holds the chunks, not Close.
 func (t *arenaTable) All() iter.Seq2[[]byte, []byte] {
 	return func(yield func([]byte, []byte) bool) {
-		if t.closed.Load() || t.a.Retain() != nil {
+		g := t.guard.enter()
+		if g == nil {
 			return
+		}
+		err := t.a.Retain()
+		t.guard.leave(g)
+		if err != nil {
+			panic("memtable: arena released while the table is open: " + err.Error())
 		}
 		defer t.a.Release()
 		t.sl.all()(yield)
@@ -210,9 +226,11 @@ func (t *arenaTable) Size() int64 { return t.sl.size.Load() }
 // Arena exposes the memtable's arena for statistics.
 func (t *arenaTable) Arena() *arena.Arena { return t.a }
 
+// Close stops new operations, waits for the Puts and Gets in flight, then
+// drops the table's reference on the arena.
 func (t *arenaTable) Close() error {
 	t.closeOnce.Do(func() {
-		t.closed.Store(true)
+		t.guard.close()
 		t.a.Release()
 	})
 	return nil

@@ -33,10 +33,14 @@
 //     returns.
 //   - Keys are 1 B to 64 KiB and values 0 B to 16 MiB; anything else is an
 //     error (ErrKeySize, ErrValueSize), never a panic.
-//   - After Close, Put returns ErrClosed, Get finds nothing and All yields
-//     nothing; none of them crashes. Close must not race with Put or Get on
-//     the same memtable (the owner stops writers first, as the write path's
-//     region lock does); slices returned by Get are valid until Close.
+//   - Close may run concurrently with every other method. Once Close has
+//     started, Put returns ErrClosed, Get finds nothing and All yields
+//     nothing; none of them crashes. The arena kinds count the Puts and Gets
+//     in flight (guard.go: an atomic add on a mostly private, striped
+//     counter, no lock) and Close waits for them before it releases the
+//     chunks, so no operation touches released memory. Slices returned by
+//     Get are valid until Close; one returned by a Get that races with Close
+//     must not be read after Close returns.
 //   - Size charges payload plus overhead: for the arena kinds the bytes
 //     allocated (node, tower, key, value header, worst-case alignment, and
 //     value records of overwrites); for heap and btree the object sizes

@@ -32,9 +32,11 @@ var (
 // Memtable is an in-memory sorted map that absorbs writes until it is flushed.
 //
 // Concurrency: every method is safe for concurrent use, including Put and All
-// at the same time. Lifetime: a Memtable lives until Close; after Close, Put
-// and Get return ErrClosed / (nil, false) and never crash. An iterator obtained
-// from All before Close keeps the memory it reads alive until it finishes.
+// at the same time, and Close at the same time as any of them: Close waits
+// for the Puts and Gets in flight. Lifetime: a Memtable lives until Close;
+// once Close has started, Put and Get return ErrClosed / (nil, false) and
+// never crash. An iterator that started before Close keeps the memory it
+// reads alive until it finishes.
 type Memtable interface {
 	// Put copies key and value into the memtable. A later Put of the same key
 	// wins; concurrent readers see the old or the new value, never a mix.
@@ -53,7 +55,8 @@ type Memtable interface {
 	// per-entry overhead (nodes, headers, alignment). It drives flushes.
 	Size() int64
 	// Close releases the memtable's memory (arena chunks go back to their
-	// pool once open iterators finish). Close is idempotent.
+	// pool once the Puts and Gets in flight return and open iterators
+	// finish). Close is idempotent and may race with the other methods.
 	Close() error
 }
 
@@ -64,9 +67,12 @@ type Options struct {
 	// the kind). A shared pool's source must match the kind: an on-heap pool
 	// for "arena", an off-heap pool for "offheap".
 	Pool *arena.Pool
-	// ChunkSize and MaxAlloc are used when Pool is nil (0: arena defaults).
+	// ChunkSize is used when Pool is nil (0: the arena default, 2 MiB).
 	ChunkSize int
-	MaxAlloc  int
+	// MaxAlloc is the arena kinds' jumbo threshold (see arena.Options):
+	// 0 for the default, at most the chunk size, else New fails with
+	// ErrInvalidOption.
+	MaxAlloc int
 }
 
 type constructor func(Options) (Memtable, error)

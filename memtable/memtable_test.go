@@ -306,17 +306,47 @@ func TestArenaNodeHoldsNoPointers(t *testing.T) {
 	}
 }
 
+// FuzzMemtable runs one sequence of Puts against every kind and a model.
+// The first input byte picks the arena kinds' MaxAlloc, on both sides of
+// their 4 KiB chunk (above it New must fail); value lengths reach past the
+// chunk size, so nodes cross every boundary of the arena. An op whose key
+// length byte is 255 closes every memtable: later Puts must return
+// ErrClosed, Gets find nothing and All yield nothing.
 func FuzzMemtable(f *testing.F) {
-	f.Add([]byte("\x01a\x02bb\x01a"))
+	f.Add([]byte("\x00\x01a\x02bb\x01a"))
+	f.Add([]byte("\x05\x01a\xfcbb\x02a\xfd"))         // MaxAlloc = chunk size, nodes near it
+	f.Add([]byte("\x03\x01a\x02bb\xff\x00\x01a\x03")) // Close, then a Put
 	f.Fuzz(func(t *testing.T, ops []byte) {
+		if len(ops) == 0 {
+			return
+		}
+		const cs = 4 << 10
+		maxAlloc := []int{0, 1, 512, cs - 8, cs - 7, cs, cs + 1}[int(ops[0])%7]
+		ops = ops[1:]
 		ms := map[string]Memtable{}
 		for _, k := range Kinds() {
-			m, _ := New(k, Options{ChunkSize: 4 << 10, MaxAlloc: 512})
+			m, err := New(k, Options{ChunkSize: cs, MaxAlloc: maxAlloc})
+			if maxAlloc > cs && (k == "arena" || k == "offheap") {
+				if !errors.Is(err, ErrInvalidOption) {
+					t.Fatalf("%s: MaxAlloc %d > chunk %d: New = %v", k, maxAlloc, cs, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
 			defer m.Close()
 			ms[k] = m
 		}
-		md := model{}
+		md, closed := model{}, false
 		for len(ops) >= 2 {
+			if ops[0] == 255 {
+				for _, m := range ms {
+					m.Close()
+				}
+				closed, ops = true, ops[1:]
+				continue
+			}
 			kl, vl := int(ops[0]%8), int(ops[1])
 			ops = ops[2:]
 			if kl > len(ops) {
@@ -324,19 +354,35 @@ func FuzzMemtable(f *testing.F) {
 			}
 			key := ops[:kl]
 			ops = ops[kl:]
-			v := bytes.Repeat([]byte{byte(vl)}, vl*3)
+			v := bytes.Repeat([]byte{byte(vl)}, vl*17) // up to 4335 B
 			for k, m := range ms {
 				err := m.Put(key, v)
-				if (len(key) == 0) != (err != nil) {
+				switch {
+				case len(key) == 0 && !errors.Is(err, ErrKeySize):
+					t.Fatalf("%s: Put(%q) = %v, want ErrKeySize", k, key, err)
+				case len(key) > 0 && closed && !errors.Is(err, ErrClosed):
+					t.Fatalf("%s: Put after Close = %v, want ErrClosed", k, err)
+				case len(key) > 0 && !closed && err != nil:
 					t.Fatalf("%s: Put(%q) = %v", k, key, err)
 				}
 			}
-			if len(key) > 0 {
+			if len(key) > 0 && !closed {
 				md[string(key)] = string(v)
 			}
 		}
-		for _, m := range ms {
-			md.check(t, m)
+		for k, m := range ms {
+			if !closed {
+				md.check(t, m)
+				continue
+			}
+			for range m.All() {
+				t.Fatalf("%s: All after Close yields", k)
+			}
+			for key := range md {
+				if _, ok := m.Get([]byte(key)); ok {
+					t.Fatalf("%s: Get after Close found %q", k, key)
+				}
+			}
 		}
 	})
 }
