@@ -14,6 +14,13 @@ var (
 	ErrMalformed = errors.New("writepath: malformed payload")
 	// ErrFrameTooLarge: a frame's length prefix exceeds the limit.
 	ErrFrameTooLarge = errors.New("writepath: frame too large")
+	// ErrReplyTooLarge: a Get whose reply would exceed the reply limit
+	// (DefaultMaxReply, TCPServerOptions.MaxReply); nothing was built and,
+	// over TCP, the connection stays usable.
+	ErrReplyTooLarge = errors.New("writepath: reply too large")
+	// ErrTooManyConns: the TCP server is at TCPServerOptions.MaxConns and
+	// refused the connection.
+	ErrTooManyConns = errors.New("writepath: too many connections")
 	// ErrProtocol: a frame of an unexpected type or version.
 	ErrProtocol = errors.New("writepath: protocol error")
 	// ErrConnLost: the connection broke with the request in flight; the

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 
 	"github.com/writegc/writegc/memtable"
 )
@@ -24,14 +26,25 @@ import (
 // Responses may arrive out of request order; ids match them up. A frame
 // longer than the receiver's limit, of an unknown type, or with a payload
 // that does not decode is a protocol error: the receiver closes the
-// connection.
+// connection. A server that refuses a connection (too many) sends one Error
+// frame with id 0 instead of HelloOK and closes it.
 const (
 	frameHeader = 9
 	// DefaultMaxFrame is the default limit on a frame's payload (a 16 MiB
 	// value or a 2 MiB write buffer fit with room to spare).
 	DefaultMaxFrame = 64 << 20
+	// DefaultMaxReply is the default limit on a Get reply's encoded size
+	// (the GetOK payload), on every transport.
+	DefaultMaxReply = 64 << 20
+	// MaxFramePayload is the largest payload the 32-bit length prefix can
+	// carry; MaxFrame and MaxReply options above it are invalid.
+	MaxFramePayload = math.MaxUint32 - 5
 	maxFrame        = DefaultMaxFrame
 	protoMagic      = "WGP1"
+	// readChunk is how much of a payload ReadFrame reads (and allocates)
+	// at a time: buffers grow with the bytes that arrived, never from the
+	// length prefix alone.
+	readChunk = 64 << 10
 )
 
 // Frame types.
@@ -62,6 +75,10 @@ func AppendFrame(dst []byte, typ uint8, id uint32, payload []byte) []byte {
 }
 
 func appendFrameHeader(dst []byte, typ uint8, id uint32, payloadLen int) []byte {
+	if payloadLen < 0 || uint64(payloadLen) > MaxFramePayload {
+		// Every caller checks its limits (MaxFrame, MaxReply) first.
+		panic(fmt.Sprintf("writepath: frame payload of %d B does not fit the length prefix", payloadLen))
+	}
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(5+payloadLen))
 	dst = append(dst, typ)
 	return binary.LittleEndian.AppendUint32(dst, id)
@@ -95,10 +112,19 @@ func checkFrameLen(l uint32, maxPayload int) error {
 	return nil
 }
 
-// ReadFrame reads one frame from r into buf (grown as needed; pass the
-// returned buffer back in to reuse it). A clean EOF before the first byte is
-// io.EOF; EOF inside a frame is io.ErrUnexpectedEOF.
+// ReadFrame reads one frame from r into buf (pass the returned buffer back
+// in to reuse it). The payload is read in chunks of at most 64 KiB and buf
+// grows only as bytes arrive, so a length prefix alone never allocates more
+// than a chunk beyond what was received. A clean EOF before the first byte
+// is io.EOF; EOF inside a frame is io.ErrUnexpectedEOF.
 func ReadFrame(r io.Reader, buf []byte, maxPayload int) (Frame, []byte, error) {
+	return readFrame(r, buf, maxPayload, nil)
+}
+
+// readFrame is ReadFrame; charge, if not nil, is called with the payload
+// size once the header is read and checked, before anything is allocated,
+// and an error from it ends the read.
+func readFrame(r io.Reader, buf []byte, maxPayload int, charge func(n int) error) (Frame, []byte, error) {
 	var hdr [frameHeader]byte
 	if _, err := io.ReadFull(r, hdr[:4]); err != nil {
 		return Frame{}, buf, err
@@ -111,12 +137,19 @@ func ReadFrame(r io.Reader, buf []byte, maxPayload int) (Frame, []byte, error) {
 		return Frame{}, buf, noEOF(err)
 	}
 	n := int(l - 5)
-	if cap(buf) < n {
-		buf = make([]byte, n)
+	if charge != nil && n > 0 {
+		if err := charge(n); err != nil {
+			return Frame{}, buf, err
+		}
 	}
-	buf = buf[:n]
-	if _, err := io.ReadFull(r, buf); err != nil {
-		return Frame{}, buf, noEOF(err)
+	buf = buf[:0]
+	for len(buf) < n {
+		k := min(n-len(buf), readChunk)
+		buf = slices.Grow(buf, k)
+		if _, err := io.ReadFull(r, buf[len(buf):len(buf)+k]); err != nil {
+			return Frame{}, buf, noEOF(err)
+		}
+		buf = buf[:len(buf)+k]
 	}
 	return Frame{Type: hdr[4], ID: binary.LittleEndian.Uint32(hdr[5:]), Payload: buf}, buf, nil
 }
@@ -206,6 +239,8 @@ var errCodes = []error{
 	5: memtable.ErrClosed,
 	6: ErrProtocol,
 	7: ErrFrameTooLarge,
+	8: ErrReplyTooLarge,
+	9: ErrTooManyConns,
 }
 
 // appendError encodes err as an Error payload.

@@ -2,13 +2,17 @@ package writepath
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"testing"
+	"testing/iotest"
 )
 
 // FuzzDecodeFrame: the frame decoder and every payload decoder reject bad
-// input with an error and never panic; what decodes re-encodes identically.
+// input with an error and never panic; what decodes re-encodes identically;
+// ReadFrame's buffer grows only with the bytes that arrived; resultCost
+// (the reply sizing) matches the GetOK encoding.
 func FuzzDecodeFrame(f *testing.F) {
 	b := NewBatch(0)
 	b.Add([]byte("key"), []byte("value"))
@@ -26,6 +30,12 @@ func FuzzDecodeFrame(f *testing.F) {
 			if !(errors.Is(err, io.ErrUnexpectedEOF) && errors.Is(rerr, io.EOF)) {
 				t.Fatalf("DecodeFrame %v, ReadFrame %v", err, rerr)
 			}
+		}
+		// Fed a byte at a time, ReadFrame allocates at most one read chunk
+		// beyond the bytes that arrived, whatever the length prefix says.
+		_, ob, _ := ReadFrame(iotest.OneByteReader(bytes.NewReader(data)), nil, MaxFramePayload)
+		if cap(ob) > len(data)+readChunk {
+			t.Fatalf("%d B buffer for %d B of input", cap(ob), len(data))
 		}
 		if err != nil {
 			return
@@ -60,7 +70,21 @@ func FuzzDecodeFrame(f *testing.F) {
 				}
 			}
 		case ftGetOK:
-			decodeGetResults(fr.Payload, nil)
+			// resultCost predicts the size of the (minimal) re-encoding.
+			if vals, err := decodeGetResults(fr.Payload, nil); err == nil {
+				re, size := binary.LittleEndian.AppendUint32(nil, uint32(len(vals))), 4
+				for _, v := range vals {
+					size += resultCost(len(v), v != nil)
+					if v == nil {
+						re = append(re, 0, 0)
+						continue
+					}
+					re = append(binary.AppendUvarint(append(re, 1), uint64(len(v))), v...)
+				}
+				if size != len(re) {
+					t.Fatalf("resultCost sums to %d, encoding is %d B", size, len(re))
+				}
+			}
 		case ftError:
 			decodeError(fr.Payload)
 		}

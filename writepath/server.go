@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -328,25 +329,113 @@ func (s *Server) Get(key []byte) ([]byte, bool, error) {
 	return v, ok, nil
 }
 
+// view calls f with the latest value of key (aliasing the memtable, valid
+// only during f) under the region's read lock; false if not found.
+func (r *region) view(key []byte, f func(v []byte)) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.active == nil {
+		return false
+	}
+	if v, ok := r.active.mt.Get(key); ok {
+		f(v)
+		return true
+	}
+	for i := len(r.pending) - 1; i >= 0; i-- {
+		if v, ok := r.pending[i].mt.Get(key); ok {
+			f(v)
+			return true
+		}
+	}
+	return false
+}
+
+// resultCost is the encoded size of one Get result (see appendGetResults).
+func resultCost(vlen int, found bool) int {
+	if !found {
+		return 2
+	}
+	return 1 + uvarintLen(uint64(vlen)) + vlen
+}
+
+func uvarintLen(x uint64) int {
+	n := 1
+	for ; x >= 0x80; x >>= 7 {
+		n++
+	}
+	return n
+}
+
+// getReplySize sums the encoded size of the results of keys without copying
+// a value, and fails with ErrReplyTooLarge as soon as the sum would pass
+// limit. The sum never exceeds limit, so it cannot overflow.
+func (s *Server) getReplySize(keys [][]byte, limit int) (int, error) {
+	size := 4
+	for _, k := range keys {
+		cost := 2
+		s.regions[RegionOf(k, len(s.regions))].view(k, func(v []byte) { cost = resultCost(len(v), true) })
+		if cost > limit-size {
+			return 0, fmt.Errorf("%w: the %d keys need more than %d B", ErrReplyTooLarge, len(keys), limit)
+		}
+		size += cost
+	}
+	return size, nil
+}
+
 // appendGetResults encodes the lookup of keys:
 //
 //	count uint32 LE, count × { found uint8, vlen uvarint, value }
-func (s *Server) appendGetResults(dst []byte, keys [][]byte) []byte {
+//
+// It checks limit before appending each result (values may have grown since
+// getReplySize): on ErrReplyTooLarge dst holds at most limit bytes more.
+func (s *Server) appendGetResults(dst []byte, keys [][]byte, limit int) ([]byte, error) {
+	start := len(dst)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(keys)))
-	var scratch []byte
+	var err error
 	for _, k := range keys {
-		var ok bool
-		scratch, ok = s.regions[RegionOf(k, len(s.regions))].get(k, scratch[:0])
-		if !ok {
+		found := s.regions[RegionOf(k, len(s.regions))].view(k, func(v []byte) {
+			if resultCost(len(v), true) > limit-(len(dst)-start) {
+				err = fmt.Errorf("%w: values grew past %d B while being read", ErrReplyTooLarge, limit)
+				return
+			}
+			dst = append(dst, 1)
+			dst = binary.AppendUvarint(dst, uint64(len(v)))
+			dst = append(dst, v...)
+		})
+		if err == nil && !found {
+			if 2 > limit-(len(dst)-start) {
+				err = fmt.Errorf("%w: %d B", ErrReplyTooLarge, limit)
+			}
 			dst = append(dst, 0, 0)
-			continue
 		}
-		dst = append(dst, 1)
-		dst = binary.AppendUvarint(dst, uint64(len(scratch)))
-		dst = append(dst, scratch...)
+		if err != nil {
+			return dst[:start], err
+		}
 	}
 	s.gets.Add(int64(len(keys)))
-	return dst
+	return dst, nil
+}
+
+// serveGet answers c's Get on the handler goroutine: the reply is sized
+// first (nothing is built for a reply over the limit), then c.admit (TCP)
+// may defer building it to the connection's writer; otherwise it is built
+// into c.resp at its exact size.
+func (s *Server) serveGet(c *call) {
+	limit := c.maxReply
+	if limit <= 0 {
+		limit = DefaultMaxReply
+	}
+	size, err := s.getReplySize(c.keys, limit)
+	if err != nil {
+		c.err = err
+		return
+	}
+	if c.admit != nil && !c.admit(c, size) {
+		c.deferred = true
+		return
+	}
+	dst := slices.Grow(c.resp[:0], c.respHeader+size)[:c.respHeader]
+	c.resp, c.err = s.appendGetResults(dst, c.keys, limit)
 }
 
 // Stats returns a snapshot of the counters.
@@ -453,10 +542,22 @@ type call struct {
 	done    func(*call)
 	ch      chan struct{} // signalled by syncDone
 	cb      func(error)   // called by asyncDone
+	// maxReply limits a Get's encoded reply (0: DefaultMaxReply).
+	maxReply int
+	// respHeader bytes are left at the start of resp, before a Get's
+	// results (TCP writes its frame header there: no copy).
+	respHeader int
+	// admit, if set, is asked on the handler whether a Get reply of size
+	// bytes may be built now; false defers building it (deferred = true)
+	// to the TCP connection's writer.
+	admit    func(c *call, size int) bool
+	deferred bool
 	// TCP server side
-	tc   *tcpConn
-	id   uint32
-	pbuf *[]byte // pooled frame buffer holding payload/keys
+	tc          *tcpConn
+	id          uint32
+	pbuf        *[]byte // pooled frame buffer holding payload/keys
+	charged     int     // request bytes charged to the TCP budgets
+	replyCharge int     // reply bytes tcpAdmit charged
 }
 
 var callPool = sync.Pool{New: func() any { return &call{ch: make(chan struct{}, 1)} }}
@@ -465,6 +566,7 @@ func getCall() *call { return callPool.Get().(*call) }
 
 func putCall(c *call) {
 	c.payload, c.keys, c.err, c.resp, c.done, c.cb, c.tc, c.pbuf = nil, nil, nil, nil, nil, nil, nil, nil
+	c.maxReply, c.respHeader, c.admit, c.deferred, c.charged, c.replyCharge = 0, 0, nil, false, 0, 0
 	callPool.Put(c)
 }
 
@@ -496,7 +598,7 @@ func (s *Server) handler() {
 		case opPut:
 			c.err = s.applyBatch(c.payload)
 		case opGet:
-			c.resp = s.appendGetResults(c.resp[:0], c.keys)
+			s.serveGet(c)
 			if d := s.opts.ReadLatency; d > 0 {
 				// The modelled block read: answer later, off the handler.
 				time.AfterFunc(d, func() { c.done(c) })

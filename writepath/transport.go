@@ -11,8 +11,9 @@ import (
 // Concurrency: every method is safe for concurrent use. Lifetime: until
 // Close (after which calls return ErrClosed); closing a transport does not
 // close the server. Limits: a request must fit the TCP frame limit
-// (DefaultMaxFrame) on every transport, so behaviour does not depend on
-// which one is used.
+// (DefaultMaxFrame) and a Get's encoded reply the reply limit
+// (DefaultMaxReply; ErrReplyTooLarge, nothing is built) on every transport,
+// so behaviour does not depend on which one is used.
 type Transport interface {
 	// Regions is the number of regions of the server (known to clients so
 	// that they can group keys by region, see RegionOf).

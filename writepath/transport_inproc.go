@@ -8,7 +8,8 @@ import (
 // InProc is the in-process transport: every request is handed to the
 // server's request queue and served by a handler goroutine, so each costs a
 // goroutine handoff both ways, like an RPC without the network. Payloads are
-// passed by reference, never copied.
+// passed by reference, never copied. A Get whose reply would exceed
+// DefaultMaxReply fails with ErrReplyTooLarge, as over TCP.
 //
 // Concurrency: safe for concurrent use. Lifetime: until Close or the
 // server's Close.

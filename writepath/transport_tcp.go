@@ -1,11 +1,9 @@
 package writepath
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"sync"
@@ -13,39 +11,153 @@ import (
 	"time"
 )
 
-// TCPServerOptions configure ListenTCP and ServeTCP.
+// Defaults for TCPServerOptions.
+const (
+	DefaultMaxConns         = 1024
+	DefaultMaxConnRequests  = 128
+	DefaultMaxInFlightBytes = 256 << 20
+	DefaultReadTimeout      = 30 * time.Second
+	DefaultIdleTimeout      = 5 * time.Minute
+	DefaultWriteTimeout     = 30 * time.Second
+
+	connReadBuf  = 16 << 10
+	connWriteBuf = 16 << 10
+	// refuseWrite bounds writing the refusal to a connection over MaxConns.
+	refuseWrite = 10 * time.Millisecond
+)
+
+// TCPServerOptions configure ListenTCP and ServeTCP. Zero or negative
+// values mean the default; the defaults are safe for a server exposed to
+// careless or hostile clients. Request payloads of all connections stay
+// under MaxInFlightBytes, and so do built, unsent replies; besides, each
+// connection holds 32 KiB of buffers and at most max(MaxFrame, MaxReply)
+// bytes of Gets whose replies wait for budget.
 type TCPServerOptions struct {
 	// Logger receives one record per connection that ends in an error
-	// (garbage, truncated or oversized frames, broken sockets); nil
-	// discards. The server keeps serving other connections.
+	// (garbage, truncated or oversized frames, timeouts, broken sockets);
+	// nil discards. The server keeps serving other connections.
 	Logger *slog.Logger
-	// MaxFrame limits a request frame's payload (default DefaultMaxFrame).
+	// MaxFrame limits a request frame's payload (default DefaultMaxFrame,
+	// at most MaxFramePayload). It is checked from the length prefix,
+	// before anything is allocated; payload buffers then grow as bytes
+	// arrive.
 	MaxFrame int
+	// MaxReply limits a Get reply's encoded size (default DefaultMaxReply,
+	// at most MaxFramePayload). The size is computed before the reply is
+	// built; a Get over it is answered with ErrReplyTooLarge and the
+	// connection stays usable.
+	MaxReply int
+	// MaxConns limits open connections (default DefaultMaxConns); a
+	// connection over it gets an ErrTooManyConns error frame and is closed.
+	MaxConns int
+	// MaxConnRequests limits the requests of one connection that were read
+	// and not yet answered (default DefaultMaxConnRequests). At the limit,
+	// or while its unanswered requests and unsent replies hold more than
+	// max(MaxFrame, MaxReply) bytes, the server stops reading that
+	// connection; the others go on.
+	MaxConnRequests int
+	// MaxInFlightBytes is the server-wide budget of request payload bytes
+	// being read or served, and separately of Get replies built and not
+	// yet written (default DefaultMaxInFlightBytes; 7/8 of it at least
+	// MaxFrame and MaxReply). A Get reply that does not fit is built later
+	// by its connection's writer, once it fits; other replies of that
+	// connection go on meanwhile. A frame's payload is charged whole once its header
+	// is read (nothing is allocated for it before that; its buffer then
+	// grows as bytes arrive) and released when a handler is done with it.
+	// Payloads of at most 64 KiB draw on their own eighth of the budget,
+	// larger ones on the rest, so that clients announcing large frames
+	// cannot hold up small requests. While its part is spent, a connection
+	// waits (first come, first served) before reading a payload, at most
+	// until its ReadTimeout. A client that announces frames and sends them
+	// slowly holds budget for up to ReadTimeout.
+	MaxInFlightBytes int64
+	// ReadTimeout bounds how long a frame may take to arrive once its
+	// first byte has (the handshake: once the connection is accepted),
+	// waiting for MaxInFlightBytes included (default DefaultReadTimeout).
+	ReadTimeout time.Duration
+	// IdleTimeout closes a connection that has nothing in flight and
+	// starts no frame for this long (default DefaultIdleTimeout).
+	IdleTimeout time.Duration
+	// WriteTimeout bounds each write of replies to a connection (default
+	// DefaultWriteTimeout): a client that stops reading is closed after
+	// it, and only its own connection waits meanwhile.
+	WriteTimeout time.Duration
+}
+
+// withDefaults fills in defaults and validates.
+func (o TCPServerOptions) withDefaults() (TCPServerOptions, error) {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	defDur := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.MaxFrame, DefaultMaxFrame)
+	def(&o.MaxReply, DefaultMaxReply)
+	def(&o.MaxConns, DefaultMaxConns)
+	def(&o.MaxConnRequests, DefaultMaxConnRequests)
+	if o.MaxInFlightBytes <= 0 {
+		m := int64(max(o.MaxFrame, o.MaxReply))
+		o.MaxInFlightBytes = max(DefaultMaxInFlightBytes, m+m/4)
+	}
+	defDur(&o.ReadTimeout, DefaultReadTimeout)
+	defDur(&o.IdleTimeout, DefaultIdleTimeout)
+	defDur(&o.WriteTimeout, DefaultWriteTimeout)
+	switch {
+	case uint64(o.MaxFrame) > MaxFramePayload, uint64(o.MaxReply) > MaxFramePayload:
+		return o, fmt.Errorf("%w: MaxFrame %d or MaxReply %d over %d", ErrInvalidOption, o.MaxFrame, o.MaxReply, uint64(MaxFramePayload))
+	case o.MaxInFlightBytes-o.MaxInFlightBytes/8 < int64(max(o.MaxFrame, o.MaxReply)):
+		return o, fmt.Errorf("%w: 7/8 of MaxInFlightBytes %d < MaxFrame %d or MaxReply %d", ErrInvalidOption, o.MaxInFlightBytes, o.MaxFrame, o.MaxReply)
+	}
+	return o, nil
+}
+
+// TCPStats is a snapshot of a TCPServer's counters.
+type TCPStats struct {
+	Conns         int   // open connections
+	ConnErrors    int64 // connections closed because of an error or timeout
+	Refused       int64 // connections refused at MaxConns
+	InFlightBytes int64 // request payload bytes charged to MaxInFlightBytes
+	ReplyBytes    int64 // Get reply bytes built and not yet written
 }
 
 // TCPServer serves one Server over TCP (protocol in frame.go). Each
 // connection has a reader goroutine that decodes frames and hands requests
-// to the server's queue, and a writer goroutine that sends responses,
-// batching them into one write while more are ready. Requests on one
-// connection are pipelined; responses may come back out of order.
+// to the server's queue, and a writer goroutine that owns the socket's
+// write side: handlers queue replies to it (the queue always has room, see
+// MaxConnRequests) and never touch a socket, so a client that stops reading
+// blocks only itself. A Get reply too large for the connection's byte limit
+// at the moment is built later by that writer. Requests on one connection
+// are pipelined; responses may come back out of order.
 //
 // Concurrency: safe for concurrent use. Lifetime: until Close, which closes
-// the listener and every connection (not the Server).
+// the listener and every connection (not the Server). Limits: see
+// TCPServerOptions.
 type TCPServer struct {
-	s      *Server
-	ln     net.Listener
-	opts   TCPServerOptions
-	log    *slog.Logger
-	mu     sync.Mutex
-	conns  map[*tcpConn]struct{}
-	closed bool
-	wg     sync.WaitGroup
+	s       *Server
+	ln      net.Listener
+	opts    TCPServerOptions
+	log     *slog.Logger
+	budget  inFlight // request payloads being read or served
+	replies inFlight // Get replies built and not yet written
+	mu      sync.Mutex
+	conns   map[*tcpConn]struct{}
+	closed  bool
+	wg      sync.WaitGroup
 
 	connErrors atomic.Int64
+	refused    atomic.Int64
 }
 
 // ListenTCP listens on addr ("" = "127.0.0.1:0") and serves s.
 func ListenTCP(s *Server, addr string, opts TCPServerOptions) (*TCPServer, error) {
+	if _, err := opts.withDefaults(); err != nil {
+		return nil, err
+	}
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
@@ -53,28 +165,47 @@ func ListenTCP(s *Server, addr string, opts TCPServerOptions) (*TCPServer, error
 	if err != nil {
 		return nil, err
 	}
-	return ServeTCP(s, ln, opts), nil
+	ts, err := ServeTCP(s, ln, opts)
+	if err != nil {
+		ln.Close()
+	}
+	return ts, err
 }
 
-// ServeTCP serves s on ln until Close.
-func ServeTCP(s *Server, ln net.Listener, opts TCPServerOptions) *TCPServer {
-	if opts.MaxFrame <= 0 {
-		opts.MaxFrame = DefaultMaxFrame
+// ServeTCP serves s on ln until Close; an invalid option is
+// ErrInvalidOption (ln is then left open).
+func ServeTCP(s *Server, ln net.Listener, opts TCPServerOptions) (*TCPServer, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	ts := &TCPServer{s: s, ln: ln, opts: opts, log: opts.Logger, conns: map[*tcpConn]struct{}{}}
+	ts.budget.init(opts.MaxInFlightBytes)
+	ts.replies.init(opts.MaxInFlightBytes)
 	if ts.log == nil {
 		ts.log = slog.New(slog.DiscardHandler)
 	}
 	ts.wg.Add(1)
 	go ts.accept()
-	return ts
+	return ts, nil
 }
 
 // Addr is the listening address.
 func (ts *TCPServer) Addr() net.Addr { return ts.ln.Addr() }
 
-// ConnErrors counts connections closed because of an error.
+// Options returns the options in effect (defaults filled in).
+func (ts *TCPServer) Options() TCPServerOptions { return ts.opts }
+
+// ConnErrors counts connections closed because of an error or a timeout.
 func (ts *TCPServer) ConnErrors() int64 { return ts.connErrors.Load() }
+
+// Stats returns a snapshot of the counters.
+func (ts *TCPServer) Stats() TCPStats {
+	ts.mu.Lock()
+	n := len(ts.conns)
+	ts.mu.Unlock()
+	return TCPStats{Conns: n, ConnErrors: ts.connErrors.Load(), Refused: ts.refused.Load(), InFlightBytes: ts.budget.used(), ReplyBytes: ts.replies.used()}
+}
 
 func (ts *TCPServer) accept() {
 	defer ts.wg.Done()
@@ -97,12 +228,18 @@ func (ts *TCPServer) accept() {
 		if tc, ok := c.(*net.TCPConn); ok {
 			tc.SetNoDelay(true)
 		}
-		conn := &tcpConn{ts: ts, c: c, out: make(chan *[]byte, 256), quit: make(chan struct{})}
+		n := ts.opts.MaxConnRequests
+		conn := &tcpConn{ts: ts, c: c, out: make(chan outItem, n+1), quit: make(chan struct{}), wake: make(chan struct{}, 1)}
 		ts.mu.Lock()
-		if ts.closed {
+		switch {
+		case ts.closed:
 			ts.mu.Unlock()
 			c.Close()
 			return
+		case len(ts.conns) >= ts.opts.MaxConns:
+			ts.mu.Unlock()
+			ts.refuse(c)
+			continue
 		}
 		ts.conns[conn] = struct{}{}
 		ts.mu.Unlock()
@@ -110,6 +247,18 @@ func (ts *TCPServer) accept() {
 		go conn.read()
 		go conn.write()
 	}
+}
+
+// refuse tells c why it is refused (one Error frame, written at once: the
+// new socket's send buffer is empty) and closes it. Data the client sent is
+// not read, so the close may reset the connection, but only after the
+// frame was sent; the client reads it before the reset.
+func (ts *TCPServer) refuse(c net.Conn) {
+	ts.refused.Add(1)
+	c.SetWriteDeadline(time.Now().Add(refuseWrite))
+	e := appendError(nil, fmt.Errorf("%w (limit %d)", ErrTooManyConns, ts.opts.MaxConns))
+	c.Write(AppendFrame(nil, ftError, 0, e))
+	c.Close()
 }
 
 // Close stops accepting, closes every connection and waits for their
@@ -134,405 +283,8 @@ func (ts *TCPServer) Close() error {
 	return err
 }
 
-// tcpConn is one server-side connection.
-type tcpConn struct {
-	ts   *TCPServer
-	c    net.Conn
-	out  chan *[]byte
-	quit chan struct{}
-	once sync.Once
-}
-
-var frameBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
-
-func getFrameBuf() *[]byte { return frameBufPool.Get().(*[]byte) }
-
-func putFrameBuf(b *[]byte) {
-	if cap(*b) <= 256<<10 {
-		*b = (*b)[:0]
-		frameBufPool.Put(b)
-	}
-}
-
-// fail closes the connection once, logging err (nil: server shutdown).
-func (tc *tcpConn) fail(err error) {
-	tc.once.Do(func() {
-		remote := tc.c.RemoteAddr().String()
-		switch {
-		case err == nil:
-		case errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed):
-			tc.ts.log.Info("writepath: connection closed by peer", "remote", remote)
-		default:
-			tc.ts.connErrors.Add(1)
-			tc.ts.log.Error("writepath: closing connection", "remote", remote, "err", err)
-		}
-		close(tc.quit)
-		tc.c.Close()
-		tc.ts.mu.Lock()
-		delete(tc.ts.conns, tc)
-		tc.ts.mu.Unlock()
-	})
-}
-
-func (tc *tcpConn) read() {
-	defer tc.ts.wg.Done()
-	br := bufio.NewReaderSize(tc.c, 64<<10)
-	maxp := tc.ts.opts.MaxFrame
-	// Handshake: the first frame must be a Hello.
-	f, _, err := ReadFrame(br, make([]byte, 0, 16), 64)
-	if err != nil {
-		tc.fail(fmt.Errorf("handshake: %w", err))
-		return
-	}
-	if f.Type != ftHello || string(f.Payload) != protoMagic {
-		tc.fail(fmt.Errorf("%w: handshake: frame type %#x payload %q", ErrProtocol, f.Type, f.Payload))
-		return
-	}
-	hello := binary.LittleEndian.AppendUint32(nil, uint32(tc.ts.s.Regions()))
-	hello = binary.LittleEndian.AppendUint32(hello, uint32(maxp))
-	fb := getFrameBuf()
-	*fb = AppendFrame((*fb)[:0], ftHelloOK, f.ID, hello)
-	if !tc.send(fb) {
-		return
-	}
-	for {
-		pb := getFrameBuf()
-		f, buf, err := ReadFrame(br, (*pb)[:0], maxp)
-		*pb = buf
-		if err != nil {
-			putFrameBuf(pb)
-			tc.fail(err)
-			return
-		}
-		c := getCall()
-		c.tc, c.id, c.pbuf, c.done = tc, f.ID, pb, tcpDone
-		switch f.Type {
-		case ftPut:
-			c.op, c.payload = opPut, f.Payload
-		case ftGet:
-			c.op = opGet
-			c.keys, err = decodeKeys(f.Payload, nil)
-		default:
-			err = fmt.Errorf("%w: unknown frame type %#x", ErrProtocol, f.Type)
-		}
-		if err == nil {
-			err = tc.ts.s.submit(c)
-			if err == nil {
-				continue
-			}
-			if errors.Is(err, ErrClosed) {
-				// The server is closed: answer, keep the connection.
-				c.err = err
-				tcpDone(c)
-				continue
-			}
-		}
-		putFrameBuf(pb)
-		putCall(c)
-		tc.fail(err)
-		return
-	}
-}
-
-// tcpDone encodes a call's response (on the handler goroutine) and queues
-// it for the writer.
-func tcpDone(c *call) {
-	tc := c.tc
-	if errors.Is(c.err, ErrMalformed) {
-		// Garbage inside a well-formed frame: a protocol error.
-		err := c.err
-		putFrameBuf(c.pbuf)
-		putCall(c)
-		tc.fail(err)
-		return
-	}
-	out := getFrameBuf()
-	switch {
-	case c.err != nil:
-		var p [64]byte
-		e := appendError(p[:0], c.err)
-		*out = AppendFrame((*out)[:0], ftError, c.id, e)
-	case c.op == opPut:
-		*out = appendFrameHeader((*out)[:0], ftPutOK, c.id, 0)
-	default:
-		*out = AppendFrame((*out)[:0], ftGetOK, c.id, c.resp)
-	}
-	putFrameBuf(c.pbuf)
-	putCall(c)
-	tc.send(out)
-}
-
-func (tc *tcpConn) send(fb *[]byte) bool {
-	select {
-	case tc.out <- fb:
-		return true
-	case <-tc.quit:
-		putFrameBuf(fb)
-		return false
-	}
-}
-
-func (tc *tcpConn) write() {
-	defer tc.ts.wg.Done()
-	bw := bufio.NewWriterSize(tc.c, 64<<10)
-	for {
-		select {
-		case fb := <-tc.out:
-			_, err := bw.Write(*fb)
-			putFrameBuf(fb)
-			if err == nil && len(tc.out) == 0 {
-				err = bw.Flush()
-			}
-			if err != nil {
-				tc.fail(fmt.Errorf("write: %w", err))
-				return
-			}
-		case <-tc.quit:
-			return
-		}
-	}
-}
-
-// TCPClientOptions configure DialTCP.
-type TCPClientOptions struct {
-	// MaxFrame limits a response frame's payload (default DefaultMaxFrame).
-	MaxFrame int
-	// DialTimeout bounds connecting and the handshake (default 5 s).
-	DialTimeout time.Duration
-}
-
-// TCPTransport is the client side of the TCP transport: one connection,
-// requests pipelined with ids, a writer goroutine that coalesces frames into
-// few writes and a reader goroutine that completes requests.
-//
-// Concurrency: safe for concurrent use. Lifetime: until Close or until the
-// connection breaks; then every request in flight fails with ErrConnLost
-// (ErrClosed after Close) and later ones too (no reconnect). Limits: one
-// connection; ids are 32-bit and wrap; frames over the server's MaxFrame
-// (learnt at handshake) fail locally with ErrFrameTooLarge.
-type TCPTransport struct {
-	c        net.Conn
-	regions  int
-	maxFrame int
-
-	out  chan *tcpReq
-	quit chan struct{}
-	wg   sync.WaitGroup
-
-	mu      sync.Mutex
-	pending map[uint32]*tcpReq
-	nextID  uint32
-	err     error
-}
-
-type tcpReq struct {
-	typ     uint8
-	id      uint32
-	payload []byte
-	ch      chan struct{}
-	cb      func(error)
-	err     error
-	resp    []byte
-}
-
-// A tcpReq is not pooled: after a shutdown completes it, the writer goroutine
-// may still be reading it from the out queue, so it must not be reused.
-
-// DialTCP connects to a TCPServer at addr and performs the handshake.
-func DialTCP(addr string, opts TCPClientOptions) (*TCPTransport, error) {
-	if opts.MaxFrame <= 0 {
-		opts.MaxFrame = DefaultMaxFrame
-	}
-	if opts.DialTimeout <= 0 {
-		opts.DialTimeout = 5 * time.Second
-	}
-	c, err := net.DialTimeout("tcp", addr, opts.DialTimeout)
-	if err != nil {
-		return nil, err
-	}
-	if tc, ok := c.(*net.TCPConn); ok {
-		tc.SetNoDelay(true)
-	}
-	c.SetDeadline(time.Now().Add(opts.DialTimeout))
-	if _, err := c.Write(AppendFrame(nil, ftHello, 0, []byte(protoMagic))); err != nil {
-		c.Close()
-		return nil, err
-	}
-	f, _, err := ReadFrame(c, nil, 64)
-	if err == nil && (f.Type != ftHelloOK || len(f.Payload) < 8) {
-		err = fmt.Errorf("%w: bad handshake reply type %#x", ErrProtocol, f.Type)
-	}
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	c.SetDeadline(time.Time{})
-	t := &TCPTransport{
-		c:        c,
-		regions:  int(binary.LittleEndian.Uint32(f.Payload)),
-		maxFrame: opts.MaxFrame,
-		out:      make(chan *tcpReq, 1024),
-		quit:     make(chan struct{}),
-		pending:  map[uint32]*tcpReq{},
-	}
-	if sm := int(binary.LittleEndian.Uint32(f.Payload[4:])); sm < t.maxFrame {
-		t.maxFrame = sm // never send what the server would reject
-	}
-	t.wg.Add(2)
-	go t.reader()
-	go t.writer()
-	return t, nil
-}
-
-// Regions implements Transport.
-func (t *TCPTransport) Regions() int { return t.regions }
-
-// start registers r and queues it for the writer.
-func (t *TCPTransport) start(r *tcpReq) error {
-	if len(r.payload) > t.maxFrame {
-		return fmt.Errorf("%w: %d B request, limit %d B", ErrFrameTooLarge, len(r.payload), t.maxFrame)
-	}
-	t.mu.Lock()
-	if t.err != nil {
-		err := t.err
-		t.mu.Unlock()
-		return err
-	}
-	t.nextID++
-	r.id = t.nextID
-	t.pending[r.id] = r
-	t.mu.Unlock()
-	select {
-	case t.out <- r:
-		return nil
-	case <-t.quit:
-		// The reader or Close failed every pending request, r included,
-		// or will: wait for that to happen through r's completion.
-		return nil
-	}
-}
-
-func (t *TCPTransport) roundTrip(typ uint8, payload []byte) (resp []byte, err error) {
-	r := &tcpReq{typ: typ, payload: payload, ch: make(chan struct{}, 1)}
-	if err := t.start(r); err != nil {
-		return nil, err
-	}
-	<-r.ch
-	return r.resp, r.err
-}
-
-// Put implements Transport.
-func (t *TCPTransport) Put(b *Batch) error {
-	_, err := t.roundTrip(ftPut, b.Bytes())
-	return err
-}
-
-// PutAsync implements Transport.
-func (t *TCPTransport) PutAsync(b *Batch, done func(error)) {
-	r := &tcpReq{typ: ftPut, payload: b.Bytes(), cb: done}
-	if err := t.start(r); err != nil {
-		done(err)
-	}
-}
-
-// Get implements Transport.
-func (t *TCPTransport) Get(keys [][]byte) ([][]byte, error) {
-	resp, err := t.roundTrip(ftGet, appendKeys(nil, keys))
-	if err != nil {
-		return nil, err
-	}
-	vals, err := decodeGetResults(resp, make([][]byte, 0, len(keys)))
-	if err == nil && len(vals) != len(keys) {
-		err = fmt.Errorf("%w: %d results for %d keys", ErrProtocol, len(vals), len(keys))
-	}
-	return vals, err
-}
-
-func (t *TCPTransport) writer() {
-	defer t.wg.Done()
-	bw := bufio.NewWriterSize(t.c, 64<<10)
-	var hdr [frameHeader]byte
-	for {
-		select {
-		case r := <-t.out:
-			h := appendFrameHeader(hdr[:0], r.typ, r.id, len(r.payload))
-			bw.Write(h)
-			_, err := bw.Write(r.payload)
-			if err == nil && len(t.out) == 0 {
-				err = bw.Flush()
-			}
-			if err != nil {
-				t.shutdown(fmt.Errorf("%w: write: %v", ErrConnLost, err))
-				return
-			}
-		case <-t.quit:
-			return
-		}
-	}
-}
-
-func (t *TCPTransport) reader() {
-	defer t.wg.Done()
-	br := bufio.NewReaderSize(t.c, 64<<10)
-	var buf []byte
-	for {
-		f, nb, err := ReadFrame(br, buf, t.maxFrame)
-		buf = nb
-		if err != nil {
-			t.shutdown(fmt.Errorf("%w: %v", ErrConnLost, err))
-			return
-		}
-		t.mu.Lock()
-		r, ok := t.pending[f.ID]
-		delete(t.pending, f.ID)
-		t.mu.Unlock()
-		if !ok {
-			t.shutdown(fmt.Errorf("%w: response to unknown request %d", ErrProtocol, f.ID))
-			return
-		}
-		switch f.Type {
-		case ftPutOK:
-		case ftGetOK:
-			r.resp = append([]byte(nil), f.Payload...)
-		case ftError:
-			r.err = decodeError(f.Payload)
-		default:
-			r.err = fmt.Errorf("%w: response type %#x", ErrProtocol, f.Type)
-		}
-		r.complete()
-	}
-}
-
-func (r *tcpReq) complete() {
-	if r.cb != nil {
-		r.cb(r.err)
-		return
-	}
-	r.ch <- struct{}{}
-}
-
-// shutdown fails every pending request with err and closes the connection.
-func (t *TCPTransport) shutdown(err error) {
-	t.mu.Lock()
-	if t.err != nil {
-		t.mu.Unlock()
-		return
-	}
-	t.err = err
-	pend := t.pending
-	t.pending = map[uint32]*tcpReq{}
-	close(t.quit)
-	t.mu.Unlock()
-	t.c.Close()
-	for _, r := range pend {
-		r.err = err
-		r.complete()
-	}
-}
-
-// Close implements Transport: requests in flight fail with ErrClosed.
-func (t *TCPTransport) Close() error {
-	t.shutdown(ErrClosed)
-	t.wg.Wait()
-	return nil
+// handshakeReply is the HelloOK payload: regions, max frame.
+func (ts *TCPServer) handshakeReply() []byte {
+	hello := binary.LittleEndian.AppendUint32(nil, uint32(ts.s.Regions()))
+	return binary.LittleEndian.AppendUint32(hello, uint32(ts.opts.MaxFrame))
 }

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the harness re-execute the test binary as its child server.
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{nil, {"nope"}, {"tcp", "-bogus"}, {"tcp", "extra"}} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 2 {
+			t.Errorf("run(%q) = %d, want 2; stderr %s", args, code, errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	run([]string{"tcp", "-bogus"}, &out, &errb)
+	if !strings.Contains(errb.String(), "-bogus") {
+		t.Errorf("bad flag not named: %s", errb.String())
+	}
+}
+
+// TestTCPQuick runs the tcp subcommand end to end in -quick mode (small
+// counts, short timeouts: a few seconds, also under -race).
+func TestTCPQuick(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "tcp.md")
+	var out, errb bytes.Buffer
+	if code := run([]string{"tcp", "-quick", "-out", file}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	b, err := os.ReadFile(file)
+	if err != nil || !bytes.Equal(b, out.Bytes()) {
+		t.Fatalf("-out file differs from stdout (%v)", err)
+	}
+	table := out.String()
+	t.Log("\n" + table)
+	for _, a := range tcpAbuses {
+		if !strings.Contains(table, "| "+a.name+" |") {
+			t.Errorf("no row for %q", a.name)
+		}
+	}
+	if strings.Contains(table, "harness error") {
+		t.Error("an abuse failed to run")
+	}
+}
