@@ -8,7 +8,7 @@ import (
 
 	"github.com/dgraph-io/ristretto/v2/z"
 
-	"github.com/writegc/writegc/internal/gcmetrics"
+	"github.com/writegc/writegc/gcmetrics"
 )
 
 var benchSizes = []int{10, 100, 1 << 10, 10 << 10}

@@ -8,7 +8,7 @@
 //     compares layouts.
 //   - b.SetBytes counts key plus value bytes only.
 //   - GC cost is reported with b.ReportMetric after b.StopTimer: gc-cpu-%,
-//     assist-cpu-%, gc-pause-p99-ns, gc-cycles/op (see internal/gcmetrics for
+//     assist-cpu-%, gc-pause-p99-ns, gc-cycles/op (see gcmetrics for
 //     the definitions), heap-B/key (memory held per key beyond its key and
 //     value bytes, off-heap included) and fullgc-ns (one forced runtime.GC
 //     with the memtable live).

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/arena"
-	"github.com/writegc/writegc/internal/gcmetrics"
+	"github.com/writegc/writegc/gcmetrics"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/memtable"
 )

@@ -12,7 +12,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/writegc/writegc/internal/gcmetrics"
+	"github.com/writegc/writegc/gcmetrics"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/memtable"
 	"github.com/writegc/writegc/writepath"

@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/writegc/writegc/gcstress/explain"
+	"github.com/writegc/writegc/explain"
 )
 
 // TestParseFlagsRejectsAbuse: each careless value is a usage error (exit 2)

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/explain"
+	"github.com/writegc/writegc/explain"
 	"github.com/writegc/writegc/internal/workload"
 )
 

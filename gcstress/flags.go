@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/explain"
+	"github.com/writegc/writegc/explain"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/memtable"
 )

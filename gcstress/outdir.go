@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/explain"
+	"github.com/writegc/writegc/explain"
 )
 
 // The results folder (-out) holds one run. An existing folder that is not

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/explain"
+	"github.com/writegc/writegc/explain"
 )
 
 // With -flight (no profiles) only the flight recorder runs; a dump is

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/explain"
+	"github.com/writegc/writegc/explain"
 )
 
 // Summary is a whole run: what ran, on what, and each scenario's Result.

@@ -11,7 +11,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/writegc/writegc/internal/gcmetrics"
+	"github.com/writegc/writegc/gcmetrics"
 )
 
 // Latency histogram range: 1 ns to 100 s, 3 significant digits.

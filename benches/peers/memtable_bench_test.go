@@ -9,7 +9,7 @@ import (
 	"github.com/dgraph-io/badger/v4/skl"
 	"github.com/dgraph-io/badger/v4/y"
 
-	"github.com/writegc/writegc/internal/gcmetrics"
+	"github.com/writegc/writegc/gcmetrics"
 	"github.com/writegc/writegc/internal/workload"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
-	"github.com/writegc/writegc/internal/gcmetrics"
+	"github.com/writegc/writegc/gcmetrics"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/writepath"
 )

@@ -8,7 +8,7 @@ set -e
 out=results/hbase-18500
 rows=${ROWS:-100000}
 bin=$(mktemp -d)/seedrun
-go build -o "$bin" ./writepath/internal/seedrun
+go build -o "$bin" ./cmd/seedrun
 {
 	echo "command: ./$out/run.sh  (seedrun -exp 18500 -rows $rows -runs 5 -transports inproc,tcp)"
 	echo "commit: $(git rev-parse --short HEAD)"

@@ -15,7 +15,7 @@ rows=${ROWS:-10000000}
 requests=${REQUESTS:-2000,4000}
 latencies=${LATENCIES:-0,1ms,5ms}
 bin=$(mktemp -d)/seedrun
-go build -o "$bin" ./writepath/internal/seedrun
+go build -o "$bin" ./cmd/seedrun
 {
 	echo "command: ROWS=$rows REQUESTS=$requests LATENCIES=$latencies OUT=$out ./results/hbase-3553/run.sh  (seedrun -exp 3553 -rows $rows -runs 3 -requests $requests -latencies $latencies -transports tcp)"
 	echo "commit: $(git rev-parse --short HEAD)"

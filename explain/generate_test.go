@@ -13,7 +13,7 @@ var update = flag.Bool("update", false, "regenerate testdata/{heap,flat} profile
 
 // TestGenerateTestdata regenerates the committed profiles under testdata
 // with Capture over the test workload: go test -run TestGenerateTestdata
-// -update ./gcstress/explain (not under -race). The golden outputs are
+// -update ./explain (not under -race). The golden outputs are
 // then rewritten by the golden tests in the same run.
 func TestGenerateTestdata(t *testing.T) {
 	if !*update {
