@@ -2,6 +2,7 @@
 // hostile and careless input, and prints a Markdown table per subcommand.
 //
 //	reliability tcp [-out FILE] [-quick]   abusive TCP clients against a server in a child process
+//	reliability wal [-keys N] [-sync M]    the WAL corruption matrix (damage x recovery mode)
 //
 // Exit codes: 0 the run completed (whatever it measured), 1 the harness
 // itself failed, 2 usage (unknown subcommand or bad flag).
@@ -29,6 +30,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
 		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return 0
 	}
 	if f, ok := hidden[args[0]]; ok {
 		return f(args[1:], stdout, stderr)

@@ -53,3 +53,12 @@ func TestTCPQuick(t *testing.T) {
 		t.Error("an abuse failed to run")
 	}
 }
+
+func TestHelpExitsZero(t *testing.T) {
+	for _, arg := range []string{"-h", "help"} {
+		var out, errb bytes.Buffer
+		if code := run([]string{arg}, &out, &errb); code != 0 || !strings.Contains(out.String(), "usage:") {
+			t.Errorf("run(%q) = %d, stdout %q; want 0 and the usage", arg, code, out.String())
+		}
+	}
+}
