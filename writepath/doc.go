@@ -61,6 +61,16 @@
 //     package never calls log.Fatal or panics on bad input; the TCP server
 //     logs a broken connection to its slog.Logger, closes it and keeps
 //     serving the others.
+//   - The TCP server bounds everything a client can make it hold
+//     (TCPServerOptions): frame size (checked from the header; payload
+//     buffers grow as bytes arrive), Get reply size (summed before the reply
+//     is built; over it the Get fails with ErrReplyTooLarge and the
+//     connection stays usable, in-process too), connections, unanswered
+//     requests per connection, in-flight request and reply bytes server-wide,
+//     and read, idle and write deadlines. Each connection's replies are
+//     written by its own writer goroutine, so a client that stops reading
+//     stalls only itself until WriteTimeout closes it; handlers never wait on
+//     a socket.
 //
 // Choices: one WAL per server (not per region), rolled at 64 MiB; flushers
 // are shared by all regions; backpressure is per region; segments are
