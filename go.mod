@@ -8,6 +8,7 @@ require (
 	github.com/felixge/fgprof v0.9.5
 	github.com/google/btree v1.1.3
 	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
+	github.com/pmezard/go-difflib v1.0.0
 	github.com/vbauerster/mpb/v8 v8.16.2
 	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da

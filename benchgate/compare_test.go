@@ -3,35 +3,14 @@ package benchgate
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/writegc/writegc/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden file; got:\n%s\nwant:\n%s", name, got, want)
-	}
-}
 
 func mustParse(t *testing.T, path string) *Set {
 	t.Helper()
@@ -64,8 +43,8 @@ func TestCompareGolden(t *testing.T) {
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "compare.golden.txt", text.Bytes())
-	golden(t, "compare.golden.md", md.Bytes())
+	golden.Check(t, filepath.Join("testdata", "compare.golden.txt"), text.Bytes())
+	golden.Check(t, filepath.Join("testdata", "compare.golden.md"), md.Bytes())
 }
 
 func TestCompareVerdicts(t *testing.T) {

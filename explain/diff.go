@@ -131,14 +131,6 @@ func top(ss []Site) string {
 	return ss[0].Func + " " + pct0(ss[0].Share)
 }
 
-// Diff returns the two accounts side by side as aligned plain text, with
-// each one's headline below the table ("heap vs arena").
-func Diff(a, b *Account) string {
-	var sb strings.Builder
-	_ = WriteDiff(&sb, a, b, false)
-	return sb.String()
-}
-
 // WriteDiff writes the side-by-side comparison of a and b, as aligned text
 // or, with markdown set, as a Markdown table.
 func WriteDiff(w io.Writer, a, b *Account, markdown bool) error {

@@ -1,22 +1,22 @@
 package explain
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "regenerate testdata/{heap,flat} profiles and the golden outputs")
+	"github.com/writegc/writegc/internal/golden"
+)
 
 // TestGenerateTestdata regenerates the committed profiles under testdata
 // with Capture over the test workload: go test -run TestGenerateTestdata
-// -update ./explain (not under -race). The golden outputs are
-// then rewritten by the golden tests in the same run.
+// -update ./explain (not under -race). The golden outputs are then
+// rewritten by the golden tests in the same run: -update on this package
+// always regenerates the profiles too.
 func TestGenerateTestdata(t *testing.T) {
-	if !*update {
+	if !golden.Update() {
 		t.Skip("run with -update to regenerate testdata")
 	}
 	for _, sc := range []struct {

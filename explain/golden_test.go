@@ -2,28 +2,16 @@ package explain
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/writegc/writegc/internal/golden"
 )
 
-// checkGolden compares got with testdata/name, rewriting it under -update.
+// checkGolden compares got with testdata/name (go test -update rewrites it).
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestGenerateTestdata -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 func TestGoldenText(t *testing.T) {
@@ -52,5 +40,9 @@ func TestGoldenDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "diff.golden.txt", []byte(Diff(a, f)))
+	var b bytes.Buffer
+	if err := WriteDiff(&b, a, f, false); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "diff.golden.txt", b.Bytes())
 }

@@ -3,16 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/writegc/writegc/internal/golden"
+)
 
 // cli runs the command and returns its exit status, stdout and stderr.
 func cli(t *testing.T, args ...string) (int, string, string) {
@@ -34,18 +33,7 @@ func TestCompareCLIGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, got := range map[string]string{"compare.out": out, "compare.md": string(mdOut), "compare.err": errOut} {
-		path := filepath.Join("testdata", name)
-		if *update {
-			os.WriteFile(path, []byte(got), 0o644)
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != string(want) {
-			t.Errorf("%s: got\n%s\nwant\n%s", name, got, want)
-		}
+		golden.Check(t, filepath.Join("testdata", name), []byte(got))
 	}
 }
 
