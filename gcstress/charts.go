@@ -83,7 +83,7 @@ func lineLabel(r Result) string {
 func timelinePlots(title string, rs []Result) []*plot.Plot {
 	mbps, heap, gc := plot.New(), plot.New(), plot.New()
 	mbps.Title.Text = title
-	mbps.Y.Label.Text = "MB/s"
+	mbps.Y.Label.Text = "MB/s (10^6 B/s)"
 	heap.Y.Label.Text = "heap MiB (live solid, goal dashed, limit dotted)"
 	gc.Y.Label.Text = "GC CPU % of busy CPU"
 	gc.X.Label.Text = "seconds"
@@ -139,7 +139,7 @@ func addLine(p *plot.Plot, xys plotter.XYs, c color.Color, dashes []vg.Length, l
 func throughputPlot(rs []Result) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = "Random write throughput by value size (MB/s; failed = 0)"
-	p.Y.Label.Text = "MB/s (key+value)"
+	p.Y.Label.Text = "MB/s (key+value, MB = 10^6 B)"
 	var values []int64
 	for _, r := range rs {
 		found := false

@@ -207,7 +207,7 @@ loop:
 				if c := v.Windows[len(v.Windows)-1].Class; c == Degraded || c == Failed {
 					p := filepath.Join(spec.Dir, explain.FlightFile)
 					if err := fr.Dump(p); err == nil {
-						emit(&Sample{Type: "flight", T: w.T, Flight: p, Reason: string(c)})
+						emit(&Sample{Type: "flight", T: w.T, Flight: p, Reason: StopReason(c)})
 					}
 				}
 			}
@@ -231,7 +231,7 @@ loop:
 		closeErr = nil // writers were released on purpose
 	}
 	end := s.end(written.Load(), bytesW.Load(), elapsed, eng.Stats())
-	end.Reason = reason.Load().(string)
+	end.Reason = StopReason(reason.Load().(string))
 	end.PeakRSS = max(peakRSS.Load(), end.PeakRSS)
 	if e, ok := failErr.Load().(error); ok {
 		end.Err = e.Error()

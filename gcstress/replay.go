@@ -29,6 +29,7 @@ func ReadResults(r io.Reader, th Thresholds) ([]Result, error) {
 			out = append(out, Result{Scenario: Scenario{Name: s.Scenario}})
 		}
 		res := &out[i]
+		remeasure(&s)
 		switch s.Type {
 		case "start":
 			if s.Spec != nil {
@@ -60,4 +61,16 @@ func ReadResults(r io.Reader, th Thresholds) ([]Result, error) {
 		res.Verdict = Classify(res.Windows, res.Exit, th)
 	}
 	return out, nil
+}
+
+// remeasure recomputes a window or end line's MB/s from its byte counts:
+// streams recorded before MB/s meant 10^6 B/s (it was MiB/s) replay in the
+// current unit, and a replay never depends on the unit of the recording.
+func remeasure(s *Sample) {
+	switch s.Type {
+	case SampleWindow:
+		s.MBps = mbps(s.WinBytes, s.Dur)
+	case SampleEnd:
+		s.MBps = mbps(s.Bytes, s.T)
+	}
 }

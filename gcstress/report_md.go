@@ -26,7 +26,7 @@ func WriteMarkdown(w io.Writer, sum *Summary, charts []string) error {
 		fmt.Fprintf(ew, "- **interrupted**: this report covers the %d scenario(s) that ran\n", len(sum.Results))
 	}
 	writeResultTables(ew, sum.Results, tableHeadings{
-		addendum: "\n## Random write throughput\n\nKey+value MB/s (MB = 2^20 B) and health, as the Hypertable addendum's table.\n\n",
+		addendum: "\n## Random write throughput\n\nKey+value MB/s (MB = 10^6 B) and health, as the Hypertable addendum's table.\n\n",
 		failure:  "\n## Failure scenario\n\n%s.\n\n",
 		gc:       "\n## GC per scenario\n\n",
 	})

@@ -12,7 +12,7 @@ import (
 
 // figures are a scenario's whole-run numbers for the tables.
 type figures struct {
-	MBps                      float64
+	MBps                      float64 // key+value MB/s over the run, MB = 10^6 B
 	Keys                      int64
 	Seconds                   float64
 	Cycles                    uint64
@@ -35,9 +35,7 @@ func figuresOf(r Result) figures {
 		l = *r.End
 	}
 	f.Keys, f.Seconds, f.Cycles, f.Flushes = l.Keys, l.T, l.Cycles, l.Flushes
-	if l.T > 0 {
-		f.MBps = float64(l.Bytes) / (1 << 20) / l.T
-	}
+	f.MBps = mbps(l.Bytes, l.T)
 	f.GCPct, f.AssistPct = r.Verdict.GCPct, r.Verdict.AssistPct
 	f.BlockedS = float64(l.BlockedNanos) / 1e9
 	if r.End != nil && r.End.T > 0 {
@@ -205,7 +203,7 @@ func WriteTable(w io.Writer, sum *Summary) error {
 		fmt.Fprintf(ew, "INTERRUPTED: the report covers the %d scenario(s) that ran.\n", len(sum.Results))
 	}
 	writeResultTables(ew, sum.Results, tableHeadings{
-		addendum: "\nRandom write throughput (key+value MB/s, MB = 2^20 B), health per scenario:\n",
+		addendum: "\nRandom write throughput (key+value MB/s, MB = 10^6 B), health per scenario:\n",
 		failure:  "\nFailure scenario: %s\n",
 		gc:       "\nGC per scenario:\n",
 	})

@@ -91,7 +91,7 @@ func TestCellText(t *testing.T) {
 	if got := cellText(r); got != "failed at 60% (limiter on 12 s)" {
 		t.Fatalf("cell %q", got)
 	}
-	r = Result{Verdict: Verdict{Class: Healthy}, End: &Sample{T: 2, Bytes: 200 << 20, Reason: "keys"}}
+	r = Result{Verdict: Verdict{Class: Healthy}, End: &Sample{T: 2, Bytes: 200e6, Reason: StopKeys}}
 	if got := cellText(r); got != "100.0" {
 		t.Fatalf("cell %q", got)
 	}

@@ -48,13 +48,13 @@ type Result struct {
 	End      *Sample  `json:"end,omitempty"`
 	// Last is the last window or end line seen: the progress of a child
 	// that died.
-	Last    Sample  `json:"last"`
-	Flight  string  `json:"flight,omitempty"` // flight-recorder dump, if written
-	Exit    Exit    `json:"exit"`
-	Stopped string  `json:"stopped,omitempty"` // "failed" or "interrupted" when the parent stopped it
-	Stderr  string  `json:"stderr,omitempty"`  // the tail of the child's stderr
-	Verdict Verdict `json:"verdict"`
-	Wall    float64 `json:"wall_s"`
+	Last    Sample     `json:"last"`
+	Flight  string     `json:"flight,omitempty"` // flight-recorder dump, if written
+	Exit    Exit       `json:"exit"`
+	Stopped StopReason `json:"stopped,omitempty"` // StopFailed, StopInterrupted or StopHung when the parent stopped it
+	Stderr  string     `json:"stderr,omitempty"`  // the tail of the child's stderr
+	Verdict Verdict    `json:"verdict"`
+	Wall    float64    `json:"wall_s"`
 	// Account is the explain package's account of the captured profiles
 	// (markdown), when the scenario captured any.
 	Account  string `json:"account,omitempty"`
@@ -98,7 +98,7 @@ func (r *Runner) Run(ctx context.Context, s Scenario) (Result, error) {
 	pid := cmd.Process.Pid
 
 	var mu sync.Mutex // guards res.Stopped, res.Exit.RSSCap/Message set by watchers
-	stop := func(sig syscall.Signal, why string) {
+	stop := func(sig syscall.Signal, why StopReason) {
 		mu.Lock()
 		if res.Stopped == "" {
 			res.Stopped = why

@@ -2,24 +2,71 @@ package gcstress
 
 import hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-// Sample is one JSON line of a child's stream: a window ("window"), the
-// first line ("start") or the last ("end"). Window fields marked "delta"
-// cover the window only; the others are cumulative since the scenario
-// started or are point values read at the window's end. CPU figures are
-// cpu-seconds from runtime/metrics (they advance only when a GC cycle ends;
-// see health.go). Latencies are nanoseconds from an HdrHistogram of the
-// timed Puts (one in LatencyEvery). A Sample is a plain value.
+// SampleType is the kind of a line in a child's stream (Sample.Type). The
+// values are the JSON strings of samples.jsonl and do not change.
+type SampleType string
+
+// The lines of a child's stream, in the order they come: one start line,
+// window lines (flight lines among them), one end line. A child that dies
+// leaves no end line.
+const (
+	SampleStart  SampleType = "start"  // the scenario and the child's pid
+	SampleWindow SampleType = "window" // one sampling window
+	SampleFlight SampleType = "flight" // the flight recorder was dumped
+	SampleEnd    SampleType = "end"    // the whole run's record
+)
+
+// StopReason says why a scenario's load stopped. The child writes one on
+// its end line (Sample.Reason); the parent records in Result.Stopped why it
+// stopped a child itself. The values are JSON strings and do not change.
+type StopReason string
+
+// Why the child's load stopped (end line).
+const (
+	StopKeys        StopReason = "keys"        // every key was written
+	StopDuration    StopReason = "duration"    // the scenario's run-time cap passed
+	StopInterrupted StopReason = "interrupted" // told to stop (SIGINT/SIGTERM); also the parent's Ctrl-C
+	StopRSSCap      StopReason = "rss-cap"     // resident memory passed the hard cap
+	StopError       StopReason = "error"       // a Put or the engine failed
+)
+
+// Why the parent stopped a child (Result.Stopped), besides StopInterrupted.
+const (
+	StopFailed StopReason = "failed" // the stream was classified failed (Runner.StopOnFail)
+	StopHung   StopReason = "hung"   // no exit two minutes past the scenario's run-time cap
+)
+
+// bytesPerMB is the MB of every MB/s in gcstress (Sample.MBps, the reports,
+// the charts): 10^6 bytes, the unit of the Hypertable addendum's MB/s and of
+// Go's testing.B.SetBytes. Memory sizes (heap, RSS) are printed in MiB.
+const bytesPerMB = 1e6
+
+// mbps is n bytes over secs seconds in MB/s (10^6 B/s); 0 when secs <= 0.
+func mbps(n int64, secs float64) float64 {
+	if secs <= 0 {
+		return 0
+	}
+	return float64(n) / bytesPerMB / secs
+}
+
+// Sample is one JSON line of a child's stream (see SampleType). Window fields
+// marked "delta" cover the window only; the others are cumulative since the
+// scenario started or are point values read at the window's end. CPU figures
+// are cpu-seconds from runtime/metrics (they advance only when a GC cycle
+// ends; see health.go). Latencies are nanoseconds from an HdrHistogram of
+// the timed Puts (one in LatencyEvery). JSON keys are snake_case. A Sample
+// is a plain value.
 type Sample struct {
-	Type     string  `json:"type"`
-	Scenario string  `json:"scenario"`
-	T        float64 `json:"t"`             // seconds since the load started, at the window's end
-	Dur      float64 `json:"dur,omitempty"` // window length, seconds
+	Type     SampleType `json:"type"`
+	Scenario string     `json:"scenario"`
+	T        float64    `json:"t"`             // seconds since the load started, at the window's end
+	Dur      float64    `json:"dur,omitempty"` // window length, seconds
 
 	Keys      int64   `json:"keys"`  // keys written (cumulative)
 	Bytes     int64   `json:"bytes"` // key+value bytes written (cumulative)
 	WinKeys   int64   `json:"win_keys,omitempty"`
 	WinBytes  int64   `json:"win_bytes,omitempty"`
-	MBps      float64 `json:"mbps"`     // window (end line: whole run), MiB/s of key+value bytes
+	MBps      float64 `json:"mbps"`     // key+value MB/s, MB = 10^6 B (bytesPerMB): the window's (end line: the run's)
 	Progress  float64 `json:"progress"` // keys / target keys, 0..1
 	Target    int64   `json:"target,omitempty"`
 	Cycles    uint64  `json:"cycles"`               // GC cycles since the scenario started
@@ -72,10 +119,11 @@ type Sample struct {
 	// Hist is the whole run's Put latency histogram (end line only), for
 	// writepath's PE and YCSB printers.
 	Hist *hdrhistogram.Snapshot `json:"hist,omitempty"`
-	// End line only: why the load stopped ("keys", "duration", "interrupted",
-	// "stopped", "rss-cap", "error") and the error text if any.
-	Reason string `json:"reason,omitempty"`
-	Err    string `json:"err,omitempty"`
+	// End line: why the load stopped, and the error text if any. Flight
+	// line: the class of the window that triggered the dump ("degraded" or
+	// "failed").
+	Reason StopReason `json:"reason,omitempty"`
+	Err    string     `json:"err,omitempty"`
 	// Peaks over the run (end line).
 	PeakHeap uint64 `json:"peak_heap,omitempty"`
 	PeakRSS  uint64 `json:"peak_rss,omitempty"`

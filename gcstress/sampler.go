@@ -89,9 +89,7 @@ func (s *sampler) window(keys, nbytes int64, st engineStats) Sample {
 		Target: s.spec.Keys, Progress: fraction(keys, s.spec.Keys),
 		Cycles: snap.Cycles - s.first.Cycles, WinCycles: d.Cycles,
 	}
-	if dur > 0 {
-		w.MBps = float64(w.WinBytes) / (1 << 20) / dur
-	}
+	w.MBps = mbps(w.WinBytes, dur)
 	fillGC(&w, d, snap)
 	fillEngine(&w, st)
 	w.RSS = readRSS()
@@ -115,9 +113,7 @@ func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st engineStats)
 	d := gcmetrics.Sub(s.first, snap)
 	e := Sample{Type: "end", T: elapsed.Seconds(), Dur: elapsed.Seconds(), Keys: keys, Bytes: nbytes,
 		Target: s.spec.Keys, Progress: fraction(keys, s.spec.Keys), Cycles: d.Cycles}
-	if elapsed > 0 {
-		e.MBps = float64(nbytes) / (1 << 20) / elapsed.Seconds()
-	}
+	e.MBps = mbps(nbytes, elapsed.Seconds())
 	fillGC(&e, d, snap)
 	fillEngine(&e, st)
 	e.RSS = readRSS()
