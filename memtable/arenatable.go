@@ -223,9 +223,6 @@ func (t *arenaTable) All() iter.Seq2[[]byte, []byte] {
 func (t *arenaTable) Len() int    { return int(t.sl.n.Load()) }
 func (t *arenaTable) Size() int64 { return t.sl.size.Load() }
 
-// Arena exposes the memtable's arena for statistics.
-func (t *arenaTable) Arena() *arena.Arena { return t.a }
-
 // Close stops new operations, waits for the Puts and Gets in flight, then
 // drops the table's reference on the arena.
 func (t *arenaTable) Close() error {

@@ -46,7 +46,7 @@ func sweepNodeSizes(t *testing.T, what string, m *arenaTable) {
 	var grabbed atomic.Int64
 	quit := make(chan struct{})
 	dog := make(chan struct{})
-	a := m.Arena()
+	a := m.a
 	go func() { // watchdog: at most one regular and one jumbo chunk per Put
 		defer close(dog)
 		for {

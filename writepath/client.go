@@ -26,10 +26,19 @@ type Client interface {
 
 // Client paths, as accepted by NewClient.
 const (
-	PathAsync     = "async"
+	// PathAsync sends every Put as its own request without waiting for the
+	// ack; Put blocks only when ClientOptions.MaxInFlight are outstanding.
+	PathAsync = "async"
+	// PathAutoFlush goes through the buffered client's sender, but every Put
+	// is handed over at once and waits for its ack (HTable.put before
+	// HBASE-18500).
 	PathAutoFlush = "autoflush"
-	PathBuffered  = "buffered"
-	PathDirect    = "direct"
+	// PathBuffered collects Puts in a client buffer sent when full, on
+	// FlushInterval, on Flush and on Close (HBase's BufferedMutator).
+	PathBuffered = "buffered"
+	// PathDirect sends every Put as its own request and waits for its ack
+	// (HTable.put after HBASE-18500).
+	PathDirect = "direct"
 )
 
 // Paths lists the client paths NewClient accepts.

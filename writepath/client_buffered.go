@@ -10,7 +10,7 @@ import (
 // Buffered is HBase's BufferedMutator: Puts are encoded into a client buffer
 // that is handed to a background sender goroutine when it reaches
 // BufferSize, every FlushInterval, and on Flush and Close. With autoflush
-// (path "autoflush") every Put is handed over at once and Put waits for its
+// (PathAutoFlush) every Put is handed over at once and Put waits for its
 // ack: the extra buffer copy and goroutine handoff per Put are the overhead
 // HBASE-18500 removed from HTable.put.
 //

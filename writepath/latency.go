@@ -59,8 +59,7 @@ func NewRecorder(opts RecorderOptions) *Recorder {
 // MeasureStart is when measurement begins (start plus warm-up).
 func (r *Recorder) MeasureStart() time.Time { return r.measured }
 
-// Record records one operation that started at start (the intended start
-// time under a Pacer: coordinated-omission correction) and ended at end.
+// Record records one operation that started at start and ended at end.
 // Operations that started during the warm-up are dropped. err != nil counts
 // the operation as failed (not in the histogram).
 func (r *Recorder) Record(op string, start, end time.Time, err error) {
@@ -145,44 +144,4 @@ func (r *Recorder) Elapsed() time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return max(r.last.Sub(r.measured), 0)
-}
-
-// Pacer issues intended start times at a target rate, for open-loop load
-// with coordinated-omission correction (YCSB measurement.interval=intended):
-// latency is measured from when an operation should have started, so a
-// stall is charged to every operation it delayed. With rate 0, Next returns
-// the current time and never waits (closed loop).
-//
-// Concurrency: safe for concurrent use; intended times are handed out in
-// order across goroutines.
-type Pacer struct {
-	start    time.Time
-	interval time.Duration
-	mu       sync.Mutex
-	n        int64
-}
-
-// NewPacer returns a pacer issuing opsPerSec intended starts per second
-// from now (0: unpaced).
-func NewPacer(opsPerSec float64) *Pacer {
-	p := &Pacer{start: time.Now()}
-	if opsPerSec > 0 {
-		p.interval = time.Duration(float64(time.Second) / opsPerSec)
-	}
-	return p
-}
-
-// Next waits until the next operation's intended start and returns it.
-func (p *Pacer) Next() time.Time {
-	if p.interval <= 0 {
-		return time.Now()
-	}
-	p.mu.Lock()
-	t := p.start.Add(time.Duration(p.n) * p.interval)
-	p.n++
-	p.mu.Unlock()
-	if d := time.Until(t); d > 0 {
-		time.Sleep(d)
-	}
-	return t
 }

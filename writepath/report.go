@@ -50,15 +50,6 @@ func WriteYCSBOp(w io.Writer, op string, h *hdrhistogram.Histogram, errors int64
 	return err
 }
 
-// WriteYCSB writes a YCSB-format summary of one operation type: the
-// [OVERALL] run time and throughput over ops operations, then op's lines.
-func WriteYCSB(w io.Writer, op string, runtime time.Duration, ops int64, h *hdrhistogram.Histogram) error {
-	if err := WriteYCSBOverall(w, runtime, ops); err != nil {
-		return err
-	}
-	return WriteYCSBOp(w, op, h, 0)
-}
-
 // WriteRecorderYCSB writes a YCSB summary of every operation in r.
 func WriteRecorderYCSB(w io.Writer, r *Recorder) error {
 	var ops int64

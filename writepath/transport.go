@@ -30,18 +30,27 @@ type Transport interface {
 	Close() error
 }
 
+// Transport names, as accepted by Connect.
+const (
+	// TransportInproc calls the server in the same process (NewInProc).
+	TransportInproc = "inproc"
+	// TransportTCP speaks the frame protocol over a loopback TCP connection
+	// (ListenTCP and DialTCP).
+	TransportTCP = "tcp"
+)
+
 // Transports lists the transport names Connect accepts.
-func Transports() []string { return []string{"inproc", "tcp"} }
+func Transports() []string { return []string{TransportInproc, TransportTCP} }
 
 // Connect returns a transport of the given kind to s and a function that
-// closes everything Connect started. For "tcp" it starts a TCP server on a
+// closes everything Connect started. For TransportTCP it starts a TCP server on a
 // loopback listener (127.0.0.1:0) and dials it; the function closes both.
 func Connect(transport string, s *Server) (Transport, func() error, error) {
 	switch transport {
-	case "inproc":
+	case TransportInproc:
 		t := NewInProc(s)
 		return t, t.Close, nil
-	case "tcp":
+	case TransportTCP:
 		ts, err := ListenTCP(s, "127.0.0.1:0", TCPServerOptions{Logger: s.logger})
 		if err != nil {
 			return nil, nil, err

@@ -29,6 +29,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/writegc/writegc/writepath"
 )
 
 func main() { os.Exit(run(os.Args[1:])) }
@@ -54,11 +56,11 @@ func run(args []string) int {
 	switch *exp {
 	case "18500":
 		cfg := cfg18500{out: *out, rows: or(*rows, 100_000), runs: or(*runs, 5), kind: *kind,
-			transports: split(or(*transports, "inproc,tcp"))}
+			transports: orList(split(*transports), writepath.TransportInproc, writepath.TransportTCP)}
 		err = run18500(cfg)
 	case "3553":
 		cfg := cfg3553{out: *out, rows: or(*rows, 1_000_000), runs: or(*runs, 3), kind: *kind,
-			transports: split(or(*transports, "tcp"))}
+			transports: orList(split(*transports), writepath.TransportTCP)}
 		for i, s := range split(*requests) {
 			n, perr := strconv.Atoi(s)
 			if perr != nil || n <= 0 || i > 1 {
@@ -96,6 +98,14 @@ func or[T comparable](v, def T) T {
 		return def
 	}
 	return v
+}
+
+// orList returns l, or def when l is empty.
+func orList(l []string, def ...string) []string {
+	if len(l) == 0 {
+		return def
+	}
+	return l
 }
 
 func split(s string) []string {
