@@ -9,21 +9,19 @@ cd "$(dirname "$0")/../.."
 R=results/arena
 ROUNDS=${ROUNDS:-10}
 go test -c -o /tmp/writegc-arena.test ./arena
-header() {
-	echo "commit: $(git rev-parse HEAD)"
-	echo "goversion: $(go env GOVERSION)"
-	echo "machine: nproc=$(nproc) mem=$(awk '/^MemTotal/ {printf "%.1fGiB", $2/1048576}' /proc/meminfo) cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
-	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-}
-header >$R/alloc.txt
-header >$R/hold.txt
+state=$(mktemp)
+trap 'rm -f "$state"' EXIT
+scripts/machine-header start "$state" >$R/alloc.txt
+cp $R/alloc.txt $R/hold.txt
 for round in $(seq "$ROUNDS"); do
 	echo "round $round/$ROUNDS" >&2
 	/tmp/writegc-arena.test -test.run '^$' -test.bench '^BenchmarkAlloc$' -test.benchtime 200ms -test.benchmem >>$R/alloc.txt
 	/tmp/writegc-arena.test -test.run '^$' -test.bench '^BenchmarkHold$' -test.benchtime 3x >>$R/hold.txt
 done
-grep '^Unit' scripts/units.txt >>$R/alloc.txt
-grep '^Unit' scripts/units.txt >>$R/hold.txt
+for f in alloc hold; do
+	scripts/machine-header end "$state" >>$R/$f.txt
+	grep '^Unit' scripts/units.txt >>$R/$f.txt
+done
 go tool benchstat -col /impl -filter '/mem:warm /goroutines:1' $R/alloc.txt >$R/benchstat-warm.txt
 go tool benchstat -col /impl -filter '/mem:cold /goroutines:1' $R/alloc.txt >$R/benchstat-cold.txt
 go tool benchstat -col /goroutines -filter '/impl:(arena OR offheap)' $R/alloc.txt >$R/benchstat-parallel.txt

@@ -11,12 +11,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-results/device/out}
 mkdir -p "$OUT"
-{
-	echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
-	echo "goversion: $(go env GOVERSION)"
-	echo "machine: nproc=$(nproc) mem=$(awk '/^MemTotal/ {printf "%.1fGiB", $2/1048576}' /proc/meminfo) cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
-	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-} | tee "$OUT/machine.txt"
+state=$(mktemp)
+scripts/machine-header start "$state" | tee "$OUT/machine.txt"
 go build -o /tmp/gcstress ./cmd/gcstress || exit 1
 go test -c -o /tmp/benches.test ./benches || exit 1
 # 1. Hypertable addendum at scale: 16 writers and regions, 64 MiB memstores (about 4 min).
@@ -28,4 +24,6 @@ timeout 240 /tmp/benches.test -test.run '^$' -test.count 3 \
 	-test.bench '^BenchmarkPut(Parallel)?$/kind=(heap|arena|offheap)/value=100B/keys=(10M|1M)' \
 	-test.benchtime 10000000x >"$OUT/memtable-10m.txt" 2>&1
 grep '^Unit' scripts/units.txt >>"$OUT/memtable-10m.txt"
+scripts/machine-header end "$state" | tee -a "$OUT/machine.txt"
+rm -f "$state"
 ls -l "$OUT"

@@ -9,6 +9,7 @@
 # with the defaults (10M rows; the preload alone is about 1 minute per latency).
 # The smaller run in rows=1M/: ROWS=1000000 OUT=results/hbase-3553/rows=1M ./results/hbase-3553/run.sh
 set -e
+cd "$(dirname "$0")/../.."
 out=${OUT:-results/hbase-3553}
 mkdir -p "$out"
 rows=${ROWS:-10000000}
@@ -16,18 +17,14 @@ requests=${REQUESTS:-2000,4000}
 latencies=${LATENCIES:-0,1ms,5ms}
 bin=$(mktemp -d)/seedrun
 go build -o "$bin" ./cmd/seedrun
+state=$(mktemp)
 {
 	echo "command: ROWS=$rows REQUESTS=$requests LATENCIES=$latencies OUT=$out ./results/hbase-3553/run.sh  (seedrun -exp 3553 -rows $rows -runs 3 -requests $requests -latencies $latencies -transports tcp)"
-	echo "commit: $(git rev-parse --short HEAD)"
-	echo "go: $(go version | cut -d' ' -f3-) GOEXPERIMENT=$(go env GOEXPERIMENT | sed "s/^$/default (Green Tea GC)/") GOGC=${GOGC:-100}"
-	echo "machine: $(nproc) vCPU $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(awk '/^MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), shared with other engineers' jobs"
-	echo "loadavg at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "started: $(date -u +%FT%TZ)"
+	scripts/machine-header start "$state"
+	echo "goexperiment: $(go env GOEXPERIMENT | sed "s/^$/default (Green Tea GC)/")"
+	echo "gogc: ${GOGC:-100}"
 } > $out/env.txt
 rm -f $out/ycsb-*.txt
-start=$(date +%s)
 "$bin" -exp 3553 -out $out -rows "$rows" -runs 3 -requests "$requests" -latencies "$latencies" -transports tcp 2> $out/progress.txt
-{
-	echo "loadavg at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "wall: $(( $(date +%s) - start )) s"
-} >> $out/env.txt
+scripts/machine-header end "$state" >> $out/env.txt
+rm -f "$state"

@@ -4,6 +4,7 @@
 # Cases run interleaved (one round of every case, ten rounds), so load that
 # drifts over the run hits every case alike.
 set -e
+cd "$(dirname "$0")/../.."
 # STEPS selects steps (default all): 1 write paths, 2 sorted-apply A/B, 3 multiget, 4 buffered profile,
 # 5 multiget profile; the benchstat tables are always redone.
 steps=${STEPS:-12345}
@@ -12,14 +13,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 before=${BEFORE:-f9b7344~1} # the commit before the sorted batch apply
 grep -E 'p50-ns|p99-ns|gc-cpu|assist-cpu|gc-pause|gc-cycles|MB/s' scripts/units.txt > "$tmp/units.txt"
-{
-	echo "commit: $(git rev-parse --short HEAD)"
-	echo "goversion: $(go version | cut -d' ' -f3-)"
-	echo "cpu-cores: $(nproc) $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
-	echo "mem: $(awk '/^MemTotal/ {printf "%.1fGiB", $2/1048576}' /proc/meminfo)"
-} > "$tmp/header.txt"
+mh="$PWD/scripts/machine-header"
 units() { cat "$tmp/units.txt"; }
-header() { cat "$tmp/header.txt"; echo "# loadavg: $(cut -d' ' -f1-3 /proc/loadavg)"; }
+# header NAME / footer NAME: the machine header at the start of a step's file
+# and its end lines (load, steal and busy cores over the step) after it.
+header() { "$mh" start "$tmp/$1.state"; }
+footer() { "$mh" end "$tmp/$1.state"; }
 go test -c -o "$tmp/new.test" ./benches/
 mkdir -p "$tmp/before"
 git archive "$(git rev-parse "$before")" | tar -x -C "$tmp/before"
@@ -28,26 +27,27 @@ cd "$tmp"
 
 # 1. Write paths at 100 B, every path and transport, count 10 (interleaved).
 case $steps in *1*)
-{ header; units; for i in 1 2 3 4 5 6 7 8 9 10; do
+{ header write; units; for i in 1 2 3 4 5 6 7 8 9 10; do
 	./new.test -test.run '^$' -test.bench 'Write/.*/.*/value=100B' -test.benchtime 50000x | grep -E '^Benchmark|^(goos|goarch|pkg|cpu):' | { [ $i = 1 ] && cat || grep ^Benchmark; }
-done; } > "$OLDPWD/$out/write-100B.txt"
+done; footer write; } > "$OLDPWD/$out/write-100B.txt"
 esac
 
 # 2. A/B of the sorted batch apply: buffered 100 B, the commit before vs this one, alternating.
 case $steps in *2*)
-{ header; echo "# code: $before (insert in batch order)"; units; } > "$OLDPWD/$out/apply-before.txt"
-{ header; echo "# code: HEAD (batches of >=64 entries inserted in key order)"; units; } > "$OLDPWD/$out/apply-after.txt"
+{ header apply; echo "# code: $before (insert in batch order)"; units; } > "$OLDPWD/$out/apply-before.txt"
+sed 's/^# code: .*/# code: HEAD (batches of >=64 entries inserted in key order)/' "$OLDPWD/$out/apply-before.txt" > "$OLDPWD/$out/apply-after.txt"
 for i in 1 2 3 4 5 6 7 8 9 10; do
 	./old.test -test.run '^$' -test.bench 'Write/path=buffered/transport=(tcp|inproc)/value=100B' -test.benchtime 200000x | grep ^Benchmark >> "$OLDPWD/$out/apply-before.txt"
 	./new.test -test.run '^$' -test.bench 'Write/path=buffered/transport=(tcp|inproc)/value=100B' -test.benchtime 200000x | grep ^Benchmark >> "$OLDPWD/$out/apply-after.txt"
 done
+footer apply | tee -a "$OLDPWD/$out/apply-before.txt" >> "$OLDPWD/$out/apply-after.txt"
 esac
 
 # 3. Multiget at 8 regions: mode x threads x transport x modelled read latency (0, 1ms, 5ms), count 10 (interleaved).
 case $steps in *3*)
-{ header; units; for i in 1 2 3 4 5 6 7 8 9 10; do
+{ header multiget; units; for i in 1 2 3 4 5 6 7 8 9 10; do
 	./new.test -test.run '^$' -test.bench 'Multiget/.*/regions=8/' -test.benchtime 200x | grep ^Benchmark
-done; } > "$OLDPWD/$out/multiget.txt"
+done; footer multiget; } > "$OLDPWD/$out/multiget.txt"
 esac
 
 # 4. CPU profile of the buffered TCP path (200,000 Puts).
