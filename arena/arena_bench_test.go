@@ -9,6 +9,7 @@ import (
 	"github.com/dgraph-io/ristretto/v2/z"
 
 	"github.com/writegc/writegc/gcmetrics"
+	"github.com/writegc/writegc/gcmetrics/gcbench"
 )
 
 var benchSizes = []int{10, 100, 1 << 10, 10 << 10}
@@ -254,7 +255,7 @@ func BenchmarkHold(b *testing.B) {
 			elapsed := time.Since(t)
 			b.StopTimer()
 			b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N), "fullgc-ns")
-			b.ReportMetric(fill.GCCPUPercent(), "gc-cpu-%")
+			b.ReportMetric(fill.GCCPUPercent(), gcbench.UnitGCCPU)
 			holdSink = slices
 			runtime.KeepAlive(hs)
 			holdSink = nil

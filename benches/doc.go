@@ -7,11 +7,16 @@
 //     (BenchmarkPut/kind=arena/value=100B/keys=1M), so `benchstat -col /kind`
 //     compares layouts.
 //   - b.SetBytes counts key plus value bytes only.
-//   - GC cost is reported with b.ReportMetric after b.StopTimer: gc-cpu-%,
-//     assist-cpu-%, gc-pause-p99-ns, gc-cycles/op (see gcmetrics for
-//     the definitions), heap-B/key (memory held per key beyond its key and
-//     value bytes, off-heap included) and fullgc-ns (one forced runtime.GC
-//     with the memtable live).
+//   - GC cost is measured with gcmetrics/gcbench: gcbench.Start after
+//     setup and before b.ResetTimer, Measurement.Stop after b.StopTimer.
+//     Stop reports gc-cpu-%, assist-cpu-%, gc-pause-p99-ns and
+//     gc-cycles/op over the timed loop, on gcmetrics' definitions (the GC
+//     share leaves out idle-priority marking), the same figures a gcstress
+//     window or explain shows. A case too short to complete a GC cycle
+//     reports gc-cycles/op 0 and GC shares of 0: no measurement, not no
+//     cost. The memtable benchmarks add heap-B/key (memory held per key
+//     beyond its key and value bytes, off-heap included) and fullgc-ns
+//     (one forced runtime.GC with the memtable live).
 //   - Cases that need more memory than the budget skip with the reason;
 //     large cases skip under -short so `make test` stays fast.
 //   - Keys are 16 random bytes generated before the timer starts into one

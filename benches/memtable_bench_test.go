@@ -9,6 +9,7 @@ import (
 
 	"github.com/writegc/writegc/arena"
 	"github.com/writegc/writegc/gcmetrics"
+	"github.com/writegc/writegc/gcmetrics/gcbench"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/memtable"
 )
@@ -128,8 +129,8 @@ func benchPut(b *testing.B, kind string, keys, value int64) {
 	t := newTable(b, kind, keys, value)
 	defer t.close()
 	b.SetBytes(workload.KeySize + value)
+	m := gcbench.Start(b)
 	b.ResetTimer()
-	start := r.Read()
 	for i := range b.N {
 		j := i % int(keys)
 		if j == 0 && i > 0 {
@@ -142,7 +143,7 @@ func benchPut(b *testing.B, kind string, keys, value int64) {
 		}
 	}
 	b.StopTimer()
-	gcmetrics.Report(b, gcmetrics.Sub(start, r.Read()))
+	m.Stop()
 	reportMemory(b, r, t, base, value)
 }
 
@@ -160,12 +161,11 @@ func BenchmarkPutParallel(b *testing.B) {
 				skipLarge(b, keys, value)
 				ks := workload.NewKeys(keys, workload.KeySize, 1)
 				v := workload.Value(value)
-				r := gcmetrics.NewReader()
 				t := newTable(b, kind, keys, value)
 				defer t.close()
 				b.SetBytes(workload.KeySize + value)
+				m := gcbench.Start(b)
 				b.ResetTimer()
-				start := r.Read()
 				for done := 0; done < b.N; {
 					// One round fills at most one memtable.
 					n := min(b.N-done, keys)
@@ -191,7 +191,7 @@ func BenchmarkPutParallel(b *testing.B) {
 					}
 				}
 				b.StopTimer()
-				gcmetrics.Report(b, gcmetrics.Sub(start, r.Read()))
+				m.Stop()
 			})
 		}
 	}
@@ -219,9 +219,8 @@ func BenchmarkGet(b *testing.B) {
 				skipLarge(b, keys, value)
 				t, ks := filled(b, kind, keys, value)
 				defer t.close()
-				r := gcmetrics.NewReader()
+				m := gcbench.Start(b)
 				b.ResetTimer()
-				start := r.Read()
 				x := uint64(12345)
 				for range b.N {
 					x ^= x << 13
@@ -232,7 +231,7 @@ func BenchmarkGet(b *testing.B) {
 					}
 				}
 				b.StopTimer()
-				gcmetrics.Report(b, gcmetrics.Sub(start, r.Read()))
+				m.Stop()
 			})
 		}
 	}

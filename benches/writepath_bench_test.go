@@ -12,7 +12,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/writegc/writegc/gcmetrics"
+	"github.com/writegc/writegc/gcmetrics/gcbench"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/memtable"
 	"github.com/writegc/writegc/writepath"
@@ -76,8 +76,7 @@ func benchWrite(b *testing.B, path, tr string, valueSize int) {
 
 	b.SetBytes(int64(workload.KeySize + valueSize))
 	b.ReportAllocs()
-	r := gcmetrics.NewReader()
-	before := r.Read()
+	m := gcbench.Start(b)
 	b.ResetTimer()
 	for i := range b.N {
 		workload.KeyAt(key, seed, uint64(i))
@@ -104,12 +103,11 @@ func benchWrite(b *testing.B, path, tr string, valueSize int) {
 		b.Fatal(err)
 	}
 	b.StopTimer()
-	after := r.Read()
+	m.Stop()
 	c.Close()
 	hmu.Lock()
 	reportLatency(b, hist)
 	hmu.Unlock()
-	gcmetrics.Report(b, gcmetrics.Sub(before, after))
 }
 
 func reportLatency(b *testing.B, h *hdrhistogram.Histogram) {

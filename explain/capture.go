@@ -16,6 +16,8 @@ import (
 
 	"github.com/felixge/fgprof"
 	"github.com/google/pprof/profile"
+
+	"github.com/writegc/writegc/gcmetrics"
 )
 
 // Capture defaults.
@@ -76,7 +78,7 @@ type Capture struct {
 	heap      []byte
 	base      map[string][]byte
 	prevMutex int
-	metrics0  CPUClasses
+	metrics0  gcmetrics.Snapshot
 }
 
 // Start creates dir if needed and begins recording. On error nothing is
@@ -115,7 +117,7 @@ func (c *Capture) Start(dir string) (err error) {
 		c.base[name] = b
 	}
 	if c.Kinds&KindCPU != 0 {
-		c.metrics0 = ReadCPUClasses()
+		c.metrics0 = gcmetrics.Read()
 		f, err := os.Create(filepath.Join(dir, "cpu.pprof"))
 		if err != nil {
 			return fmt.Errorf("explain: capture: %w", err)
@@ -312,15 +314,7 @@ func (c *Capture) writeDelta(name string, baseData []byte) error {
 }
 
 func (c *Capture) writeMetrics() error {
-	now := ReadCPUClasses()
-	m := CaptureMetrics{
-		WindowSeconds: time.Since(c.start).Seconds(),
-		GCCycles:      now.Cycles - c.metrics0.Cycles,
-		GoVersion:     runtime.Version(),
-	}
-	if gc, assist, ok := now.GCShareSince(c.metrics0); ok {
-		m.GCCPUShare, m.AssistCPUShare = &gc, &assist
-	}
+	m := NewCaptureMetrics(c.metrics0, gcmetrics.Read(), time.Since(c.start))
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			if s.Key == "GOEXPERIMENT" {

@@ -154,10 +154,15 @@ type CPUAccount struct {
 	Classes []ClassShare
 	// GC is the share of CPU in all gc-* classes (0..1).
 	GC float64
-	// MetricsComparable is the share in assists, mark workers and gc-other,
-	// the classes runtime/metrics counts as GC CPU (it leaves out sweeping
-	// and write barriers).
+	// MetricsComparable is the profile's GC share on gcmetrics' definition,
+	// the one the runtime/metrics figure uses: assists, mark workers and
+	// gc-other, less idle-priority mark workers (IdleMark), over all
+	// sampled CPU. runtime/metrics leaves out sweeping and write barriers;
+	// gcmetrics leaves out idle-priority marking.
 	MetricsComparable float64
+	// IdleMark is the share of CPU in idle-priority mark workers
+	// (runtime.gcDrainMarkWorkerIdle), part of ClassMarkWorker.
+	IdleMark float64
 	// Marking is the part of GC CPU in assists and mark workers (0..1 of GC).
 	Marking float64
 	// Scanning is the part of GC CPU inside object-scanning functions (0..1 of GC).
@@ -170,6 +175,17 @@ type CPUAccount struct {
 	// AllocPayers are the functions whose allocations cost ClassAlloc CPU,
 	// with their part of it.
 	AllocPayers []Site
+}
+
+// isIdleMark reports whether a mark worker's stack is an idle-priority
+// worker's, the work gcmetrics leaves out of GC CPU.
+func isIdleMark(fs []string) bool {
+	for _, f := range fs {
+		if strings.HasPrefix(f, "runtime.gcDrainMarkWorkerIdle") {
+			return true
+		}
+	}
+	return false
 }
 
 // Class returns the share of one class (0 if absent).
@@ -189,7 +205,7 @@ func analyzeCPU(path string, p *profile.Profile, opts Options) (*CPUAccount, err
 	}
 	attr := opts.attributor()
 	byClass := map[CPUClass]int64{}
-	var total, scanned, gcTotal int64
+	var total, scanned, gcTotal, idleMark int64
 	assist := map[string]int64{}
 	alloc := map[string]int64{}
 	acc := &CPUAccount{File: path, Duration: time.Duration(p.DurationNanos)}
@@ -210,6 +226,10 @@ func analyzeCPU(path string, p *profile.Profile, opts Options) (*CPUAccount, err
 			}
 		}
 		switch c {
+		case ClassMarkWorker:
+			if isIdleMark(fs) {
+				idleMark += v
+			}
 		case ClassAssist:
 			assist[attr.pick(fs[at+1:])] += v
 		case ClassAlloc:
@@ -224,7 +244,8 @@ func analyzeCPU(path string, p *profile.Profile, opts Options) (*CPUAccount, err
 		acc.Classes = append(acc.Classes, ClassShare{Class: c, CPU: time.Duration(byClass[c]), Share: float64(byClass[c]) / float64(total)})
 	}
 	acc.GC = float64(gcTotal) / float64(total)
-	acc.MetricsComparable = float64(byClass[ClassAssist]+byClass[ClassMarkWorker]+byClass[ClassGCOther]) / float64(total)
+	acc.IdleMark = float64(idleMark) / float64(total)
+	acc.MetricsComparable = float64(byClass[ClassAssist]+byClass[ClassMarkWorker]-idleMark+byClass[ClassGCOther]) / float64(total)
 	acc.Alloc = float64(byClass[ClassAlloc]) / float64(total)
 	if gcTotal > 0 {
 		acc.Marking = float64(byClass[ClassAssist]+byClass[ClassMarkWorker]) / float64(gcTotal)

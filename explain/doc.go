@@ -34,13 +34,16 @@
 //     root, that is neither runtime code nor a "library" package
 //     (Options.Library, plus the standard library unless Options.KeepStdlib);
 //     when every frame is library code the first non-runtime frame is used.
-//   - The GC CPU share that runtime/metrics reports counts mark assists,
-//     mark workers (dedicated, fractional and idle) and pauses, but not
-//     sweeping or write barriers; [CPUAccount.MetricsComparable] is the
-//     profile's figure on that definition, printed beside the caller's
-//     runtime/metrics figure ([Account.MetricsGCCPU]) so the two can be
-//     compared. The runtime/metrics figure must be a share of busy CPU,
-//     gc/(total-idle), as [CPUClasses.GCShareSince] computes it.
+//   - The runtime/metrics GC CPU share is gcmetrics' (the one writegc
+//     reports everywhere): mark assists, dedicated and fractional mark
+//     workers and pauses, not sweeping or write barriers, and not
+//     idle-priority marking, over the CPU the process used.
+//     [CPUAccount.MetricsComparable] is the profile's figure on that
+//     definition, printed beside the runtime/metrics figure
+//     ([Account.MetricsGCCPU]) so the two can be compared. A capture
+//     stores gcmetrics' raw CPU accounting in metrics.json
+//     ([CaptureMetrics]); Explain computes the share from it with
+//     gcmetrics, and a caller's -metrics-gc-cpu must be that same figure.
 //   - Slow operations in a trace are user regions or tasks of type
 //     Options.Region (default [DefaultRegion], "writegc.put") whose
 //     duration is above Options.SlowOp, or above the p99 of all such

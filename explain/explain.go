@@ -356,7 +356,8 @@ func scanDir(dir string) ([]string, string, error) {
 	return out, metrics, nil
 }
 
-// readMetricsFile reads the GC CPU share a Capture wrote.
+// readMetricsFile reads the GC CPU share, as gcmetrics defines it, of the
+// window a Capture wrote.
 func readMetricsFile(p string) (*float64, error) {
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -369,10 +370,10 @@ func readMetricsFile(p string) (*float64, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("explain: %s: %w: %v", p, ErrCorrupt, err)
 	}
-	if m.GCCPUShare == nil {
+	v, ok := m.GCCPUShare()
+	if !ok {
 		return nil, nil
 	}
-	v := *m.GCCPUShare
 	if v < 0 || v > 1 {
 		return nil, fmt.Errorf("explain: %s: %w: GC CPU share %v is not a fraction from 0 to 1", p, ErrCorrupt, v)
 	}

@@ -1,7 +1,10 @@
 package explain
 
 import (
-	"runtime/metrics"
+	"runtime"
+	"time"
+
+	"github.com/writegc/writegc/gcmetrics"
 )
 
 // MetricsFile is the name of the JSON file Capture writes beside cpu.pprof
@@ -9,14 +12,15 @@ import (
 // directory to fill Account.MetricsGCCPU.
 const MetricsFile = "metrics.json"
 
-// CaptureMetrics is the content of MetricsFile.
+// CaptureMetrics is the content of MetricsFile: runtime/metrics' CPU
+// accounting over a capture window, kept as gcmetrics' raw figures so that
+// the GC share explain prints is gcmetrics' definition, the one gcstress
+// windows and benchmarks report. It is a plain value.
 type CaptureMetrics struct {
-	// GCCPUShare is runtime/metrics' GC CPU over busy CPU, gc/(total-idle),
-	// over the capture window; nil when no GC cycle completed in it (the
-	// /cpu/classes counters only advance when a cycle ends).
-	GCCPUShare *float64 `json:"gc_cpu_share,omitempty"`
-	// AssistCPUShare is mark assists over busy CPU.
-	AssistCPUShare *float64 `json:"assist_cpu_share,omitempty"`
+	// CPU is the window's CPU accounting (cpu-seconds, GC cycles). A file
+	// without it (written before gcmetrics defined the share) has no
+	// runtime/metrics figure.
+	CPU *gcmetrics.CPU `json:"cpu,omitempty"`
 	// WindowSeconds is the capture window's length.
 	WindowSeconds float64 `json:"window_seconds"`
 	// GCCycles is how many GC cycles completed in the window.
@@ -26,51 +30,20 @@ type CaptureMetrics struct {
 	GOEXPERIMENT string `json:"goexperiment,omitempty"`
 }
 
-// CPUClasses is one reading of runtime/metrics' CPU accounting, in
-// CPU-seconds. Take one at the start of a window and one at its end, then
-// call GCShareSince. It is a plain value.
-type CPUClasses struct {
-	GC, Assist, Total, Idle float64
-	Cycles                  uint64
+// NewCaptureMetrics returns the metrics of a window from snapshot a to the
+// later snapshot b, window long, for this process's toolchain.
+func NewCaptureMetrics(a, b gcmetrics.Snapshot, window time.Duration) CaptureMetrics {
+	cpu := gcmetrics.CPUBetween(a, b)
+	return CaptureMetrics{CPU: &cpu, WindowSeconds: window.Seconds(), GCCycles: cpu.Cycles, GoVersion: runtime.Version()}
 }
 
-var cpuClassMetrics = []string{
-	"/cpu/classes/gc/total:cpu-seconds",
-	"/cpu/classes/gc/mark/assist:cpu-seconds",
-	"/cpu/classes/total:cpu-seconds",
-	"/cpu/classes/idle:cpu-seconds",
-	"/gc/cycles/total:gc-cycles",
-}
-
-// ReadCPUClasses reads the current CPU accounting. Safe for concurrent use.
-func ReadCPUClasses() CPUClasses {
-	s := make([]metrics.Sample, len(cpuClassMetrics))
-	for i, n := range cpuClassMetrics {
-		s[i].Name = n
+// GCCPUShare returns gcmetrics' GC share of the CPU used (0..1,
+// gcmetrics.CPU.GCCPUPercent over 100), the figure comparable with
+// CPUAccount.MetricsComparable. ok is false when the file has no CPU
+// accounting or the window has none to share out (no GC cycle ended).
+func (m CaptureMetrics) GCCPUShare() (share float64, ok bool) {
+	if m.CPU == nil || !m.CPU.Counted() {
+		return 0, false
 	}
-	metrics.Read(s)
-	f := func(i int) float64 {
-		if s[i].Value.Kind() == metrics.KindFloat64 {
-			return s[i].Value.Float64()
-		}
-		return 0
-	}
-	var cycles uint64
-	if s[4].Value.Kind() == metrics.KindUint64 {
-		cycles = s[4].Value.Uint64()
-	}
-	return CPUClasses{GC: f(0), Assist: f(1), Total: f(2), Idle: f(3), Cycles: cycles}
-}
-
-// GCShareSince returns GC CPU over busy (non-idle) CPU between prev and c,
-// the figure comparable with a CPU profile's CPUAccount.MetricsComparable,
-// and the assist share likewise. ok is false when no busy CPU was recorded
-// (the counters advance only when a GC cycle ends, so a window without a
-// completed cycle has none).
-func (c CPUClasses) GCShareSince(prev CPUClasses) (gc, assist float64, ok bool) {
-	busy := (c.Total - prev.Total) - (c.Idle - prev.Idle)
-	if busy <= 0 {
-		return 0, 0, false
-	}
-	return (c.GC - prev.GC) / busy, (c.Assist - prev.Assist) / busy, true
+	return m.CPU.GCCPUPercent() / 100, true
 }

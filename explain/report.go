@@ -130,7 +130,7 @@ func (a *Account) GCCPUComparison() string {
 	if d > 5 {
 		agree = "DISAGREE by more than 5 points"
 	}
-	return fmt.Sprintf("GC CPU as runtime/metrics counts it (assists, mark workers, pauses; not sweeping): profile %s, runtime/metrics %s, %.1f points apart (%s)",
+	return fmt.Sprintf("GC CPU as gcmetrics counts it (assists, mark workers, pauses; not sweeping or idle-priority marking): profile %s, runtime/metrics %s, %.1f points apart (%s)",
 		pct(a.CPU.MetricsComparable), pct(*a.MetricsGCCPU), d, agree)
 }
 

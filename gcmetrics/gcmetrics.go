@@ -1,24 +1,44 @@
-// Package gcmetrics reads the garbage collector's runtime/metrics counters
-// and turns two readings into the figures writegc reports everywhere:
-// GC CPU share, assist share, pause percentiles, cycles and heap sizes.
+// Package gcmetrics is writegc's one definition of what the garbage
+// collector cost: it reads the runtime/metrics counters, takes the
+// difference between two readings, and computes from that difference the
+// figures every writegc report uses — GC CPU share, assist share, pause
+// percentiles, cycles — plus the heap sizes of a reading. The gcstress
+// sampler, explain's runtime/metrics figure and the benchmarks (through
+// gcmetrics/gcbench) all call the methods here; none recomputes them.
 //
-// Definitions (used by benchmarks, gcstress and reports alike):
-//   - CPU shares are fractions of the CPU the process actually used
-//     (/cpu/classes/total minus /cpu/classes/idle), so an idle core does not
-//     dilute them. GC CPU excludes idle-priority mark work
-//     (/cpu/classes/gc/mark/idle), which only runs on otherwise idle cores.
+// Definitions:
+//   - The denominator of every CPU share is the CPU the process used:
+//     /cpu/classes/total minus /cpu/classes/idle ([CPU.CPUUsed]). That is
+//     the base a CPU profile and the OS account for, so shares here can be
+//     held against a profile's.
+//   - GC CPU ([CPU.GCCPU]) is /cpu/classes/gc/total minus
+//     /cpu/classes/gc/mark/idle. Idle-priority mark work runs only on a P
+//     that would otherwise sit idle and yields it the moment a goroutine is
+//     runnable, so it takes no CPU from the program; counting it would make
+//     the GC share grow with the number of spare cores rather than with
+//     the write path's cost. It stays in the denominator because the
+//     process did use that CPU, and it is kept apart ([CPU.IdleMark]) for
+//     readers who want it. Assists, dedicated and fractional workers and
+//     stop-the-world pauses count.
+//   - Shares are percentages, 0 when the interval used no CPU.
 //   - The /cpu/classes counters advance only when a GC cycle ends (measured
-//     on Go 1.26), so a delta over an interval with no completed cycle shows
-//     no GC CPU; compare intervals that span cycles.
-//   - Pause figures come from the delta of /sched/pauses/total/gc:seconds, a
-//     histogram; percentiles are bucket upper bounds.
+//     on Go 1.26), so an interval in which no cycle completed shows 0% GC
+//     CPU whatever was marked in it; read [CPU.Cycles] beside a share, and
+//     compare intervals that span cycles.
+//   - Pause figures come from the interval's part of
+//     /sched/pauses/total/gc:seconds, a histogram; percentiles are bucket
+//     upper bounds ([Histogram.Quantile]).
+//   - Heap figures (live, goal, objects, unused) are levels of one
+//     [Snapshot], not differences.
 //
-// A Reader is not safe for concurrent use; make one per goroutine. Reading
-// costs a few microseconds and allocates nothing after the first Read.
+// Snapshot, Delta, CPU and Histogram are plain values, safe to copy and
+// to share once built. CPU is JSON-encodable for files that outlive the
+// process (explain's metrics.json). A Reader is not safe for concurrent
+// use; [Read] is. The package imports neither testing nor flag, prints
+// nothing and never exits.
 package gcmetrics
 
 import (
-	"math"
 	"runtime/metrics"
 )
 
@@ -48,7 +68,9 @@ var names = []string{mCPUTotal, mCPUIdle, mGCTotal, mGCIdle, mGCAssist, mGCDedic
 	mCycles, mPauses, mHeapLive, mHeapGoal, mMemLimit, mLimiter, mHeapUnused, mHeapObj, mTotalMem,
 	mAllocBytes, mAllocObjs}
 
-// Snapshot is one reading of the collector's counters.
+// Snapshot is one reading of the collector's counters: cumulative counters
+// (CPU, cycles, allocations, pauses) to subtract with [Sub], and levels
+// (heap sizes, memory limit) to read as they are.
 type Snapshot struct {
 	CPUTotal, CPUIdle                  float64 // cpu-seconds
 	GCTotal, GCIdle, GCAssist, GCDedic float64 // cpu-seconds
@@ -61,13 +83,9 @@ type Snapshot struct {
 	Pauses                             Histogram
 }
 
-// Histogram is a copy of a runtime/metrics Float64Histogram.
-type Histogram struct {
-	Counts  []uint64
-	Buckets []float64 // len(Counts)+1 boundaries
-}
-
-// Reader reads Snapshots, reusing its buffers.
+// Reader reads Snapshots, reusing its buffers. It is not safe for
+// concurrent use; make one per goroutine. Reading costs a few microseconds
+// and allocates nothing but the pause histogram's copy after the first Read.
 type Reader struct {
 	samples []metrics.Sample
 }
@@ -137,100 +155,6 @@ func (r *Reader) Read() Snapshot {
 	return s
 }
 
-// Delta is what happened between two snapshots.
-type Delta struct {
-	CPUUsed   float64 // cpu-seconds used by the process (total - idle)
-	GCCPU     float64 // cpu-seconds of GC work, idle mark excluded
-	Assist    float64 // cpu-seconds of mark assists (charged to allocating goroutines)
-	Dedicated float64
-	IdleMark  float64
-	Cycles    uint64
-	Pauses    Histogram // pauses that happened in the interval
-	AllocB    uint64
-	AllocObjs uint64
-}
-
-// Sub returns the delta from a to b (b later).
-func Sub(a, b Snapshot) Delta {
-	d := Delta{
-		CPUUsed:   (b.CPUTotal - b.CPUIdle) - (a.CPUTotal - a.CPUIdle),
-		GCCPU:     (b.GCTotal - b.GCIdle) - (a.GCTotal - a.GCIdle),
-		Assist:    b.GCAssist - a.GCAssist,
-		Dedicated: b.GCDedic - a.GCDedic,
-		IdleMark:  b.GCIdle - a.GCIdle,
-		Cycles:    b.Cycles - a.Cycles,
-		AllocB:    b.AllocBytes - a.AllocBytes,
-		AllocObjs: b.AllocObjects - a.AllocObjects,
-	}
-	if len(a.Pauses.Counts) == len(b.Pauses.Counts) {
-		d.Pauses = Histogram{Buckets: b.Pauses.Buckets, Counts: make([]uint64, len(b.Pauses.Counts))}
-		for i := range b.Pauses.Counts {
-			d.Pauses.Counts[i] = b.Pauses.Counts[i] - a.Pauses.Counts[i]
-		}
-	} else {
-		d.Pauses = b.Pauses
-	}
-	return d
-}
-
-// GCCPUPercent is GC CPU as a percentage of the CPU the process used.
-func (d Delta) GCCPUPercent() float64 { return pct(d.GCCPU, d.CPUUsed) }
-
-// AssistPercent is mark-assist CPU as a percentage of the CPU the process used.
-func (d Delta) AssistPercent() float64 { return pct(d.Assist, d.CPUUsed) }
-
-func pct(x, total float64) float64 {
-	if total <= 0 {
-		return 0
-	}
-	return 100 * x / total
-}
-
-// Count returns the number of observations in h.
-func (h Histogram) Count() uint64 {
-	var n uint64
-	for _, c := range h.Counts {
-		n += c
-	}
-	return n
-}
-
-// Quantile returns the upper bound of the bucket holding quantile q (0..1),
-// in the histogram's unit; 0 for an empty histogram. An infinite upper bound
-// is replaced by the bucket's lower bound.
-func (h Histogram) Quantile(q float64) float64 {
-	n := h.Count()
-	if n == 0 {
-		return 0
-	}
-	rank := uint64(math.Ceil(q * float64(n)))
-	if rank == 0 {
-		rank = 1
-	}
-	var seen uint64
-	for i, c := range h.Counts {
-		seen += c
-		if seen >= rank {
-			hi := h.Buckets[i+1]
-			if math.IsInf(hi, 1) {
-				return h.Buckets[i]
-			}
-			return hi
-		}
-	}
-	return h.Buckets[len(h.Buckets)-1]
-}
-
-// Max returns the upper bound of the highest non-empty bucket (0 if empty).
-func (h Histogram) Max() float64 {
-	for i := len(h.Counts) - 1; i >= 0; i-- {
-		if h.Counts[i] > 0 {
-			hi := h.Buckets[i+1]
-			if math.IsInf(hi, 1) {
-				return h.Buckets[i]
-			}
-			return hi
-		}
-	}
-	return 0
-}
+// Read takes a snapshot with a Reader of its own. Unlike Reader.Read it
+// is safe for concurrent use, and it allocates.
+func Read() Snapshot { return NewReader().Read() }

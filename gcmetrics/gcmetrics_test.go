@@ -51,3 +51,20 @@ func TestQuantile(t *testing.T) {
 		t.Error("empty histogram quantile != 0")
 	}
 }
+
+func TestCPUAddAndCounted(t *testing.T) {
+	a := CPU{CPUUsed: 4, GCCPU: 1, Assist: 0.5, IdleMark: 2, Cycles: 1}
+	b := CPU{CPUUsed: 12, GCCPU: 1, Assist: 0.5, Cycles: 2}
+	s := a.Add(b)
+	if s.GCCPUPercent() != 12.5 || s.AssistPercent() != 6.25 || s.Cycles != 3 || s.IdleMark != 2 {
+		t.Fatalf("sum %+v: gc %v%%, assist %v%%", s, s.GCCPUPercent(), s.AssistPercent())
+	}
+	if (CPU{}).Counted() || (CPU{}).GCCPUPercent() != 0 || !s.Counted() {
+		t.Fatal("Counted or the zero share is wrong")
+	}
+	// Idle-priority marking is left out of GC CPU, kept in CPU used.
+	d := CPUBetween(Snapshot{}, Snapshot{CPUTotal: 10, CPUIdle: 2, GCTotal: 4, GCIdle: 2})
+	if d.CPUUsed != 8 || d.GCCPU != 2 || d.IdleMark != 2 || d.GCCPUPercent() != 25 {
+		t.Fatalf("CPUBetween = %+v", d)
+	}
+}

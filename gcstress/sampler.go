@@ -90,7 +90,7 @@ func (s *sampler) window(keys, nbytes int64, st engineStats) Sample {
 		Cycles: snap.Cycles - s.first.Cycles, WinCycles: d.Cycles,
 	}
 	w.MBps = mbps(w.WinBytes, dur)
-	fillGC(&w, d, snap)
+	w.SetGC(d, snap)
 	fillEngine(&w, st)
 	w.RSS = readRSS()
 	c := procCPU()
@@ -114,7 +114,7 @@ func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st engineStats)
 	e := Sample{Type: "end", T: elapsed.Seconds(), Dur: elapsed.Seconds(), Keys: keys, Bytes: nbytes,
 		Target: s.spec.Keys, Progress: fraction(keys, s.spec.Keys), Cycles: d.Cycles}
 	e.MBps = mbps(nbytes, elapsed.Seconds())
-	fillGC(&e, d, snap)
+	e.SetGC(d, snap)
 	fillEngine(&e, st)
 	e.RSS = readRSS()
 	e.ProcCPU = procCPU() - s.cpu0
@@ -130,18 +130,23 @@ func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st engineStats)
 	return e
 }
 
-func fillGC(w *Sample, d gcmetrics.Delta, snap gcmetrics.Snapshot) {
+// SetGC sets w's collector fields from the interval d that ends at the
+// reading at: pause percentiles, CPU accounting and shares, heap levels and
+// limiter state. It is how the sampler fills each window and the end
+// record, and every figure is gcmetrics' (the GC share leaves out
+// idle-priority marking; see gcmetrics). It only writes w.
+func (w *Sample) SetGC(d gcmetrics.Delta, at gcmetrics.Snapshot) {
 	w.Pauses = d.Pauses.Count()
 	w.PauseP50us = d.Pauses.Quantile(0.50) * 1e6
-	w.PauseP99us = d.Pauses.Quantile(0.99) * 1e6
+	w.PauseP99us = d.PauseP99() * 1e6
 	w.PauseMaxus = d.Pauses.Max() * 1e6
 	w.CPUUsed, w.GCCPU, w.Assist, w.Dedicated, w.IdleMark = d.CPUUsed, d.GCCPU, d.Assist, d.Dedicated, d.IdleMark
 	w.GCPct, w.AssistPct = d.GCCPUPercent(), d.AssistPercent()
-	w.HeapLive, w.HeapGoal, w.HeapObjects, w.HeapUnused = snap.HeapLive, snap.HeapGoal, snap.HeapObjects, snap.HeapUnused
-	if snap.MemLimit < math.MaxInt64 {
-		w.MemLimit = snap.MemLimit
+	w.HeapLive, w.HeapGoal, w.HeapObjects, w.HeapUnused = at.HeapLive, at.HeapGoal, at.HeapObjects, at.HeapUnused
+	if at.MemLimit < math.MaxInt64 {
+		w.MemLimit = at.MemLimit
 	}
-	w.LimiterLast, w.LimiterCycles = snap.LimiterLastEnabled, snap.Cycles
+	w.LimiterLast, w.LimiterCycles = at.LimiterLastEnabled, at.Cycles
 }
 
 func fillEngine(w *Sample, st engineStats) {

@@ -9,7 +9,7 @@ import (
 	"github.com/dgraph-io/badger/v4/skl"
 	"github.com/dgraph-io/badger/v4/y"
 
-	"github.com/writegc/writegc/gcmetrics"
+	"github.com/writegc/writegc/gcmetrics/gcbench"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -100,10 +100,9 @@ func BenchmarkPut(b *testing.B) {
 					defer p.close()
 					ks := workload.NewKeys(int(keys), workload.KeySize, 1)
 					v := workload.Value(int(value))
-					r := gcmetrics.NewReader()
 					b.SetBytes(workload.KeySize + value)
+					m := gcbench.Start(b)
 					b.ResetTimer()
-					start := r.Read()
 					for i := range b.N {
 						j := i % int(keys)
 						if j == 0 && i > 0 {
@@ -116,7 +115,7 @@ func BenchmarkPut(b *testing.B) {
 						}
 					}
 					b.StopTimer()
-					gcmetrics.Report(b, gcmetrics.Sub(start, r.Read()))
+					m.Stop()
 				})
 			}
 		}

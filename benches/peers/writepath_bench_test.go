@@ -8,7 +8,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
-	"github.com/writegc/writegc/gcmetrics"
+	"github.com/writegc/writegc/gcmetrics/gcbench"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/writepath"
 )
@@ -64,8 +64,7 @@ func run(b *testing.B, valueSize int, put func(key []byte) error) {
 	h := writepath.NewHistogram()
 	b.SetBytes(int64(workload.KeySize + valueSize))
 	b.ReportAllocs()
-	r := gcmetrics.NewReader()
-	before := r.Read()
+	m := gcbench.Start(b)
 	b.ResetTimer()
 	for i := range b.N {
 		workload.KeyAt(key, seed, uint64(i))
@@ -76,10 +75,9 @@ func run(b *testing.B, valueSize int, put func(key []byte) error) {
 		h.RecordValue(int64(time.Since(t0)))
 	}
 	b.StopTimer()
-	after := r.Read()
+	m.Stop()
 	b.ReportMetric(float64(h.ValueAtQuantile(50)), "p50-ns")
 	b.ReportMetric(float64(h.ValueAtQuantile(99)), "p99-ns")
-	gcmetrics.Report(b, gcmetrics.Sub(before, after))
 }
 
 // quietLogger keeps Pebble's "Found 0 WALs" lines out of benchmark output.
