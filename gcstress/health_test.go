@@ -1,12 +1,13 @@
 package gcstress
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writegc/writegc/internal/golden"
 )
 
 // classString renders window classes one letter each (H, E, D, F).
@@ -26,23 +27,6 @@ func verdictText(rs []Result) string {
 			r.Scenario.Name, v.Class, v.Why, classString(v), v.GCPct, v.AssistPct, v.LimiterOn, v.FailedAt)
 	}
 	return b.String()
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (run with -update if intended)\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
 }
 
 // TestClassifyGolden classifies recorded sample streams (real runs of
@@ -66,7 +50,7 @@ func TestClassifyGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, strings.TrimSuffix(f, ".jsonl")+".golden", []byte(verdictText(rs)))
+			golden.Check(t, strings.TrimSuffix(f, ".jsonl")+".golden", []byte(verdictText(rs)))
 		})
 	}
 }

@@ -2,14 +2,11 @@ package gcstress
 
 import (
 	"context"
-	"flag"
 	"os"
 	"os/signal"
 	"syscall"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata")
 
 // TestMain makes the test binary a gcstress child when ChildEnv is set, so
 // the runner tests re-execute this binary exactly as the command does.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/golden"
 )
 
 // fixedSummary builds a Summary from the recorded streams with fixed
@@ -53,7 +55,7 @@ func TestReportGolden(t *testing.T) {
 			if err := tc.write(&b); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", tc.file), b.Bytes())
+			golden.Check(t, filepath.Join("testdata", tc.file), b.Bytes())
 		})
 	}
 }
