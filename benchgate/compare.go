@@ -33,8 +33,16 @@ type Options struct {
 	// MaxThreshold; 0 means DefaultThreshold, a negative value means no
 	// threshold. It must be finite.
 	Threshold float64
-	// Accepted lists regressions that pass (see Acceptance).
+	// Accepted lists regressions that pass (see Acceptance). Expiry is the
+	// caller's to check (CheckExpiry): Compare reads no clock.
 	Accepted []*Acceptance
+	// Thresholds, when not nil, gives calibrated per-row thresholds that
+	// replace Threshold for the rows it lists (a unit's own `gate=` wins over
+	// both). Its machine must match the head's like the base's does.
+	Thresholds *Thresholds
+	// AllowCrossMachine makes differing machines (see CheckMachines) a
+	// warning in Report.Notes instead of ErrCrossMachine.
+	AllowCrossMachine bool
 }
 
 // Validate returns an error wrapping ErrBadOption when a field is NaN,
@@ -127,6 +135,13 @@ type Row struct {
 	Verdict Verdict
 	// Note explains the verdict: the acceptance reason, warnings.
 	Note string
+	// Threshold is the threshold applied (0 for exact rows): a fraction of
+	// the base median, or with ThresholdAbs an amount in the unit's terms.
+	// ThresholdFrom says where it came from: "default", "calibrated FILE"
+	// or "unit gate=SPEC".
+	Threshold     float64
+	ThresholdAbs  bool
+	ThresholdFrom string
 }
 
 // Report is the result of Compare. It is a plain value, safe to read from
@@ -136,8 +151,15 @@ type Report struct {
 	BaseFiles []string
 	HeadFiles []string
 	Rows      []Row
-	// Notes are report-level warnings (e.g. unused acceptances).
+	// Notes are report-level warnings (e.g. unused acceptances, machine
+	// keys one side does not state).
 	Notes []string
+	// Info lines describe the comparison (the base chosen and why); the
+	// caller adds them, the reports print them above the table.
+	Info []string
+	// Profiles say where regressed benchmarks got slower; the caller adds
+	// them (see DiffProfileFiles), the reports print them below the table.
+	Profiles []ProfileDiff
 }
 
 // Count returns the number of rows with verdict v.
@@ -174,6 +196,10 @@ func Compare(base, head *Set, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	machineNotes, err := checkSides(base, head, opts)
+	if err != nil {
+		return nil, err
+	}
 	common := false
 	for _, k := range base.Keys {
 		if _, ok := head.Samples[k]; ok {
@@ -184,7 +210,7 @@ func Compare(base, head *Set, opts Options) (*Report, error) {
 	if !common {
 		return nil, fmt.Errorf("%w (base: %s; head: %s)", ErrNoCommon, strings.Join(base.Files, ", "), strings.Join(head.Files, ", "))
 	}
-	rep := &Report{Options: opts, BaseFiles: base.Files, HeadFiles: head.Files}
+	rep := &Report{Options: opts, BaseFiles: base.Files, HeadFiles: head.Files, Notes: machineNotes}
 	used := make([]bool, len(opts.Accepted))
 	var missing, weak []string
 	for _, k := range base.Keys {
@@ -226,6 +252,50 @@ func Compare(base, head *Set, opts Options) (*Report, error) {
 	return rep, errors.Join(errs...)
 }
 
+// checkSides compares the machines of base, head and the thresholds file:
+// ErrCrossMachine, or with AllowCrossMachine a warning, for differing strict
+// keys; notes for unknown and noted keys.
+func checkSides(base, head *Set, opts Options) ([]string, error) {
+	hfp := head.Fingerprint()
+	checks := []MachineCheck{CheckMachines("base", base.Fingerprint(), "head", hfp)}
+	if t := opts.Thresholds; t != nil {
+		name := t.File
+		if name == "" {
+			name = "thresholds"
+		}
+		checks = append(checks, CheckMachines(name, t.fingerprint(), "head", hfp))
+	}
+	var diffs, notes []string
+	for _, c := range checks {
+		diffs = append(diffs, c.Diffs...)
+		for _, u := range c.Unknown {
+			notes = append(notes, "machine "+u+": not checked")
+		}
+		for _, n := range c.Notes {
+			notes = append(notes, "machine differs (not refused): "+n)
+		}
+	}
+	if len(diffs) > 0 {
+		if !opts.AllowCrossMachine {
+			return nil, fmt.Errorf("%w: %s", ErrCrossMachine, strings.Join(diffs, "; "))
+		}
+		notes = append([]string{"WARNING: comparing across machines: " + strings.Join(diffs, "; ")}, notes...)
+	}
+	return notes, nil
+}
+
+// rowThreshold returns the threshold of k: the unit's own gate=, else the
+// calibrated one, else opts.Threshold.
+func rowThreshold(k Key, units benchfmt.UnitMetadataMap, opts Options) (th float64, abs bool, from string) {
+	if g, ok := UnitGateOf(k.Unit, units); ok {
+		return g.Amount, g.Absolute, "unit gate=" + g.Spec
+	}
+	if th, ok := opts.Thresholds.Get(k); ok {
+		return th, false, "calibrated " + opts.Thresholds.File
+	}
+	return opts.Threshold, false, "default"
+}
+
 func compareKey(k Key, b, h []float64, units benchfmt.UnitMetadataMap, opts Options) Row {
 	row := Row{Key: k, Direction: DirectionOf(k.Unit, units), NBase: len(b), NHead: len(h),
 		Base: median(b), Head: median(h), Delta: math.NaN(), P: math.NaN()}
@@ -256,10 +326,14 @@ func compareKey(k Key, b, h []float64, units benchfmt.UnitMetadataMap, opts Opti
 			slices.Min(b), slices.Max(b), slices.Min(h), slices.Max(h)))
 	}
 	row.Delta = delta(row.Base, row.Head)
+	row.Threshold, row.ThresholdAbs, row.ThresholdFrom = rowThreshold(k, units, opts)
 	th := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
 	cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(b), th), benchmath.NewSample(slices.Clone(h), th))
 	row.P = cmp.P
 	worse := row.Delta * float64(row.Direction) * -1 // > 0 when head is worse
+	if row.ThresholdAbs {
+		worse = (row.Head - row.Base) * float64(row.Direction) * -1
+	}
 	switch {
 	case row.Direction == DirUnknown:
 		row.Verdict = NotGated
@@ -269,9 +343,9 @@ func compareKey(k Key, b, h []float64, units benchfmt.UnitMetadataMap, opts Opti
 		notes = append(notes, fmt.Sprintf("n=%d+%d cannot reach p < %g", len(b), len(h), opts.Alpha))
 	case !(cmp.P < opts.Alpha):
 		row.Verdict = Unchanged
-	case worse > opts.Threshold:
+	case worse > row.Threshold:
 		row.Verdict = Regressed
-	case -worse > opts.Threshold:
+	case -worse > row.Threshold:
 		row.Verdict = Improved
 	default:
 		row.Verdict = Within

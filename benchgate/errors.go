@@ -36,6 +36,16 @@ var (
 	ErrBaseEmpty = errors.New("base has none of the selected benchmarks")
 	// ErrBenchFailed: a test binary exited with an error while benchmarking.
 	ErrBenchFailed = errors.New("benchmark binary failed")
+	// ErrCrossMachine: base and head (or a thresholds file and the head) were
+	// measured on different machines (see StrictMachineKeys).
+	ErrCrossMachine = errors.New("benchmarks measured on different machines")
+	// ErrThresholdsFile: the thresholds file is malformed.
+	ErrThresholdsFile = errors.New("bad thresholds file")
+	// ErrAcceptExpired: an accepted regression is past its expiry (until= or
+	// commits=).
+	ErrAcceptExpired = errors.New("accepted regression expired")
+	// ErrNoBase: Run with Base "auto" could not choose a base revision.
+	ErrNoBase = errors.New("no base revision")
 	// ErrBuild: building a test binary (or preparing a git worktree) failed.
 	ErrBuild = errors.New("build failed")
 )

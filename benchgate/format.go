@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -57,6 +58,50 @@ func (row *Row) cells() []string {
 
 var header = []string{"benchmark", "unit", "base", "head", "delta", "p", "n base/head", "verdict"}
 
+// showThresholds reports whether any row's threshold came from somewhere
+// other than the default: then the reports add a threshold column, so that
+// every row says which threshold judged it.
+func (r *Report) showThresholds() bool {
+	for _, row := range r.Rows {
+		if row.ThresholdFrom != "" && row.ThresholdFrom != "default" {
+			return true
+		}
+	}
+	return false
+}
+
+// thresholdCell prints a row's threshold and its source.
+func (row *Row) thresholdCell() string {
+	switch {
+	case row.Exact:
+		return "exact"
+	case row.ThresholdFrom == "":
+		return "-"
+	case row.ThresholdAbs:
+		return fmt.Sprintf("+%gpt (%s)", row.Threshold, row.ThresholdFrom)
+	}
+	return fmt.Sprintf("%s (%s)", formatPct(round4(row.Threshold)), row.ThresholdFrom)
+}
+
+// table returns the header and the cells of every row, with the threshold
+// column when showThresholds.
+func (r *Report) table() ([]string, [][]string) {
+	h := header
+	show := r.showThresholds()
+	if show {
+		h = append(slices.Clone(header[:len(header)-1]), "threshold", header[len(header)-1])
+	}
+	rows := make([][]string, len(r.Rows))
+	for i := range r.Rows {
+		c := r.Rows[i].cells()
+		if show {
+			c = append(c[:len(c)-1:len(c)-1], r.Rows[i].thresholdCell(), c[len(c)-1])
+		}
+		rows[i] = c
+	}
+	return h, rows
+}
+
 // formatValue prints 4 significant digits without exponents for ordinary
 // benchmark magnitudes.
 func formatValue(v float64) string {
@@ -78,16 +123,22 @@ func formatValue(v float64) string {
 // summary line.
 func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "base: %s\nhead: %s\n\n", strings.Join(r.BaseFiles, ", "), strings.Join(r.HeadFiles, ", "))
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	for i := range r.Rows {
-		fmt.Fprintln(tw, strings.Join(r.Rows[i].cells(), "\t"))
+	fmt.Fprintf(tw, "base: %s\nhead: %s\n", strings.Join(r.BaseFiles, ", "), strings.Join(r.HeadFiles, ", "))
+	for _, l := range r.Info {
+		fmt.Fprintln(tw, l)
+	}
+	fmt.Fprintln(tw)
+	h, rows := r.table()
+	fmt.Fprintln(tw, strings.Join(h, "\t"))
+	for _, c := range rows {
+		fmt.Fprintln(tw, strings.Join(c, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	var b strings.Builder
 	b.WriteString("\n")
+	r.writeProfilesText(&b)
 	for _, n := range r.Notes {
 		b.WriteString("note: " + n + "\n")
 	}
@@ -101,10 +152,20 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s\n\n", r.Summary())
 	fmt.Fprintf(&b, "base: `%s`, head: `%s`\n\n", strings.Join(r.BaseFiles, "`, `"), strings.Join(r.HeadFiles, "`, `"))
-	b.WriteString("| " + strings.Join(header, " | ") + " |\n")
-	b.WriteString("|---|---|--:|--:|--:|--:|--:|---|\n")
-	for i := range r.Rows {
-		c := r.Rows[i].cells()
+	for _, l := range r.Info {
+		b.WriteString("- " + l + "\n")
+	}
+	if len(r.Info) > 0 {
+		b.WriteString("\n")
+	}
+	h, rows := r.table()
+	b.WriteString("| " + strings.Join(h, " | ") + " |\n")
+	if len(h) > len(header) {
+		b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|---|\n")
+	} else {
+		b.WriteString("|---|---|--:|--:|--:|--:|--:|---|\n")
+	}
+	for i, c := range rows {
 		for j := range c {
 			c[j] = strings.ReplaceAll(c[j], "|", `\|`)
 		}
@@ -120,6 +181,65 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			b.WriteString("- note: " + n + "\n")
 		}
 	}
+	r.writeProfilesMarkdown(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+var profileHeader = []string{"function", "flat base", "flat head", "cum base", "cum head"}
+
+func (f FuncShare) cells() []string {
+	p := func(v float64) string { return fmt.Sprintf("%.1f%%", v*100) }
+	return []string{f.Func, p(f.BaseFlat), p(f.HeadFlat), p(f.BaseCum), p(f.HeadCum)}
+}
+
+func (d *ProfileDiff) title() string {
+	what := "CPU time"
+	if d.SampleType != "cpu" {
+		what = d.SampleType
+	}
+	return fmt.Sprintf("where %s got slower (%s: functions whose flat share grew most, base -> head)", d.Benchmark, what)
+}
+
+func (r *Report) writeProfilesText(b *strings.Builder) {
+	for i := range r.Profiles {
+		d := &r.Profiles[i]
+		b.WriteString(d.title() + ":\n")
+		switch {
+		case d.Err != "":
+			b.WriteString("  no profile comparison: " + d.Err + "\n\n")
+			continue
+		case len(d.Funcs) == 0:
+			b.WriteString("  no function's share grew\n\n")
+			continue
+		}
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  "+strings.Join(profileHeader, "\t"))
+		for _, f := range d.Funcs {
+			fmt.Fprintln(tw, "  "+strings.Join(f.cells(), "\t"))
+		}
+		tw.Flush()
+		b.WriteString("\n")
+	}
+}
+
+func (r *Report) writeProfilesMarkdown(b *strings.Builder) {
+	for i := range r.Profiles {
+		d := &r.Profiles[i]
+		b.WriteString("\n" + strings.Replace(d.title(), d.Benchmark, "`"+d.Benchmark+"`", 1) + ":\n\n")
+		switch {
+		case d.Err != "":
+			b.WriteString("no profile comparison: " + d.Err + "\n")
+			continue
+		case len(d.Funcs) == 0:
+			b.WriteString("no function's share grew\n")
+			continue
+		}
+		b.WriteString("| " + strings.Join(profileHeader, " | ") + " |\n|---|--:|--:|--:|--:|\n")
+		for _, f := range d.Funcs {
+			c := f.cells()
+			c[0] = "`" + strings.ReplaceAll(c[0], "|", `\|`) + "`"
+			b.WriteString("| " + strings.Join(c, " | ") + " |\n")
+		}
+	}
 }

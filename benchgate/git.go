@@ -57,3 +57,82 @@ func removeWorktree(root, path string) {
 		git(ctx, root, "worktree", "prune")
 	}
 }
+
+// BaseAuto is the RunConfig.Base that makes Run choose the base with
+// AutoBase. (A branch named "auto" is refs/heads/auto.)
+const BaseAuto = "auto"
+
+// AutoBase chooses the base revision for the commit checked out in dir, the
+// way a CI gate wants it, and says why:
+//
+//   - The default branch is origin's (refs/remotes/origin/HEAD, else
+//     origin/main, else origin/master), else the local main or master.
+//   - On the default branch (HEAD is that branch by name, or HEAD is
+//     contained in it, as on a push to main): HEAD~1, the previous commit.
+//   - Elsewhere (a feature branch, or the detached merge commit a pull
+//     request is tested as): the merge base of HEAD and the default branch,
+//     so the gate measures the branch's changes only.
+//   - With no default branch at all: HEAD~1, and the reason says so.
+//
+// It returns the full commit hash. Errors wrap ErrNoBase: HEAD has no parent,
+// or no merge base is found (a shallow clone: fetch the full history).
+func AutoBase(ctx context.Context, dir string) (rev, reason string, err error) {
+	def, defName := defaultBranch(ctx, dir)
+	branch, _ := git(ctx, dir, "symbolic-ref", "--quiet", "--short", "HEAD")
+	head, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		return "", "", fmt.Errorf("%w: HEAD is not a commit", ErrNoBase)
+	}
+	parent := func(why string) (string, string, error) {
+		sha, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", "HEAD~1^{commit}")
+		if err != nil {
+			return "", "", fmt.Errorf("%w: %s, and HEAD has no parent commit%s", ErrNoBase, why, shallowHint(ctx, dir))
+		}
+		return sha, "HEAD~1: " + why, nil
+	}
+	if def == "" {
+		return parent("no default branch found (no origin/HEAD, origin/main, origin/master, main or master)")
+	}
+	short := defName[strings.LastIndex(defName, "/")+1:]
+	if branch != "" && branch == short {
+		return parent(fmt.Sprintf("HEAD is on the default branch %s", branch))
+	}
+	mb, err := git(ctx, dir, "merge-base", "HEAD", def)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: no merge base of HEAD and %s%s", ErrNoBase, defName, shallowHint(ctx, dir))
+	}
+	if mb == head {
+		return parent(fmt.Sprintf("HEAD is contained in the default branch %s", defName))
+	}
+	on := "detached HEAD"
+	if branch != "" {
+		on = "branch " + branch
+	}
+	return mb, fmt.Sprintf("merge base of HEAD (%s) with the default branch %s", on, defName), nil
+}
+
+// defaultBranch returns the ref of the default branch and its short name.
+func defaultBranch(ctx context.Context, dir string) (ref, name string) {
+	if r, err := git(ctx, dir, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD"); err == nil && r != "" {
+		return r, strings.TrimPrefix(r, "refs/remotes/")
+	}
+	for _, r := range []string{"refs/remotes/origin/main", "refs/remotes/origin/master", "refs/heads/main", "refs/heads/master"} {
+		if _, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", r+"^{commit}"); err == nil {
+			return r, strings.TrimPrefix(strings.TrimPrefix(r, "refs/remotes/"), "refs/heads/")
+		}
+	}
+	return "", ""
+}
+
+func shallowHint(ctx context.Context, dir string) string {
+	if s, _ := git(ctx, dir, "rev-parse", "--is-shallow-repository"); s == "true" {
+		return " (this is a shallow clone: fetch the full history, e.g. fetch-depth: 0)"
+	}
+	return ""
+}
+
+// execOut runs a command and returns its standard output.
+func execOut(ctx context.Context, name string, args ...string) (string, error) {
+	out, err := exec.CommandContext(ctx, name, args...).Output()
+	return string(out), err
+}

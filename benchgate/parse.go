@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -36,6 +37,10 @@ type Set struct {
 	// Config holds the first value seen of each configuration key
 	// (`commit: ...`, `goversion: ...`, `cpu: ...`).
 	Config map[string]string
+	// Configs holds every distinct value of each configuration key, in
+	// first-seen order (a file concatenated from two machines shows both
+	// cpus here). Only configuration that applies to a result counts.
+	Configs map[string][]string
 	// Malformed lists the lines that could not be parsed, with file and line.
 	Malformed []*benchfmt.SyntaxError
 }
@@ -117,7 +122,7 @@ func (p Parser) Parse(in io.Reader, fileName string) (*Set, error) {
 }
 
 func newSet() *Set {
-	return &Set{Samples: map[Key][]float64{}, Config: map[string]string{}}
+	return &Set{Samples: map[Key][]float64{}, Config: map[string]string{}, Configs: map[string][]string{}}
 }
 
 func (s *Set) read(r *benchfmt.Reader, fileName string) error {
@@ -140,6 +145,9 @@ func (s *Set) read(r *benchfmt.Reader, fileName string) error {
 			for _, c := range rec.Config {
 				if _, ok := s.Config[c.Key]; !ok {
 					s.Config[c.Key] = string(c.Value)
+				}
+				if v := string(c.Value); !slices.Contains(s.Configs[c.Key], v) {
+					s.Configs[c.Key] = append(s.Configs[c.Key], v)
 				}
 			}
 			name := "Benchmark" + string(rec.Name)
@@ -208,6 +216,10 @@ func checkMetadata(m *benchfmt.UnitMetadata) string {
 	case "better":
 		if m.Value != "higher" && m.Value != "lower" && m.Value != "none" {
 			return fmt.Sprintf("unit %s: better=%s, want better=higher, better=lower or better=none", m.OrigUnit, m.Value)
+		}
+	case "gate":
+		if _, err := ParseUnitGate(m.Value); err != nil {
+			return fmt.Sprintf("unit %s: %v", m.OrigUnit, err)
 		}
 	case "assume":
 		if m.Value != "nothing" && m.Value != "exact" {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,9 +17,15 @@ import (
 
 // Target is one package pattern (as `go list` takes it: "./arena", "./...")
 // and the -test.bench regexp to run in the packages it names.
+//
+// HeadEnv is added to the environment of the head's runs of this target only
+// (after RunConfig.HeadEnv): calibration slows each benchmark by its own
+// amount this way. A package and regexp listed twice keep the first
+// target's HeadEnv.
 type Target struct {
-	Pkg   string
-	Bench string
+	Pkg     string
+	Bench   string
+	HeadEnv []string
 }
 
 // RunConfig configures Run. Only Base is required. A RunConfig is read, never
@@ -26,8 +33,9 @@ type Target struct {
 type RunConfig struct {
 	// Dir is any directory inside the git repository; "" means ".".
 	Dir string
-	// Base is the git revision to compare against (required). It is checked
-	// out in a temporary `git worktree`, removed when Run returns.
+	// Base is the git revision to compare against (required), or BaseAuto
+	// ("auto") to let AutoBase choose it. It is checked out in a temporary
+	// `git worktree`, removed when Run returns.
 	Base string
 	// Head is the git revision under test; "" means the working tree of Dir
 	// as it is, uncommitted changes included.
@@ -77,6 +85,16 @@ type RunConfig struct {
 	Timeout time.Duration
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
+	// ProfileSelect, when not nil, is called with the parsed Sets once all
+	// rounds ran; for each benchmark name it returns (as written, at most
+	// ProfileMax, default 3), Run runs the benchmark once more in base and in
+	// head for ProfileBenchtime (default 1s) with -test.cpuprofile and
+	// -test.memprofile, into OutDir/profiles (RunResult.Profiles). A gate
+	// returns its regressed benchmarks. A profile that cannot be taken is a
+	// note, not an error.
+	ProfileSelect    func(base, head *Set) []string
+	ProfileBenchtime string
+	ProfileMax       int
 }
 
 // MaxCount bounds RunConfig.Count: more rounds are a typo, not a plan.
@@ -93,19 +111,27 @@ func (c RunConfig) validate() error {
 		return fmt.Errorf("%w: Nice %d: want a value in [-20, 19]", ErrBadOption, c.Nice)
 	case c.Timeout < 0:
 		return fmt.Errorf("%w: Timeout %v: want 0 (for 10m) or more", ErrBadOption, c.Timeout)
+	case c.ProfileMax < 0:
+		return fmt.Errorf("%w: ProfileMax %d: want 0 (for 3) or more", ErrBadOption, c.ProfileMax)
 	}
 	return nil
 }
 
 // RunResult is what Run produced: the raw output files and their parse.
 type RunResult struct {
-	BaseFile, HeadFile string
+	// BaseRev is RunConfig.Base as given ("auto" included); BaseReason says
+	// why AutoBase chose BaseCommit ("" when the base was given).
+	BaseRev, BaseReason string
+	BaseFile, HeadFile  string
 	BaseCommit         string
 	HeadCommit         string // "<sha>+worktree" when Head is the working tree
 	Base, Head         *Set
 	// Notes say what was skipped (packages absent from one side, packages
-	// without tests).
+	// without tests, profiles not taken).
 	Notes []string
+	// Profiles are the profiles taken for ProfileSelect.
+	Profiles []ProfileFiles
+	outDir   string
 }
 
 // binary is one built test binary and what to run in it.
@@ -114,6 +140,7 @@ type binary struct {
 	path       string // the executable
 	dir        string // the package directory (the binary's working directory)
 	bench      string
+	headEnv    []string // the target's extra head environment
 }
 
 // side is one tree (base or head) being measured.
@@ -123,7 +150,8 @@ type side struct {
 	bins                     map[string]*binary // by importPath+"\x00"+bench
 	order                    []string           // keys of bins in target order
 	out                      *os.File
-	skipBroken               bool // a package that does not build is skipped, not an error
+	skipBroken               bool               // a package that does not build is skipped, not an error
+	byName                   map[string]*binary // the binary that printed each benchmark name
 }
 
 // Run builds the test binaries of base and head, runs them interleaved round
@@ -131,43 +159,29 @@ type side struct {
 // Compare on the returned Sets. The temporary worktrees and binaries are
 // removed before Run returns, also on error or cancellation.
 //
-// Errors wrap ErrBadOption (a RunConfig field out of range), ErrBuild
-// (worktree or build), ErrBenchFailed (a binary failed), ErrBaseEmpty (with
-// AllowEmptyBase), or the parse errors of ParseFiles.
+// Each output starts with the machine it ran on as configuration lines
+// (commit, goversion, goos, goarch, goamd64, gomaxprocs, nproc, kernel; the
+// test binaries add cpu), so that Compare can refuse to compare across
+// machines.
+//
+// Errors wrap ErrBadOption (a RunConfig field out of range), ErrNoBase (Base
+// "auto" found none), ErrBuild (worktree or build), ErrBenchFailed (a binary
+// failed), ErrBaseEmpty (with AllowEmptyBase), or the parse errors of
+// ParseFiles.
 func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Count == 0 {
-		cfg.Count = 10
-	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 10 * time.Minute
-	}
-	logw := cfg.Log
-	if logw == nil {
-		logw = io.Discard
-	}
-	targets := cfg.Targets
-	if len(targets) == 0 {
-		pkgs, bench := cfg.Pkgs, cfg.Bench
-		if len(pkgs) == 0 {
-			pkgs = []string{"./..."}
-		}
-		if bench == "" {
-			bench = "."
-		}
-		for _, p := range pkgs {
-			targets = append(targets, Target{Pkg: p, Bench: bench})
-		}
-	}
-	dir := cfg.Dir
-	if dir == "" {
-		dir = "."
-	}
-	root, err := git(ctx, dir, "rev-parse", "--show-toplevel")
+	cfg = cfg.withDefaults()
+	root, err := git(ctx, cfg.Dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil, fmt.Errorf("%w: not in a git repository: %v", ErrBuild, err)
+	}
+	res = &RunResult{BaseRev: cfg.Base}
+	if cfg.Base == BaseAuto {
+		if cfg.Base, res.BaseReason, err = AutoBase(ctx, root); err != nil {
+			return nil, err
+		}
 	}
 	tmp, err := os.MkdirTemp("", "benchgate-")
 	if err != nil {
@@ -175,7 +189,6 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	}
 	defer os.RemoveAll(tmp)
 
-	res = &RunResult{}
 	base := &side{name: "base", tags: cfg.Tags, env: cfg.BaseEnv, skipBroken: cfg.AllowEmptyBase}
 	head := &side{name: "head", tags: joinTags(cfg.Tags, cfg.HeadTags), env: cfg.HeadEnv}
 	if base.tree, base.commit, err = worktree(ctx, root, filepath.Join(tmp, "base"), cfg.Base); err != nil {
@@ -198,42 +211,111 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	res.BaseCommit, res.HeadCommit = base.commit, head.commit
 
 	for _, s := range []*side{base, head} {
-		fmt.Fprintf(logw, "benchgate: building %s (%s)\n", s.name, s.commit)
-		notes, err := s.build(ctx, targets, filepath.Join(tmp, "bin-"+s.name))
+		fmt.Fprintf(cfg.Log, "benchgate: building %s (%s)\n", s.name, s.commit)
+		notes, err := s.build(ctx, cfg.Targets, filepath.Join(tmp, "bin-"+s.name))
 		if err != nil {
 			return nil, err
 		}
 		res.Notes = append(res.Notes, notes...)
 	}
-
-	out := cfg.OutDir
-	if out == "" {
-		if out, err = os.MkdirTemp("", "benchgate-out-"); err != nil {
-			return nil, err
-		}
-	} else if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := openOutputs(ctx, cfg, res, base, head); err != nil {
 		return nil, err
 	}
+	defer base.out.Close()
+	defer head.out.Close()
+	if err := runRounds(ctx, cfg, res, base, head); err != nil {
+		return res, err
+	}
+	base.out.Close()
+	head.out.Close()
+	var berr, herr error
+	res.Base, berr = ParseFiles(res.BaseFile)
+	res.Head, herr = ParseFiles(res.HeadFile)
+	if err := errors.Join(berr, herr); err != nil {
+		return res, err
+	}
+	if cfg.ProfileSelect != nil {
+		res.Profiles = profileAll(ctx, cfg, res, base, head, cfg.ProfileSelect(res.Base, res.Head))
+	}
+	return res, nil
+}
+
+// withDefaults fills in the defaults of a validated RunConfig.
+func (c RunConfig) withDefaults() RunConfig {
+	if c.Count == 0 {
+		c.Count = 10
+	}
+	if c.Timeout == 0 {
+		c.Timeout = 10 * time.Minute
+	}
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+	if c.Dir == "" {
+		c.Dir = "."
+	}
+	if c.ProfileBenchtime == "" {
+		c.ProfileBenchtime = "1s"
+	}
+	if c.ProfileMax == 0 {
+		c.ProfileMax = 3
+	}
+	if len(c.Targets) == 0 {
+		pkgs, bench := c.Pkgs, c.Bench
+		if len(pkgs) == 0 {
+			pkgs = []string{"./..."}
+		}
+		if bench == "" {
+			bench = "."
+		}
+		for _, p := range pkgs {
+			c.Targets = append(c.Targets, Target{Pkg: p, Bench: bench})
+		}
+	}
+	return c
+}
+
+// openOutputs creates base.txt and head.txt and writes their headers: the
+// commit, the side, the tags, the machine, then the preamble.
+func openOutputs(ctx context.Context, cfg RunConfig, res *RunResult, base, head *side) error {
+	out := cfg.OutDir
+	var err error
+	if out == "" {
+		if out, err = os.MkdirTemp("", "benchgate-out-"); err != nil {
+			return err
+		}
+	} else if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
 	res.BaseFile, res.HeadFile = filepath.Join(out, "base.txt"), filepath.Join(out, "head.txt")
+	res.outDir = out
 	for _, s := range []*side{base, head} {
 		path := res.BaseFile
 		if s == head {
 			path = res.HeadFile
 		}
 		if s.out, err = os.Create(path); err != nil {
-			return nil, err
+			return err
 		}
-		defer s.out.Close()
-		fmt.Fprintf(s.out, "commit: %s\nbenchgate-side: %s\n", s.commit, s.name)
+		var b strings.Builder
+		fmt.Fprintf(&b, "commit: %s\nbenchgate-side: %s\n", s.commit, s.name)
 		if s.tags != "" {
-			fmt.Fprintf(s.out, "tags: %s\n", s.tags)
+			fmt.Fprintf(&b, "tags: %s\n", s.tags)
 		}
-		io.WriteString(s.out, cfg.Preamble)
+		b.WriteString(machineHeader(ctx, s.tree, append(os.Environ(), s.env...)))
+		b.WriteString(cfg.Preamble)
 		if cfg.Preamble != "" && !strings.HasSuffix(cfg.Preamble, "\n") {
-			io.WriteString(s.out, "\n")
+			b.WriteString("\n")
+		}
+		if _, err := io.WriteString(s.out, b.String()); err != nil {
+			return err
 		}
 	}
+	return nil
+}
 
+// runRounds runs every binary of both sides Count times in ABBA order.
+func runRounds(ctx context.Context, cfg RunConfig, res *RunResult, base, head *side) error {
 	args := []string{"-test.run", "^$", "-test.count", "1", "-test.timeout", cfg.Timeout.String()}
 	if cfg.Benchtime != "" {
 		args = append(args, "-test.benchtime", cfg.Benchtime)
@@ -255,34 +337,51 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 				if b == nil {
 					continue
 				}
-				n, err := b.run(ctx, cfg.Nice, args, s.env, s.out)
+				names, err := b.run(ctx, cfg.Nice, args, s.binEnv(b), s.out)
 				if err != nil {
-					return nil, fmt.Errorf("%s round %d: %w", s.name, round, err)
+					return fmt.Errorf("%s round %d: %w", s.name, round, err)
 				}
+				s.record(names, b)
 				if s == base {
-					baseOut += n
+					baseOut += len(names)
 				} else {
-					headOut += n
-					if n == 0 && round == 1 {
+					headOut += len(names)
+					if len(names) == 0 && round == 1 {
 						res.Notes = append(res.Notes, fmt.Sprintf("head: %s -test.bench %q matched no benchmark", b.importPath, b.bench))
 					}
 				}
 			}
 		}
-		fmt.Fprintf(logw, "benchgate: round %d/%d done in %v\n", round, cfg.Count, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(cfg.Log, "benchgate: round %d/%d done in %v\n", round, cfg.Count, time.Since(start).Round(time.Millisecond))
 		if round == 1 && headOut == 0 {
-			return res, fmt.Errorf("head: %w (none of the selected benchmarks ran)", ErrNoBenchmarks)
+			return fmt.Errorf("head: %w (none of the selected benchmarks ran)", ErrNoBenchmarks)
 		}
 		if round == 1 && cfg.AllowEmptyBase && baseOut == 0 {
-			return res, ErrBaseEmpty
+			return ErrBaseEmpty
 		}
 	}
-	base.out.Close()
-	head.out.Close()
-	var berr, herr error
-	res.Base, berr = ParseFiles(res.BaseFile)
-	res.Head, herr = ParseFiles(res.HeadFile)
-	return res, errors.Join(berr, herr)
+	return nil
+}
+
+// binEnv is the environment added to b's runs: the side's, then (head only)
+// the target's.
+func (s *side) binEnv(b *binary) []string {
+	if s.name != "head" || len(b.headEnv) == 0 {
+		return s.env
+	}
+	return append(slices.Clone(s.env), b.headEnv...)
+}
+
+// record remembers which binary printed each benchmark name.
+func (s *side) record(names []string, b *binary) {
+	if s.byName == nil {
+		s.byName = map[string]*binary{}
+	}
+	for _, n := range names {
+		if s.byName[n] == nil {
+			s.byName[n] = b
+		}
+	}
 }
 
 func joinTags(a, b string) string {
@@ -355,7 +454,7 @@ func (s *side) build(ctx context.Context, targets []Target, binDir string) (note
 			}
 			if k := ip + "\x00" + t.Bench; bin != "" && s.bins[k] == nil {
 				s.order = append(s.order, k)
-				s.bins[ip+"\x00"+t.Bench] = &binary{importPath: ip, path: bin, dir: pdir, bench: t.Bench}
+				s.bins[k] = &binary{importPath: ip, path: bin, dir: pdir, bench: t.Bench, headEnv: t.HeadEnv}
 			}
 		}
 	}
@@ -363,8 +462,8 @@ func (s *side) build(ctx context.Context, targets []Target, binDir string) (note
 }
 
 // run runs the binary once and appends its standard output to w; it returns
-// the number of benchmark result lines written.
-func (b *binary) run(ctx context.Context, nice int, args, env []string, w io.Writer) (int, error) {
+// the names of the benchmark result lines written.
+func (b *binary) run(ctx context.Context, nice int, args, env []string, w io.Writer) ([]string, error) {
 	var stdout, stderr bytes.Buffer
 	argv := append([]string{b.path}, args...)
 	argv = append(argv, "-test.bench", b.bench)
@@ -377,18 +476,18 @@ func (b *binary) run(ctx context.Context, nice int, args, env []string, w io.Wri
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	if _, werr := w.Write(stdout.Bytes()); werr != nil {
-		return 0, werr
+		return nil, werr
 	}
 	if err != nil {
-		return 0, fmt.Errorf("%w: %s -test.bench %q: %v\n%s", ErrBenchFailed, b.importPath, b.bench, err, tail(stdout.String()+stderr.String(), 4000))
+		return nil, fmt.Errorf("%w: %s -test.bench %q: %v\n%s", ErrBenchFailed, b.importPath, b.bench, err, tail(stdout.String()+stderr.String(), 4000))
 	}
-	n := 0
+	var names []string
 	for _, line := range strings.Split(stdout.String(), "\n") {
 		if strings.HasPrefix(line, "Benchmark") && strings.ContainsAny(line, " \t") {
-			n++
+			names = append(names, strings.Fields(line)[0])
 		}
 	}
-	return n, nil
+	return names, nil
 }
 
 func firstLine(s string) string {

@@ -2,6 +2,8 @@ package benchgate
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -83,4 +85,53 @@ func mergeUnits(a, b benchfmt.UnitMetadataMap) (benchfmt.UnitMetadataMap, error)
 		out[k] = v
 	}
 	return out, nil
+}
+
+// UnitGate is a unit's own gate, declared by `gate=` unit metadata:
+//
+//	Unit gc-cpu-% better=lower gate=+2pt   regress when the median is worse by more than 2 (points)
+//	Unit p99-ns better=lower gate=25%      regress when it is worse by more than 25%
+//
+// An absolute gate (`+Npt`: N in the unit's own terms, percentage points for
+// a -% unit, the "+" optional) suits units that are already percentages,
+// where a relative change of a small share (1% to 2% of CPU is +100%) says
+// little. A relative gate (`N%`, at most 100%) replaces the gate's
+// threshold for that unit. Either way the U test must also give p < Alpha,
+// and the unit needs a direction (better=lower|higher): with better=none, or
+// with no gate= at all for a unit set better=none, it stays report-only.
+type UnitGate struct {
+	Amount   float64 // fraction (relative) or absolute amount
+	Absolute bool
+	Spec     string // as written, "+2pt"
+}
+
+// UnitGateOf returns the `gate=` metadata of unit, if any and valid.
+func UnitGateOf(unit string, meta benchfmt.UnitMetadataMap) (UnitGate, bool) {
+	m := meta.Get(unit, "gate")
+	if m == nil {
+		return UnitGate{}, false
+	}
+	g, err := ParseUnitGate(m.Value)
+	return g, err == nil
+}
+
+// ParseUnitGate parses a `gate=` value: "+2pt", "2pt", "0.5pt", "25%".
+func ParseUnitGate(v string) (UnitGate, error) {
+	g := UnitGate{Spec: v}
+	num, abs := strings.CutSuffix(strings.TrimPrefix(v, "+"), "pt")
+	if !abs {
+		var pct bool
+		if num, pct = strings.CutSuffix(num, "%"); !pct {
+			return g, fmt.Errorf("gate=%s: want +Npt (absolute, in the unit's own terms) or N%% (relative)", v)
+		}
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || (!abs && f > MaxThreshold*100) {
+		return g, fmt.Errorf("gate=%s: want +Npt with N a finite number >= 0, or N%% with N in [0, %g]", v, MaxThreshold*100)
+	}
+	g.Absolute, g.Amount = abs, f
+	if !abs {
+		g.Amount = f / 100
+	}
+	return g, nil
 }

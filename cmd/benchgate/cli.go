@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,11 +22,14 @@ var errRegression = errors.New("regression")
 var errHelp = flag.ErrHelp
 
 const usage = `usage:
-  benchgate compare [-alpha 0.01] [-threshold 10%] [-accept FILE] [-markdown FILE] [-lenient] OLD NEW
-  benchgate run -base REF [-head REF] [-bench RE] [-pkgs ./a,./b] [-target PKG:RE ...]
+  benchgate compare [-alpha 0.01] [-threshold 10%] [-thresholds FILE] [-accept FILE]
+                    [-allow-cross-machine] [-markdown FILE] [-lenient] OLD NEW
+  benchgate run -base REF|auto [-head REF] [-bench RE] [-pkgs ./a,./b] [-target 'PKG:RE [K=V ...]' ...]
                 [-count 10] [-benchtime T] [-tags T] [-head-tags T] [-head-env K=V ...]
-                [-units FILE] [-out DIR] [-allow-empty-base] [-nice N] [compare flags]
-Run "benchgate compare -h" or "benchgate run -h" for the flags.
+                [-units FILE] [-out DIR] [-allow-empty-base] [-nice N]
+                [-profiles=true] [-profile-benchtime 1s] [compare flags]
+  benchgate calibrate -o FILE [-rev HEAD] [-rounds 30] [-chunks 20] [-k 2] [run's target flags]
+Run "benchgate compare -h", "benchgate run -h" or "benchgate calibrate -h" for the flags.
 Exit status: 0 no regression, 1 regression, 2 usage, input or run error.
 Input: values must be finite and non-negative; files at most 64 MiB, lines
 at most 64 KiB.
@@ -35,20 +39,22 @@ at most 64 KiB.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		io.WriteString(stderr, usage)
-		return errors.New("missing subcommand (compare or run)")
+		return errors.New("missing subcommand (compare, run or calibrate)")
 	}
 	var err error
 	switch args[0] {
 	case "compare":
-		err = runCompare(args[1:], stdout, stderr)
+		err = runCompare(ctx, args[1:], stdout, stderr)
 	case "run":
 		err = runRun(ctx, args[1:], stdout, stderr)
+	case "calibrate":
+		err = runCalibrate(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		io.WriteString(stdout, usage)
 		return nil
 	default:
 		io.WriteString(stderr, usage)
-		return fmt.Errorf("unknown subcommand %q (want compare or run)", args[0])
+		return fmt.Errorf("unknown subcommand %q (want compare, run or calibrate)", args[0])
 	}
 	if errors.Is(err, errHelp) {
 		return nil
@@ -58,11 +64,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // gateFlags are the flags shared by compare and run.
 type gateFlags struct {
-	alpha     float64
-	threshold pctFlag
-	accept    string
-	markdown  string
-	lenient   bool
+	alpha        float64
+	threshold    pctFlag
+	thresholds   string
+	accept       string
+	markdown     string
+	lenient      bool
+	crossMachine bool
 }
 
 func (g *gateFlags) register(fs *flag.FlagSet) {
@@ -72,6 +80,35 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.accept, "accept", "", "accepted-regressions `file` (lines: REGEXP reason)")
 	fs.StringVar(&g.markdown, "markdown", "", "also write the report as Markdown to `file` (\"-\": stdout)")
 	fs.BoolVar(&g.lenient, "lenient", false, "report malformed lines as warnings instead of failing")
+	fs.StringVar(&g.thresholds, "thresholds", "", "calibrated per-benchmark thresholds `file` (benchgate calibrate); rows it lists use its threshold instead of -threshold")
+	fs.BoolVar(&g.crossMachine, "allow-cross-machine", false, "compare files measured on different machines (cpu, goarch/goamd64, Go version, GOMAXPROCS) with a warning instead of exit 2")
+}
+
+// options builds the comparison options: the accepted regressions (expired
+// entries are an error) and the thresholds file.
+func (g *gateFlags) options(ctx context.Context) (benchgate.Options, error) {
+	opts := benchgate.Options{Alpha: g.alpha, Threshold: float64(g.threshold), AllowCrossMachine: g.crossMachine}
+	if g.threshold == 0 {
+		opts.Threshold = -1 // an explicit 0%: any significant change counts
+	}
+	if g.accept != "" {
+		acc, err := benchgate.ReadAccepted(g.accept)
+		if err != nil {
+			return opts, fmt.Errorf("-accept: %w", err)
+		}
+		if err := benchgate.CheckExpiry(acc, time.Now(), benchgate.GitAge(ctx)); err != nil {
+			return opts, fmt.Errorf("-accept: %w", err)
+		}
+		opts.Accepted = acc
+	}
+	if g.thresholds != "" {
+		th, err := benchgate.ReadThresholds(g.thresholds)
+		if err != nil {
+			return opts, fmt.Errorf("-thresholds: %w", err)
+		}
+		opts.Thresholds = th
+	}
+	return opts, nil
 }
 
 func (g *gateFlags) validate() error {
@@ -126,11 +163,20 @@ func setTargets(cfg *benchgate.RunConfig, pkgs string, targets, headEnv, baseEnv
 	}
 	cfg.HeadEnv, cfg.BaseEnv = headEnv, baseEnv
 	for _, t := range targets {
-		pkg, re, ok := strings.Cut(t, ":")
-		if !ok || pkg == "" || re == "" {
-			return fmt.Errorf("-target %q: want PKG:REGEXP", t)
+		f := strings.Fields(t)
+		if len(f) == 0 {
+			return fmt.Errorf("-target %q: want 'PKG:REGEXP [K=V ...]'", t)
 		}
-		cfg.Targets = append(cfg.Targets, benchgate.Target{Pkg: pkg, Bench: re})
+		pkg, re, ok := strings.Cut(f[0], ":")
+		if !ok || pkg == "" || re == "" {
+			return fmt.Errorf("-target %q: want 'PKG:REGEXP [K=V ...]'", t)
+		}
+		for _, kv := range f[1:] {
+			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+				return fmt.Errorf("-target %q: %q: want K=V after the regexp", t, kv)
+			}
+		}
+		cfg.Targets = append(cfg.Targets, benchgate.Target{Pkg: pkg, Bench: re, HeadEnv: f[1:]})
 	}
 	for _, p := range strings.Split(pkgs, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -140,9 +186,11 @@ func setTargets(cfg *benchgate.RunConfig, pkgs string, targets, headEnv, baseEnv
 	return nil
 }
 
-// checkBenchtime accepts what -test.benchtime does: a positive duration or a
-// positive count written Nx; "" leaves the testing package's default.
-func checkBenchtime(s string) error {
+func checkBenchtime(s string) error { return checkBenchtimeFlag("-benchtime", s) }
+
+// checkBenchtimeFlag accepts what -test.benchtime does: a positive duration
+// or a positive count written Nx; "" leaves the testing package's default.
+func checkBenchtimeFlag(flagName, s string) error {
 	if s == "" {
 		return nil
 	}
@@ -153,7 +201,7 @@ func checkBenchtime(s string) error {
 	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
 		return nil
 	}
-	return fmt.Errorf("-benchtime %q: want a positive duration (1s) or count (100x)", s)
+	return fmt.Errorf("%s %q: want a positive duration (1s) or count (100x)", flagName, s)
 }
 
 // maxUnitsBytes bounds the -units file: a few Unit lines, not a data set.
@@ -189,7 +237,7 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func runCompare(args []string, stdout, stderr io.Writer) error {
+func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compare", stderr)
 	var g gateFlags
 	g.register(fs)
@@ -202,6 +250,10 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 2 {
 		return fmt.Errorf("compare: want two files, OLD and NEW, got %d argument(s)", fs.NArg())
 	}
+	opts, err := g.options(ctx)
+	if err != nil {
+		return err
+	}
 	base, err := parse(fs.Arg(0), g.lenient, stderr)
 	if err != nil {
 		return err
@@ -210,7 +262,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return gate(base, head, &g, stdout)
+	return gate(base, head, opts, &g, stdout, nil)
 }
 
 // parse reads one side; malformed lines are fatal unless lenient.
@@ -224,23 +276,19 @@ func parse(path string, lenient bool, stderr io.Writer) (*benchgate.Set, error) 
 	return set, err
 }
 
-// gate compares, prints the text report (and Markdown), and maps the outcome
-// to the command's error.
-func gate(base, head *benchgate.Set, g *gateFlags, stdout io.Writer) error {
-	opts := benchgate.Options{Alpha: g.alpha, Threshold: float64(g.threshold)}
-	if g.threshold == 0 {
-		opts.Threshold = -1 // an explicit 0%: any significant change counts
-	}
-	if g.accept != "" {
-		acc, err := benchgate.ReadAccepted(g.accept)
-		if err != nil {
-			return err
-		}
-		opts.Accepted = acc
-	}
+// gate compares, lets decorate add to the report (base, profiles), prints
+// the text report (and Markdown), and maps the outcome to the command's
+// error.
+func gate(base, head *benchgate.Set, opts benchgate.Options, g *gateFlags, stdout io.Writer, decorate func(*benchgate.Report)) error {
 	rep, cmpErr := benchgate.Compare(base, head, opts)
 	if rep == nil {
+		if errors.Is(cmpErr, benchgate.ErrCrossMachine) {
+			return fmt.Errorf("%w (-allow-cross-machine compares anyway, with a warning)", cmpErr)
+		}
 		return cmpErr
+	}
+	if decorate != nil {
+		decorate(rep)
 	}
 	if err := rep.WriteText(stdout); err != nil {
 		return err
@@ -274,31 +322,66 @@ func writeMarkdown(rep *benchgate.Report, path string, stdout io.Writer) error {
 	return f.Close()
 }
 
-func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("run", stderr)
-	var g gateFlags
-	g.register(fs)
-	var cfg benchgate.RunConfig
-	var pkgs, units string
-	var targets, headEnv, baseEnv listFlag
-	fs.StringVar(&cfg.Base, "base", "", "git revision to compare against (required)")
-	fs.StringVar(&cfg.Head, "head", "", "git revision under test (default: the working tree)")
+// runFlags are the flags of run and calibrate that say what to build and run.
+type runFlags struct {
+	cfg                       benchgate.RunConfig
+	pkgs, units               string
+	targets, headEnv, baseEnv listFlag
+	quiet                     bool
+}
+
+func (r *runFlags) register(fs *flag.FlagSet) {
+	cfg := &r.cfg
 	fs.StringVar(&cfg.Bench, "bench", ".", "benchmark regexp (-test.bench) for the -pkgs packages")
-	fs.StringVar(&pkgs, "pkgs", "./...", "comma-separated package patterns")
-	fs.Var(&targets, "target", "`PKG:REGEXP` to run (repeatable; replaces -pkgs and -bench)")
-	fs.IntVar(&cfg.Count, "count", 10, "rounds, 1 to 1000; each runs every binary once in base, then in head")
+	fs.StringVar(&r.pkgs, "pkgs", "./...", "comma-separated package patterns")
+	fs.Var(&r.targets, "target", "`'PKG:REGEXP [K=V ...]'` to run (repeatable; replaces -pkgs and -bench); K=V pairs are added to that target's head runs only")
 	fs.StringVar(&cfg.Benchtime, "benchtime", "", "-test.benchtime per run: a positive duration or count Nx (default: the testing package's 1s)")
 	fs.BoolVar(&cfg.Benchmem, "benchmem", true, "report B/op and allocs/op")
 	fs.StringVar(&cfg.Tags, "tags", "", "build tags for both sides")
 	fs.StringVar(&cfg.HeadTags, "head-tags", "", "extra build tags for the head only (calibration: gateslow)")
-	fs.Var(&headEnv, "head-env", "`K=V` added to the head binaries' environment (repeatable)")
-	fs.Var(&baseEnv, "base-env", "`K=V` added to the base binaries' environment (repeatable)")
-	fs.StringVar(&units, "units", "", "`file` (at most 1 MiB) of `Unit NAME better=...` lines written at the top of both outputs")
+	fs.Var(&r.headEnv, "head-env", "`K=V` added to the head binaries' environment (repeatable)")
+	fs.Var(&r.baseEnv, "base-env", "`K=V` added to the base binaries' environment (repeatable)")
+	fs.StringVar(&r.units, "units", "", "`file` (at most 1 MiB) of `Unit NAME better=...` lines written at the top of both outputs")
 	fs.StringVar(&cfg.OutDir, "out", "", "`dir` for base.txt and head.txt (default: a new temporary directory)")
-	fs.BoolVar(&cfg.AllowEmptyBase, "allow-empty-base", false, "exit 0 (skip) when the base has none of the benchmarks")
 	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "limit for each benchmark binary run (positive)")
 	fs.IntVar(&cfg.Nice, "nice", 0, "run the benchmark binaries under `nice -n N`, -20 to 19 (negative: higher priority; needs root)")
-	quiet := fs.Bool("q", false, "no progress lines on stderr")
+	fs.BoolVar(&r.quiet, "q", false, "no progress lines on stderr")
+}
+
+// finish checks the flags (naming the flag) and completes the RunConfig.
+func (r *runFlags) finish(stderr io.Writer) error {
+	if err := checkRunFlags(&r.cfg); err != nil {
+		return err
+	}
+	if err := setTargets(&r.cfg, r.pkgs, r.targets, r.headEnv, r.baseEnv); err != nil {
+		return err
+	}
+	if r.units != "" {
+		b, err := readSmall(r.units, maxUnitsBytes)
+		if err != nil {
+			return fmt.Errorf("-units: %w", err)
+		}
+		r.cfg.Preamble = string(b)
+	}
+	if !r.quiet {
+		r.cfg.Log = stderr
+	}
+	return nil
+}
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", stderr)
+	var g gateFlags
+	g.register(fs)
+	var r runFlags
+	r.register(fs)
+	cfg := &r.cfg
+	fs.StringVar(&cfg.Base, "base", "", "git revision to compare against (required); auto: the merge base with the default branch, or HEAD~1 on it")
+	fs.StringVar(&cfg.Head, "head", "", "git revision under test (default: the working tree)")
+	fs.IntVar(&cfg.Count, "count", 10, "rounds, 1 to 1000; each runs every binary once in base, then in head")
+	fs.BoolVar(&cfg.AllowEmptyBase, "allow-empty-base", false, "exit 0 (skip) when the base has none of the benchmarks")
+	profiles := fs.Bool("profiles", true, "on a regression, profile each regressed benchmark (CPU and allocations, base and head) and report the functions whose share grew most")
+	fs.StringVar(&cfg.ProfileBenchtime, "profile-benchtime", "1s", "-test.benchtime of the profiling runs")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -308,26 +391,26 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if fs.NArg() != 0 {
 		return fmt.Errorf("run: unexpected argument %q (flags only)", fs.Arg(0))
 	}
-	if err := checkRunFlags(&cfg); err != nil {
+	if err := r.finish(stderr); err != nil {
 		return err
 	}
-	if err := setTargets(&cfg, pkgs, targets, headEnv, baseEnv); err != nil {
+	if err := checkBenchtimeFlag("-profile-benchtime", cfg.ProfileBenchtime); err != nil {
 		return err
 	}
-	if units != "" {
-		b, err := readSmall(units, maxUnitsBytes)
-		if err != nil {
-			return fmt.Errorf("-units: %w", err)
-		}
-		cfg.Preamble = string(b)
+	opts, err := g.options(ctx)
+	if err != nil {
+		return err
 	}
-	if !*quiet {
-		cfg.Log = stderr
+	if *profiles {
+		cfg.ProfileSelect = func(base, head *benchgate.Set) []string { return regressedNames(base, head, opts) }
 	}
-	res, err := benchgate.Run(ctx, cfg)
+	res, err := benchgate.Run(ctx, *cfg)
 	if res != nil {
 		for _, n := range res.Notes {
 			fmt.Fprintln(stderr, "benchgate: note:", n)
+		}
+		if res.BaseReason != "" {
+			fmt.Fprintf(stderr, "benchgate: base %s: %s\n", short(res.BaseCommit), res.BaseReason)
 		}
 	}
 	if errors.Is(err, benchgate.ErrBaseEmpty) && cfg.AllowEmptyBase {
@@ -345,5 +428,40 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	return gate(res.Base, res.Head, &g, stdout)
+	return gate(res.Base, res.Head, opts, &g, stdout, func(rep *benchgate.Report) {
+		rep.Info = append(rep.Info, baseLine(res))
+		rep.Profiles = benchgate.DiffProfileFiles(res.Profiles, benchgate.DefaultProfileTop)
+	})
+}
+
+// baseLine names the base a run compared against, and why it was chosen.
+func baseLine(res *benchgate.RunResult) string {
+	l := fmt.Sprintf("base revision: %s = %s", res.BaseRev, short(res.BaseCommit))
+	if res.BaseReason != "" {
+		l += " (" + res.BaseReason + ")"
+	}
+	return l + "; head: " + short(res.HeadCommit)
+}
+
+// short abbreviates a full commit hash ("+worktree" and the like kept).
+func short(sha string) string {
+	if len(sha) >= 40 {
+		return sha[:12] + sha[40:]
+	}
+	return sha
+}
+
+// regressedNames lists the benchmarks with a regressed row, for profiling.
+func regressedNames(base, head *benchgate.Set, opts benchgate.Options) []string {
+	rep, _ := benchgate.Compare(base, head, opts)
+	if rep == nil {
+		return nil
+	}
+	var names []string
+	for _, row := range rep.Rows {
+		if row.Verdict == benchgate.Regressed && !slices.Contains(names, row.Name) {
+			names = append(names, row.Name)
+		}
+	}
+	return names
 }

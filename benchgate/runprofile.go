@@ -1,0 +1,144 @@
+package benchgate
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// machineHeader returns the machine configuration lines of a side: what its
+// toolchain (run in tree) says about the Go version and target, and what this
+// machine says about its CPUs and kernel. env is the binaries' environment,
+// for GOMAXPROCS. The test binaries print cpu (and goos, goarch) themselves.
+func machineHeader(ctx context.Context, tree string, env []string) string {
+	var b strings.Builder
+	keys := []string{"goversion", "goos", "goarch", "goamd64"}
+	if out, err := goCmd(ctx, tree, nil, "env", "GOVERSION", "GOOS", "GOARCH", "GOAMD64"); err == nil {
+		for i, v := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+			if i < len(keys) && strings.TrimSpace(v) != "" {
+				fmt.Fprintf(&b, "%s: %s\n", keys[i], strings.TrimSpace(v))
+			}
+		}
+	}
+	fmt.Fprintf(&b, "gomaxprocs: %d\nnproc: %d\n", gomaxprocsOf(env), runtime.NumCPU())
+	if k := kernelRelease(ctx); k != "" {
+		fmt.Fprintf(&b, "kernel: %s\n", k)
+	}
+	return b.String()
+}
+
+// gomaxprocsOf is the GOMAXPROCS a binary started with env gets: the
+// variable when set, else this process's default (which, like the child's,
+// follows the CPU limit of its container).
+func gomaxprocsOf(env []string) int {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], "GOMAXPROCS="); ok {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				return n
+			}
+			break
+		}
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func kernelRelease(ctx context.Context) string {
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		return strings.TrimSpace(string(b))
+	}
+	if runtime.GOOS == "windows" {
+		return ""
+	}
+	out, err := execOut(ctx, "uname", "-r")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
+// benchRegexp returns the -test.bench regexp that selects exactly the
+// benchmark printed as name by a binary running with GOMAXPROCS procs: the
+// -procs suffix removed, each /-separated level anchored and quoted.
+func benchRegexp(name string, procs int) string {
+	if procs > 1 {
+		name = strings.TrimSuffix(name, "-"+strconv.Itoa(procs))
+	}
+	name = strings.TrimPrefix(name, "Benchmark")
+	parts := strings.Split("Benchmark"+name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9._=-]+`)
+
+// profileAll runs each selected benchmark once more in base and head with
+// CPU and allocation profiles (see RunConfig.ProfileSelect).
+func profileAll(ctx context.Context, cfg RunConfig, res *RunResult, base, head *side, names []string) []ProfileFiles {
+	dir := filepath.Join(res.outDir, "profiles")
+	if len(names) > cfg.ProfileMax {
+		res.Notes = append(res.Notes, fmt.Sprintf("profiles: %d benchmarks selected, profiling the first %d", len(names), cfg.ProfileMax))
+		names = names[:cfg.ProfileMax]
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		res.Notes = append(res.Notes, "profiles: "+err.Error())
+		return nil
+	}
+	var out []ProfileFiles
+	for i, name := range names {
+		stem := unsafeFileChars.ReplaceAllString(name, "_")
+		if len(stem) > 100 {
+			stem = stem[:100]
+		}
+		stem = filepath.Join(dir, fmt.Sprintf("%02d-%s", i+1, stem))
+		pf := ProfileFiles{Benchmark: name}
+		for _, s := range []*side{base, head} {
+			cpu, mem := stem+"."+s.name+".cpu.pprof", stem+"."+s.name+".mem.pprof"
+			if err := s.profile(ctx, cfg, name, cpu, mem); err != nil {
+				res.Notes = append(res.Notes, fmt.Sprintf("profiles: %s %s: %v", s.name, name, firstLine(err.Error())))
+				continue
+			}
+			if s == base {
+				pf.BaseCPU, pf.BaseMem = cpu, mem
+			} else {
+				pf.HeadCPU, pf.HeadMem = cpu, mem
+			}
+		}
+		out = append(out, pf)
+	}
+	return out
+}
+
+// profile runs benchmark name once in the side's binary that printed it.
+func (s *side) profile(ctx context.Context, cfg RunConfig, name, cpu, mem string) error {
+	b := s.byName[name]
+	if b == nil {
+		return fmt.Errorf("no binary printed this benchmark")
+	}
+	env := s.binEnv(b)
+	args := []string{"-test.run", "^$", "-test.count", "1", "-test.timeout", cfg.Timeout.String(),
+		"-test.benchtime", cfg.ProfileBenchtime, "-test.cpuprofile", cpu, "-test.memprofile", mem}
+	if cfg.Benchmem {
+		args = append(args, "-test.benchmem")
+	}
+	bb := *b
+	bb.bench = benchRegexp(name, gomaxprocsOf(append(os.Environ(), env...)))
+	names, err := bb.run(ctx, cfg.Nice, args, env, io.Discard)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("-test.bench %q matched no benchmark", bb.bench)
+	}
+	return nil
+}

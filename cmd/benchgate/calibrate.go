@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/writegc/writegc/benchgate"
+)
+
+// runCalibrate is `benchgate calibrate`: A/A rounds of the gate set (one
+// commit as base and head), cut into chunks the size of a gate run, and
+// per-benchmark thresholds written to -o.
+func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("calibrate", stderr)
+	var r runFlags
+	r.register(fs)
+	rev := fs.String("rev", "HEAD", "the commit measured as both base and head")
+	rounds := fs.Int("rounds", 30, "rounds per chunk: the -count the gate runs with")
+	chunks := fs.Int("chunks", 20, "A/A chunks (simulated gate runs); rounds x chunks is at most 1000")
+	k := fs.Float64("k", benchgate.DefaultK, "threshold = max(-threshold, k x spread), k in (0, 100]")
+	def := pctFlag(benchgate.DefaultThreshold)
+	fs.Var(&def, "threshold", "the smallest threshold written (the gate's default), 0% to 100%")
+	outPath := fs.String("o", "", "write the thresholds `file` here (required; \"-\": stdout)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() != 0:
+		return fmt.Errorf("calibrate: unexpected argument %q (flags only)", fs.Arg(0))
+	case *outPath == "":
+		return fmt.Errorf("calibrate: -o is required")
+	case *rounds < 1:
+		return fmt.Errorf("-rounds %d: want at least 1", *rounds)
+	case *chunks < benchgate.MinChunks:
+		return fmt.Errorf("-chunks %d: want at least %d", *chunks, benchgate.MinChunks)
+	case *rounds**chunks > benchgate.MaxCount:
+		return fmt.Errorf("-rounds %d x -chunks %d = %d rounds: want at most %d", *rounds, *chunks, *rounds**chunks, benchgate.MaxCount)
+	case !(*k > 0 && *k <= 100):
+		return fmt.Errorf("-k %g: want a value in (0, 100]", *k)
+	case def == 0:
+		return fmt.Errorf("-threshold 0%%: want a positive threshold")
+	}
+	r.cfg.Base, r.cfg.Head, r.cfg.Count = *rev, *rev, *rounds**chunks
+	if err := r.finish(stderr); err != nil {
+		return err
+	}
+	res, err := benchgate.Run(ctx, r.cfg)
+	if res != nil && res.BaseFile != "" {
+		fmt.Fprintf(stderr, "benchgate: raw results: %s %s\n", res.BaseFile, res.HeadFile)
+	}
+	if err != nil {
+		return err
+	}
+	th, err := benchgate.Calibrate(res.Base, res.Head, benchgate.CalibrateConfig{
+		Rounds: *rounds, K: *k, Default: float64(def), Date: time.Now().UTC().Format(time.RFC3339)})
+	if err != nil {
+		return err
+	}
+	if err := writeThresholds(th, *outPath, stdout); err != nil {
+		return err
+	}
+	return printThresholds(th, *outPath, stdout)
+}
+
+func writeThresholds(th *benchgate.Thresholds, path string, stdout io.Writer) error {
+	if path == "-" {
+		return th.Write(stdout)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := th.Write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// printThresholds summarises the calibration on stdout.
+func printThresholds(th *benchgate.Thresholds, path string, stdout io.Writer) error {
+	if path == "-" {
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "benchgate calibrate: %d chunks of %d A/A rounds, k %g, default %s -> %s\n\n",
+		th.Chunks, th.Rounds, th.K, pct(th.Default), path)
+	fmt.Fprintln(tw, "benchmark\tunit\tspread (p95 |A/A delta|)\tthreshold")
+	for _, row := range th.Rows {
+		src := "k x spread"
+		if row.Threshold == th.Default {
+			src = "default"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s (%s)\n", row.Name, row.Unit, pct(row.Spread), pct(row.Threshold), src)
+	}
+	return tw.Flush()
+}
+
+func pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 2, 64) + "%" }
