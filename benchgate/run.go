@@ -123,9 +123,9 @@ type RunResult struct {
 	// why AutoBase chose BaseCommit ("" when the base was given).
 	BaseRev, BaseReason string
 	BaseFile, HeadFile  string
-	BaseCommit         string
-	HeadCommit         string // "<sha>+worktree" when Head is the working tree
-	Base, Head         *Set
+	BaseCommit          string
+	HeadCommit          string // "<sha>+worktree" when Head is the working tree
+	Base, Head          *Set
 	// Notes say what was skipped (packages absent from one side, packages
 	// without tests, profiles not taken).
 	Notes []string
