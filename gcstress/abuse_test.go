@@ -3,7 +3,6 @@ package gcstress
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,41 +15,12 @@ import (
 	"github.com/writegc/writegc/explain"
 )
 
-// TestParseFlagsRejectsAbuse: each careless value is a usage error (exit 2)
-// that names the flag, before any work.
-func TestParseFlagsRejectsAbuse(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		args []string
-		flag string
-	}{
-		{"negative fail-duration", []string{"-fail-duration", "-1s"}, "-fail-duration"},
-		{"fail-duration removing the stall's cap", []string{"-fail-duration", "1ns"}, "-fail-duration"},
-		{"fail-duration whose half is under 1ms", []string{"-fail-duration", "1500us"}, "-fail-duration"},
-		{"sub-millisecond duration", []string{"-duration", "1ns"}, "-duration"},
-		{"memstore x regions overflow", []string{"-memstore", "4000000T", "-regions", "3"}, "-memstore"},
-		{"duplicate kind", []string{"-kinds", "arena,arena"}, "-kinds"},
-		{"duplicate value size", []string{"-values", "1KB,1024"}, "-values"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseFlags(append([]string{"-out", t.TempDir()}, c.args...), io.Discard)
-			if !errors.Is(err, ErrUsage) || ExitCode(err) != 2 || !strings.Contains(err.Error(), c.flag) {
-				t.Fatalf("%v: err %v, want a usage error naming %s", c.args, err, c.flag)
-			}
-		})
-	}
-	// The boundaries stay accepted.
-	for _, args := range [][]string{{"-fail-duration", "2ms"}, {"-fail-duration", "0"}, {"-duration", "1ms"}, {"-memstore", "1GB", "-regions", "1024", "-rss-cap", "off", "-scenario", "matrix"}} {
-		if _, err := ParseFlags(append([]string{"-out", t.TempDir()}, args...), io.Discard); err != nil {
-			t.Errorf("%v: %v", args, err)
-		}
-	}
-}
-
-// tinyRun is a one-scenario command line that finishes in about a second.
-func tinyRun(out string, extra ...string) []string {
-	return append([]string{"-quick", "-kinds", "arena", "-values", "100", "-keys", "20K", "-memstore", "1MB", "-regions", "1",
-		"-scenario", "matrix", "-out", out, "-format", "json"}, extra...)
+// tinyConfig is a one-scenario run that finishes in about a second.
+func tinyConfig(out string) Config {
+	c := DefaultConfig()
+	c.Kinds, c.Values, c.Keys, c.Sets = []string{"arena"}, []int64{100}, []int64{20_000}, []string{SetMatrix}
+	c.Memstore, c.Regions, c.Window, c.Out, c.Format = 1<<20, 1, 250*time.Millisecond, out, FormatJSON
+	return c
 }
 
 // TestOutReuseRefused: a run into the -out folder of an earlier run is a
@@ -62,9 +32,9 @@ func TestOutReuseRefused(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "samples.jsonl"), []byte(earlier), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := Main(context.Background(), tinyRun(out), io.Discard, io.Discard)
-	if ExitCode(err) != 2 || !strings.Contains(err.Error(), out) || !strings.Contains(err.Error(), "-replace-out") {
-		t.Fatalf("run into %s: %v (exit %d), want exit 2 naming the folder and -replace-out", out, err, ExitCode(err))
+	_, err := Run(context.Background(), tinyConfig(out), Options{})
+	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), out) || !strings.Contains(err.Error(), "-replace-out") {
+		t.Fatalf("run into %s: %v, want a usage error naming the folder and -replace-out", out, err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "samples.jsonl")); string(b) != earlier {
 		t.Fatalf("the refused run changed samples.jsonl:\n%s", b)
@@ -92,7 +62,9 @@ func TestReplaceOut(t *testing.T) {
 	write("notes.txt", "mine")
 	write("mine/data.csv", "1,2")
 	var stderr syncBuf
-	if err := Main(context.Background(), tinyRun(out, "-replace-out"), io.Discard, &stderr); err != nil {
+	c := tinyConfig(out)
+	c.ReplaceOut = true
+	if _, err := Run(context.Background(), c, Options{Progress: &stderr}); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "samples.jsonl"))

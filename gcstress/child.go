@@ -71,7 +71,7 @@ func runChild(ctx context.Context, spec Scenario, stdout io.Writer) error {
 		defer c2()
 	}
 
-	fr, prof := startRecorders(spec)
+	fr, prof := startRecorders(ctx, spec)
 	if fr != nil {
 		defer fr.Stop()
 	}

@@ -1,16 +1,27 @@
 // Package gcstress is writegc's main job (`make stress`): sustained write
-// load through a memtable and write path until the Go garbage collector
-// degrades or fails, reported like the Hypertable addendum reported HBase
-// (MB/s per value size and memtable kind, and "failed at 60%" for a run the
-// collector could not carry).
+// load through a write path until the Go garbage collector degrades or
+// fails, reported like the Hypertable addendum reported HBase (MB/s per
+// value size and kind, and "failed at 60%" for a run the collector could
+// not carry).
 //
-// A scenario is one memtable kind x value size x key count x write path x
-// memory settings (Scenario). The parent process (Main) runs each scenario in
-// a child process: the same binary, re-executed with the scenario in the
-// environment variable ChildEnv, and with its own GOGC, GOMEMLIMIT and a hard
-// resident-memory cap. The child streams one JSON line (Sample) per window on
-// its stdout; the parent appends every line to samples.jsonl as it arrives,
-// classifies the stream (health.go), shows progress and writes the reports.
+// A scenario is one kind x value size x key count x write path x memory
+// settings (Scenario). A kind is an Engine: writegc's memtable kinds inside
+// its region server (heap, arena, offheap, btree), any memtable registered
+// with memtable.Register (run in that same region server), or a whole write
+// path of the user's registered with RegisterEngine (registry.go says how
+// a kind is looked up). Run runs each scenario in a child process: the same
+// binary, re-executed with the scenario in the environment variable
+// ChildEnv, which the program's main hands to RunChild (package
+// gcstress/cli does both sides, and is the command), with its own GOGC,
+// GOMEMLIMIT and a hard resident-memory cap. The child streams one JSON
+// line (Sample) per window on its stdout; the parent appends every line to
+// samples.jsonl as it arrives, classifies the stream (health.go), shows
+// progress and writes the reports.
+//
+// This package is a library: it parses no flags, never exits the process
+// and writes only to the io.Writers it is given (Options, RunChild's
+// writers). Expected failures are errors wrapping the sentinels of
+// errors.go; a panic means a broken invariant (a kind registered twice).
 //
 // Invariants:
 //   - One scenario runs at a time; its child is the only process under load.
@@ -18,33 +29,39 @@
 //     so a child killed by the kernel, a signal or the hard memory cap still
 //     leaves its samples, and its row reads "failed at N%" with the progress
 //     of its last line.
-//   - Health is classified by the definitions of DESIGN.md with thresholds
-//     that are flags (Thresholds), printed in every report. Because the
-//     /cpu/classes counters advance only when a GC cycle ends, CPU shares are
-//     computed over spans of consecutive windows merged until each span holds
-//     at least one completed cycle; every raw window takes its span's class.
+//   - The parent and its children are one program: a kind registered in the
+//     parent is registered in the child, because both run the same main.
+//   - Health is classified per window, with thresholds that are settings
+//     (Thresholds) printed in every report: healthy while the collector's
+//     share of busy CPU and the assists charged to writers stay low;
+//     degraded once either reaches its degraded threshold; failed when the
+//     collector cannot keep the heap under GOMEMLIMIT (the live heap near
+//     the limit, the CPU limiter engaged and throughput collapsed, for
+//     several windows in a row) or the child dies or passes its memory cap.
+//     Because the /cpu/classes counters advance only when a GC cycle ends,
+//     CPU shares are computed over spans of consecutive windows merged until
+//     each span holds at least one completed cycle; every raw window takes
+//     its span's class.
 //   - Keys are generated on the fly (workload.KeyAt), so a scenario can write
 //     billions of keys: the key count is keys written through flushes, not
 //     keys held.
-//   - Bad flags are rejected (ErrUsage, naming the flag) before any work; the
-//     library never exits or logs fatally, cmd/gcstress maps errors to exit
-//     codes (0 completed whatever the health, 1 tool failure, 2 usage).
-//     Size arithmetic on flags is overflow-checked; a run-time cap is 0 (none)
-//     or at least MinDuration, also after the stall scenario halves it; a
-//     kind or value size given twice is refused, so scenario names are
-//     unique in a run.
-//   - A results folder (-out) holds one run. A folder that is not empty is
-//     refused (ErrUsage) unless -replace-out is given, which removes only
-//     the files a run writes (samples.jsonl, summary.json, report.md, the
-//     charts, and scenario folders holding nothing but capture files);
-//     samples.jsonl is created exclusively, never appended to. Without -out
+//   - A bad Config is refused (ErrUsage, naming the flag that sets the
+//     field) before any work. Size arithmetic is overflow-checked; a
+//     run-time cap is 0 (none) or at least MinDuration, also after the stall
+//     scenario halves it; a kind or value size given twice is refused, so
+//     scenario names are unique in a run.
+//   - A results folder (Config.Out) holds one run. A folder that is not
+//     empty is refused (ErrUsage) unless ReplaceOut is set, which removes
+//     only the files a run writes (samples.jsonl, summary.json, report.md,
+//     the charts, and scenario folders holding nothing but capture files);
+//     samples.jsonl is created exclusively, never appended to. Without Out
 //     every run gets a new folder (outdir.go).
 //   - A child stops its profiles as soon as its load ends, whatever ended
 //     it (SIGTERM or SIGINT from the parent included), before waiting for
 //     its writers and engine, so a child killed after its grace period keeps
 //     what it captured (profile.go).
 //
-// Choices where DESIGN.md is silent:
+// Choices of this package:
 //   - "elevated" names a window between the healthy and degraded thresholds;
 //     a scenario takes the worst class held by at least Thresholds.Share
 //     (25%) of its windows after a warm-up (2 s), so one stray window does
@@ -55,17 +72,19 @@
 //     Put costs 4-6% of arena throughput here (results/gcstress/sampling-cost).
 //   - The parent kills a child whose RSS passes 110% of its cap; the child
 //     stops itself at 100% (polling /proc/self/statm every 50 ms).
-//   - Ctrl-C (SIGINT to the parent; children run in their own process group)
-//     stops the current scenario; the reports cover what ran, and the
-//     command exits 130.
+//   - Cancelling Run's context (the command does on Ctrl-C; children run in
+//     their own process group) stops the current scenario; the reports
+//     cover what ran, and Run returns ErrInterrupted.
 //
-// Files: flags.go (Config, parsing), outdir.go (the results folder),
-// scenario.go and matrix.go (what runs, the embedded default), child.go (the
-// child's load loop), engine.go (the writepath server or client under load),
-// sample.go and sampler.go (windows: runtime/metrics, RSS, process CPU,
-// HdrHistogram latencies), runner.go (child processes), health.go
-// (classifier), replay.go (re-reading samples.jsonl), run.go (Main, Run),
-// report_table.go, report_formats.go (YCSB, PE), report_md.go, charts.go,
-// progress.go and profile.go (the explain package's captures, flight
-// recorder and accounts).
+// Files: config.go (Config, its defaults and Validate), registry.go (Engine,
+// RegisterEngine, the kind lookup), engine.go (writegc's kinds: the region
+// server, directly or through a client), outdir.go (the results folder),
+// scenario.go and matrix.go (what runs, the embedded default), child.go
+// (the child's load loop), sample.go and sampler.go (windows:
+// runtime/metrics, RSS, process CPU, HdrHistogram latencies), runner.go
+// (child processes), health.go (classifier), replay.go (re-reading
+// samples.jsonl), run.go (Run, RunChild, the results), report_table.go,
+// report_formats.go (YCSB, PE), report_md.go, charts.go, progress.go and
+// profile.go (the explain package's captures, flight recorder and
+// accounts). The command line is package gcstress/cli.
 package gcstress

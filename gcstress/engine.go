@@ -3,40 +3,38 @@ package gcstress
 import (
 	"errors"
 	"fmt"
-	"sync"
 
+	"github.com/writegc/writegc/memtable"
 	"github.com/writegc/writegc/writepath"
 )
 
-// engine is the write path under load, as the child sees it: Put from many
-// goroutines, Stats from the sampler, Close once after every Put returned.
-type engine interface {
-	Put(key, value []byte) error
-	Stats() engineStats
-	Close() error
+// PathServer is the write path with no client: Puts go straight into the
+// region server, the cheapest path, so the memtable's GC cost dominates.
+// Every other path (Config.Path, Scenario.Path) is a writepath client path.
+const PathServer = "server"
+
+// writegc's own kinds are registered like anyone's: each runs its memtable
+// kind inside the region server (newServerEngine).
+func init() {
+	for _, k := range []string{memtable.KindHeap, memtable.KindArena, memtable.KindOffHeap, memtable.KindBTree} {
+		RegisterEngine(k, newServerEngine)
+	}
 }
 
-// engineStats are cumulative counters (PendingFlushes and MemtableBytes are
-// point values).
-type engineStats struct {
-	Flushes, FlushedBytes, PendingFlushes, MemtableBytes, BlockedNanos int64
+// serverEngine drives a writepath.Server with memtables of the scenario's
+// kind, either directly (PathServer) or through a writepath client and
+// transport (Scenario.Path, Scenario.Transport).
+type serverEngine struct {
+	srv    *writepath.Server
+	client writepath.Client // nil for PathServer
+	closeT func() error
 }
 
-// wpEngine drives a writepath.Server, either directly (path "server": Puts
-// go straight into the region server, the cheapest path, so the memtable's
-// GC cost dominates) or through a writepath client and transport.
-type wpEngine struct {
-	once     sync.Once
-	closeErr error
-	srv      *writepath.Server
-	client   writepath.Client // nil for path "server"
-	closeT   func() error
-}
-
-// newEngine builds the write path a scenario drives. Flushes go to the
-// discard sink (the flusher still iterates and encodes every entry) at the
-// scenario's flush bandwidth.
-func newEngine(s Scenario) (engine, error) {
+// newServerEngine builds the write path a scenario drives: a region server
+// holding memtables of kind s.Kind, behind the scenario's client path.
+// Flushes go to the discard sink (the flusher still iterates and encodes
+// every entry) at the scenario's flush bandwidth.
+func newServerEngine(s Scenario) (Engine, error) {
 	srv, err := writepath.NewServer(writepath.ServerOptions{
 		Kind: s.Kind, Regions: s.Regions, FlushThreshold: s.Memstore, Flushers: s.Flushers,
 		FlushBandwidth: s.FlushBW, MaxPendingFlushes: s.MaxPendingFlushes, NoBackpressure: !s.Backpressure,
@@ -45,8 +43,8 @@ func newEngine(s Scenario) (engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &wpEngine{srv: srv}
-	if s.Path == "server" {
+	e := &serverEngine{srv: srv}
+	if s.Path == PathServer {
 		return e, nil
 	}
 	t, closeT, err := writepath.Connect(s.Transport, srv)
@@ -64,28 +62,22 @@ func newEngine(s Scenario) (engine, error) {
 	return e, nil
 }
 
-func (e *wpEngine) Put(key, value []byte) error {
+func (e *serverEngine) Put(key, value []byte) error {
 	if e.client != nil {
 		return e.client.Put(key, value)
 	}
 	return e.srv.Put(key, value)
 }
 
-func (e *wpEngine) Stats() engineStats {
+func (e *serverEngine) Stats() EngineStats {
 	st := e.srv.Stats()
-	return engineStats{Flushes: st.Flushes, FlushedBytes: st.FlushedBytes, PendingFlushes: int64(st.PendingFlushes),
+	return EngineStats{Flushes: st.Flushes, FlushedBytes: st.FlushedBytes, PendingFlushes: int64(st.PendingFlushes),
 		MemtableBytes: st.MemtableBytes, BlockedNanos: st.BlockedNanos}
 }
 
 // Close closes the client (sending what it buffered), the transport and the
-// server (which abandons pending flushes). It is idempotent; a concurrent
-// second call waits for the first.
-func (e *wpEngine) Close() error {
-	e.once.Do(func() { e.closeErr = e.close() })
-	return e.closeErr
-}
-
-func (e *wpEngine) close() error {
+// server (which abandons pending flushes). The child calls it once.
+func (e *serverEngine) Close() error {
 	var errs []error
 	if e.client != nil {
 		if err := e.client.Close(); err != nil && !errors.Is(err, writepath.ErrClosed) {

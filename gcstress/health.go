@@ -1,7 +1,6 @@
 package gcstress
 
 import (
-	"flag"
 	"fmt"
 	"math"
 	"time"
@@ -60,18 +59,6 @@ type Thresholds struct {
 func DefaultThresholds() Thresholds {
 	return Thresholds{HealthyGC: 10, HealthyAssist: 2, DegradedGC: 25, DegradedAssist: 5,
 		FailLive: 90, FailThroughput: 25, FailWindows: 3, Warmup: 2 * time.Second, Share: 25}
-}
-
-func (t *Thresholds) register(fs *flag.FlagSet) {
-	fs.Float64Var(&t.HealthyGC, "healthy-gc", t.HealthyGC, "healthy: GC CPU below this % of busy CPU")
-	fs.Float64Var(&t.HealthyAssist, "healthy-assist", t.HealthyAssist, "healthy: assist CPU below this %")
-	fs.Float64Var(&t.DegradedGC, "degraded-gc", t.DegradedGC, "degraded: GC CPU at or above this %")
-	fs.Float64Var(&t.DegradedAssist, "degraded-assist", t.DegradedAssist, "degraded: assist CPU at or above this %")
-	fs.Float64Var(&t.FailLive, "fail-live", t.FailLive, "failed: live heap at or above this % of GOMEMLIMIT (with limiter on and throughput collapsed)")
-	fs.Float64Var(&t.FailThroughput, "fail-throughput", t.FailThroughput, "failed: window MB/s below this % of the scenario's best window")
-	fs.IntVar(&t.FailWindows, "fail-windows", t.FailWindows, "failed: that many failing windows in a row")
-	fs.Float64Var(&t.Share, "share", t.Share, "a scenario is degraded (elevated) when at least this % of its windows after warm-up are")
-	fs.DurationVar(&t.Warmup, "warmup", t.Warmup, "windows ending before this don't count toward a scenario's class")
 }
 
 func (t Thresholds) validate() error {

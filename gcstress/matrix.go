@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/internal/workload"
+	"github.com/writegc/writegc/memtable"
 )
 
 // The embedded default (what `make stress` runs with no flags). Sized for a
@@ -17,7 +18,7 @@ const (
 	DefaultMemstore = 16 << 20
 	DefaultRegions  = 2
 	DefaultWriters  = 2
-	DefaultPath     = "server"
+	DefaultPath     = PathServer
 	DefaultRSSCap   = 8 << 30
 	// DefaultLatencyEvery: one Put in 16 is timed. Timing a Put (two clock
 	// reads and an HdrHistogram record) costs 120-170 ns here against 2.5-4
@@ -59,19 +60,20 @@ func defaultKeys(value int64) int64 {
 // Expand turns a Config into the scenarios to run, in order: the matrix
 // (value size major, kind minor, as the addendum's table reads), then the
 // failure scenario per kind, then the stall scenario (the failure's
-// settings with backpressure on, for the first kind).
+// settings with backpressure on, for heap when it runs, else the first
+// kind). Each scenario's Dir is under c.Out.
 func Expand(c Config) []Scenario {
 	base := Scenario{
 		Memstore: c.Memstore, Regions: c.Regions, Flushers: c.Regions, GOGC: c.GOGC,
 		Path: c.Path, Transport: c.Transport, Writers: c.Writers, Window: c.Window,
-		LatencyEvery: c.LatencyEvery, Profile: c.ProfileSpec, Flight: c.Flight || c.Profile != 0, Seed: c.Seed, Thresholds: c.Thresholds,
+		LatencyEvery: c.LatencyEvery, Profile: c.Profile.String(), Flight: c.Flight || c.Profile != 0, Seed: c.Seed, Thresholds: c.Thresholds,
 		MaxPendingFlushes: 2, // per region, writepath's default
 	}
-	if c.Path == "server" {
+	if c.Path == PathServer {
 		base.Transport = ""
 	}
 	var out []Scenario
-	if c.wants("matrix") {
+	if c.wants(SetMatrix) {
 		for i, v := range c.Values {
 			keys := defaultKeys(v)
 			switch len(c.Keys) {
@@ -82,7 +84,7 @@ func Expand(c Config) []Scenario {
 			}
 			for _, k := range c.Kinds {
 				s := base
-				s.Group, s.Kind, s.Value, s.Keys, s.Duration = "matrix", k, v, keys, c.Duration
+				s.Group, s.Kind, s.Value, s.Keys, s.Duration = SetMatrix, k, v, keys, c.Duration
 				s.Name = fmt.Sprintf("%s/%s", k, workload.FormatSize(v))
 				s.MemLimit, s.FlushBW, s.RSSCap = c.MemLimit, c.FlushBW, c.RSSCap
 				s.Backpressure = c.Backpressure != "off"
@@ -93,36 +95,28 @@ func Expand(c Config) []Scenario {
 	fail := base
 	fail.Value, fail.Keys, fail.Duration = c.FailValue, c.FailKeys, c.FailDuration
 	fail.MemLimit, fail.FlushBW, fail.RSSCap = c.FailMemLimit, c.FailFlushBW, c.FailRSSCap
-	if c.IsSet("memlimit") {
-		fail.MemLimit = c.MemLimit
-	}
-	if c.IsSet("flush-bw") {
-		fail.FlushBW = c.FlushBW
-	}
-	if c.wants("failure") {
+	if c.wants(SetFailure) {
 		for _, k := range c.Kinds {
 			s := fail
-			s.Group, s.Kind, s.Name = "failure", k, "failure/"+k
+			s.Group, s.Kind, s.Name = SetFailure, k, SetFailure+"/"+k
 			s.Backpressure = c.Backpressure == "on"
 			out = append(out, s)
 		}
 	}
-	if c.wants("stall") {
+	if c.wants(SetStall) {
 		k := c.Kinds[0]
-		if slices.Contains(c.Kinds, "heap") {
-			k = "heap"
+		if slices.Contains(c.Kinds, memtable.KindHeap) {
+			k = memtable.KindHeap
 		}
 		s := fail
-		s.Group, s.Kind, s.Name = "stall", k, "stall/"+k
+		s.Group, s.Kind, s.Name = SetStall, k, SetStall+"/"+k
 		s.Backpressure = c.Backpressure != "off"
 		// Writers block as soon as one full memtable per region waits, so
 		// the memory held stays well under the GOMEMLIMIT.
 		s.MaxPendingFlushes = 1
-		// The stall is a latency tail of rare, long blocks: time every Put
-		// so that no block is missed by sampling.
-		if !c.IsSet("latency-every") {
-			s.LatencyEvery = 1
-		}
+		// The stall is a latency tail of rare, long blocks: by default
+		// every Put is timed, so that no block is missed by sampling.
+		s.LatencyEvery = c.StallLatencyEvery
 		// Blocked writers take long to notice the end; half the failure's
 		// cap shows the stall and keeps the default run short.
 		if s.Duration > 0 {

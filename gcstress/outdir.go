@@ -18,7 +18,11 @@ import (
 // empty is refused, so a second run can neither append its samples to the
 // first's samples.jsonl nor overwrite its summary; -replace-out first
 // removes the files a run writes (and nothing else). Without -out, each run
-// gets a new folder.
+// gets a new folder under DefaultOutParent.
+
+// DefaultOutParent is where a run with no Config.Out gets its folder:
+// DefaultOutParent/<UTC start time>, relative to the working directory.
+const DefaultOutParent = "results/gcstress"
 
 // resultFiles are the fixed names of the files a run writes at the top of
 // its folder; charts (timeline-*, throughput) are matched by isChart.
@@ -94,12 +98,14 @@ func checkOutEmpty(dir string, replace bool) error {
 		dir, strings.Join(names, ", "))
 }
 
-// prepareOut makes dir ready for a run: created, empty of any earlier
-// run's files. Without replace a non-empty dir is refused (ErrUsage); with
-// it, clearRun removes an earlier run's files and anything else stays.
+// prepareOut makes dir ready for a run: created, writable, empty of any
+// earlier run's files. A folder that cannot be created or written is
+// refused (ErrUsage, naming -out); so is a non-empty one without replace.
+// With replace, clearRun removes an earlier run's files and anything else
+// stays (and is named on stderr).
 func prepareOut(dir string, replace bool, stderr io.Writer) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("gcstress: -out: %w", err)
+	if err := checkWritable(dir); err != nil {
+		return usageErr("out", "%v", err)
 	}
 	if err := checkOutEmpty(dir, replace); err != nil || !replace {
 		return err
@@ -153,4 +159,19 @@ func onlyCaptureFiles(dir string) bool {
 		}
 	}
 	return true
+}
+
+// checkWritable creates dir (and parents) and checks a file can be created
+// in it.
+func checkWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".writable-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }

@@ -2,6 +2,7 @@ package gcstress
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -49,26 +50,48 @@ func accountFor(dir string, stderr io.Writer) (md, headline string) {
 	return b.String(), a.Headline()
 }
 
+// childWarningsKey is the context key of the writer RunChild gives for the
+// child's warnings (its stderr, which the parent keeps the tail of).
+type childWarningsKey struct{}
+
+// withChildWarnings returns ctx carrying w for the child's warnings.
+func withChildWarnings(ctx context.Context, w io.Writer) context.Context {
+	if w == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, childWarningsKey{}, w)
+}
+
+// childWarnings is the writer ctx carries for the child's warnings, or
+// io.Discard.
+func childWarnings(ctx context.Context) io.Writer {
+	if w, ok := ctx.Value(childWarningsKey{}).(io.Writer); ok {
+		return w
+	}
+	return io.Discard
+}
+
 // startRecorders creates the scenario's folder and starts the flight
 // recorder when the scenario asks for one (-flight or any -profile kind),
-// and prepares its profiles. Either may be nil; failures are reported on
-// stderr and leave the recorder off.
-func startRecorders(spec Scenario) (*explain.FlightRecorder, *childProfiles) {
+// and prepares its profiles. Either may be nil; failures are reported to
+// childWarnings(ctx) and leave the recorder off.
+func startRecorders(ctx context.Context, spec Scenario) (*explain.FlightRecorder, *childProfiles) {
 	kinds, _ := explain.ParseKinds(spec.Profile)
 	if (kinds == 0 && !spec.Flight) || spec.Dir == "" {
 		return nil, nil
 	}
+	warn := childWarnings(ctx)
 	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
-		fmt.Fprintf(os.Stderr, "gcstress child: %v\n", err)
+		fmt.Fprintf(warn, "gcstress child: %v\n", err)
 		return nil, nil
 	}
 	fr, err := explain.StartFlightRecorder(10 * time.Second)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "gcstress child: flight recorder: %v\n", err)
+		fmt.Fprintf(warn, "gcstress child: flight recorder: %v\n", err)
 	}
 	var p *childProfiles
 	if kinds != 0 {
-		p = &childProfiles{c: &explain.Capture{Kinds: kinds}, dir: spec.Dir}
+		p = &childProfiles{c: &explain.Capture{Kinds: kinds}, dir: spec.Dir, warn: warn}
 	}
 	return fr, p
 }
@@ -80,6 +103,7 @@ func startRecorders(spec Scenario) (*explain.FlightRecorder, *childProfiles) {
 type childProfiles struct {
 	c                *explain.Capture
 	dir              string
+	warn             io.Writer // for a capture that fails
 	started, stopped bool
 	peakHeap         uint64
 	lastSnap         time.Time
@@ -109,6 +133,6 @@ func (p *childProfiles) stop() {
 		return
 	}
 	if err := p.c.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "gcstress child: profiles: %v\n", err)
+		fmt.Fprintf(p.warn, "gcstress child: profiles: %v\n", err)
 	}
 }

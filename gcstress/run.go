@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,8 +12,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
-
-	"github.com/writegc/writegc/explain"
 )
 
 // Summary is a whole run: what ran, on what, and each scenario's Result.
@@ -40,51 +36,60 @@ type Summary struct {
 	Results      []Result   `json:"results"`
 }
 
-// Main is the whole command: the child of a scenario when ChildEnv is set,
-// `gcstress explain ...`, or a stress run. Errors wrap ErrUsage (exit 2),
-// ErrInterrupted (the run was stopped; reports were written) or are tool
-// failures (exit 1). flag.ErrHelp is returned for -h.
-func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if spec := os.Getenv(ChildEnv); spec != "" {
-		return childMain(ctx, spec, stdout)
-	}
-	if len(args) > 0 && args[0] == "explain" {
-		err := explain.Main(ctx, args[1:], stdout, stderr)
-		if errors.Is(err, explain.ErrUsage) {
-			return fmt.Errorf("%w: explain: %v", ErrUsage, err)
-		}
-		return err
-	}
-	cfg, err := ParseFlags(args, stderr)
-	if err != nil {
-		return err
-	}
-	return Run(ctx, cfg, stdout, stderr)
+// Options say where Run writes besides the results folder. The zero
+// Options writes nothing else. Writers are used from Run's goroutine only.
+type Options struct {
+	// Report receives the terminal report in Config.Format; nil: none.
+	Report io.Writer
+	// Progress receives progress (a live bar per scenario when it is a
+	// terminal, plain lines otherwise), notes and the results folder's
+	// name; nil: none.
+	Progress io.Writer
 }
 
-// Run runs a validated Config: every scenario in a child, then the reports
-// (results folder always, terminal report in cfg.Format on stdout; progress
-// on stderr). cfg.Out must be missing or empty unless cfg.ReplaceOut is set
-// (ErrUsage otherwise; see outdir.go). Cancelling ctx stops the current scenario and writes the
-// reports of what finished; Run then returns ErrInterrupted.
-func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
-	return runWith(ctx, cfg, &Runner{StopOnFail: true}, stdout, stderr)
+// Run validates cfg, runs every scenario of Expand(cfg) in a child process
+// (the running binary, re-executed with the scenario in ChildEnv: the
+// program's main must hand a process with ChildEnv set to RunChild, as
+// cli.Main does) and writes the results folder: samples.jsonl as the run
+// goes, then summary.json, report.md and the charts.
+//
+// Errors: an invalid cfg, or a cfg.Out that cannot be created or is not
+// empty (unless cfg.ReplaceOut; see outdir.go), wraps ErrUsage and nothing
+// runs. Cancelling ctx stops the current scenario; the reports of what
+// finished are written and Run returns their Summary with an error wrapping
+// ErrInterrupted. Any other error is a tool failure (a child that cannot be
+// started, a report that cannot be written); a scenario that fails, even by
+// dying, is a Result, not an error. Run is safe to call once at a time per
+// process (children are started one at a time).
+func Run(ctx context.Context, cfg Config, opts Options) (*Summary, error) {
+	return runWith(ctx, cfg, &Runner{StopOnFail: true}, opts)
 }
 
-func runWith(ctx context.Context, cfg Config, r *Runner, stdout, stderr io.Writer) error {
-	if err := prepareOut(cfg.Out, cfg.ReplaceOut, stderr); err != nil {
-		return err
-	}
-	scen := Expand(cfg)
-	sum := newSummary(cfg)
-	// O_EXCL: a run never appends to another run's samples.
-	f, err := os.OpenFile(filepath.Join(cfg.Out, "samples.jsonl"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+// RunChild is the child side of a scenario: spec is ChildEnv's value (a
+// Scenario as JSON). It builds the scenario's engine, runs the load and
+// streams one JSON line per window to stdout, ending with the "end" line;
+// stderr receives warnings that have no place in the stream (a profile
+// that could not be written). It returns nil when the load ended normally
+// (keys written, run-time cap, interrupted through ctx) and an error
+// wrapping ErrChild or ErrRSSCap otherwise; the process should then exit
+// non-zero. RunChild takes over the process: GOGC and GOMEMLIMIT come
+// from the environment the parent set, and profiles and the flight
+// recorder are process-wide.
+func RunChild(ctx context.Context, spec string, stdout, stderr io.Writer) error {
+	return childMain(withChildWarnings(ctx, stderr), spec, stdout)
+}
+
+func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary, error) {
+	progressW := writerOrDiscard(opts.Progress)
+	f, err := startRun(&cfg, progressW)
 	if err != nil {
-		return fmt.Errorf("gcstress: %w", err)
+		return nil, err
 	}
 	defer f.Close()
+	scen := Expand(cfg)
+	sum := newSummary(cfg)
 	r.Samples = f
-	prog := newProgress(stderr, len(scen))
+	prog := newProgress(progressW, len(scen))
 	r.OnLine = prog.line
 	for i, s := range scen {
 		if ctx.Err() != nil {
@@ -94,13 +99,13 @@ func runWith(ctx context.Context, cfg Config, r *Runner, stdout, stderr io.Write
 		res, err := r.Run(ctx, s)
 		if err != nil {
 			prog.close()
-			return err
+			return nil, err
 		}
 		if ctx.Err() != nil {
 			res.Stopped = "interrupted"
 		}
 		if s.Profile != "" || res.Flight != "" {
-			res.Account, res.Headline = accountFor(s.Dir, stderr)
+			res.Account, res.Headline = accountFor(s.Dir, progressW)
 		}
 		prog.done(res)
 		sum.Results = append(sum.Results, res)
@@ -109,16 +114,43 @@ func runWith(ctx context.Context, cfg Config, r *Runner, stdout, stderr io.Write
 	sum.Finished = time.Now().UTC()
 	sum.Interrupted = ctx.Err() != nil
 	if err := WriteResults(cfg.Out, sum); err != nil {
-		return err
+		return sum, err
 	}
-	if err := WriteReport(stdout, cfg.Format, sum); err != nil {
-		return err
+	if err := WriteReport(writerOrDiscard(opts.Report), cfg.Format, sum); err != nil {
+		return sum, err
 	}
-	fmt.Fprintf(stderr, "results: %s\n", cfg.Out)
+	fmt.Fprintf(progressW, "results: %s\n", cfg.Out)
 	if sum.Interrupted {
-		return fmt.Errorf("%w: reports of %d finished scenario(s) written to %s", ErrInterrupted, len(sum.Results), cfg.Out)
+		return sum, fmt.Errorf("%w: reports of %d finished scenario(s) written to %s", ErrInterrupted, len(sum.Results), cfg.Out)
 	}
-	return nil
+	return sum, nil
+}
+
+// startRun validates cfg, settles its results folder (a new one when
+// cfg.Out is empty) and creates samples.jsonl there, exclusively: a run
+// never appends to another run's samples.
+func startRun(cfg *Config, notes io.Writer) (*os.File, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Out == "" {
+		cfg.Out = newOutDir(DefaultOutParent, time.Now())
+	}
+	if err := prepareOut(cfg.Out, cfg.ReplaceOut, notes); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(cfg.Out, "samples.jsonl"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("gcstress: %w", err)
+	}
+	return f, nil
+}
+
+func writerOrDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }
 
 func newSummary(cfg Config) *Summary {
@@ -196,35 +228,22 @@ func WriteResults(dir string, sum *Summary) error {
 	return werr
 }
 
-// WriteReport prints the terminal report in format (table, ycsb, pe, json).
+// WriteReport prints the terminal report in format (one of Formats; ""
+// is FormatTable). An unknown format wraps ErrUsage.
 func WriteReport(w io.Writer, format string, sum *Summary) error {
 	switch format {
-	case "table", "":
+	case FormatTable, "":
 		return WriteTable(w, sum)
-	case "ycsb":
+	case FormatYCSB:
 		return WriteYCSB(w, sum)
-	case "pe":
+	case FormatPE:
 		return WritePE(w, sum)
-	case "json":
+	case FormatJSON:
 		e := json.NewEncoder(w)
 		e.SetIndent("", "  ")
 		return e.Encode(compact(sum))
 	}
 	return fmt.Errorf("%w: -format: unknown format %q", ErrUsage, format)
-}
-
-// ExitCode maps Main's error to the command's exit status: 0 completed
-// (whatever the scenarios' health), 2 usage, 130 interrupted, 1 otherwise.
-func ExitCode(err error) int {
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.Is(err, ErrUsage):
-		return 2
-	case errors.Is(err, ErrInterrupted):
-		return 130
-	}
-	return 1
 }
 
 // compact returns a copy of sum without the latency histograms (each is

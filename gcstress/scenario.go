@@ -14,9 +14,9 @@ import (
 // value, read-only once built.
 type Scenario struct {
 	Name  string `json:"name"`  // unique in a run, e.g. "heap/10B", "failure/arena"
-	Group string `json:"group"` // "matrix", "failure" or "stall"
+	Group string `json:"group"` // SetMatrix, SetFailure or SetStall
 
-	Kind     string        `json:"kind"`
+	Kind     string        `json:"kind"`     // a registered engine or memtable kind (Kinds)
 	Value    int64         `json:"value"`    // value bytes (keys are workload.KeySize)
 	Keys     int64         `json:"keys"`     // keys to write (through flushes)
 	Duration time.Duration `json:"duration"` // cap on run time; 0 = none
@@ -32,7 +32,7 @@ type Scenario struct {
 	MemLimit int64 `json:"memlimit"` // GOMEMLIMIT; 0 = off
 	RSSCap   int64 `json:"rss_cap"`  // hard resident-memory cap; 0 = none
 
-	Path      string `json:"path"` // "server" or a writepath client path
+	Path      string `json:"path"` // PathServer or a writepath client path
 	Transport string `json:"transport,omitempty"`
 	Writers   int    `json:"writers"`
 
@@ -49,7 +49,7 @@ type Scenario struct {
 // Label is the scenario's short description for tables and bars.
 func (s Scenario) Label() string {
 	b := fmt.Sprintf("%s %s", s.Kind, workload.FormatSize(s.Value))
-	if s.Group != "matrix" {
+	if s.Group != SetMatrix {
 		b = s.Group + " " + b
 	}
 	return b
@@ -78,7 +78,7 @@ func (s Scenario) Describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "kind %s, value %s, %s keys, memstore %s x %d regions, %d writers, path %s",
 		s.Kind, workload.FormatSize(s.Value), workload.FormatCount(s.Keys), workload.FormatSize(s.Memstore), s.Regions, s.Writers, s.Path)
-	if s.Path != "server" {
+	if s.Path != PathServer {
 		fmt.Fprintf(&b, "/%s", s.Transport)
 	}
 	fmt.Fprintf(&b, ", GOGC %s", strings.TrimPrefix(s.env()[0], "GOGC="))

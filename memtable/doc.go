@@ -15,6 +15,11 @@
 //   - "btree": github.com/google/btree under a sync.RWMutex, one allocation
 //     per entry; the baseline most Go code uses today.
 //
+// The kinds are named by the constants KindHeap, KindArena, KindOffHeap and
+// KindBTree. Register adds a kind of the user's (registry.go): New, Kinds,
+// the writepath server and gcstress then take it like writegc's own. The
+// registry is safe for concurrent use; a kind registered twice panics.
+//
 // One algorithm: heap, arena and offheap share skiplist.go, generic over a
 // nodeStore (heap.go, arenatable.go), so their benchmarks differ only in
 // memory layout. BenchmarkSearch in this package measures the generic search

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"slices"
 	"strings"
 
 	"github.com/writegc/writegc/arena"
@@ -75,26 +74,11 @@ type Options struct {
 	MaxAlloc int
 }
 
-type constructor func(Options) (Memtable, error)
-
-var registry = map[string]constructor{}
-
-func register(kind string, c constructor) { registry[kind] = c }
-
-// Kinds lists the known kinds in sorted order.
-func Kinds() []string {
-	ks := make([]string, 0, len(registry))
-	for k := range registry {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
-
-// New returns an empty memtable of the given kind. An unknown kind is an error
-// that lists the known ones.
+// New returns an empty memtable of the given kind (KindHeap, KindArena,
+// KindOffHeap, KindBTree or a kind added with Register). An unknown kind is
+// an error wrapping ErrUnknownKind that lists the known ones.
 func New(kind string, opts Options) (Memtable, error) {
-	c, ok := registry[kind]
+	c, ok := lookup(kind)
 	if !ok {
 		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownKind, kind, strings.Join(Kinds(), ", "))
 	}

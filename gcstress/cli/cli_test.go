@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/writegc/writegc/gcstress"
+)
+
+func TestUsageExitsTwoNamingTheFlag(t *testing.T) {
+	ro := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(ro, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"-values", "0"}, {"-kinds", "nosuch"}, {"-format", "xml"},
+		{"-out", filepath.Join(ro, "out")}, // below a regular file: cannot be created, even by root
+	} {
+		var stderr syncBuf
+		if code := Main(context.Background(), append([]string{"-out", t.TempDir()}, args...), io.Discard, &stderr); code != ExitUsage {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), args[0]) {
+			t.Errorf("%v: message %q does not name the flag", args, stderr.String())
+		}
+	}
+}
+
+func TestExplainUsageExitsTwo(t *testing.T) {
+	if code := Main(context.Background(), []string{"explain"}, io.Discard, io.Discard); code != ExitUsage {
+		t.Fatalf("explain without files: exit %d, want 2", code)
+	}
+}
+
+// TestNonEmptyOutExitsTwo: a results folder that already holds a run is
+// refused with exit 2, naming the folder and -replace-out.
+func TestNonEmptyOutExitsTwo(t *testing.T) {
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "samples.jsonl"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuf
+	// Tiny settings: were the folder accepted, the run would be short.
+	args := []string{"-out", out, "-quick", "-kinds", "arena", "-values", "100", "-keys", "1K", "-scenario", "matrix", "-memstore", "1MB", "-regions", "1"}
+	code := Main(context.Background(), args, io.Discard, &stderr)
+	if code != ExitUsage || !strings.Contains(stderr.String(), out) || !strings.Contains(stderr.String(), "-replace-out") {
+		t.Fatalf("exit %d, message %q", code, stderr.String())
+	}
+}
+
+// TestCancelledContextExits130: a context cancelled before the first
+// scenario is an interrupt: exit 130, with the (empty) reports written.
+func TestCancelledContextExits130(t *testing.T) {
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stderr syncBuf
+	args := []string{"-out", out, "-quick", "-kinds", "arena", "-values", "100", "-scenario", "matrix"}
+	if code := Main(ctx, args, io.Discard, &stderr); code != ExitInterrupted {
+		t.Fatalf("exit %d, want 130: %s", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMainEndToEnd runs the whole command on a tiny matrix and failure
+// scenario: every child is this test binary, served by Main (TestMain).
+func TestMainEndToEnd(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr syncBuf
+	args := []string{"-quick", "-kinds", "heap,offheap", "-values", "100", "-keys", "20K", "-memstore", "1MB", "-regions", "1",
+		"-scenario", "matrix,failure", "-fail-keys", "300K", "-fail-duration", "1s", "-fail-memlimit", "32MB", "-out", out, "-format", "json"}
+	if code := Main(context.Background(), args, &stdout, &stderr); code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	var sum gcstress.Summary
+	if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
+		t.Fatalf("json report: %v", err)
+	}
+	if len(sum.Results) != 4 || !strings.HasPrefix(sum.Command, "gcstress -quick") {
+		t.Fatalf("%d results, command %q", len(sum.Results), sum.Command)
+	}
+	for _, f := range []string{"summary.json", "samples.jsonl", "report.md", "timeline-100B.svg", "timeline-100B.png",
+		"timeline-failure.png", "throughput.png", "throughput.svg"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("missing or empty %s: %v", f, err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	for _, want := range []string{"| Value Size | Key Count |", "offheap MB/s", "## Failure scenario", "## Health rules", "![throughput](throughput.png)"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if !strings.Contains(stderr.String(), "[1/4]") || !strings.Contains(stderr.String(), "results: "+out) {
+		t.Errorf("no progress lines: %s", stderr.String())
+	}
+}

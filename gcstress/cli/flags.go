@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/writegc/writegc/explain"
+	"github.com/writegc/writegc/gcstress"
+	"github.com/writegc/writegc/internal/workload"
+	"github.com/writegc/writegc/writepath"
+)
+
+// ParseFlags parses args (without the program name) into a validated
+// gcstress.Config, starting from gcstress.DefaultConfig. Errors wrap
+// gcstress.ErrUsage and name the flag; flag.ErrHelp is returned as is for
+// -h, after the usage text went to stderr. ParseFlags touches no file:
+// gcstress.Run checks -out (and picks a new folder when it is not given).
+func ParseFlags(args []string, stderr io.Writer) (gcstress.Config, error) {
+	c := gcstress.DefaultConfig()
+	fs := flag.NewFlagSet("gcstress", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: gcstress [flags]                   run the scenarios (default: the embedded matrix)\n"+
+			"       gcstress explain [flags] PROFILE|DIR...  explain captured profiles (gcstress explain -h)\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	l := defineFlags(fs, &c)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, err
+		}
+		return c, fmt.Errorf("%w: %v", gcstress.ErrUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("%w: unexpected argument %q", gcstress.ErrUsage, fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	c.Command = strings.TrimSpace("gcstress " + strings.Join(args, " "))
+	if err := l.apply(&c, set); err != nil {
+		return c, err
+	}
+	if err := c.Validate(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// lists are the flags parsed after flag.Parse: comma-separated lists, and
+// -quick, whose defaults yield to flags given explicitly.
+type lists struct {
+	kinds, values, keys, sets, profile string
+	quick                              bool
+}
+
+// defineFlags defines every flag on fs, writing into c.
+func defineFlags(fs *flag.FlagSet, c *gcstress.Config) *lists {
+	l := &lists{}
+	fs.StringVar(&l.kinds, "kinds", strings.Join(c.Kinds, ","), "kinds, comma-separated: registered engines and memtable kinds (known: "+strings.Join(gcstress.Kinds(), ",")+")")
+	fs.StringVar(&l.values, "values", "10,100,1KB,10KB", "value sizes, comma-separated (10, 100B, 1KB, 10KB; K = 1024)")
+	fs.StringVar(&l.keys, "keys", "", "keys written per scenario, one for all values or one per value (10M, 1e9); default: the matrix's")
+	fs.DurationVar(&c.Duration, "duration", c.Duration, "cap on each scenario's run time (0: none, else at least 1ms; default none when -keys is given)")
+	fs.Var(sizeFlag{&c.Memstore}, "memstore", "flush threshold of one memtable (HBase memstore size)")
+	fs.IntVar(&c.Regions, "regions", c.Regions, "regions (memtables filled in parallel) per server")
+	fs.Var(sizeFlag{&c.MemLimit}, "memlimit", "GOMEMLIMIT of each scenario's child (off: none; the failure and stall scenarios use -fail-memlimit unless this is given)")
+	fs.IntVar(&c.GOGC, "gogc", c.GOGC, "GOGC of each child (-1: off)")
+	fs.StringVar(&c.Path, "path", c.Path, "write path: "+gcstress.PathServer+" (Puts straight into the region server) or a client path: "+strings.Join(writepath.Paths(), ","))
+	fs.StringVar(&c.Transport, "transport", c.Transport, "transport for client paths: "+strings.Join(writepath.Transports(), ","))
+	fs.IntVar(&c.Writers, "writers", c.Writers, "writer goroutines per scenario")
+	fs.StringVar(&l.profile, "profile", "", "profiles per scenario: cpu,heap,allocs,fgprof,trace,mutex,block or all (also keeps a flight recorder)")
+	fs.BoolVar(&c.Flight, "flight", false, "keep a runtime/trace flight recorder in each child and write its last 10 s to <scenario>/flight.out on the first degraded or failed window (implied by -profile)")
+	fs.StringVar(&c.Out, "out", "", "results folder, refused if it exists and is not empty (default: a new "+gcstress.DefaultOutParent+"/<UTC time>)")
+	fs.BoolVar(&c.ReplaceOut, "replace-out", false, "reuse a non-empty -out: first remove the files an earlier run wrote there (samples.jsonl, summary.json, report.md, charts, scenario profile folders); other files are left alone")
+	fs.StringVar(&c.Format, "format", c.Format, "terminal report: "+strings.Join(gcstress.Formats, "|"))
+	fs.DurationVar(&c.Window, "window", c.Window, "sampling window (0: no windows, only the end record)")
+	fs.StringVar(&c.Backpressure, "backpressure", "", "on|off: block writers while full memtables wait (default: on, off for the failure scenario)")
+	fs.Var(sizeFlag{&c.FlushBW}, "flush-bw", "flush bandwidth per second (0: unlimited; the failure and stall scenarios use -fail-flush-bw unless this is given)")
+	fs.Var(sizeFlag{&c.RSSCap}, "rss-cap", "hard resident-memory cap per child, watched by child and parent (off: none)")
+	fs.IntVar(&c.LatencyEvery, "latency-every", c.LatencyEvery, "time one Put in N for the latency histogram (0: off; 1: every Put, which costs 4-6% of arena throughput here; the stall scenario times every Put unless this is given)")
+	fs.StringVar(&l.sets, "scenario", gcstress.SetAll, "scenario sets: "+strings.Join(gcstress.ScenarioSets, ",")+" (comma-separated)")
+	fs.BoolVar(&l.quick, "quick", false, "tiny scenarios (for tests and smoke runs)")
+	fs.Uint64Var(&c.Seed, "seed", c.Seed, "key seed")
+	fs.Var(sizeFlag{&c.FailMemLimit}, "fail-memlimit", "GOMEMLIMIT of the failure scenario")
+	fs.Var(sizeFlag{&c.FailFlushBW}, "fail-flush-bw", "flush bandwidth per second of the failure scenario")
+	fs.Var(sizeFlag{&c.FailValue}, "fail-value", "value size of the failure scenario")
+	fs.Var(countFlag{&c.FailKeys}, "fail-keys", "keys of the failure scenario")
+	fs.DurationVar(&c.FailDuration, "fail-duration", c.FailDuration, "cap on the failure scenario's run time (0: none, else at least 2ms: the stall scenario gets half)")
+	fs.Var(sizeFlag{&c.FailRSSCap}, "fail-rss-cap", "hard resident-memory cap of the failure scenario")
+	defineThresholds(fs, &c.Thresholds)
+	return l
+}
+
+// defineThresholds defines the classifier's flags.
+func defineThresholds(fs *flag.FlagSet, t *gcstress.Thresholds) {
+	fs.Float64Var(&t.HealthyGC, "healthy-gc", t.HealthyGC, "healthy: GC CPU below this % of busy CPU")
+	fs.Float64Var(&t.HealthyAssist, "healthy-assist", t.HealthyAssist, "healthy: assist CPU below this %")
+	fs.Float64Var(&t.DegradedGC, "degraded-gc", t.DegradedGC, "degraded: GC CPU at or above this %")
+	fs.Float64Var(&t.DegradedAssist, "degraded-assist", t.DegradedAssist, "degraded: assist CPU at or above this %")
+	fs.Float64Var(&t.FailLive, "fail-live", t.FailLive, "failed: live heap at or above this % of GOMEMLIMIT (with limiter on and throughput collapsed)")
+	fs.Float64Var(&t.FailThroughput, "fail-throughput", t.FailThroughput, "failed: window MB/s below this % of the scenario's best window")
+	fs.IntVar(&t.FailWindows, "fail-windows", t.FailWindows, "failed: that many failing windows in a row")
+	fs.Float64Var(&t.Share, "share", t.Share, "a scenario is degraded (elevated) when at least this % of its windows after warm-up are")
+	fs.DurationVar(&t.Warmup, "warmup", t.Warmup, "windows ending before this don't count toward a scenario's class")
+}
+
+// apply fills c from the lists and from which flags were given (set):
+// -quick's defaults, -keys dropping the default run-time cap, and -memlimit,
+// -flush-bw and -latency-every reaching the failure and stall scenarios.
+func (l *lists) apply(c *gcstress.Config, set map[string]bool) error {
+	c.Kinds = splitList(l.kinds)
+	var err error
+	if c.Values, err = parseSizes(l.values); err != nil {
+		return usageErr("values", err)
+	}
+	if l.keys != "" {
+		for _, f := range splitList(l.keys) {
+			n, err := workload.ParseCount(f)
+			if err != nil {
+				return usageErr("keys", err)
+			}
+			c.Keys = append(c.Keys, n)
+		}
+		if !set["duration"] {
+			c.Duration = 0
+		}
+	}
+	c.Sets = splitList(l.sets)
+	if c.Profile, err = explain.ParseKinds(l.profile); err != nil {
+		return usageErr("profile", err)
+	}
+	if l.quick {
+		applyQuick(c, set)
+	}
+	if set["memlimit"] {
+		c.FailMemLimit = c.MemLimit
+	}
+	if set["flush-bw"] {
+		c.FailFlushBW = c.FlushBW
+	}
+	if set["latency-every"] {
+		c.StallLatencyEvery = c.LatencyEvery
+	}
+	return nil
+}
+
+// applyQuick shrinks every scenario for tests: small memtables, short runs,
+// quarter-second windows. Flags given explicitly (set) still win.
+func applyQuick(c *gcstress.Config, set map[string]bool) {
+	quick := []struct {
+		flag string
+		do   func()
+	}{
+		{"memstore", func() { c.Memstore = 4 << 20 }},
+		{"duration", func() { c.Duration = 3 * time.Second }},
+		{"window", func() { c.Window = 250 * time.Millisecond }},
+		{"fail-memlimit", func() { c.FailMemLimit = 64 << 20 }},
+		{"fail-rss-cap", func() { c.FailRSSCap = 256 << 20 }},
+		{"fail-keys", func() { c.FailKeys = 2_000_000 }},
+		{"fail-duration", func() { c.FailDuration = 4 * time.Second }},
+		{"fail-flush-bw", func() { c.FailFlushBW = 2 << 20 }},
+		{"rss-cap", func() { c.RSSCap = 1 << 30 }},
+	}
+	for _, q := range quick {
+		if !set[q.flag] {
+			q.do()
+		}
+	}
+	if len(c.Keys) == 0 {
+		c.Keys = []int64{200_000}
+	}
+}
+
+// usageErr wraps gcstress.ErrUsage with a message naming the flag.
+func usageErr(flagName string, err error) error {
+	return fmt.Errorf("%w: -%s: %v", gcstress.ErrUsage, flagName, err)
+}
+
+// sizeFlag is a byte size flag: 16MB, 1KB, 100 (bytes); off, none and
+// unlimited are 0.
+type sizeFlag struct{ v *int64 }
+
+func (s sizeFlag) String() string {
+	if s.v == nil || *s.v == 0 {
+		return "0"
+	}
+	return workload.FormatSize(*s.v)
+}
+
+func (s sizeFlag) Set(v string) error {
+	if t := strings.ToLower(strings.TrimSpace(v)); t == "off" || t == "none" || t == "unlimited" {
+		*s.v = 0
+		return nil
+	}
+	n, err := workload.ParseSize(v)
+	if err != nil {
+		return err
+	}
+	*s.v = n
+	return nil
+}
+
+// countFlag is a count flag: 2M, 1e9, 20K.
+type countFlag struct{ v *int64 }
+
+func (s countFlag) String() string {
+	if s.v == nil {
+		return "0"
+	}
+	return workload.FormatCount(*s.v)
+}
+
+func (s countFlag) Set(v string) error {
+	n, err := workload.ParseCount(v)
+	if err != nil {
+		return err
+	}
+	*s.v = n
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func parseSizes(s string) ([]int64, error) {
+	var out []int64
+	for _, f := range splitList(s) {
+		n, err := workload.ParseSize(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

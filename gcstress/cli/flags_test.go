@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/writegc/writegc/gcstress"
+)
+
+func TestParseFlagsDefault(t *testing.T) {
+	c, err := ParseFlags(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.Kinds, ",") != "heap,arena,offheap" || len(c.Values) != 4 || c.Values[3] != 10<<10 {
+		t.Fatalf("default kinds/values: %v %v", c.Kinds, c.Values)
+	}
+	if c.Duration != gcstress.DefaultDuration || c.Window != time.Second || c.Format != "table" || c.Out != "" || c.Command != "gcstress" {
+		t.Fatalf("defaults: %+v", c)
+	}
+	groups := map[string]int{}
+	for _, s := range gcstress.Expand(c) {
+		groups[s.Group]++
+		switch {
+		case s.Group == "failure" && (s.Backpressure || s.MemLimit != gcstress.DefaultFailMemLimit || s.FlushBW != gcstress.DefaultFailFlushBW):
+			t.Fatalf("failure scenario %+v", s)
+		case s.Group == "stall" && (!s.Backpressure || s.Kind != "heap" || s.LatencyEvery != 1):
+			t.Fatalf("stall scenario %+v", s)
+		case s.Group == "matrix" && (!s.Backpressure || s.MemLimit != 0):
+			t.Fatalf("matrix scenario %+v", s)
+		}
+	}
+	if groups["matrix"] != 12 || groups["failure"] != 3 || groups["stall"] != 1 {
+		t.Fatalf("default matrix: %v", groups)
+	}
+}
+
+func TestParseFlagsKeys(t *testing.T) {
+	c, err := ParseFlags([]string{"-kinds", "arena", "-values", "10", "-keys", "1e9", "-scenario", "matrix"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := gcstress.Expand(c)
+	if len(sc) != 1 || sc[0].Keys != 1_000_000_000 || sc[0].Duration != 0 {
+		t.Fatalf("-keys 1e9: %+v", sc)
+	}
+	c, err = ParseFlags([]string{"-values", "10,1KB", "-keys", "10M,2M", "-duration", "5s"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Keys[0] != 10_000_000 || c.Keys[1] != 2_000_000 || c.Duration != 5*time.Second {
+		t.Fatalf("keys %v duration %v", c.Keys, c.Duration)
+	}
+}
+
+// TestFlagsReachFailureAndStall: -memlimit, -flush-bw and -latency-every,
+// when given, also set the failure and stall scenarios' values; -quick's
+// defaults yield to flags given explicitly.
+func TestFlagsReachFailureAndStall(t *testing.T) {
+	c, err := ParseFlags([]string{"-quick", "-memlimit", "200MB", "-flush-bw", "1MB", "-latency-every", "8", "-memstore", "2MB"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Memstore != 2<<20 || c.Duration != 3*time.Second || c.Keys[0] != 200_000 {
+		t.Fatalf("quick: %+v", c)
+	}
+	for _, s := range gcstress.Expand(c) {
+		if s.Group != "matrix" && (s.MemLimit != 200<<20 || s.FlushBW != 1<<20 || s.LatencyEvery != 8) {
+			t.Fatalf("%s: memlimit %d flush %d latency-every %d", s.Name, s.MemLimit, s.FlushBW, s.LatencyEvery)
+		}
+	}
+}
+
+// TestParseFlagsErrorsNameTheFlag: each bad value is a usage error (exit 2)
+// that names the flag, before any work.
+func TestParseFlagsErrorsNameTheFlag(t *testing.T) {
+	cases := []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"-values", "0"}, "-values"},
+		{[]string{"-values", "10,abc"}, "-values"},
+		{[]string{"-kinds", "heap,nosuch"}, "-kinds"},
+		{[]string{"-memlimit", "16MB"}, "-memlimit"},
+		{[]string{"-fail-memlimit", "16MB"}, "-fail-memlimit"},
+		{[]string{"-format", "xml"}, "-format"},
+		{[]string{"-keys", "0"}, "-keys"},
+		{[]string{"-keys", "1,2,3"}, "-keys"},
+		{[]string{"-writers", "0"}, "-writers"},
+		{[]string{"-path", "carrier-pigeon"}, "-path"},
+		{[]string{"-backpressure", "maybe"}, "-backpressure"},
+		{[]string{"-scenario", "nope"}, "-scenario"},
+		{[]string{"-profile", "cpu,nope"}, "-profile"},
+		{[]string{"-degraded-gc", "120"}, "-degraded-gc"},
+		{[]string{"-rss-cap", "1MB"}, "-rss-cap"},
+		{[]string{"-nosuchflag"}, "nosuchflag"},
+		{[]string{"stray"}, "stray"},
+		// Careless values.
+		{[]string{"-fail-duration", "-1s"}, "-fail-duration"},
+		{[]string{"-fail-duration", "1ns"}, "-fail-duration"},    // would remove the stall's cap
+		{[]string{"-fail-duration", "1500us"}, "-fail-duration"}, // half is under 1ms
+		{[]string{"-duration", "1ns"}, "-duration"},
+		{[]string{"-memstore", "4000000T", "-regions", "3"}, "-memstore"}, // overflows
+		{[]string{"-kinds", "arena,arena"}, "-kinds"},
+		{[]string{"-values", "1KB,1024"}, "-values"},
+	}
+	for _, tc := range cases {
+		_, err := ParseFlags(tc.args, io.Discard)
+		if !errors.Is(err, gcstress.ErrUsage) || ExitCode(err) != ExitUsage {
+			t.Errorf("%v: err %v, want a usage error", tc.args, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.flag) {
+			t.Errorf("%v: %q does not name %s", tc.args, err, tc.flag)
+		}
+	}
+	// An unknown kind lists the known ones.
+	if _, err := ParseFlags([]string{"-kinds", "nosuch"}, io.Discard); err == nil || !strings.Contains(err.Error(), "arena,btree,heap,offheap") {
+		t.Errorf("-kinds nosuch: %v, want the known kinds listed", err)
+	}
+	// The boundaries stay accepted.
+	for _, args := range [][]string{{"-fail-duration", "2ms"}, {"-fail-duration", "0"}, {"-duration", "1ms"}, {"-memstore", "1GB", "-regions", "1024", "-rss-cap", "off", "-scenario", "matrix"}} {
+		if _, err := ParseFlags(args, io.Discard); err != nil {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	var stderr syncBuf
+	_, err := ParseFlags([]string{"-h"}, &stderr)
+	if !errors.Is(err, flag.ErrHelp) || ExitCode(err) != ExitOK {
+		t.Fatalf("-h: %v", err)
+	}
+	for _, want := range []string{"usage: gcstress", "explain", "-memstore", "-healthy-gc"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("usage lacks %q:\n%s", want, stderr.String())
+		}
+	}
+}

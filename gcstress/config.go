@@ -1,0 +1,289 @@
+package gcstress
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/writegc/writegc/explain"
+	"github.com/writegc/writegc/internal/workload"
+	"github.com/writegc/writegc/memtable"
+)
+
+// Terminal report formats (Config.Format, WriteReport).
+const (
+	FormatTable = "table"
+	FormatYCSB  = "ycsb"
+	FormatPE    = "pe"
+	FormatJSON  = "json"
+)
+
+// Formats lists the report formats.
+var Formats = []string{FormatTable, FormatYCSB, FormatPE, FormatJSON}
+
+// Scenario sets (Config.Sets) and the groups of Scenario.Group. SetAll is
+// the three groups together.
+const (
+	SetAll     = "all"
+	SetMatrix  = "matrix"
+	SetFailure = "failure"
+	SetStall   = "stall"
+)
+
+// ScenarioSets lists the scenario sets.
+var ScenarioSets = []string{SetAll, SetMatrix, SetFailure, SetStall}
+
+// Config is one run: what to run and how to report it. It is a plain value,
+// read-only once Run has it. DefaultConfig is the embedded default; the
+// command (package gcstress/cli) builds one from its flags, and a test or
+// a program can build one by hand. Sizes are bytes; zero means "none" or
+// "off" where the field says so. Validate checks every field; Run calls it.
+type Config struct {
+	Kinds  []string // kinds (-kinds): registered engines or memtable kinds (Kinds())
+	Values []int64  // value sizes in bytes (-values)
+	// Keys per value size (-keys): one entry for every value, or empty for
+	// the matrix defaults.
+	Keys     []int64
+	Duration time.Duration // cap per matrix scenario; 0 = none (-duration)
+	Memstore int64         // flush threshold of one memtable (-memstore)
+	Regions  int           // regions (memtables written in parallel) per server
+	MemLimit int64         // GOMEMLIMIT of matrix scenarios; 0 = off (-memlimit)
+	GOGC     int           // GOGC of every child (-gogc); -1 = off
+	Path     string        // write path (-path): PathServer or a writepath client path
+	// Transport between client and server when Path is not PathServer.
+	Transport    string
+	Writers      int           // writer goroutines (-writers)
+	Profile      explain.Kinds // profiles to capture per scenario (-profile)
+	Flight       bool          // keep a flight recorder (-flight; implied by Profile)
+	Out          string        // results folder (-out); "" = a new folder under DefaultOutParent
+	ReplaceOut   bool          // remove an earlier run's files from Out first (-replace-out)
+	Format       string        // terminal report, one of Formats (-format)
+	Window       time.Duration // sampling window; 0 = no windows (-window)
+	Backpressure string        // "" (scenario default), "on", "off"
+	FlushBW      int64         // flush bandwidth bytes/s of matrix scenarios; 0 unlimited
+	RSSCap       int64         // hard resident-memory cap per child (-rss-cap); 0 = none
+	LatencyEvery int           // time one Put in N (-latency-every); 0 = off
+	Sets         []string      // scenario sets, from ScenarioSets (-scenario)
+	Seed         uint64
+
+	// Failure scenario settings (-fail-*): GOMEMLIMIT, flush bandwidth,
+	// value size, keys, run-time cap and RSS cap of the
+	// concurrent-mode-style failure. The stall scenario uses them too, with
+	// backpressure on and half the run-time cap.
+	FailMemLimit int64
+	FailFlushBW  int64
+	FailValue    int64
+	FailKeys     int64
+	FailDuration time.Duration
+	FailRSSCap   int64
+	// StallLatencyEvery is the stall scenario's LatencyEvery: 1 (every Put,
+	// so no rare long block is missed) unless the command line set
+	// -latency-every.
+	StallLatencyEvery int
+
+	Thresholds Thresholds
+
+	// Command is the command line as typed, for the reports.
+	Command string
+}
+
+// usageErr wraps ErrUsage with a message naming the flag.
+func usageErr(flagName, format string, args ...any) error {
+	return fmt.Errorf("%w: -%s: %s", ErrUsage, flagName, fmt.Sprintf(format, args...))
+}
+
+// DefaultConfig is the embedded default: what `make stress` runs with no
+// flags (see matrix.go for the scenarios it expands to).
+func DefaultConfig() Config {
+	return Config{
+		Kinds:             []string{memtable.KindHeap, memtable.KindArena, memtable.KindOffHeap},
+		Values:            []int64{10, 100, 1 << 10, 10 << 10},
+		Duration:          DefaultDuration,
+		Memstore:          DefaultMemstore,
+		Regions:           DefaultRegions,
+		GOGC:              100,
+		Path:              DefaultPath,
+		Transport:         "inproc",
+		Writers:           DefaultWriters,
+		Format:            FormatTable,
+		Window:            time.Second,
+		RSSCap:            DefaultRSSCap,
+		LatencyEvery:      DefaultLatencyEvery,
+		Sets:              []string{SetAll},
+		Seed:              1,
+		FailMemLimit:      DefaultFailMemLimit,
+		FailFlushBW:       DefaultFailFlushBW,
+		FailValue:         DefaultFailValue,
+		FailKeys:          DefaultFailKeys,
+		FailDuration:      DefaultFailDuration,
+		FailRSSCap:        DefaultFailRSSCap,
+		StallLatencyEvery: 1,
+		Thresholds:        DefaultThresholds(),
+	}
+}
+
+// Validate checks a Config; errors wrap ErrUsage and name the flag.
+func (c *Config) Validate() error {
+	if err := c.validateMatrix(); err != nil {
+		return err
+	}
+	if err := c.validateMemory(); err != nil {
+		return err
+	}
+	if c.GOGC < -1 || c.GOGC == 0 {
+		return usageErr("gogc", "%d: use a positive percentage or -1 for off", c.GOGC)
+	}
+	if c.Path != PathServer && !slices.Contains(clientPaths(), c.Path) {
+		return usageErr("path", "unknown path %q (known: %s,%s)", c.Path, PathServer, strings.Join(clientPaths(), ","))
+	}
+	if c.Path != PathServer && !slices.Contains(transports(), c.Transport) {
+		return usageErr("transport", "unknown transport %q (known: %s)", c.Transport, strings.Join(transports(), ","))
+	}
+	if c.Writers < 1 || c.Writers > 4096 {
+		return usageErr("writers", "%d: must be 1 to 4096", c.Writers)
+	}
+	if !slices.Contains(Formats, c.Format) {
+		return usageErr("format", "unknown format %q (known: %s)", c.Format, strings.Join(Formats, "|"))
+	}
+	if c.Window < 0 || (c.Window > 0 && c.Window < 10*time.Millisecond) {
+		return usageErr("window", "%v: use 0 (off) or at least 10ms", c.Window)
+	}
+	switch c.Backpressure {
+	case "", "on", "off":
+	default:
+		return usageErr("backpressure", "%q: use on or off", c.Backpressure)
+	}
+	if c.FlushBW < 0 {
+		return usageErr("flush-bw", "negative bandwidth")
+	}
+	if c.LatencyEvery < 0 || c.StallLatencyEvery < 0 {
+		return usageErr("latency-every", "%d: use 0 (off) or N >= 1", min(c.LatencyEvery, c.StallLatencyEvery))
+	}
+	if len(c.Sets) == 0 {
+		return usageErr("scenario", "no scenario set (known: %s)", strings.Join(ScenarioSets, ","))
+	}
+	for _, s := range c.Sets {
+		if !slices.Contains(ScenarioSets, s) {
+			return usageErr("scenario", "unknown scenario set %q (known: %s)", s, strings.Join(ScenarioSets, ","))
+		}
+	}
+	return c.Thresholds.validate()
+}
+
+// validateMatrix checks what the matrix is made of: kinds, value sizes,
+// key counts and the run-time cap.
+func (c *Config) validateMatrix() error {
+	if len(c.Kinds) == 0 {
+		return usageErr("kinds", "no kind given (known: %s)", strings.Join(Kinds(), ","))
+	}
+	known := Kinds()
+	for i, k := range c.Kinds {
+		if !slices.Contains(known, k) {
+			return usageErr("kinds", "unknown kind %q (known: %s)", k, strings.Join(known, ","))
+		}
+		if slices.Contains(c.Kinds[:i], k) {
+			return usageErr("kinds", "kind %q given twice: each kind runs once", k)
+		}
+	}
+	if len(c.Values) == 0 {
+		return usageErr("values", "no value size given")
+	}
+	for i, v := range c.Values {
+		if slices.ContainsFunc(c.Values[:i], func(w int64) bool { return workload.FormatSize(w) == workload.FormatSize(v) }) {
+			return usageErr("values", "value size %s given twice: each size runs once", workload.FormatSize(v))
+		}
+		if v <= 0 {
+			return usageErr("values", "value size %d: must be at least 1 B", v)
+		}
+		if v > memtable.MaxValueSize {
+			return usageErr("values", "value size %s: above the memtable limit of %s", workload.FormatSize(v), workload.FormatSize(memtable.MaxValueSize))
+		}
+	}
+	if n := len(c.Keys); n != 0 && n != 1 && n != len(c.Values) {
+		return usageErr("keys", "%d counts for %d value sizes: give one, or one per value", n, len(c.Values))
+	}
+	for _, k := range c.Keys {
+		if k <= 0 {
+			return usageErr("keys", "key count %d: must be at least 1", k)
+		}
+	}
+	if err := checkCap("duration", c.Duration, MinDuration, ""); err != nil {
+		return err
+	}
+	return nil
+}
+
+// validateMemory checks the memory settings against one memtable per
+// region, and the failure and stall scenarios' settings.
+func (c *Config) validateMemory() error {
+	if c.Memstore < 64<<10 {
+		return usageErr("memstore", "%s: a memtable needs at least 64KB", workload.FormatSize(c.Memstore))
+	}
+	if c.Regions < 1 || c.Regions > 1024 {
+		return usageErr("regions", "%d: must be 1 to 1024", c.Regions)
+	}
+	// One memtable per region must fit, plus the runtime's own few MiB.
+	need, ok := memNeed(c.Memstore, c.Regions)
+	if !ok {
+		return usageErr("memstore", "%s x %d regions overflows: no machine holds that much", workload.FormatSize(c.Memstore), c.Regions)
+	}
+	if c.MemLimit != 0 && c.MemLimit < need {
+		return usageErr("memlimit", "%s is below what %d memtable(s) of -memstore %s need (%s)",
+			workload.FormatSize(c.MemLimit), c.Regions, workload.FormatSize(c.Memstore), workload.FormatSize(need))
+	}
+	if c.wants(SetFailure) || c.wants(SetStall) {
+		if c.FailMemLimit != 0 && c.FailMemLimit < need {
+			return usageErr("fail-memlimit", "%s is below what %d memtable(s) of -memstore %s need (%s)",
+				workload.FormatSize(c.FailMemLimit), c.Regions, workload.FormatSize(c.Memstore), workload.FormatSize(need))
+		}
+		if c.FailValue <= 0 || c.FailValue > memtable.MaxValueSize {
+			return usageErr("fail-value", "value size %d out of range", c.FailValue)
+		}
+		if c.FailKeys <= 0 {
+			return usageErr("fail-keys", "key count %d: must be at least 1", c.FailKeys)
+		}
+		// The stall scenario runs for half of -fail-duration.
+		if err := checkCap("fail-duration", c.FailDuration, 2*MinDuration, " (the stall scenario runs for half of it)"); err != nil {
+			return err
+		}
+		if c.FailRSSCap != 0 && c.FailRSSCap < need {
+			return usageErr("fail-rss-cap", "%s is below one memtable per region (%s)", workload.FormatSize(c.FailRSSCap), workload.FormatSize(need))
+		}
+	}
+	if c.RSSCap != 0 && c.RSSCap < need {
+		return usageErr("rss-cap", "%s is below one memtable per region (%s)", workload.FormatSize(c.RSSCap), workload.FormatSize(need))
+	}
+	return nil
+}
+
+// MinDuration is the shortest run-time cap a scenario takes: a shorter one
+// would end the load before its first Put.
+const MinDuration = time.Millisecond
+
+// checkCap checks a run-time cap: 0 (none) or at least lowest; note ends
+// the message.
+func checkCap(flagName string, d, lowest time.Duration, note string) error {
+	if d < 0 || (d > 0 && d < lowest) {
+		return usageErr(flagName, "%v: use 0 (no cap) or at least %v%s", d, lowest, note)
+	}
+	return nil
+}
+
+// memNeed is memstore x regions plus 8 MiB for the runtime, and false when
+// that overflows an int64.
+func memNeed(memstore int64, regions int) (int64, bool) {
+	hi, lo := bits.Mul64(uint64(memstore), uint64(regions))
+	need := lo + 8<<20
+	if hi != 0 || lo > math.MaxInt64-8<<20 || memstore < 0 || regions < 0 {
+		return 0, false
+	}
+	return int64(need), true
+}
+
+// wants reports whether scenario set s is selected.
+func (c *Config) wants(s string) bool {
+	return slices.Contains(c.Sets, s) || slices.Contains(c.Sets, SetAll)
+}

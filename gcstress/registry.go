@@ -1,0 +1,172 @@
+package gcstress
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/writegc/writegc/memtable"
+)
+
+// Engine is a write path under load: what a scenario's writers Put into.
+// Register one with RegisterEngine to run it under every scenario.
+//
+// Concurrency: Put is called from Scenario.Writers goroutines at once. The
+// key and value slices are valid only during the call (writers reuse them):
+// an engine that keeps them must copy them. A Put error ends the scenario,
+// which is then reported failed with that error.
+//
+// Lifetime: an Engine serves one scenario in one child process. Close is
+// called once, when the load ends; if writers are still blocked in Put a
+// second after the end (a run-time cap, an interrupt or the memory cap
+// stopped the load while a full engine held them), Close is called while
+// those Puts are in flight and should make them return; their errors are
+// then ignored. Close's error is reported in the scenario's end record.
+type Engine interface {
+	Put(key, value []byte) error
+	Close() error
+}
+
+// StatsEngine is an Engine that also reports its flushes and backpressure.
+// Stats is optional: an Engine without it is sampled with zero EngineStats.
+// Stats is called from the sampling goroutine, concurrently with Put, once
+// per window and once after Close.
+type StatsEngine interface {
+	Engine
+	Stats() EngineStats
+}
+
+// EngineStats are an engine's counters, sampled once per window. Flushes,
+// FlushedBytes and BlockedNanos are cumulative since the engine was built;
+// PendingFlushes and MemtableBytes are values at the moment of the call.
+// A plain value.
+type EngineStats struct {
+	Flushes        int64 // memtables flushed
+	FlushedBytes   int64 // bytes those flushes wrote
+	PendingFlushes int64 // full memtables waiting for a flusher
+	MemtableBytes  int64 // bytes held in memtables (flushed or not yet)
+	BlockedNanos   int64 // time writers spent blocked by backpressure, summed over writers
+}
+
+// engineStats is EngineStats under its former, unexported name, still used
+// by the sampler.
+type engineStats = EngineStats
+
+// ErrUnknownKind: a scenario names a kind that is neither a registered
+// engine nor a memtable kind.
+var ErrUnknownKind = errors.New("unknown kind")
+
+// The engine registry. Lookup of a scenario's Kind (engineFor):
+//  1. a kind registered with RegisterEngine runs that engine (writegc's own
+//     kinds are registered this way, each as its memtable kind inside the
+//     region server, see engine.go);
+//  2. otherwise a kind known to memtable.New (memtable.Register included)
+//     runs inside writegc's region server, exactly like writegc's own
+//     kinds: WAL, flushers, backpressure, and the scenario's write path;
+//  3. anything else is ErrUnknownKind.
+//
+// The registry is guarded by a mutex; registration is normally done at
+// start-up, before Run or RunChild.
+var engines struct {
+	mu    sync.RWMutex
+	kinds map[string]func(Scenario) (Engine, error)
+}
+
+// RegisterEngine makes kind a gcstress kind (-kinds, Config.Kinds) whose
+// scenarios Put into the Engine newEngine builds. newEngine is called once
+// per scenario, in the scenario's child process, with the Scenario it runs
+// (value size, keys, memstore, regions, writers and so on): the program
+// that calls Run must register the same kinds before RunChild runs in the
+// child (a main that registers first and then calls cli.Main does).
+//
+// RegisterEngine panics when kind is empty or holds a comma, a slash or
+// white space, when newEngine is nil, or when kind is already registered
+// (writegc's heap, arena, offheap and btree included): each is a
+// programming error. Registration cannot be undone.
+func RegisterEngine(kind string, newEngine func(Scenario) (Engine, error)) {
+	if kind == "" || strings.ContainsAny(kind, ",/ \t\n") {
+		panic(fmt.Sprintf("gcstress: RegisterEngine: bad kind name %q", kind))
+	}
+	if newEngine == nil {
+		panic(fmt.Sprintf("gcstress: RegisterEngine(%q): nil constructor", kind))
+	}
+	engines.mu.Lock()
+	defer engines.mu.Unlock()
+	if _, dup := engines.kinds[kind]; dup {
+		panic(fmt.Sprintf("gcstress: RegisterEngine: kind %q registered twice", kind))
+	}
+	if engines.kinds == nil {
+		engines.kinds = map[string]func(Scenario) (Engine, error){}
+	}
+	engines.kinds[kind] = newEngine
+}
+
+// Kinds lists every kind a scenario can run, sorted: the registered
+// engines and the memtable kinds.
+func Kinds() []string {
+	engines.mu.RLock()
+	ks := memtable.Kinds()
+	for k := range engines.kinds {
+		if !slices.Contains(ks, k) {
+			ks = append(ks, k)
+		}
+	}
+	engines.mu.RUnlock()
+	slices.Sort(ks)
+	return ks
+}
+
+// engineFor finds kind's constructor (see the registry's lookup order).
+func engineFor(kind string) (func(Scenario) (Engine, error), error) {
+	engines.mu.RLock()
+	newE, ok := engines.kinds[kind]
+	engines.mu.RUnlock()
+	switch {
+	case ok:
+		return newE, nil
+	case slices.Contains(memtable.Kinds(), kind):
+		return newServerEngine, nil
+	}
+	return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownKind, kind, strings.Join(Kinds(), ","))
+}
+
+// childEngine is an Engine as the child drives it: Stats always there
+// (zero when the Engine has none) and Close run once, whoever calls it
+// first (the early close that releases blocked writers, or the last one).
+type childEngine struct {
+	Engine
+	once     sync.Once
+	closeErr error
+}
+
+func (e *childEngine) Stats() EngineStats {
+	if se, ok := e.Engine.(StatsEngine); ok {
+		return se.Stats()
+	}
+	return EngineStats{}
+}
+
+// Close closes the engine once; a concurrent second call waits for the
+// first and returns its error.
+func (e *childEngine) Close() error {
+	e.once.Do(func() { e.closeErr = e.Engine.Close() })
+	return e.closeErr
+}
+
+// newEngine builds the engine of scenario s's kind.
+func newEngine(s Scenario) (*childEngine, error) {
+	newE, err := engineFor(s.Kind)
+	if err != nil {
+		return nil, err
+	}
+	e, err := newE(s)
+	if err != nil {
+		return nil, fmt.Errorf("engine %s: %w", s.Kind, err)
+	}
+	if e == nil {
+		return nil, fmt.Errorf("engine %s: constructor returned a nil Engine", s.Kind)
+	}
+	return &childEngine{Engine: e}, nil
+}

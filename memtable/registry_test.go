@@ -1,0 +1,56 @@
+package memtable
+
+import (
+	"slices"
+	"testing"
+)
+
+// unregister removes a kind a test registered, so other tests see only
+// writegc's own kinds. Registration has no public undo.
+func unregister(t *testing.T, kind string) {
+	t.Cleanup(func() {
+		registry.mu.Lock()
+		delete(registry.kinds, kind)
+		registry.mu.Unlock()
+	})
+}
+
+// TestRegister: a registered kind is listed by Kinds and built by New; a
+// duplicate (of a user kind or of writegc's own), an empty or
+// comma-carrying name and a nil constructor panic.
+func TestRegister(t *testing.T) {
+	const kind = "test-counting"
+	built := 0
+	unregister(t, kind)
+	Register(kind, func(o Options) (Memtable, error) { built++; return New(KindBTree, o) })
+	if !slices.Contains(Kinds(), kind) || !slices.IsSorted(Kinds()) {
+		t.Fatalf("Kinds() = %v, want it sorted and holding %s", Kinds(), kind)
+	}
+	m, err := New(kind, Options{})
+	if err != nil || built != 1 {
+		t.Fatalf("New(%s): %v, constructor called %d times", kind, err, built)
+	}
+	if err := m.Put([]byte("k"), []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	for name, f := range map[string]func(){
+		"duplicate user kind": func() { Register(kind, newHeap) },
+		"duplicate own kind":  func() { Register(KindArena, newHeap) },
+		"empty name":          func() { Register("", newHeap) },
+		"comma in name":       func() { Register("a,b", newHeap) },
+		"nil constructor":     func() { Register("test-nil", nil) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+	if slices.Contains(Kinds(), "test-nil") {
+		t.Fatal("a refused registration was kept")
+	}
+}
