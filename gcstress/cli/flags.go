@@ -24,7 +24,7 @@ func ParseFlags(args []string, stderr io.Writer) (gcstress.Config, error) {
 	fs := flag.NewFlagSet("gcstress", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: gcstress [flags]                   run the scenarios (default: the embedded matrix)\n"+
+		fmt.Fprint(fs.Output(), "usage: gcstress [flags]                          run the scenarios (default: the embedded matrix)\n"+
 			"       gcstress explain [flags] PROFILE|DIR...  explain captured profiles (gcstress explain -h)\n\nflags:\n")
 		fs.PrintDefaults()
 	}
