@@ -194,9 +194,12 @@ func (f FuncShare) cells() []string {
 }
 
 func (d *ProfileDiff) title() string {
-	what := "CPU time"
-	if d.SampleType != "cpu" {
-		what = d.SampleType
+	what := d.SampleType
+	switch what {
+	case "cpu":
+		what = "CPU time"
+	case "alloc_space":
+		what = "bytes allocated"
 	}
 	return fmt.Sprintf("where %s got slower (%s: functions whose flat share grew most, base -> head)", d.Benchmark, what)
 }

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/writegc/writegc/benchgate"
+)
+
+// TestCLICalibrate runs `benchgate calibrate` end to end on a tiny module:
+// 10 A/A chunks of one round each, written to a thresholds file that
+// compare then reads.
+func TestCLICalibrate(t *testing.T) {
+	for _, tool := range []string{"go", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not in PATH", tool)
+		}
+	}
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOFLAGS", "-buildvcs=false")
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/cal\n\ngo 1.26\n",
+		"cal_test.go": `package cal
+
+import "testing"
+
+var sink uint64
+
+func BenchmarkSpin(b *testing.B) {
+	for b.Loop() {
+		for i := 0; i < 500; i++ {
+			sink = sink*6364136223846793005 + 1442695040888963407
+		}
+	}
+}
+`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "one")
+	t.Chdir(dir)
+
+	th := filepath.Join(t.TempDir(), "th.txt")
+	out := t.TempDir()
+	code, stdout, stderr := cli(t, "calibrate", "-q", "-o", th, "-rounds", "1", "-chunks", "10",
+		"-benchtime", "300x", "-target", ".:^BenchmarkSpin$", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "BenchmarkSpin") || !strings.Contains(stdout, "10 chunks of 1 A/A rounds") {
+		t.Errorf("summary:\n%s", stdout)
+	}
+	got, err := benchgate.ReadThresholds(th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Rows) != 1 || got.K != benchgate.DefaultK || got.Rounds != 1 || got.Chunks != 10 || got.Machine["cpu"] == "" || len(got.Commit) != 40 {
+		t.Errorf("thresholds %+v", got)
+	}
+	code, stdout, stderr = cli(t, "compare", "-thresholds", th, filepath.Join(out, "base.txt"), filepath.Join(out, "head.txt"))
+	if code == 2 || !strings.Contains(stdout, "(calibrated "+th+")") {
+		t.Errorf("compare with the calibration's own runs: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
