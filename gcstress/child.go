@@ -17,7 +17,8 @@ import (
 )
 
 // ChildEnv is the environment variable that turns the binary into a
-// scenario's child: it holds the Scenario as JSON. Main checks it first.
+// scenario's child: it holds the Scenario as JSON. A program whose main
+// finds it set hands the process to RunChild.
 const ChildEnv = "WRITEGC_GCSTRESS_CHILD"
 
 // putBatch is how many keys a writer claims at once; progress counters move
@@ -29,224 +30,13 @@ const putBatch = 256
 // without tracing every Put.
 const regionEvery = 64
 
-// runChild is the child side of a scenario: load, sample, stream.
-// It returns nil when the load ended normally (keys written, duration
-// reached, or interrupted) and an error wrapping ErrRSSCap or ErrChild
-// otherwise; in every case the last line it writes is the "end" line.
-func runChild(ctx context.Context, spec Scenario, stdout io.Writer) error {
-	enc := json.NewEncoder(stdout)
-	var encMu sync.Mutex
-	emit := func(s *Sample) {
-		encMu.Lock()
-		defer encMu.Unlock()
-		s.Scenario = spec.Name
-		_ = enc.Encode(s)
-	}
-	emit(&Sample{Type: "start", Spec: &spec, Target: spec.Keys, PID: os.Getpid()})
+// rssPoll is how often the child checks its resident memory against the
+// hard cap.
+const rssPoll = 50 * time.Millisecond
 
-	eng, err := newEngine(spec)
-	if err != nil {
-		emit(&Sample{Type: "end", Reason: "error", Err: err.Error()})
-		return fmt.Errorf("%w: %v", ErrChild, err)
-	}
-
-	var (
-		written    atomic.Int64 // keys
-		bytesW     atomic.Int64
-		next       atomic.Int64 // next key index to claim
-		reason     atomic.Value // string: why the load stopped
-		failErr    atomic.Value // error
-		peakRSS    atomic.Uint64
-		earlyClose atomic.Bool // the engine was closed to release blocked writers
-		kvBytes    = int64(workload.KeySize) + spec.Value
-		recs       = make([]*latRecorder, spec.Writers)
-		loadDone   = make(chan struct{})
-	)
-	setReason := func(r string) { reason.CompareAndSwap(nil, r) }
-	loadCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if spec.Duration > 0 {
-		var c2 context.CancelFunc
-		loadCtx, c2 = context.WithTimeout(loadCtx, spec.Duration)
-		defer c2()
-	}
-
-	fr, prof := startRecorders(ctx, spec)
-	if fr != nil {
-		defer fr.Stop()
-	}
-	tracing := func() bool { return trace.IsEnabled() }
-
-	start := time.Now()
-	var wg sync.WaitGroup
-	for w := 0; w < spec.Writers; w++ {
-		recs[w] = newLatRecorder()
-		wg.Add(1)
-		go func(rec *latRecorder) {
-			defer wg.Done()
-			key := make([]byte, workload.KeySize)
-			value := workload.Value(int(spec.Value))
-			every := int64(spec.LatencyEvery)
-			for loadCtx.Err() == nil {
-				base := next.Add(putBatch) - putBatch
-				if base >= spec.Keys {
-					setReason("keys")
-					return
-				}
-				end := min(base+putBatch, spec.Keys)
-				for i := base; i < end; i++ {
-					workload.KeyAt(key, spec.Seed, uint64(i))
-					var err error
-					switch {
-					case every > 0 && i%every == 0:
-						t0 := time.Now()
-						if i%regionEvery == 0 && tracing() {
-							r := trace.StartRegion(loadCtx, explain.DefaultRegion)
-							err = eng.Put(key, value)
-							r.End()
-						} else {
-							err = eng.Put(key, value)
-						}
-						rec.record(int64(time.Since(t0)))
-					case i%regionEvery == 0 && tracing():
-						r := trace.StartRegion(loadCtx, explain.DefaultRegion)
-						err = eng.Put(key, value)
-						r.End()
-					default:
-						err = eng.Put(key, value)
-					}
-					if err != nil {
-						if loadCtx.Err() != nil {
-							return // the engine was closed to release a writer blocked at the end
-						}
-						failErr.CompareAndSwap(nil, err)
-						setReason("error")
-						cancel()
-						return
-					}
-				}
-				written.Add(end - base)
-				bytesW.Add((end - base) * kvBytes)
-			}
-		}(recs[w])
-	}
-	go func() { wg.Wait(); close(loadDone) }()
-	// At the end (keys aside: duration, interrupt, RSS cap), writers blocked
-	// by backpressure would wait for a slow flush; after a second, close the
-	// engine early, which releases them with an error they ignore.
-	go func() {
-		select {
-		case <-loadDone:
-			return
-		case <-loadCtx.Done():
-		}
-		select {
-		case <-loadDone:
-		case <-time.After(time.Second):
-			earlyClose.Store(true)
-			_ = eng.Close()
-		}
-	}()
-
-	// Watchdog: the hard RSS cap, checked every 50 ms.
-	go func() {
-		t := time.NewTicker(50 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-loadDone:
-				return
-			case <-t.C:
-				rss := readRSS()
-				if rss > peakRSS.Load() {
-					peakRSS.Store(rss)
-				}
-				if spec.RSSCap > 0 && rss > uint64(spec.RSSCap) {
-					setReason("rss-cap")
-					cancel()
-					return
-				}
-			}
-		}
-	}()
-
-	s := newSampler(spec, start)
-	s.recs = recs
-	var ticks <-chan time.Time
-	if spec.Window > 0 {
-		t := time.NewTicker(spec.Window)
-		defer t.Stop()
-		ticks = t.C
-	}
-	var windows []Sample
-	loadEnded := loadCtx.Done()
-loop:
-	for {
-		select {
-		case <-loadDone:
-			break loop
-		case <-loadEnded:
-			// Told to stop (SIGTERM, SIGINT), out of time or over the RSS
-			// cap: write the profiles now, before the writers drain, so a
-			// child killed after its grace period still leaves them whole.
-			loadEnded = nil
-			prof.stop()
-		case <-ticks:
-			if time.Since(s.last) < spec.Window/2 {
-				continue // a late tick right after the last window: fold it into the next
-			}
-			w := s.window(written.Load(), bytesW.Load(), eng.Stats())
-			if w.RSS > peakRSS.Load() {
-				peakRSS.Store(w.RSS)
-			}
-			emit(&w)
-			windows = append(windows, w)
-			prof.window(w, spec)
-			if fr != nil && !fr.Dumped() && w.T >= spec.Thresholds.Warmup.Seconds() {
-				v := Classify(windows, Exit{}, spec.Thresholds)
-				if c := v.Windows[len(v.Windows)-1].Class; c == Degraded || c == Failed {
-					p := filepath.Join(spec.Dir, explain.FlightFile)
-					if err := fr.Dump(p); err == nil {
-						emit(&Sample{Type: "flight", T: w.T, Flight: p, Reason: StopReason(c)})
-					}
-				}
-			}
-		}
-	}
-	elapsed := time.Since(start)
-	if loadCtx.Err() != nil && ctx.Err() != nil {
-		setReason("interrupted")
-	} else if loadCtx.Err() != nil {
-		setReason("duration")
-	}
-	setReason("keys")
-	// A last window for the tail (also the only one when windows are off).
-	last := s.window(written.Load(), bytesW.Load(), eng.Stats())
-	if spec.Window > 0 && (last.Dur >= spec.Window.Seconds()/2 || len(windows) == 0) { // a shorter tail would plot as a spike; the end line has the totals
-		emit(&last)
-	}
-	prof.stop()
-	closeErr := eng.Close() // waits for an early close, if any
-	if earlyClose.Load() {
-		closeErr = nil // writers were released on purpose
-	}
-	end := s.end(written.Load(), bytesW.Load(), elapsed, eng.Stats())
-	end.Reason = StopReason(reason.Load().(string))
-	end.PeakRSS = max(peakRSS.Load(), end.PeakRSS)
-	if e, ok := failErr.Load().(error); ok {
-		end.Err = e.Error()
-	} else if closeErr != nil {
-		end.Err = closeErr.Error()
-	}
-	emit(&end)
-	switch end.Reason {
-	case "rss-cap":
-		return fmt.Errorf("%w: %s > %s", ErrRSSCap, mib(end.PeakRSS), mib(uint64(spec.RSSCap)))
-	case "error":
-		return fmt.Errorf("%w: %s", ErrChild, end.Err)
-	}
-	return nil
-}
+// releaseAfter is how long writers still blocked in Put after the load
+// ended may wait before the engine is closed under them.
+const releaseAfter = time.Second
 
 // childMain decodes the scenario from ChildEnv and runs it.
 func childMain(ctx context.Context, specJSON string, stdout io.Writer) error {
@@ -258,4 +48,377 @@ func childMain(ctx context.Context, specJSON string, stdout io.Writer) error {
 		return fmt.Errorf("%w: bad scenario %+v", ErrChild, spec)
 	}
 	return runChild(ctx, spec, stdout)
+}
+
+// runChild is the child side of a scenario: load, sample, stream.
+// It returns nil when the load ended normally (keys written, duration
+// reached, or interrupted) and an error wrapping ErrRSSCap or ErrChild
+// otherwise; in every case the last line it writes is the end line.
+func runChild(ctx context.Context, spec Scenario, stdout io.Writer) error {
+	out := &stream{enc: json.NewEncoder(stdout), name: spec.Name}
+	out.emit(&Sample{Type: SampleStart, Spec: &spec, Target: spec.Keys, PID: os.Getpid()})
+	eng, err := newEngine(spec)
+	if err != nil {
+		out.emit(&Sample{Type: SampleEnd, Reason: StopError, Err: err.Error()})
+		return fmt.Errorf("%w: %v", ErrChild, err)
+	}
+	c := newChild(ctx, spec, eng, out)
+	defer c.cancel()
+	return c.run()
+}
+
+// stream writes a child's JSON lines, each stamped with the scenario's
+// name. emit is safe for concurrent use.
+type stream struct {
+	mu   sync.Mutex
+	enc  *json.Encoder
+	name string
+}
+
+func (s *stream) emit(l *Sample) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l.Scenario = s.name
+	_ = s.enc.Encode(l)
+}
+
+// drivenEngine is the engine as the child drives it (what newEngine
+// returns): Put from the writers, Stats from the sampling loop, and Close,
+// which may be called twice (once early to release blocked writers, once at
+// the end) and runs once.
+type drivenEngine interface {
+	Put(key, value []byte) error
+	Stats() engineStats
+	Close() error
+}
+
+// stopCause is why the load stopped: the first reason given wins, and the
+// first Put error is kept even when an earlier reason won.
+type stopCause struct {
+	mu     sync.Mutex
+	reason StopReason
+	err    error
+}
+
+func (s *stopCause) set(r StopReason) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reason == "" {
+		s.reason = r
+	}
+}
+
+func (s *stopCause) fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = err
+	}
+	if s.reason == "" {
+		s.reason = StopError
+	}
+}
+
+func (s *stopCause) get() (StopReason, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reason, s.err
+}
+
+// child is one scenario's load in the child process. Goroutines:
+//   - Writers writers (write) claim key batches from next and Put them;
+//   - watchRSS stops the load at the hard RSS cap;
+//   - releaseBlocked closes the engine under writers still blocked a second
+//     after the load ended;
+//   - run's goroutine samples windows, streams them and writes the end line.
+//
+// The load ends when load is done (the parent's signal, the duration cap,
+// the RSS cap, a Put error) or when every key was claimed; loadDone closes
+// once every writer returned. The fields below the line are shared and
+// atomic (or guarded: cause); the others are set by newChild and then only
+// read.
+type child struct {
+	spec     Scenario
+	eng      drivenEngine
+	out      *stream
+	every    int64 // time one Put in every (0: none)
+	kvBytes  int64 // bytes one Put writes
+	recs     []*latRecorder
+	parent   context.Context // cancelled when the child is told to stop
+	load     context.Context // the load's context: parent, duration, cancel
+	cancel   context.CancelFunc
+	loadDone chan struct{}
+	fr       *explain.FlightRecorder // nil when off
+	prof     *childProfiles          // nil when off
+
+	next, keys, bytes atomic.Int64 // next key index to claim; keys and bytes written
+	peakRSS           atomic.Uint64
+	earlyClose        atomic.Bool // the engine was closed to release blocked writers
+	cause             stopCause
+}
+
+func newChild(ctx context.Context, spec Scenario, eng drivenEngine, out *stream) *child {
+	c := &child{spec: spec, eng: eng, out: out, every: int64(spec.LatencyEvery),
+		kvBytes: int64(workload.KeySize) + spec.Value, recs: make([]*latRecorder, spec.Writers),
+		parent: ctx, loadDone: make(chan struct{})}
+	if spec.Duration > 0 {
+		c.load, c.cancel = context.WithTimeout(ctx, spec.Duration)
+	} else {
+		c.load, c.cancel = context.WithCancel(ctx)
+	}
+	for i := range c.recs {
+		c.recs[i] = newLatRecorder()
+	}
+	return c
+}
+
+// run drives the load to its end and writes the end line; see runChild.
+func (c *child) run() error {
+	c.fr, c.prof = startRecorders(c.parent, c.spec)
+	if c.fr != nil {
+		defer c.fr.Stop()
+	}
+	start := time.Now()
+	c.startWriters()
+	go c.releaseBlocked()
+	go c.watchRSS()
+	s := newSampler(c.spec, start)
+	s.recs = c.recs
+	windows := c.sample(s)
+	elapsed := time.Since(start)
+	c.settleReason()
+	c.tailWindow(s, len(windows))
+	c.prof.stop()
+	end := c.endLine(s, elapsed)
+	c.out.emit(&end)
+	return c.exitError(end)
+}
+
+// startWriters starts the writers; loadDone closes when all returned.
+func (c *child) startWriters() {
+	var wg sync.WaitGroup
+	for _, rec := range c.recs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.write(rec)
+		}()
+	}
+	go func() { wg.Wait(); close(c.loadDone) }()
+}
+
+// write is one writer: it claims batches of key indexes until every key is
+// claimed or the load ends, and counts what it wrote per batch.
+func (c *child) write(rec *latRecorder) {
+	key := make([]byte, workload.KeySize)
+	value := workload.Value(int(c.spec.Value))
+	for c.load.Err() == nil {
+		base := c.next.Add(putBatch) - putBatch
+		if base >= c.spec.Keys {
+			c.cause.set(StopKeys)
+			return
+		}
+		end := min(base+putBatch, c.spec.Keys)
+		if err := c.putRange(key, value, base, end, rec); err != nil {
+			if c.load.Err() == nil { // else the engine was closed to release this writer
+				c.cause.fail(err)
+				c.cancel()
+			}
+			return
+		}
+		c.keys.Add(end - base)
+		c.bytes.Add((end - base) * c.kvBytes)
+	}
+}
+
+// putRange Puts keys [base, end); one in every is timed, and with a trace
+// running one in regionEvery is a trace region.
+func (c *child) putRange(key, value []byte, base, end int64, rec *latRecorder) error {
+	for i := base; i < end; i++ {
+		workload.KeyAt(key, c.spec.Seed, uint64(i))
+		var err error
+		if (c.every > 0 && i%c.every == 0) || i%regionEvery == 0 {
+			err = c.putObserved(key, value, i, rec)
+		} else {
+			err = c.eng.Put(key, value)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// putObserved is a Put that may be timed, traced as a region, or both.
+func (c *child) putObserved(key, value []byte, i int64, rec *latRecorder) error {
+	timed := c.every > 0 && i%c.every == 0
+	var t0 time.Time
+	if timed {
+		t0 = time.Now()
+	}
+	var err error
+	if i%regionEvery == 0 && trace.IsEnabled() {
+		r := trace.StartRegion(c.load, explain.DefaultRegion)
+		err = c.eng.Put(key, value)
+		r.End()
+	} else {
+		err = c.eng.Put(key, value)
+	}
+	if timed {
+		rec.record(int64(time.Since(t0)))
+	}
+	return err
+}
+
+// releaseBlocked: at the end of the load (keys aside: duration, interrupt,
+// RSS cap), writers blocked by backpressure would wait for a slow flush; a
+// second later, close the engine, which releases them with an error they
+// ignore.
+func (c *child) releaseBlocked() {
+	select {
+	case <-c.loadDone:
+		return
+	case <-c.load.Done():
+	}
+	select {
+	case <-c.loadDone:
+	case <-time.After(releaseAfter):
+		c.earlyClose.Store(true)
+		_ = c.eng.Close()
+	}
+}
+
+// watchRSS is the hard RSS cap, checked every rssPoll until the writers
+// returned; it also keeps the peak RSS.
+func (c *child) watchRSS() {
+	t := time.NewTicker(rssPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.loadDone:
+			return
+		case <-t.C:
+			rss := readRSS()
+			c.notePeak(rss)
+			if c.spec.RSSCap > 0 && rss > uint64(c.spec.RSSCap) {
+				c.cause.set(StopRSSCap)
+				c.cancel()
+				return
+			}
+		}
+	}
+}
+
+func (c *child) notePeak(rss uint64) {
+	for {
+		p := c.peakRSS.Load()
+		if rss <= p || c.peakRSS.CompareAndSwap(p, rss) {
+			return
+		}
+	}
+}
+
+// sample streams one window per tick until every writer returned, and
+// returns the windows it streamed.
+func (c *child) sample(s *sampler) []Sample {
+	var ticks <-chan time.Time
+	if c.spec.Window > 0 {
+		t := time.NewTicker(c.spec.Window)
+		defer t.Stop()
+		ticks = t.C
+	}
+	var windows []Sample
+	loadEnded := c.load.Done()
+	for {
+		select {
+		case <-c.loadDone:
+			return windows
+		case <-loadEnded:
+			// Told to stop (SIGTERM, SIGINT), out of time or over the RSS
+			// cap: write the profiles now, before the writers drain, so a
+			// child killed after its grace period still leaves them whole.
+			loadEnded = nil
+			c.prof.stop()
+		case <-ticks:
+			if time.Since(s.last) < c.spec.Window/2 {
+				continue // a late tick right after the last window: fold it into the next
+			}
+			w := s.window(c.keys.Load(), c.bytes.Load(), c.eng.Stats())
+			c.notePeak(w.RSS)
+			c.out.emit(&w)
+			windows = append(windows, w)
+			c.prof.window(w, c.spec)
+			c.dumpFlight(windows)
+		}
+	}
+}
+
+// dumpFlight writes the flight recorder's window once, on the first window
+// past the warm-up classified degraded or failed, and streams a flight line.
+func (c *child) dumpFlight(windows []Sample) {
+	w := windows[len(windows)-1]
+	if c.fr == nil || c.fr.Dumped() || w.T < c.spec.Thresholds.Warmup.Seconds() {
+		return
+	}
+	v := Classify(windows, Exit{}, c.spec.Thresholds)
+	cls := v.Windows[len(v.Windows)-1].Class
+	if cls != Degraded && cls != Failed {
+		return
+	}
+	p := filepath.Join(c.spec.Dir, explain.FlightFile)
+	if err := c.fr.Dump(p); err == nil {
+		c.out.emit(&Sample{Type: SampleFlight, T: w.T, Flight: p, Reason: StopReason(cls)})
+	}
+}
+
+// settleReason gives the stop reason when no writer or watchdog gave one:
+// interrupted (the parent's signal), the duration cap, or every key.
+func (c *child) settleReason() {
+	switch {
+	case c.load.Err() != nil && c.parent.Err() != nil:
+		c.cause.set(StopInterrupted)
+	case c.load.Err() != nil:
+		c.cause.set(StopDuration)
+	}
+	c.cause.set(StopKeys)
+}
+
+// tailWindow streams a last window for the time since the last one (the
+// only one when no window was streamed), unless windows are off or it is
+// shorter than half a window: a short tail would plot as a spike, and the
+// end line has the totals.
+func (c *child) tailWindow(s *sampler, streamed int) {
+	last := s.window(c.keys.Load(), c.bytes.Load(), c.eng.Stats())
+	if c.spec.Window > 0 && (last.Dur >= c.spec.Window.Seconds()/2 || streamed == 0) {
+		c.out.emit(&last)
+	}
+}
+
+// endLine closes the engine and builds the end line.
+func (c *child) endLine(s *sampler, elapsed time.Duration) Sample {
+	closeErr := c.eng.Close() // waits for an early close, if any
+	if c.earlyClose.Load() {
+		closeErr = nil // writers were released on purpose
+	}
+	end := s.end(c.keys.Load(), c.bytes.Load(), elapsed, c.eng.Stats())
+	reason, err := c.cause.get()
+	end.Reason = reason
+	end.PeakRSS = max(c.peakRSS.Load(), end.PeakRSS)
+	if err != nil {
+		end.Err = err.Error()
+	} else if closeErr != nil {
+		end.Err = closeErr.Error()
+	}
+	return end
+}
+
+// exitError is runChild's error for an end line.
+func (c *child) exitError(end Sample) error {
+	switch end.Reason {
+	case StopRSSCap:
+		return fmt.Errorf("%w: %s > %s", ErrRSSCap, mib(end.PeakRSS), mib(uint64(c.spec.RSSCap)))
+	case StopError:
+		return fmt.Errorf("%w: %s", ErrChild, end.Err)
+	}
+	return nil
 }

@@ -6,10 +6,20 @@ import (
 	"time"
 )
 
-// Class is a health class of DESIGN.md. Elevated is this package's name for
-// a window between the healthy and degraded thresholds (GC CPU 10-25% or
-// assists 2-5% by default), which DESIGN.md leaves unnamed: not healthy, not
-// yet degraded.
+// Class is the health of a window or of a whole scenario, from the
+// collector's point of view:
+//   - healthy: the GC takes a small share of busy CPU (below
+//     Thresholds.HealthyGC) and mutator assists a smaller one (below
+//     Thresholds.HealthyAssist);
+//   - degraded: the GC share or the assist share reached its degraded
+//     threshold, or the heap outgrew its goal;
+//   - failed: the collector could not hold the heap (live heap near
+//     GOMEMLIMIT with the CPU limiter engaged and throughput collapsed, for
+//     several windows in a row), or the child passed its hard memory cap or
+//     died.
+//
+// Elevated is the band in between healthy and degraded (GC CPU 10-25% or
+// assists 2-5% by default): no longer healthy, not yet degraded.
 type Class string
 
 // Health classes, from best to worst.
@@ -34,28 +44,24 @@ func (c Class) rank() int {
 	return -1
 }
 
-func worse(a, b Class) Class {
-	if b.rank() > a.rank() {
-		return b
-	}
-	return a
-}
-
-// Thresholds are the classifier's settings, flags with DESIGN.md's defaults,
-// printed in every report. Percentages are of busy CPU (total minus idle).
+// Thresholds are the classifier's settings (flags), printed in every
+// report. Percentages are of busy CPU (total minus idle). JSON keys are
+// snake_case; the CamelCase keys of older files still decode (replay.go).
 type Thresholds struct {
-	HealthyGC      float64       // healthy: GC CPU below this (%)
-	HealthyAssist  float64       // ... and assists below this (%)
-	DegradedGC     float64       // degraded: GC CPU at or above this (%)
-	DegradedAssist float64       // ... or assists at or above this (%)
-	FailLive       float64       // failed: live heap at or above this % of GOMEMLIMIT ...
-	FailThroughput float64       // ... limiter engaged, MB/s below this % of the best window ...
-	FailWindows    int           // ... for this many windows in a row
-	Warmup         time.Duration // windows ending before this do not count toward the scenario's class
-	Share          float64       // a scenario takes the worst class held by at least this % of its windows
+	HealthyGC      float64       `json:"healthy_gc"`      // healthy: GC CPU below this (%)
+	HealthyAssist  float64       `json:"healthy_assist"`  // ... and assists below this (%)
+	DegradedGC     float64       `json:"degraded_gc"`     // degraded: GC CPU at or above this (%)
+	DegradedAssist float64       `json:"degraded_assist"` // ... or assists at or above this (%)
+	FailLive       float64       `json:"fail_live"`       // failed: live heap at or above this % of GOMEMLIMIT ...
+	FailThroughput float64       `json:"fail_throughput"` // ... limiter engaged, MB/s below this % of the best window ...
+	FailWindows    int           `json:"fail_windows"`    // ... for this many windows in a row
+	Warmup         time.Duration `json:"warmup"`          // windows ending before this do not count toward the scenario's class (ns)
+	Share          float64       `json:"share"`           // a scenario takes the worst class held by at least this % of its windows
 }
 
-// DefaultThresholds returns DESIGN.md's thresholds.
+// DefaultThresholds returns the default thresholds: healthy below 10% GC
+// CPU and 2% assists, degraded from 25% GC CPU or 5% assists, failed at 90%
+// of GOMEMLIMIT with throughput under 25% of the best window for 3 windows.
 func DefaultThresholds() Thresholds {
 	return Thresholds{HealthyGC: 10, HealthyAssist: 2, DegradedGC: 25, DegradedAssist: 5,
 		FailLive: 90, FailThroughput: 25, FailWindows: 3, Warmup: 2 * time.Second, Share: 25}
@@ -112,11 +118,13 @@ type WindowHealth struct {
 	Why       string  `json:"why,omitempty"`
 }
 
-// Exit describes how a scenario's child ended, for the classifier.
+// Exit describes how a scenario's child ended, for the classifier. JSON
+// keys are snake_case; the CamelCase keys of older files still decode
+// (replay.go).
 type Exit struct {
-	Died    bool   // no end line: killed by a signal, the kernel or the parent
-	RSSCap  bool   // stopped at the hard resident-memory cap (by itself or the parent)
-	Message string // e.g. "signal: killed"
+	Died    bool   `json:"died"`    // no end line: killed by a signal, the kernel or the parent
+	RSSCap  bool   `json:"rss_cap"` // stopped at the hard resident-memory cap (by itself or the parent)
+	Message string `json:"message"` // e.g. "signal: killed"
 }
 
 // Verdict is a scenario's health: the class of each window and of the
@@ -141,28 +149,49 @@ type Verdict struct {
 
 // Classify classifies a scenario's window samples (in order; start and
 // end lines are ignored) and how its child ended. It is a pure function.
+//
+// Steps: CPU shares per span of windows (spansOf) give each window its
+// class; per-window conditions (heap over goal, limiter, the failure run)
+// may worsen it; a child that died or hit the memory cap fails the
+// scenario; otherwise the scenario takes the worst class held by at least
+// Thresholds.Share of its windows after the warm-up.
 func Classify(samples []Sample, exit Exit, th Thresholds) Verdict {
 	var w []Sample
 	for _, s := range samples {
-		if s.Type == "window" {
+		if s.Type == SampleWindow {
 			w = append(w, s)
 		}
 	}
 	v := Verdict{Class: Healthy, Counts: map[Class]int{}, Windows: make([]WindowHealth, len(w))}
+	v.classifySpans(w, th)
+	v.markWindows(w, th)
+	for _, wh := range v.Windows {
+		v.Counts[wh.Class]++
+	}
+	switch {
+	case v.Class == Failed:
+	case exit.RSSCap || exit.Died:
+		v.failOnExit(w, exit)
+	default:
+		v.classByShare(th)
+	}
+	return v
+}
 
-	// Spans: merge windows until one holds a completed cycle. A trailing
-	// open span joins the previous one (its CPU deltas are zero anyway).
-	type span struct{ from, to int }
+// span is a run of consecutive windows, indexes from to to inclusive.
+type span struct{ from, to int }
+
+// spansOf merges consecutive windows until each span holds a completed GC
+// cycle. A trailing span without one joins the previous span (its CPU
+// deltas are zero anyway), or is the only span.
+func spansOf(w []Sample) []span {
 	var spans []span
-	start := 0
+	start, cycles := 0, uint64(0)
 	for i := range w {
-		var cycles uint64
-		for j := start; j <= i; j++ {
-			cycles += w[j].WinCycles
-		}
+		cycles += w[i].WinCycles
 		if cycles > 0 {
 			spans = append(spans, span{start, i})
-			start = i + 1
+			start, cycles = i+1, 0
 		}
 	}
 	if start < len(w) {
@@ -172,8 +201,14 @@ func Classify(samples []Sample, exit Exit, th Thresholds) Verdict {
 			spans = append(spans, span{start, len(w) - 1})
 		}
 	}
+	return spans
+}
+
+// classifySpans gives each window its span's GC and assist shares and the
+// class they make, and sets the run's shares.
+func (v *Verdict) classifySpans(w []Sample, th Thresholds) {
 	var totCPU, totGC, totAssist float64
-	for _, sp := range spans {
+	for _, sp := range spansOf(w) {
 		var cpu, gc, as float64
 		for j := sp.from; j <= sp.to; j++ {
 			cpu += w[j].CPUUsed
@@ -182,40 +217,42 @@ func Classify(samples []Sample, exit Exit, th Thresholds) Verdict {
 		}
 		totCPU, totGC, totAssist = totCPU+cpu, totGC+gc, totAssist+as
 		gp, ap := pct(gc, cpu), pct(as, cpu)
-		cls, why := Healthy, ""
-		switch {
-		case gp >= th.DegradedGC:
-			cls, why = Degraded, fmt.Sprintf("GC CPU %.1f%% >= %g%%", gp, th.DegradedGC)
-		case ap >= th.DegradedAssist:
-			cls, why = Degraded, fmt.Sprintf("assist %.1f%% >= %g%%", ap, th.DegradedAssist)
-		case gp >= th.HealthyGC:
-			cls, why = Elevated, fmt.Sprintf("GC CPU %.1f%%", gp)
-		case ap >= th.HealthyAssist:
-			cls, why = Elevated, fmt.Sprintf("assist %.1f%%", ap)
-		}
+		cls, why := shareClass(gp, ap, th)
 		for j := sp.from; j <= sp.to; j++ {
 			v.Windows[j] = WindowHealth{T: w[j].T, Class: cls, GCPct: gp, AssistPct: ap, Span: [2]int{sp.from, sp.to}, Why: why}
 		}
 	}
 	v.GCPct, v.AssistPct = pct(totGC, totCPU), pct(totAssist, totCPU)
+}
 
-	// Per-window conditions: heap over goal, limiter, failure run.
-	best := 0.0
-	run := 0
-	prevLimiter := uint64(0)
+// shareClass is the class of a span's GC and assist shares (%), and why.
+func shareClass(gcPct, assistPct float64, th Thresholds) (Class, string) {
+	switch {
+	case gcPct >= th.DegradedGC:
+		return Degraded, fmt.Sprintf("GC CPU %.1f%% >= %g%%", gcPct, th.DegradedGC)
+	case assistPct >= th.DegradedAssist:
+		return Degraded, fmt.Sprintf("assist %.1f%% >= %g%%", assistPct, th.DegradedAssist)
+	case gcPct >= th.HealthyGC:
+		return Elevated, fmt.Sprintf("GC CPU %.1f%%", gcPct)
+	case assistPct >= th.HealthyAssist:
+		return Elevated, fmt.Sprintf("assist %.1f%%", assistPct)
+	}
+	return Healthy, ""
+}
+
+// markWindows applies the per-window conditions in order: a heap over its
+// goal degrades a window; the limiter's time is summed; FailWindows
+// failing windows in a row fail the scenario (see failing), and every
+// failing window after that is failed too.
+func (v *Verdict) markWindows(w []Sample, th Thresholds) {
+	best, run := 0.0, 0
+	var prevLimiter uint64
 	if len(w) > 0 {
 		prevLimiter = w[0].LimiterLast
 	}
-	for i := range w {
-		s := w[i]
+	for i, s := range w {
 		wh := &v.Windows[i]
-		if s.HeapGoal > 0 && s.HeapObjects > s.HeapGoal {
-			wh.OverGoal = true
-			if wh.Class.rank() < Degraded.rank() {
-				wh.Class = Degraded
-				wh.Why = fmt.Sprintf("heap %.1f MiB above goal %.1f MiB", float64(s.HeapObjects)/(1<<20), float64(s.HeapGoal)/(1<<20))
-			}
-		}
+		markOverGoal(wh, s)
 		// The limiter engaged in this window: last-enabled advanced, or it
 		// names the cycle in progress.
 		wh.Limiter = s.LimiterLast > prevLimiter || (s.LimiterLast > 0 && s.LimiterLast >= s.LimiterCycles)
@@ -224,51 +261,71 @@ func Classify(samples []Sample, exit Exit, th Thresholds) Verdict {
 			v.LimiterOn += s.Dur
 		}
 		best = max(best, s.MBps)
-		if s.MemLimit > 0 && float64(s.HeapLive) >= th.FailLive/100*float64(s.MemLimit) &&
-			wh.Limiter && s.MBps < th.FailThroughput/100*best {
+		if failing(s, wh.Limiter, best, th) {
 			wh.Failing = true
 			run++
 		} else {
 			run = 0
 		}
-		if run >= th.FailWindows && v.Class != Failed {
+		switch {
+		case run >= th.FailWindows && v.Class != Failed:
 			wh.Class = Failed
 			wh.Why = fmt.Sprintf("live heap %s >= %g%% of GOMEMLIMIT %s, limiter engaged, %.1f MB/s < %g%% of best %.1f, %d windows in a row",
 				mib(s.HeapLive), th.FailLive, mib(s.MemLimit), s.MBps, th.FailThroughput, best, run)
 			v.Class, v.Why = Failed, "collector could not hold the heap: "+wh.Why
 			v.FailedAt, v.FailedT = s.Progress, s.T
-		} else if run > 0 && v.Class == Failed {
+		case run > 0 && v.Class == Failed:
 			wh.Class = Failed
 		}
 	}
-	for _, wh := range v.Windows {
-		v.Counts[wh.Class]++
+}
+
+// markOverGoal degrades a window whose heap passed its goal.
+func markOverGoal(wh *WindowHealth, s Sample) {
+	if s.HeapGoal == 0 || s.HeapObjects <= s.HeapGoal {
+		return
 	}
-	if v.Class == Failed {
-		return v
+	wh.OverGoal = true
+	if wh.Class.rank() < Degraded.rank() {
+		wh.Class = Degraded
+		wh.Why = fmt.Sprintf("heap %.1f MiB above goal %.1f MiB", float64(s.HeapObjects)/(1<<20), float64(s.HeapGoal)/(1<<20))
 	}
-	if exit.RSSCap || exit.Died {
-		last := Sample{}
-		if len(w) > 0 {
-			last = w[len(w)-1]
-		}
-		v.Class, v.FailedAt, v.FailedT = Failed, last.Progress, last.T
-		if exit.RSSCap {
-			v.Why = "resident memory passed the hard cap"
-		} else {
-			v.Why = "the child died"
-		}
-		if exit.Message != "" {
-			v.Why += " (" + exit.Message + ")"
-		}
-		return v
+}
+
+// failing says whether window s meets every per-window failure condition:
+// GOMEMLIMIT set, live heap at or above FailLive of it, the limiter engaged
+// and MB/s below FailThroughput of the best window so far.
+func failing(s Sample, limiter bool, best float64, th Thresholds) bool {
+	return s.MemLimit > 0 && float64(s.HeapLive) >= th.FailLive/100*float64(s.MemLimit) &&
+		limiter && s.MBps < th.FailThroughput/100*best
+}
+
+// failOnExit fails a scenario whose child died or passed its memory cap, at
+// the progress of its last window.
+func (v *Verdict) failOnExit(w []Sample, exit Exit) {
+	last := Sample{}
+	if len(w) > 0 {
+		last = w[len(w)-1]
 	}
-	// The scenario's class: the worst class c such that windows of class c
-	// or worse make up at least Share of the windows after warm-up (one
-	// stray window does not make a run degraded).
+	v.Class, v.FailedAt, v.FailedT = Failed, last.Progress, last.T
+	if exit.RSSCap {
+		v.Why = "resident memory passed the hard cap"
+	} else {
+		v.Why = "the child died"
+	}
+	if exit.Message != "" {
+		v.Why += " (" + exit.Message + ")"
+	}
+}
+
+// classByShare gives the scenario the worst class c such that windows of
+// class c or worse make up at least Share of the windows after the warm-up
+// (one stray window does not make a run degraded); a scenario shorter than
+// its warm-up counts every window.
+func (v *Verdict) classByShare(th Thresholds) {
 	warm := th.Warmup.Seconds()
 	if n := len(v.Windows); n > 0 && v.Windows[n-1].T < warm {
-		warm = 0 // a scenario shorter than its warm-up: every window counts
+		warm = 0
 	}
 	var counted []WindowHealth
 	for _, wh := range v.Windows {
@@ -289,11 +346,10 @@ func Classify(samples []Sample, exit Exit, th Thresholds) Verdict {
 		if n > 0 && float64(n) >= th.Share/100*float64(len(counted)) {
 			v.Class = c
 			v.Why = fmt.Sprintf("%d of %d windows after warm-up %s or worse (first at %.1f s: %s)", n, len(counted), c, counted[first].T, counted[first].Why)
-			return v
+			return
 		}
 	}
 	v.Why = fmt.Sprintf("GC CPU %.1f%%, assist %.1f%% over the run", v.GCPct, v.AssistPct)
-	return v
 }
 
 func pct(x, total float64) float64 {

@@ -57,7 +57,7 @@ func TestClassifyGolden(t *testing.T) {
 
 // win builds a synthetic window.
 func win(t float64, cycles uint64, cpu, gc, assist, mbps float64) Sample {
-	return Sample{Type: "window", T: t, Dur: 1, WinCycles: cycles, CPUUsed: cpu, GCCPU: gc, Assist: assist, MBps: mbps,
+	return Sample{Type: SampleWindow, T: t, Dur: 1, WinCycles: cycles, CPUUsed: cpu, GCCPU: gc, Assist: assist, MBps: mbps,
 		HeapGoal: 100 << 20, HeapObjects: 50 << 20, HeapLive: 40 << 20}
 }
 

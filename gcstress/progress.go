@@ -96,7 +96,7 @@ func roundCount(n int64) int64 {
 }
 
 func (pr *progress) line(s Scenario, l Sample, v Verdict) {
-	if l.Type != "window" {
+	if l.Type != SampleWindow {
 		return
 	}
 	st := statusLine(l, v)
@@ -121,7 +121,7 @@ func (pr *progress) done(r Result) {
 		return
 	}
 	pr.setStatus(fmt.Sprintf("%s %s in %.0f s", cellText(r), r.Verdict.Class, r.Wall))
-	if r.End != nil && r.End.Reason == "keys" && r.Verdict.Class != Failed {
+	if r.End != nil && r.End.Reason == StopKeys && r.Verdict.Class != Failed {
 		pr.bar.SetTotal(-1, true)
 	} else {
 		pr.bar.Abort(false) // stays where the scenario stopped

@@ -30,20 +30,10 @@ func ReadResults(r io.Reader, th Thresholds) ([]Result, error) {
 		}
 		res := &out[i]
 		remeasure(&s)
-		switch s.Type {
-		case "start":
-			if s.Spec != nil {
-				res.Scenario = *s.Spec
-			}
-		case "window":
-			res.Windows = append(res.Windows, s)
-			res.Last = s
-		case "end":
-			e := s
-			res.End, res.Last = &e, s
-		case "flight":
-			res.Flight = s.Flight
+		if s.Type == SampleStart && s.Spec != nil {
+			res.Scenario = *s.Spec
 		}
+		res.add(s)
 	}
 	if err := sc.Err(); err != nil {
 		return out, fmt.Errorf("gcstress: read samples: %w", err)
@@ -53,9 +43,9 @@ func ReadResults(r io.Reader, th Thresholds) ([]Result, error) {
 		switch {
 		case res.End == nil:
 			res.Exit = Exit{Died: true, Message: "no end record"}
-		case res.End.Reason == "rss-cap":
+		case res.End.Reason == StopRSSCap:
 			res.Exit = Exit{RSSCap: true}
-		case res.End.Reason == "error":
+		case res.End.Reason == StopError:
 			res.Exit = Exit{Died: true, Message: "error: " + res.End.Err}
 		}
 		res.Verdict = Classify(res.Windows, res.Exit, th)
@@ -73,4 +63,54 @@ func remeasure(s *Sample) {
 	case SampleEnd:
 		s.MBps = mbps(s.Bytes, s.T)
 	}
+}
+
+// Keys renamed to snake_case, by their former CamelCase names: summary.json
+// files and samples.jsonl start lines (spec.thresholds) written before the
+// rename still decode.
+var (
+	exitRenamed       = map[string]string{"Died": "died", "RSSCap": "rss_cap", "Message": "message"}
+	thresholdsRenamed = map[string]string{"HealthyGC": "healthy_gc", "HealthyAssist": "healthy_assist",
+		"DegradedGC": "degraded_gc", "DegradedAssist": "degraded_assist", "FailLive": "fail_live",
+		"FailThroughput": "fail_throughput", "FailWindows": "fail_windows", "Warmup": "warmup", "Share": "share"}
+)
+
+// UnmarshalJSON decodes an Exit under its current or its former key names.
+func (e *Exit) UnmarshalJSON(b []byte) error {
+	type plain Exit
+	return unmarshalRenamed(b, (*plain)(e), exitRenamed)
+}
+
+// UnmarshalJSON decodes Thresholds under their current or former key names.
+func (t *Thresholds) UnmarshalJSON(b []byte) error {
+	type plain Thresholds
+	return unmarshalRenamed(b, (*plain)(t), thresholdsRenamed)
+}
+
+// unmarshalRenamed decodes the JSON object b into v after renaming each
+// key of renamed to its current name; a current key wins over a former
+// one. v must not have an UnmarshalJSON method (it would recurse).
+func unmarshalRenamed(b []byte, v any, renamed map[string]string) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	if m == nil { // null
+		return nil
+	}
+	for old, cur := range renamed {
+		raw, ok := m[old]
+		if !ok {
+			continue
+		}
+		delete(m, old)
+		if _, dup := m[cur]; !dup {
+			m[cur] = raw
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
 }

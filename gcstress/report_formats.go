@@ -23,6 +23,7 @@ func histOf(r Result) *hdrhistogram.Histogram {
 // writepath's printers ([OVERALL] and [INSERT], latencies in microseconds),
 // then YCSB's GC lines ([TOTAL_GCS], [TOTAL_GC_TIME], [TOTAL_GC_TIME_%])
 // and writegc's own ([GC_ASSIST_TIME_%], [GC_PAUSE], [HEALTH]).
+// Throughput(MB/sec) is key+value bytes in MB = 10^6 B.
 func WriteYCSB(w io.Writer, sum *Summary) error {
 	ew := &errWriter{w: w}
 	for _, r := range sum.Results {
@@ -69,7 +70,7 @@ func WriteYCSB(w io.Writer, sum *Summary) error {
 
 // WritePE prints each scenario as HBase's PerformanceEvaluation prints a
 // RandomWriteTest: writepath's latency line, then the "Finished ... in Nms
-// for N rows (MB/s)" line and a GC line.
+// for N rows (MB/s)" line (key+value, MB = 10^6 B) and a GC line.
 func WritePE(w io.Writer, sum *Summary) error {
 	ew := &errWriter{w: w}
 	for _, r := range sum.Results {

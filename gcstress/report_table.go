@@ -95,9 +95,9 @@ func cellText(r Result) string {
 	}
 	s := fmt.Sprintf("%.1f", f.MBps)
 	switch {
-	case r.Stopped == "interrupted":
+	case r.Stopped == StopInterrupted:
 		s += fmt.Sprintf(" (interrupted at %.0f%%)", 100*r.Last.Progress)
-	case r.End != nil && r.End.Reason == "duration":
+	case r.End != nil && r.End.Reason == StopDuration:
 		s += fmt.Sprintf(" (%.0f%% in %.0f s)", 100*r.End.Progress, r.End.T)
 	}
 	return s
