@@ -88,7 +88,7 @@ func (s *stream) emit(l *Sample) {
 // the end) and runs once.
 type drivenEngine interface {
 	Put(key, value []byte) error
-	Stats() engineStats
+	Stats() EngineStats
 	Close() error
 }
 

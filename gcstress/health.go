@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/writegc/writegc/gcmetrics"
 )
 
 // Class is the health of a window or of a whole scenario, from the
@@ -207,22 +209,20 @@ func spansOf(w []Sample) []span {
 // classifySpans gives each window its span's GC and assist shares and the
 // class they make, and sets the run's shares.
 func (v *Verdict) classifySpans(w []Sample, th Thresholds) {
-	var totCPU, totGC, totAssist float64
+	var tot gcmetrics.CPU
 	for _, sp := range spansOf(w) {
-		var cpu, gc, as float64
+		var c gcmetrics.CPU
 		for j := sp.from; j <= sp.to; j++ {
-			cpu += w[j].CPUUsed
-			gc += w[j].GCCPU
-			as += w[j].Assist
+			c = c.Add(gcmetrics.CPU{CPUUsed: w[j].CPUUsed, GCCPU: w[j].GCCPU, Assist: w[j].Assist})
 		}
-		totCPU, totGC, totAssist = totCPU+cpu, totGC+gc, totAssist+as
-		gp, ap := pct(gc, cpu), pct(as, cpu)
+		tot = tot.Add(c)
+		gp, ap := c.GCCPUPercent(), c.AssistPercent()
 		cls, why := shareClass(gp, ap, th)
 		for j := sp.from; j <= sp.to; j++ {
 			v.Windows[j] = WindowHealth{T: w[j].T, Class: cls, GCPct: gp, AssistPct: ap, Span: [2]int{sp.from, sp.to}, Why: why}
 		}
 	}
-	v.GCPct, v.AssistPct = pct(totGC, totCPU), pct(totAssist, totCPU)
+	v.GCPct, v.AssistPct = tot.GCCPUPercent(), tot.AssistPercent()
 }
 
 // shareClass is the class of a span's GC and assist shares (%), and why.
@@ -350,13 +350,6 @@ func (v *Verdict) classByShare(th Thresholds) {
 		}
 	}
 	v.Why = fmt.Sprintf("GC CPU %.1f%%, assist %.1f%% over the run", v.GCPct, v.AssistPct)
-}
-
-func pct(x, total float64) float64 {
-	if total <= 0 {
-		return 0
-	}
-	return 100 * x / total
 }
 
 func mib(b uint64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }

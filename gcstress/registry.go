@@ -50,10 +50,6 @@ type EngineStats struct {
 	BlockedNanos   int64 // time writers spent blocked by backpressure, summed over writers
 }
 
-// engineStats is EngineStats under its former, unexported name, still used
-// by the sampler.
-type engineStats = EngineStats
-
 // ErrUnknownKind: a scenario names a kind that is neither a registered
 // engine nor a memtable kind.
 var ErrUnknownKind = errors.New("unknown kind")

@@ -78,13 +78,13 @@ func newSampler(spec Scenario, start time.Time) *sampler {
 }
 
 // window closes the current window and returns its Sample.
-func (s *sampler) window(keys, nbytes int64, st engineStats) Sample {
+func (s *sampler) window(keys, nbytes int64, st EngineStats) Sample {
 	now := time.Now()
 	snap := s.reader.Read()
 	d := gcmetrics.Sub(s.prev, snap)
 	dur := now.Sub(s.last).Seconds()
 	w := Sample{
-		Type: "window", T: now.Sub(s.start).Seconds(), Dur: dur,
+		Type: SampleWindow, T: now.Sub(s.start).Seconds(), Dur: dur,
 		Keys: keys, Bytes: nbytes, WinKeys: keys - s.prevKeys, WinBytes: nbytes - s.prevBytes,
 		Target: s.spec.Keys, Progress: fraction(keys, s.spec.Keys),
 		Cycles: snap.Cycles - s.first.Cycles, WinCycles: d.Cycles,
@@ -108,10 +108,10 @@ func (s *sampler) window(keys, nbytes int64, st engineStats) Sample {
 }
 
 // end is the whole run's record. Call it after the last window.
-func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st engineStats) Sample {
+func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st EngineStats) Sample {
 	snap := s.reader.Read()
 	d := gcmetrics.Sub(s.first, snap)
-	e := Sample{Type: "end", T: elapsed.Seconds(), Dur: elapsed.Seconds(), Keys: keys, Bytes: nbytes,
+	e := Sample{Type: SampleEnd, T: elapsed.Seconds(), Dur: elapsed.Seconds(), Keys: keys, Bytes: nbytes,
 		Target: s.spec.Keys, Progress: fraction(keys, s.spec.Keys), Cycles: d.Cycles}
 	e.MBps = mbps(nbytes, elapsed.Seconds())
 	e.SetGC(d, snap)
@@ -149,7 +149,7 @@ func (w *Sample) SetGC(d gcmetrics.Delta, at gcmetrics.Snapshot) {
 	w.LimiterLast, w.LimiterCycles = at.LimiterLastEnabled, at.Cycles
 }
 
-func fillEngine(w *Sample, st engineStats) {
+func fillEngine(w *Sample, st EngineStats) {
 	w.Flushes, w.FlushedBytes, w.PendingFlushes = st.Flushes, st.FlushedBytes, st.PendingFlushes
 	w.MemtableBytes, w.BlockedNanos = st.MemtableBytes, st.BlockedNanos
 }
