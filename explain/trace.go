@@ -99,6 +99,24 @@ type openRegion struct {
 	start trace.Time
 }
 
+// traceScan is the state of one pass over a trace's events: the ranges,
+// regions and tasks open so far and the spans they closed.
+type traceScan struct {
+	want        string // the region or task type that marks one operation
+	first, last trace.Time
+	seen        bool
+	markStart   trace.Time // -1: no mark phase open
+	marks       []Span
+	stwOpen     map[trace.GoID]trace.Time
+	pauses      []Pause
+	assistOpen  map[trace.GoID]trace.Time
+	assists     map[trace.GoID][]Span
+	regOpen     map[trace.GoID][]openRegion
+	taskOpen    map[trace.TaskID]openRegion
+	ops         []opSpan
+	types       map[string]int
+}
+
 func analyzeTrace(path string, data []byte, opts Options) (ta *TraceAccount, err error) {
 	defer func() {
 		// The parser is strict but not hardened against every damaged
@@ -111,22 +129,9 @@ func analyzeTrace(path string, data []byte, opts Options) (ta *TraceAccount, err
 	if err != nil {
 		return nil, fmt.Errorf("explain: %s: %w: %v", path, ErrCorrupt, err)
 	}
-	var (
-		first, last trace.Time
-		seen        bool
-		markStart   trace.Time = -1
-		marks       []Span
-		stwOpen     = map[trace.GoID]trace.Time{}
-		pauses      []Pause
-		assistOpen  = map[trace.GoID]trace.Time{}
-		assists     = map[trace.GoID][]Span{}
-		regOpen     = map[trace.GoID][]openRegion{}
-		taskOpen    = map[trace.TaskID]openRegion{}
-		ops         []opSpan
-		types       = map[string]int{}
-	)
-	want := opts.region()
-	off := func(t trace.Time) time.Duration { return t.Sub(first) }
+	sc := &traceScan{want: opts.region(), markStart: -1, stwOpen: map[trace.GoID]trace.Time{},
+		assistOpen: map[trace.GoID]trace.Time{}, assists: map[trace.GoID][]Span{},
+		regOpen: map[trace.GoID][]openRegion{}, taskOpen: map[trace.TaskID]openRegion{}, types: map[string]int{}}
 	for {
 		ev, err := r.ReadEvent()
 		if errors.Is(err, io.EOF) {
@@ -135,114 +140,134 @@ func analyzeTrace(path string, data []byte, opts Options) (ta *TraceAccount, err
 		if err != nil {
 			return nil, fmt.Errorf("explain: %s: %w: %v", path, ErrCorrupt, err)
 		}
-		if ev.Kind() == trace.EventSync {
-			continue // also emitted for a trace with a header and nothing else
-		}
-		t := ev.Time()
-		if !seen {
-			first, seen = t, true
-		}
-		last = max(last, t)
-		switch ev.Kind() {
-		case trace.EventRangeBegin, trace.EventRangeActive, trace.EventRangeEnd:
-			rg := ev.Range()
-			begin := ev.Kind() != trace.EventRangeEnd
-			if ev.Kind() == trace.EventRangeActive {
-				// A range already open when a generation starts is reported
-				// again in every later generation (flight-recorder traces
-				// hold several): only the first report, at the start of the
-				// trace, opens it.
-				if rangeOpen(rg, ev.Goroutine(), markStart, assistOpen, stwOpen) {
-					continue
-				}
-				t = first
-			}
-			switch {
-			case rg.Name == "GC concurrent mark phase":
-				if begin {
-					markStart = t
-				} else {
-					if markStart < 0 {
-						markStart = first
-					}
-					marks = append(marks, Span{off(markStart), t.Sub(markStart)})
-					markStart = -1
-				}
-			case rg.Name == "GC mark assist":
-				g := rg.Scope.Goroutine()
-				if begin {
-					assistOpen[g] = t
-				} else {
-					s, ok := assistOpen[g]
-					if !ok {
-						s = first
-					}
-					delete(assistOpen, g)
-					assists[g] = append(assists[g], Span{off(s), t.Sub(s)})
-				}
-			case strings.HasPrefix(rg.Name, "stop-the-world ("):
-				g := ev.Goroutine()
-				if begin {
-					stwOpen[g] = t
-				} else if s, ok := stwOpen[g]; ok {
-					delete(stwOpen, g)
-					reason := strings.TrimSuffix(strings.TrimPrefix(rg.Name, "stop-the-world ("), ")")
-					pauses = append(pauses, Pause{Span{off(s), t.Sub(s)}, reason})
-				}
-			}
-		case trace.EventRegionBegin:
-			rg := ev.Region()
-			g := ev.Goroutine()
-			regOpen[g] = append(regOpen[g], openRegion{rg.Type, t})
-			types[rg.Type]++
-		case trace.EventRegionEnd:
-			rg := ev.Region()
-			g := ev.Goroutine()
-			st := regOpen[g]
-			for i := len(st) - 1; i >= 0; i-- {
-				if st[i].typ == rg.Type {
-					if rg.Type == want {
-						ops = append(ops, opSpan{Span{off(st[i].start), t.Sub(st[i].start)}, g})
-					}
-					regOpen[g] = slices.Delete(st, i, i+1)
-					break
-				}
-			}
-		case trace.EventTaskBegin:
-			tk := ev.Task()
-			taskOpen[tk.ID] = openRegion{tk.Type, t}
-			types[tk.Type]++
-		case trace.EventTaskEnd:
-			tk := ev.Task()
-			if o, ok := taskOpen[tk.ID]; ok {
-				delete(taskOpen, tk.ID)
-				if o.typ == want {
-					ops = append(ops, opSpan{Span{off(o.start), t.Sub(o.start)}, noGoroutine})
-				}
-			}
-		}
+		sc.event(ev)
 	}
-	if !seen {
+	if !sc.seen {
 		return nil, fmt.Errorf("explain: %s: %w: trace has no events", path, ErrEmpty)
 	}
-	if markStart >= 0 {
-		marks = append(marks, Span{off(markStart), last.Sub(markStart)})
+	return sc.account(path, opts), nil
+}
+
+func (sc *traceScan) off(t trace.Time) time.Duration { return t.Sub(sc.first) }
+
+// event takes one trace event into the scan.
+func (sc *traceScan) event(ev trace.Event) {
+	if ev.Kind() == trace.EventSync {
+		return // also emitted for a trace with a header and nothing else
 	}
-	ta = &TraceAccount{File: path, Duration: last.Sub(first)}
-	ta.build(marks, pauses)
-	if len(ops) > 0 {
-		var gcPauses []Pause
-		for _, c := range ta.Cycles {
-			gcPauses = append(gcPauses, c.Pauses...)
+	t := ev.Time()
+	if !sc.seen {
+		sc.first, sc.seen = t, true
+	}
+	sc.last = max(sc.last, t)
+	switch ev.Kind() {
+	case trace.EventRangeBegin, trace.EventRangeActive, trace.EventRangeEnd:
+		sc.rangeEvent(ev, t)
+	case trace.EventRegionBegin:
+		rg := ev.Region()
+		g := ev.Goroutine()
+		sc.regOpen[g] = append(sc.regOpen[g], openRegion{rg.Type, t})
+		sc.types[rg.Type]++
+	case trace.EventRegionEnd:
+		sc.regionEnd(ev.Region().Type, ev.Goroutine(), t)
+	case trace.EventTaskBegin:
+		tk := ev.Task()
+		sc.taskOpen[tk.ID] = openRegion{tk.Type, t}
+		sc.types[tk.Type]++
+	case trace.EventTaskEnd:
+		tk := ev.Task()
+		if o, ok := sc.taskOpen[tk.ID]; ok {
+			delete(sc.taskOpen, tk.ID)
+			if o.typ == sc.want {
+				sc.ops = append(sc.ops, opSpan{Span{sc.off(o.start), t.Sub(o.start)}, noGoroutine})
+			}
 		}
-		ta.Ops = opStats(want, ops, marks, gcPauses, ta.OtherPauses, assists, opts.SlowOp)
-	} else {
-		for k := range types {
+	}
+}
+
+// rangeEvent opens or closes a mark phase, a mark assist or a
+// stop-the-world pause.
+func (sc *traceScan) rangeEvent(ev trace.Event, t trace.Time) {
+	rg := ev.Range()
+	begin := ev.Kind() != trace.EventRangeEnd
+	if ev.Kind() == trace.EventRangeActive {
+		// A range already open when a generation starts is reported again in
+		// every later generation (flight-recorder traces hold several): only
+		// the first report, at the start of the trace, opens it.
+		if rangeOpen(rg, ev.Goroutine(), sc.markStart, sc.assistOpen, sc.stwOpen) {
+			return
+		}
+		t = sc.first
+	}
+	switch {
+	case rg.Name == "GC concurrent mark phase":
+		if begin {
+			sc.markStart = t
+			return
+		}
+		if sc.markStart < 0 {
+			sc.markStart = sc.first
+		}
+		sc.marks = append(sc.marks, Span{sc.off(sc.markStart), t.Sub(sc.markStart)})
+		sc.markStart = -1
+	case rg.Name == "GC mark assist":
+		g := rg.Scope.Goroutine()
+		if begin {
+			sc.assistOpen[g] = t
+			return
+		}
+		s, ok := sc.assistOpen[g]
+		if !ok {
+			s = sc.first
+		}
+		delete(sc.assistOpen, g)
+		sc.assists[g] = append(sc.assists[g], Span{sc.off(s), t.Sub(s)})
+	case strings.HasPrefix(rg.Name, "stop-the-world ("):
+		g := ev.Goroutine()
+		if begin {
+			sc.stwOpen[g] = t
+		} else if s, ok := sc.stwOpen[g]; ok {
+			delete(sc.stwOpen, g)
+			reason := strings.TrimSuffix(strings.TrimPrefix(rg.Name, "stop-the-world ("), ")")
+			sc.pauses = append(sc.pauses, Pause{Span{sc.off(s), t.Sub(s)}, reason})
+		}
+	}
+}
+
+// regionEnd closes the innermost open region of type typ on goroutine g.
+func (sc *traceScan) regionEnd(typ string, g trace.GoID, t trace.Time) {
+	st := sc.regOpen[g]
+	for i := len(st) - 1; i >= 0; i-- {
+		if st[i].typ == typ {
+			if typ == sc.want {
+				sc.ops = append(sc.ops, opSpan{Span{sc.off(st[i].start), t.Sub(st[i].start)}, g})
+			}
+			sc.regOpen[g] = slices.Delete(st, i, i+1)
+			return
+		}
+	}
+}
+
+// account builds the TraceAccount from a finished scan.
+func (sc *traceScan) account(path string, opts Options) *TraceAccount {
+	if sc.markStart >= 0 {
+		sc.marks = append(sc.marks, Span{sc.off(sc.markStart), sc.last.Sub(sc.markStart)})
+	}
+	ta := &TraceAccount{File: path, Duration: sc.last.Sub(sc.first)}
+	ta.build(sc.marks, sc.pauses)
+	if len(sc.ops) == 0 {
+		for k := range sc.types {
 			ta.RegionTypes = append(ta.RegionTypes, k)
 		}
 		slices.Sort(ta.RegionTypes)
+		return ta
 	}
-	return ta, nil
+	var gcPauses []Pause
+	for _, c := range ta.Cycles {
+		gcPauses = append(gcPauses, c.Pauses...)
+	}
+	ta.Ops = opStats(sc.want, sc.ops, sc.marks, gcPauses, ta.OtherPauses, sc.assists, opts.SlowOp)
+	return ta
 }
 
 const noGoroutine = trace.NoGoroutine
