@@ -154,37 +154,9 @@ type Server struct {
 // NewServer starts a server: it replays WAL.Dir's logs (if any) into fresh
 // memtables, then starts the flushers, the WAL writer and the handlers.
 func NewServer(opts ServerOptions) (*Server, error) {
-	if opts.Kind == "" {
-		opts.Kind = DefaultKind
-	}
-	if opts.Regions == 0 {
-		opts.Regions = 1
-	}
-	if opts.FlushThreshold == 0 {
-		opts.FlushThreshold = DefaultFlushThreshold
-	}
-	if opts.Flushers == 0 {
-		opts.Flushers = 1
-	}
-	if opts.MaxPendingFlushes == 0 {
-		opts.MaxPendingFlushes = DefaultMaxPendingFlushes
-	}
-	if opts.Handlers == 0 {
-		opts.Handlers = DefaultHandlers
-	}
-	if opts.QueueSize == 0 {
-		opts.QueueSize = DefaultQueueSize
-	}
-	switch {
-	case opts.Regions < 1 || opts.Regions > MaxRegions:
-		return nil, fmt.Errorf("%w: Regions %d not in [1, %d]", ErrInvalidOption, opts.Regions, MaxRegions)
-	case opts.FlushThreshold < 0, opts.Flushers < 0, opts.FlushBandwidth < 0, opts.MaxPendingFlushes < 0,
-		opts.Handlers < 0, opts.QueueSize < 0, opts.ReadLatency < 0:
-		return nil, fmt.Errorf("%w: negative value in ServerOptions", ErrInvalidOption)
-	case opts.WAL.Sync < SyncNone || opts.WAL.Sync > SyncAlways:
-		return nil, fmt.Errorf("%w: WAL sync mode %d", ErrInvalidOption, opts.WAL.Sync)
-	case opts.WAL.Recovery < WALTolerateTornTail || opts.WAL.Recovery > WALSkipCorrupted:
-		return nil, fmt.Errorf("%w: WAL recovery mode %d", ErrInvalidOption, opts.WAL.Recovery)
+	opts.setDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
 	}
 	s := &Server{opts: opts, kind: opts.Kind, mtOpts: opts.Memtable, logger: opts.Logger}
 	if s.logger == nil {
@@ -192,20 +164,8 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	}
 	s.limit.rate = opts.FlushBandwidth
 	s.flushq.cond = sync.NewCond(&s.flushq.mu)
-	if s.mtOpts.Pool == nil && (s.kind == "arena" || s.kind == "offheap") {
-		cs := s.mtOpts.ChunkSize
-		if cs == 0 {
-			cs = arena.DefaultChunkSize
-		}
-		p, err := arena.NewPool(arena.PoolOptions{
-			ChunkSize: cs,
-			MaxPooled: int(min(int64(opts.Regions)*(opts.FlushThreshold/int64(cs)+1), 4096)),
-			OffHeap:   s.kind == "offheap",
-		})
-		if err != nil {
-			return nil, err
-		}
-		s.pool, s.mtOpts.Pool = p, p
+	if err := s.newPool(); err != nil {
+		return nil, err
 	}
 	s.regions = make([]*region, opts.Regions)
 	for i := range s.regions {
@@ -223,19 +183,10 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		s.flushWG.Add(1)
 		go s.flusher()
 	}
-	if opts.FlushDir != "" {
-		if err := os.MkdirAll(opts.FlushDir, 0o755); err != nil {
-			s.stopFlushers()
-			s.releaseAll()
-			return nil, err
-		}
-	}
-	if opts.WAL.Dir != "" {
-		if err := s.openWAL(); err != nil {
-			s.stopFlushers()
-			s.releaseAll()
-			return nil, err
-		}
+	if err := s.openFiles(); err != nil {
+		s.stopFlushers()
+		s.releaseAll()
+		return nil, err
 	}
 	s.queue = make(chan *call, opts.QueueSize)
 	for range opts.Handlers {
@@ -243,6 +194,83 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		go s.handler()
 	}
 	return s, nil
+}
+
+// setDefaults fills the zero fields that have a default.
+func (o *ServerOptions) setDefaults() {
+	if o.Kind == "" {
+		o.Kind = DefaultKind
+	}
+	if o.Regions == 0 {
+		o.Regions = 1
+	}
+	if o.FlushThreshold == 0 {
+		o.FlushThreshold = DefaultFlushThreshold
+	}
+	if o.Flushers == 0 {
+		o.Flushers = 1
+	}
+	if o.MaxPendingFlushes == 0 {
+		o.MaxPendingFlushes = DefaultMaxPendingFlushes
+	}
+	if o.Handlers == 0 {
+		o.Handlers = DefaultHandlers
+	}
+	if o.QueueSize == 0 {
+		o.QueueSize = DefaultQueueSize
+	}
+}
+
+// validate rejects options no server can run with (ErrInvalidOption).
+func (o *ServerOptions) validate() error {
+	switch {
+	case o.Regions < 1 || o.Regions > MaxRegions:
+		return fmt.Errorf("%w: Regions %d not in [1, %d]", ErrInvalidOption, o.Regions, MaxRegions)
+	case o.FlushThreshold < 0, o.Flushers < 0, o.FlushBandwidth < 0, o.MaxPendingFlushes < 0,
+		o.Handlers < 0, o.QueueSize < 0, o.ReadLatency < 0:
+		return fmt.Errorf("%w: negative value in ServerOptions", ErrInvalidOption)
+	case o.WAL.Sync < SyncNone || o.WAL.Sync > SyncAlways:
+		return fmt.Errorf("%w: WAL sync mode %d", ErrInvalidOption, o.WAL.Sync)
+	case o.WAL.Recovery < WALTolerateTornTail || o.WAL.Recovery > WALSkipCorrupted:
+		return fmt.Errorf("%w: WAL recovery mode %d", ErrInvalidOption, o.WAL.Recovery)
+	}
+	return nil
+}
+
+// newPool gives the arena kinds a chunk pool shared by every memtable of the
+// server, unless the caller passed one: a flushed memtable's chunks go to
+// the next active one.
+func (s *Server) newPool() error {
+	if s.mtOpts.Pool != nil || (s.kind != memtable.KindArena && s.kind != memtable.KindOffHeap) {
+		return nil
+	}
+	cs := s.mtOpts.ChunkSize
+	if cs == 0 {
+		cs = arena.DefaultChunkSize
+	}
+	p, err := arena.NewPool(arena.PoolOptions{
+		ChunkSize: cs,
+		MaxPooled: int(min(int64(s.opts.Regions)*(s.opts.FlushThreshold/int64(cs)+1), 4096)),
+		OffHeap:   s.kind == memtable.KindOffHeap,
+	})
+	if err != nil {
+		return err
+	}
+	s.pool, s.mtOpts.Pool = p, p
+	return nil
+}
+
+// openFiles creates the flush directory and opens (replays) the WAL.
+func (s *Server) openFiles() error {
+	if s.opts.FlushDir != "" {
+		if err := os.MkdirAll(s.opts.FlushDir, 0o755); err != nil {
+			return err
+		}
+	}
+	if s.opts.WAL.Dir != "" {
+		return s.openWAL()
+	}
+	return nil
 }
 
 // openWAL replays WAL.Dir's logs per WAL.Recovery (see replayWAL), then
