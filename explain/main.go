@@ -82,21 +82,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if len(rest) != 2 {
 			return usageErr(fs, "-diff wants exactly two scenarios A B, got %d arguments", len(rest))
 		}
-		var accs [2]*Account
-		for i, arg := range rest {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			a, err := ExplainWith(opts, splitSet(arg)...)
-			if err != nil {
-				return err
-			}
-			accs[i] = a
-		}
-		if accs[0].Label == accs[1].Label {
-			accs[0].Label, accs[1].Label = "A:"+accs[0].Label, "B:"+accs[1].Label
-		}
-		return WriteDiff(stdout, accs[0], accs[1], md)
+		return diffMain(ctx, opts, rest[0], rest[1], stdout, md)
 	}
 	if len(rest) == 0 {
 		return usageErr(fs, "no profiles given")
@@ -112,6 +98,26 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return a.WriteMarkdown(stdout)
 	}
 	return a.WriteText(stdout)
+}
+
+// diffMain explains scenarios a and b (each a comma-separated set of files
+// or a directory) and writes them side by side.
+func diffMain(ctx context.Context, opts Options, a, b string, stdout io.Writer, md bool) error {
+	var accs [2]*Account
+	for i, arg := range [2]string{a, b} {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		acc, err := ExplainWith(opts, splitSet(arg)...)
+		if err != nil {
+			return err
+		}
+		accs[i] = acc
+	}
+	if accs[0].Label == accs[1].Label {
+		accs[0].Label, accs[1].Label = "A:"+accs[0].Label, "B:"+accs[1].Label
+	}
+	return WriteDiff(stdout, accs[0], accs[1], md)
 }
 
 // Upper bounds of -top and -cycles: beyond them a table is no longer a
