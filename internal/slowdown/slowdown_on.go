@@ -20,7 +20,9 @@ var sink uint64
 
 // WRITEGC_SLOWDOWN_NS="arena=1.5,memtable=120,writepath=400" sets the extra
 // nanoseconds of work per call at each site (fractions allowed: they are
-// converted into loop iterations measured once at start-up).
+// converted into loop iterations measured once at start-up; the conversion is
+// an estimate, which scripts/calibrate-gate corrects by measuring the
+// slowdown it causes).
 func init() {
 	spec := os.Getenv("WRITEGC_SLOWDOWN_NS")
 	if spec == "" {
