@@ -314,7 +314,7 @@ func compareKey(k Key, b, h []float64, units benchfmt.UnitMetadataMap, opts Opti
 			case bm == hm:
 				row.Verdict = Unchanged
 			case row.Direction == DirUnknown:
-				row.Verdict, row.Note = NotGated, "unknown direction: add a `Unit "+k.Unit+" better=lower|higher` line"
+				row.Verdict, row.Note = NotGated, notGatedNote(k.Unit, units)
 			case (hm-bm)*float64(row.Direction) < 0:
 				row.Verdict = Regressed
 			default:
@@ -337,7 +337,7 @@ func compareKey(k Key, b, h []float64, units benchfmt.UnitMetadataMap, opts Opti
 	switch {
 	case row.Direction == DirUnknown:
 		row.Verdict = NotGated
-		notes = append(notes, "unknown direction: add a `Unit "+k.Unit+" better=lower|higher` line")
+		notes = append(notes, notGatedNote(k.Unit, units))
 	case minUTestP(len(b), len(h)) >= opts.Alpha:
 		row.Verdict = Underpowered
 		notes = append(notes, fmt.Sprintf("n=%d+%d cannot reach p < %g", len(b), len(h), opts.Alpha))
@@ -352,6 +352,15 @@ func compareKey(k Key, b, h []float64, units benchfmt.UnitMetadataMap, opts Opti
 	}
 	row.Note = strings.Join(notes, "; ")
 	return row
+}
+
+// notGatedNote says why a unit is not gated: declared better=none, or no
+// direction known.
+func notGatedNote(unit string, units benchfmt.UnitMetadataMap) string {
+	if m := units.Get(unit, "better"); m != nil && m.Value == "none" {
+		return "better=none: reported only"
+	}
+	return "unknown direction: add a `Unit " + unit + " better=lower|higher` line"
 }
 
 // delta returns (h-b)/b, ±Inf when b is 0 and h is not, 0 when both are 0.

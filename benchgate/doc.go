@@ -44,6 +44,21 @@
 //     (and the CLI's exit status) says so rather than passing silently.
 //   - Benchmarks are keyed by their full name as written, including the
 //     -GOMAXPROCS suffix, and by their unit as written (ns/op, not sec/op).
+//   - No comparison across machines by accident: Compare refuses
+//     (ErrCrossMachine, naming each difference) a base and head whose
+//     machines differ in a StrictMachineKeys key (goos, goarch, goamd64,
+//     goversion, cpu, gomaxprocs), or a thresholds file calibrated on another
+//     machine, unless Options.AllowCrossMachine makes it a warning. A key
+//     only one side states is unknown: a note, never a refusal, so files
+//     from older tools stay comparable. Run writes the machine into both of
+//     its outputs.
+//   - A row's threshold is, in order: its unit's own `gate=` metadata (an
+//     absolute `+Npt` or a relative `N%`, see UnitGate), a calibrated
+//     Thresholds row, Options.Threshold; the row records which (Row.ThresholdFrom).
+//     Calibrated thresholds are never below the default they were made with.
+//   - Accepted regressions expire: every entry carries until=DATE or
+//     commits=N, and CheckExpiry turns an expired one into ErrAcceptExpired.
+//     Compare itself reads no clock and no git history.
 //
 // The package imports nothing else from writegc; it stands alone so the gate
 // can judge any module's benchmarks.

@@ -11,7 +11,7 @@ import (
 )
 
 // writeEnvSynth writes a module with two benchmarks whose cost per op is
-// Work iterations, times 4 when the environment sets SLOW=1.
+// Work iterations, times 10 when the environment sets SLOW=1.
 func writeEnvSynth(t *testing.T, dir string) {
 	t.Helper()
 	files := map[string]string{
@@ -38,7 +38,7 @@ var sink uint64
 
 func work() int {
 	if os.Getenv("SLOW") == "1" {
-		return 4000
+		return 10000
 	}
 	return 1000
 }
@@ -88,7 +88,7 @@ func TestRunTargetEnvProfilesAndMachine(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var selected []string
-	cfg := RunConfig{Dir: dir, Base: BaseAuto, Head: "HEAD", Count: 2, Benchtime: "200x", OutDir: t.TempDir(),
+	cfg := RunConfig{Dir: dir, Base: BaseAuto, Head: "HEAD", Count: 3, Benchtime: "1000x", OutDir: t.TempDir(),
 		Targets: []Target{
 			{Pkg: ".", Bench: "^BenchmarkOne$"},
 			{Pkg: ".", Bench: "^BenchmarkTwo$", HeadEnv: []string{"SLOW=1"}},
@@ -131,11 +131,11 @@ func TestRunTargetEnvProfilesAndMachine(t *testing.T) {
 		t.Fatalf("no %s", name)
 		return 0
 	}
-	// BenchmarkTwo's head runs 4x the work; BenchmarkOne's does not.
-	if r := med(res.Head, "BenchmarkTwo") / med(res.Base, "BenchmarkTwo"); r < 2 {
-		t.Errorf("BenchmarkTwo head/base = %.2f, want about 4 (the target's SLOW=1)", r)
+	// BenchmarkTwo's head runs 10x the work; BenchmarkOne's does not.
+	if r := med(res.Head, "BenchmarkTwo") / med(res.Base, "BenchmarkTwo"); r < 3 {
+		t.Errorf("BenchmarkTwo head/base = %.2f, want about 10 (the target's SLOW=1)", r)
 	}
-	if r := med(res.Head, "BenchmarkOne") / med(res.Base, "BenchmarkOne"); r > 2 {
+	if r := med(res.Head, "BenchmarkOne") / med(res.Base, "BenchmarkOne"); r > 3 {
 		t.Errorf("BenchmarkOne head/base = %.2f, want about 1 (no target env)", r)
 	}
 	if len(res.Profiles) != 1 {

@@ -107,3 +107,11 @@ func TestThroughputDirection(t *testing.T) {
 		}
 	}
 }
+
+func TestBetterNoneNote(t *testing.T) {
+	b, h := gcSides(t, "Unit gc-cpu-% better=none\n", 4, 7)
+	rep, _ := Compare(b, h, Options{})
+	if rep.Rows[0].Note != "better=none: reported only" {
+		t.Errorf("note %q, want the better=none explanation", rep.Rows[0].Note)
+	}
+}

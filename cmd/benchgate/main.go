@@ -2,12 +2,15 @@
 // github.com/writegc/writegc/benchgate for the rules it applies.
 //
 //	benchgate compare [flags] OLD NEW
-//	benchgate run -base REF [-head REF] [flags]
+//	benchgate run -base REF|auto [-head REF] [flags]
+//	benchgate calibrate -o FILE [-rev REV] [flags]
 //
 // Exit status: 0 no regression, 1 a regression, 2 bad usage, unreadable or
 // unusable input (no benchmarks, nothing in common, a benchmark missing from
 // the head, too few samples, a NaN, infinite or negative value, a file or line
-// over the size limits) or a failed build or benchmark run.
+// over the size limits, files from different machines without
+// -allow-cross-machine, an expired accepted regression, a bad thresholds file)
+// or a failed build or benchmark run.
 package main
 
 import (
