@@ -568,6 +568,7 @@ type call struct {
 	err     error
 	resp    []byte
 	done    func(*call)
+	picked  func(*call)   // if set, called as a handler takes the call off the queue
 	ch      chan struct{} // signalled by syncDone
 	cb      func(error)   // called by asyncDone
 	// maxReply limits a Get's encoded reply (0: DefaultMaxReply).
@@ -593,7 +594,7 @@ var callPool = sync.Pool{New: func() any { return &call{ch: make(chan struct{}, 
 func getCall() *call { return callPool.Get().(*call) }
 
 func putCall(c *call) {
-	c.payload, c.keys, c.err, c.resp, c.done, c.cb, c.tc, c.pbuf = nil, nil, nil, nil, nil, nil, nil, nil
+	c.payload, c.keys, c.err, c.resp, c.done, c.picked, c.cb, c.tc, c.pbuf = nil, nil, nil, nil, nil, nil, nil, nil, nil
 	c.maxReply, c.respHeader, c.admit, c.deferred, c.charged, c.replyCharge = 0, 0, nil, false, 0, 0
 	callPool.Put(c)
 }
@@ -621,6 +622,9 @@ func (s *Server) submit(c *call) error {
 func (s *Server) handler() {
 	defer s.hWG.Done()
 	for c := range s.queue {
+		if c.picked != nil {
+			c.picked(c)
+		}
 		s.requests.Add(1)
 		switch c.op {
 		case opPut:

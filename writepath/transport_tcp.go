@@ -15,6 +15,7 @@ import (
 const (
 	DefaultMaxConns         = 1024
 	DefaultMaxConnRequests  = 128
+	DefaultMaxConnQueued    = 4
 	DefaultMaxInFlightBytes = 256 << 20
 	DefaultReadTimeout      = 30 * time.Second
 	DefaultIdleTimeout      = 5 * time.Minute
@@ -56,6 +57,13 @@ type TCPServerOptions struct {
 	// max(MaxFrame, MaxReply) bytes, the server stops reading that
 	// connection; the others go on.
 	MaxConnRequests int
+	// MaxConnQueued limits the requests of one connection waiting in the
+	// server's shared request queue (default DefaultMaxConnQueued). The
+	// queue is first in, first out, so without it one connection that
+	// pipelines MaxConnRequests requests would put them all ahead of every
+	// other client's next request; with it, a request waits behind at most
+	// MaxConnQueued requests of each other connection.
+	MaxConnQueued int
 	// MaxInFlightBytes is the server-wide budget of request payload bytes
 	// being read or served, and separately of Get replies built and not
 	// yet written (default DefaultMaxInFlightBytes; 7/8 of it at least
@@ -100,6 +108,7 @@ func (o TCPServerOptions) withDefaults() (TCPServerOptions, error) {
 	def(&o.MaxReply, DefaultMaxReply)
 	def(&o.MaxConns, DefaultMaxConns)
 	def(&o.MaxConnRequests, DefaultMaxConnRequests)
+	def(&o.MaxConnQueued, DefaultMaxConnQueued)
 	if o.MaxInFlightBytes <= 0 {
 		m := int64(max(o.MaxFrame, o.MaxReply))
 		o.MaxInFlightBytes = max(DefaultMaxInFlightBytes, m+m/4)

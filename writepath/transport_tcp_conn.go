@@ -16,8 +16,9 @@ import (
 //
 // Flow control: pending counts requests read and not yet answered; held
 // counts their payload bytes plus the bytes of built, unsent replies. The
-// reader reads the next frame only while pending < MaxConnRequests and
-// held < connCap; the writer and handlers wake it when they lower them. The
+// reader reads the next frame only while pending < MaxConnRequests,
+// queued < MaxConnQueued and held < connCap; the writer and handlers wake it
+// when they lower them. The
 // out queue has room for MaxConnRequests replies plus the handshake's, so
 // a handler's send never waits.
 type tcpConn struct {
@@ -28,6 +29,7 @@ type tcpConn struct {
 	wake    chan struct{} // capacity 1
 	once    sync.Once
 	pending atomic.Int64
+	queued  atomic.Int64 // requests in the server's queue, not yet on a handler
 	held    atomic.Int64
 
 	outMu   sync.Mutex // send against the writer's exit
@@ -91,7 +93,8 @@ func (tc *tcpConn) poke() {
 // waitRoom waits until the connection may read another request.
 func (tc *tcpConn) waitRoom() bool {
 	limit, capb := int64(tc.ts.opts.MaxConnRequests), tc.connCap()
-	for tc.pending.Load() >= limit || tc.held.Load() >= capb {
+	qlimit := int64(tc.ts.opts.MaxConnQueued)
+	for tc.pending.Load() >= limit || tc.queued.Load() >= qlimit || tc.held.Load() >= capb {
 		select {
 		case <-tc.wake:
 		case <-tc.quit:
@@ -183,7 +186,7 @@ func (tc *tcpConn) read() {
 // connection (the caller releases the frame).
 func (tc *tcpConn) dispatch(f Frame, pb *[]byte, charged int) error {
 	c := getCall()
-	c.tc, c.id, c.pbuf, c.done, c.charged = tc, f.ID, pb, tcpDone, charged
+	c.tc, c.id, c.pbuf, c.done, c.picked, c.charged = tc, f.ID, pb, tcpDone, tcpPicked, charged
 	var err error
 	switch f.Type {
 	case ftPut:
@@ -199,12 +202,22 @@ func (tc *tcpConn) dispatch(f Frame, pb *[]byte, charged int) error {
 		return err
 	}
 	tc.pending.Add(1)
+	tc.queued.Add(1)
 	if err := tc.ts.s.submit(c); err != nil {
 		// The server is closed: answer, keep the connection.
+		tcpPicked(c)
 		c.err = err
 		tcpDone(c)
 	}
 	return nil
+}
+
+// tcpPicked (on the handler, as it takes the call off the server's queue)
+// lets the connection queue another request.
+func tcpPicked(c *call) {
+	if c.tc.queued.Add(-1) < int64(c.tc.ts.opts.MaxConnQueued) {
+		c.tc.poke()
+	}
 }
 
 // releaseRequest gives back a request's payload bytes: to the server-wide
