@@ -3,12 +3,14 @@
 # process (peak RSS, a well-behaved client's latency during it) and the WAL
 # corruption matrix (damage x recovery mode). Run from the repo root on a quiet
 # machine (uptime load below 0.5, nothing else running):
-#   results/reliability/run.sh
+#   results/reliability/run.sh            (PARTS="tcp wal" by default)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=results/reliability
 go build -o /tmp/writegc-reliability ./cmd/reliability
 state=$(mktemp)
+PARTS=${PARTS:-tcp wal}
+if [[ " $PARTS " == *" tcp "* ]]; then
 {
 	scripts/machine-header start "$state"
 	echo "command: reliability tcp"
@@ -17,6 +19,8 @@ state=$(mktemp)
 	echo
 	scripts/machine-header end "$state"
 } | tee $R/tcp.txt
+fi
+if [[ " $PARTS " == *" wal "* ]]; then
 scripts/machine-header start "$state" >$R/wal.txt
 {
 	echo "command: reliability wal -keys 20000 -sync batch"
@@ -25,4 +29,5 @@ scripts/machine-header start "$state" >$R/wal.txt
 	echo
 	scripts/machine-header end "$state"
 } | tee -a $R/wal.txt
+fi
 rm -f "$state"
