@@ -19,7 +19,10 @@ func WriteMarkdown(w io.Writer, sum *Summary, charts []string) error {
 		fmt.Fprintf(ew, "- commit: %s\n", sum.Commit)
 	}
 	fmt.Fprintf(ew, "- Go: %s, GOEXPERIMENT %s, %s/%s\n", sum.GoVersion, sum.GOEXPERIMENT, sum.GOOS, sum.GOARCH)
-	fmt.Fprintf(ew, "- machine: %d CPUs (%s), %s memory\n", sum.CPUs, orUnknown(sum.CPUModel), gib(sum.MemTotal))
+	fmt.Fprintf(ew, "- machine: %d CPUs (%s), %s memory%s\n", sum.CPUs, orUnknown(sum.CPUModel), gib(sum.MemTotal), machineLoad(sum))
+	if note := busyNote(sum.Results); note != "" {
+		fmt.Fprintf(ew, "- **%s**\n", note)
+	}
 	fmt.Fprintf(ew, "- started %s, finished %s (%.0f s)\n", sum.Started.Format("2006-01-02 15:04:05Z"),
 		sum.Finished.Format("15:04:05Z"), sum.Finished.Sub(sum.Started).Seconds())
 	if sum.Interrupted {
@@ -44,6 +47,9 @@ func WriteMarkdown(w io.Writer, sum *Summary, charts []string) error {
 		}
 		if r.Flight != "" {
 			fmt.Fprintf(ew, "; flight recorder: `%s`", rel(sum.Out, r.Flight))
+		}
+		if r.Machine != (Machine{}) {
+			fmt.Fprintf(ew, "; meanwhile other processes took %.2f cores and steal %.2f", r.Machine.OthersCores, r.Machine.StealCores)
 		}
 		fmt.Fprintf(ew, ".\n")
 	}

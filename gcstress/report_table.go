@@ -199,6 +199,12 @@ func gcTable(rs []Result) (header []string, rows [][]string) {
 func WriteTable(w io.Writer, sum *Summary) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "gcstress: %s, GOEXPERIMENT %s, %s/%s, %d CPUs\n", sum.GoVersion, sum.GOEXPERIMENT, sum.GOOS, sum.GOARCH, sum.CPUs)
+	if sum.GOMAXPROCS > 0 {
+		fmt.Fprintf(ew, "machine: %s%s\n", orUnknown(sum.CPUModel), machineLoad(sum))
+	}
+	if note := busyNote(sum.Results); note != "" {
+		fmt.Fprintln(ew, note)
+	}
 	if sum.Interrupted {
 		fmt.Fprintf(ew, "INTERRUPTED: the report covers the %d scenario(s) that ran.\n", len(sum.Results))
 	}

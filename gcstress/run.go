@@ -26,6 +26,9 @@ type Summary struct {
 	GOOS         string     `json:"goos"`
 	GOARCH       string     `json:"goarch"`
 	CPUs         int        `json:"cpus"`
+	GOMAXPROCS   int        `json:"gomaxprocs"`
+	LoadStart    [3]float64 `json:"load_start"` // 1-, 5- and 15-minute load averages when the run started
+	LoadEnd      [3]float64 `json:"load_end"`   // and when it finished
 	CPUModel     string     `json:"cpu_model,omitempty"`
 	MemTotal     uint64     `json:"mem_total,omitempty"`
 	Thresholds   Thresholds `json:"thresholds"`
@@ -112,6 +115,7 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 	}
 	prog.close()
 	sum.Finished = time.Now().UTC()
+	sum.LoadEnd = loadAvg()
 	sum.Interrupted = ctx.Err() != nil
 	if err := WriteResults(cfg.Out, sum); err != nil {
 		return sum, err
@@ -155,7 +159,7 @@ func writerOrDiscard(w io.Writer) io.Writer {
 
 func newSummary(cfg Config) *Summary {
 	s := &Summary{Command: cfg.Command, Started: time.Now().UTC(), GoVersion: runtime.Version(),
-		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Thresholds: cfg.Thresholds,
+		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadStart: loadAvg(), Thresholds: cfg.Thresholds,
 		Rules: cfg.Thresholds.String(), SpanNote: SpanNote, Out: cfg.Out}
 	s.GOEXPERIMENT = os.Getenv("GOEXPERIMENT")
 	if bi, ok := debug.ReadBuildInfo(); ok {

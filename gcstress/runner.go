@@ -55,6 +55,8 @@ type Result struct {
 	Stderr  string     `json:"stderr,omitempty"`  // the tail of the child's stderr
 	Verdict Verdict    `json:"verdict"`
 	Wall    float64    `json:"wall_s"`
+	// Machine is what other processes and steal took while it ran.
+	Machine Machine `json:"machine"`
 	// Account is the explain package's account of the captured profiles
 	// (markdown), when the scenario captured any.
 	Account  string `json:"account,omitempty"`
@@ -68,6 +70,7 @@ type Result struct {
 // returns what it streamed, with Stopped StopInterrupted.
 func (r *Runner) Run(ctx context.Context, s Scenario) (Result, error) {
 	res := Result{Scenario: s}
+	meter := startMachineMeter()
 	p, err := r.start(s)
 	if err != nil {
 		return res, err
@@ -77,6 +80,11 @@ func (r *Runner) Run(ctx context.Context, s Scenario) (Result, error) {
 	waitErr := p.cmd.Wait()
 	close(p.done)
 	p.finish(&res, waitErr)
+	var child time.Duration
+	if ps := p.cmd.ProcessState; ps != nil {
+		child = ps.UserTime() + ps.SystemTime()
+	}
+	res.Machine = meter.stop(child)
 	return res, nil
 }
 

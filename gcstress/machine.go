@@ -1,0 +1,148 @@
+package gcstress
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Machine is what the rest of the machine did while one scenario ran, from
+// /proc/stat: the CPU that processes other than the scenario's child and
+// gcstress itself used, and the CPU the hypervisor gave to other guests
+// (steal), each as average cores over the scenario's wall time. A plain
+// value; zero where /proc/stat cannot be read (not Linux).
+//
+// A verdict that holds only on a quiet machine is not a result: a scenario
+// run while others took more than BusyCores is flagged in every report.
+type Machine struct {
+	OthersCores float64 `json:"others_cores"`
+	StealCores  float64 `json:"steal_cores"`
+}
+
+// BusyCores is the average CPU (cores) that other processes and steal may
+// take during a scenario before the reports warn that the machine was busy:
+// a quarter of a core.
+const BusyCores = 0.25
+
+// Busy reports whether others and steal together took more than BusyCores.
+func (m Machine) Busy() bool { return m.OthersCores+m.StealCores > BusyCores }
+
+// userHZ is the unit of /proc/stat's counters: USER_HZ, 100 on every Linux
+// architecture's user ABI.
+const userHZ = 100
+
+// cpuStat is one reading of the machine-wide CPU counters, in seconds
+// summed over all CPUs.
+type cpuStat struct {
+	busy, steal float64
+	ok          bool
+}
+
+// readCPUStat reads the first ("cpu ") line of /proc/stat: busy is user +
+// nice + system + irq + softirq (guest time is already inside user).
+func readCPUStat() cpuStat {
+	f, err := os.Open("/proc/stat")
+	if err != nil {
+		return cpuStat{}
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	if !sc.Scan() {
+		return cpuStat{}
+	}
+	return parseCPUStat(sc.Text())
+}
+
+func parseCPUStat(line string) cpuStat {
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return cpuStat{}
+	}
+	var v [8]float64
+	for i := range v {
+		n, err := strconv.ParseUint(f[i+1], 10, 64)
+		if err != nil {
+			return cpuStat{}
+		}
+		v[i] = float64(n) / userHZ
+	}
+	// user nice system idle iowait irq softirq steal
+	return cpuStat{busy: v[0] + v[1] + v[2] + v[5] + v[6], steal: v[7], ok: true}
+}
+
+// selfCPU is the CPU time this process has used (user + system).
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// machineMeter measures one scenario's Machine: start before the child
+// starts, stop after it was reaped with the child's own CPU time.
+type machineMeter struct {
+	t0   time.Time
+	st0  cpuStat
+	self time.Duration
+}
+
+func startMachineMeter() machineMeter {
+	return machineMeter{t0: time.Now(), st0: readCPUStat(), self: selfCPU()}
+}
+
+func (m machineMeter) stop(child time.Duration) Machine {
+	st1 := readCPUStat()
+	wall := time.Since(m.t0).Seconds()
+	if !m.st0.ok || !st1.ok || wall <= 0 {
+		return Machine{}
+	}
+	ours := (child + selfCPU() - m.self).Seconds()
+	return Machine{
+		OthersCores: max(st1.busy-m.st0.busy-ours, 0) / wall,
+		StealCores:  max(st1.steal-m.st0.steal, 0) / wall,
+	}
+}
+
+// loadAvg reads the 1-, 5- and 15-minute load averages (zero off Linux).
+func loadAvg() [3]float64 {
+	var l [3]float64
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return l
+	}
+	f := strings.Fields(string(b))
+	for i := 0; i < 3 && i < len(f); i++ {
+		l[i], _ = strconv.ParseFloat(f[i], 64)
+	}
+	return l
+}
+
+// busyNote is the reports' warning for the scenarios run on a busy
+// machine, or "" when none was.
+func busyNote(rs []Result) string {
+	var b strings.Builder
+	for _, r := range rs {
+		if r.Machine.Busy() {
+			if b.Len() == 0 {
+				fmt.Fprintf(&b, "Busy machine (other processes and steal above %.2g cores on average; verdicts and MB/s may not hold on a quiet machine):", BusyCores)
+			}
+			fmt.Fprintf(&b, " %s others %.2f + steal %.2f cores;", r.Scenario.Name, r.Machine.OthersCores, r.Machine.StealCores)
+		}
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+// machineLoad is ", GOMAXPROCS n; load average a b c at start, d e f at
+// the end" for a summary that recorded them (older ones did not: "").
+func machineLoad(sum *Summary) string {
+	if sum.GOMAXPROCS == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", GOMAXPROCS %d; load average %.2f %.2f %.2f at start, %.2f %.2f %.2f at the end", sum.GOMAXPROCS,
+		sum.LoadStart[0], sum.LoadStart[1], sum.LoadStart[2], sum.LoadEnd[0], sum.LoadEnd[1], sum.LoadEnd[2])
+}
