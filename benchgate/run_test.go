@@ -61,10 +61,11 @@ func gitT(t *testing.T, dir string, args ...string) {
 	}
 }
 
-// TestRunSynthetic runs the whole gate (worktree, build, interleaved rounds,
-// compare) over a generated module whose speed the test sets: 4x slower must
-// regress, 4x faster must pass, and a base without the benchmark is skipped.
-func TestRunSynthetic(t *testing.T) {
+// gitModuleDir skips the test without go or git, isolates the go command
+// from the caller's workspace and VCS stamping, and returns an empty
+// directory for a test module and its repository.
+func gitModuleDir(t *testing.T) string {
+	t.Helper()
 	for _, tool := range []string{"go", "git"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not in PATH", tool)
@@ -72,7 +73,14 @@ func TestRunSynthetic(t *testing.T) {
 	}
 	t.Setenv("GOWORK", "off")
 	t.Setenv("GOFLAGS", "-buildvcs=false")
-	dir := t.TempDir()
+	return t.TempDir()
+}
+
+// TestRunSynthetic runs the whole gate (worktree, build, interleaved rounds,
+// compare) over a generated module whose speed the test sets: 4x slower must
+// regress, 4x faster must pass, and a base without the benchmark is skipped.
+func TestRunSynthetic(t *testing.T) {
+	dir := gitModuleDir(t)
 	gitT(t, dir, "init", "-q")
 	writeSynth(t, dir, 200, false)
 	gitT(t, dir, "add", ".")

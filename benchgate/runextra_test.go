@@ -3,7 +3,6 @@ package benchgate
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,14 +69,7 @@ func BenchmarkTwo(b *testing.B) {
 // ProfileSelect names, writes the machine into both outputs and chooses the
 // base with "auto".
 func TestRunTargetEnvProfilesAndMachine(t *testing.T) {
-	for _, tool := range []string{"go", "git"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not in PATH", tool)
-		}
-	}
-	t.Setenv("GOWORK", "off")
-	t.Setenv("GOFLAGS", "-buildvcs=false")
-	dir := t.TempDir()
+	dir := gitModuleDir(t)
 	gitT(t, dir, "init", "-q", "-b", "main")
 	writeEnvSynth(t, dir)
 	gitT(t, dir, "add", ".")
