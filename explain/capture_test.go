@@ -25,7 +25,7 @@ func TestCaptureLive(t *testing.T) {
 	if err := c.Start(dir); err == nil {
 		t.Error("second Start succeeded")
 	}
-	runWorkload(&testList{}, 2, 600*time.Millisecond, func() {
+	runWorkload(&testList{}, 2, 1200*time.Millisecond, func() {
 		if err := c.SnapshotHeap(); err != nil {
 			t.Error(err)
 		}
@@ -68,8 +68,14 @@ func TestCaptureLive(t *testing.T) {
 	if a.CPU == nil || a.Allocs == nil || a.Heap == nil || a.Wall == nil || len(a.Traces) != 2 || len(a.Contention) != 2 {
 		t.Fatalf("missing sections: %+v", a.Files)
 	}
-	if a.CPU.GC <= 0 {
-		t.Errorf("no GC CPU found in a GC-heavy workload")
+	// GC takes a fifth or more of this workload's CPU, so 30 samples with
+	// none in GC happen about once in 10^3 runs at worst. With fewer (a CI
+	// runner busy with other packages) the sampler, not the classifier, is
+	// what would be tested.
+	if a.CPU.Samples >= 30 && a.CPU.GC <= 0 {
+		t.Errorf("no GC CPU in %d samples of a GC-heavy workload: %+v", a.CPU.Samples, a.CPU.Classes)
+	} else if a.CPU.Samples < 30 {
+		t.Logf("only %d CPU samples: GC share not checked", a.CPU.Samples)
 	}
 	// The workload allocates almost only in testList.Put: the target is
 	// that the account names the site behind at least 80% of objects.
