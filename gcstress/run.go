@@ -48,6 +48,24 @@ type Options struct {
 	// terminal, plain lines otherwise), notes and the results folder's
 	// name; nil: none.
 	Progress io.Writer
+	// Observer is told about the run as it goes (a live page, a
+	// dashboard); nil: none. Its methods are called from Run's goroutine
+	// and must not block for long: a slow observer delays the reading of
+	// the child's stream.
+	Observer Observer
+}
+
+// Observer follows a run as it goes: Begin once with every scenario the run
+// will start, Line for every line a child streams (with the classification
+// of that scenario's windows so far), Done when a scenario's Result is
+// final, End once with the Summary (also after an interruption). All calls
+// come from Run's goroutine, in order; an Observer that serves other
+// goroutines (an HTTP server) does its own locking.
+type Observer interface {
+	Begin(sum *Summary, scenarios []Scenario)
+	Line(s Scenario, line Sample, v Verdict)
+	Done(r Result)
+	End(sum *Summary)
 }
 
 // Run validates cfg, runs every scenario of Expand(cfg) in a child process
@@ -94,6 +112,11 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 	r.Samples = f
 	prog := newProgress(progressW, len(scen))
 	r.OnLine = prog.line
+	if obs := opts.Observer; obs != nil {
+		obs.Begin(sum, scen)
+		defer func() { obs.End(sum) }()
+		r.OnLine = func(s Scenario, l Sample, v Verdict) { prog.line(s, l, v); obs.Line(s, l, v) }
+	}
 	for i, s := range scen {
 		if ctx.Err() != nil {
 			break
@@ -112,6 +135,9 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 		}
 		prog.done(res)
 		sum.Results = append(sum.Results, res)
+		if opts.Observer != nil {
+			opts.Observer.Done(res)
+		}
 	}
 	prog.close()
 	sum.Finished = time.Now().UTC()
