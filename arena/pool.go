@@ -27,7 +27,9 @@ type PoolOptions struct {
 	// released beyond it are freed. 0 keeps none.
 	MaxPooled int
 	// OffHeap maps chunks outside the Go heap (falls back to on-heap where
-	// mmap is unavailable; Stats.OffHeapFallback says so).
+	// mmap is unavailable; Stats.OffHeapFallback says so). What stays
+	// mapped, what is returned and how new chunks are pre-faulted is the
+	// package doc's off-heap memory policy.
 	OffHeap bool
 	// Prealloc fills the pool with this many chunks up front (at most MaxPooled).
 	Prealloc int

@@ -1,0 +1,54 @@
+//go:build linux
+
+package arena
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// hugePageSize returns the size of a transparent huge page when the kernel
+// would give them to memory advised MADV_HUGEPAGE (THP mode "always" or
+// "madvise"), else 0. It reads sysfs once per process.
+var hugePageSize = sync.OnceValue(func() int {
+	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	if err != nil || bytes.Contains(mode, []byte("[never]")) {
+		return 0
+	}
+	raw, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size")
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.Atoi(string(bytes.TrimSpace(raw)))
+	if err != nil || n < os.Getpagesize() || n&(n-1) != 0 {
+		return 0
+	}
+	return n
+})
+
+// adviseHuge asks the kernel to back b with transparent huge pages. It is
+// advice: a kernel that declines leaves b on small pages.
+func adviseHuge(b []byte) { _ = unix.Madvise(b, unix.MADV_HUGEPAGE) }
+
+// noPopulate is set once MADV_POPULATE_WRITE proved unsupported (kernels
+// before 5.14 answer EINVAL), so later chunks do not ask again.
+var noPopulate atomic.Bool
+
+// prefault faults b's pages in, writable, in one system call
+// (MADV_POPULATE_WRITE), so the writers that fill the chunk take no page
+// faults. Where the kernel cannot, b is left to fault on first touch; a
+// failure under memory pressure likewise leaves it to fault later.
+func prefault(b []byte) {
+	if noPopulate.Load() {
+		return
+	}
+	if err := unix.Madvise(b, unix.MADV_POPULATE_WRITE); errors.Is(err, unix.EINVAL) {
+		noPopulate.Store(true)
+	}
+}

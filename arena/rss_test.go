@@ -1,0 +1,135 @@
+package arena
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"strconv"
+	"testing"
+)
+
+// rssBytes returns the process's resident set from /proc/self/status (VmRSS),
+// or ok false where that file does not exist.
+func rssBytes() (int64, bool) {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for line := range bytes.Lines(raw) {
+		rest, found := bytes.CutPrefix(line, []byte("VmRSS:"))
+		if !found {
+			continue
+		}
+		kb, err := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		return kb << 10, true
+	}
+	return 0, false
+}
+
+// TestOffHeapRSSWithinBound fills an off-heap arena far past its pool's bound
+// and checks, from the kernel's count of resident memory, that after the
+// arena is released the process holds at most the bound's chunks more than
+// before, and after the pool is closed none.
+func TestOffHeapRSSWithinBound(t *testing.T) {
+	if !offHeapAvailable {
+		t.Skip("mmap unavailable: off-heap falls back to on-heap")
+	}
+	const cs, bound, chunks = DefaultChunkSize, 4, 48
+	const slack = 6 << 20 // the Go heap and runtime may move a few MiB meanwhile
+	runtime.GC()
+	base, ok := rssBytes()
+	if !ok {
+		t.Skip("no /proc/self/status VmRSS on this system")
+	}
+	p, err := NewPool(PoolOptions{ChunkSize: cs, MaxPooled: bound, OffHeap: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := mustArena(t, Options{Pool: p})
+	for range chunks * (cs / (64 << 10)) {
+		_, b, err := a.AllocBytes(64<<10 - 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < len(b); i += 4 << 10 {
+			b[i] = 1 // touch every page, as a writer would
+		}
+	}
+	full, _ := rssBytes()
+	if grew := full - base; grew < (chunks-4)*cs {
+		t.Fatalf("RSS grew by %d MiB with %d chunks filled, want at least %d MiB: the test does not see the arena's memory", grew>>20, chunks, (chunks-4)*cs>>20)
+	}
+	a.Release()
+	released, _ := rssBytes()
+	if over := released - base; over > bound*cs+slack {
+		t.Errorf("after Release RSS is %d MiB above the start, want at most the bound's %d MiB (+%d MiB slack)", over>>20, bound*cs>>20, slack>>20)
+	}
+	if s := p.Stats(); s.ChunksPooled != bound || s.MappedBytes != bound*cs {
+		t.Errorf("after Release: %d chunks pooled, %d bytes mapped; want %d and %d", s.ChunksPooled, s.MappedBytes, bound, bound*cs)
+	}
+	p.Close()
+	closed, _ := rssBytes()
+	if over := closed - base; over > slack {
+		t.Errorf("after Close RSS is %d MiB above the start, want at most %d MiB of slack", over>>20, slack>>20)
+	}
+	t.Logf("RSS above start: %d MiB full, %d MiB released (bound %d MiB), %d MiB closed", (full-base)>>20, (released-base)>>20, bound*cs>>20, (closed-base)>>20)
+}
+
+// minorFaults returns the process's minor page faults so far (field 10 of
+// /proc/self/stat), or ok false where that file does not exist.
+func minorFaults() (uint64, bool) {
+	raw, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.LastIndexByte(raw, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := bytes.Fields(raw[i+1:])
+	if len(f) < 8 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(f[7]), 10, 64) // field 3 is f[0]
+	return n, err == nil
+}
+
+// TestOffHeapChunkPrefaulted checks that writing a freshly mapped off-heap
+// chunk takes (nearly) no page faults where the kernel can pre-fault or back
+// it with huge pages: 2 MiB of small pages would take 512.
+func TestOffHeapChunkPrefaulted(t *testing.T) {
+	if !offHeapAvailable {
+		t.Skip("mmap unavailable: off-heap falls back to on-heap")
+	}
+	if invariants {
+		t.Skip("race and invariants builds fault on their own bookkeeping")
+	}
+	p, err := NewPool(PoolOptions{OffHeap: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	c, err := p.get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.put(c)
+	if _, ok := minorFaults(); !ok {
+		t.Skip("no /proc/self/stat on this system")
+	}
+	if noPopulate.Load() && hugePageSize() == 0 {
+		t.Skip("this kernel cannot pre-fault (MADV_POPULATE_WRITE, Linux 5.14+) and has no huge pages")
+	}
+	before, _ := minorFaults()
+	for i := 0; i < len(c.buf); i += 4 << 10 {
+		c.buf[i] = 1
+	}
+	after, _ := minorFaults()
+	// Other goroutines (the collector) may fault a few pages meanwhile.
+	if n := after - before; n > 64 {
+		t.Errorf("writing a fresh %d-byte chunk took %d page faults, want nearly none", len(c.buf), n)
+	}
+}
