@@ -1,8 +1,11 @@
 package benches
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -127,6 +130,54 @@ func BenchmarkPut(b *testing.B) {
 	}
 }
 
+// procStat is the process's minor page faults and kernel CPU time so far, from
+// /proc/self/stat; ok is false where that file does not exist (not Linux).
+type procStat struct {
+	minflt uint64
+	stime  time.Duration
+	ok     bool
+}
+
+// userHZ is the unit of the times in /proc/self/stat (USER_HZ, 100 on Linux).
+const userHZ = 100
+
+func readProcStat() procStat {
+	raw, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return procStat{}
+	}
+	// Field 2 (the command) is in parentheses and may hold spaces: count
+	// fields after the last ')'. There, field 3 (state) has index 0, so
+	// minflt (field 10) is index 7 and stime (field 15) index 12.
+	i := bytes.LastIndexByte(raw, ')')
+	if i < 0 {
+		return procStat{}
+	}
+	f := bytes.Fields(raw[i+1:])
+	if len(f) < 13 {
+		return procStat{}
+	}
+	minflt, err1 := strconv.ParseUint(string(f[7]), 10, 64)
+	stime, err2 := strconv.ParseUint(string(f[12]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return procStat{}
+	}
+	return procStat{minflt: minflt, stime: time.Duration(stime) * time.Second / userHZ, ok: true}
+}
+
+// reportFaults adds minflt/op (minor page faults per op: first touches of
+// fresh pages, e.g. of newly mapped off-heap chunks) and sys-ns/op (kernel CPU
+// time per op, at the 10 ms resolution of USER_HZ) over [start, now], for the
+// whole process. Where /proc/self/stat is missing it reports nothing.
+func reportFaults(b *testing.B, start procStat) {
+	end := readProcStat()
+	if !start.ok || !end.ok || b.N == 0 {
+		return
+	}
+	b.ReportMetric(float64(end.minflt-start.minflt)/float64(b.N), "minflt/op")
+	b.ReportMetric(float64((end.stime-start.stime).Nanoseconds())/float64(b.N), "sys-ns/op")
+}
+
 func benchPut(b *testing.B, kind string, keys, value int64) {
 	ks := workload.NewKeys(int(keys), workload.KeySize, 1)
 	v := workload.Value(int(value))
@@ -136,6 +187,7 @@ func benchPut(b *testing.B, kind string, keys, value int64) {
 	defer t.close()
 	b.SetBytes(workload.KeySize + value)
 	m := gcbench.Start(b)
+	ps := readProcStat()
 	b.ResetTimer()
 	for i := range b.N {
 		j := i % int(keys)
@@ -149,6 +201,7 @@ func benchPut(b *testing.B, kind string, keys, value int64) {
 		}
 	}
 	b.StopTimer()
+	reportFaults(b, ps)
 	m.Stop()
 	reportMemory(b, r, t, base, value)
 }
