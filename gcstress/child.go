@@ -34,6 +34,16 @@ const regionEvery = 64
 // hard cap.
 const rssPoll = 50 * time.Millisecond
 
+// paceSlack: an open-loop writer that is ahead of its schedule by more than
+// this sleeps until the Put is due; a Put less early than that starts at
+// once (and its latency from intended start is its service time). Sleeping
+// for every Put would cost more scheduler CPU than many Puts do.
+const paceSlack = 200 * time.Microsecond
+
+// pacedBatch is how many keys an open-loop writer claims at once: small,
+// so that writers take turns on the schedule at a fine grain.
+const pacedBatch = 16
+
 // releaseAfter is how long writers still blocked in Put after the load
 // ended may wait before the engine is closed under them.
 const releaseAfter = time.Second
@@ -150,6 +160,9 @@ type child struct {
 	loadDone chan struct{}
 	fr       *explain.FlightRecorder // nil when off
 	prof     *childProfiles          // nil when off
+	batch    int64                   // keys claimed at once
+	t0       time.Time               // the load's start: key i is due at t0 + i*interval
+	interval float64                 // open loop: ns between scheduled Puts; 0 closed loop
 
 	next, keys, bytes atomic.Int64 // next key index to claim; keys and bytes written
 	peakRSS           atomic.Uint64
@@ -160,7 +173,10 @@ type child struct {
 func newChild(ctx context.Context, spec Scenario, eng drivenEngine, out *stream) *child {
 	c := &child{spec: spec, eng: eng, out: out, every: int64(spec.LatencyEvery),
 		kvBytes: int64(workload.KeySize) + spec.Value, recs: make([]*latRecorder, spec.Writers),
-		parent: ctx, loadDone: make(chan struct{})}
+		parent: ctx, loadDone: make(chan struct{}), batch: putBatch}
+	if spec.Rate > 0 {
+		c.interval, c.batch = 1e9/spec.Rate, pacedBatch
+	}
 	if spec.Duration > 0 {
 		c.load, c.cancel = context.WithTimeout(ctx, spec.Duration)
 	} else {
@@ -179,6 +195,7 @@ func (c *child) run() error {
 		defer c.fr.Stop()
 	}
 	start := time.Now()
+	c.t0 = start
 	c.startWriters()
 	go c.releaseBlocked()
 	go c.watchRSS()
@@ -213,12 +230,12 @@ func (c *child) write(rec *latRecorder) {
 	key := make([]byte, workload.KeySize)
 	value := workload.Value(int(c.spec.Value))
 	for c.load.Err() == nil {
-		base := c.next.Add(putBatch) - putBatch
+		base := c.next.Add(c.batch) - c.batch
 		if base >= c.spec.Keys {
 			c.cause.set(StopKeys)
 			return
 		}
-		end := min(base+putBatch, c.spec.Keys)
+		end := min(base+c.batch, c.spec.Keys)
 		if err := c.putRange(key, value, base, end, rec); err != nil {
 			if c.load.Err() == nil { // else the engine was closed to release this writer
 				c.cause.fail(err)
@@ -232,13 +249,20 @@ func (c *child) write(rec *latRecorder) {
 }
 
 // putRange Puts keys [base, end); one in every is timed, and with a trace
-// running one in regionEvery is a trace region.
+// running one in regionEvery is a trace region. In an open-loop run each
+// Put first waits for its slot in the schedule (pace).
 func (c *child) putRange(key, value []byte, base, end int64, rec *latRecorder) error {
 	for i := base; i < end; i++ {
 		workload.KeyAt(key, c.spec.Seed, uint64(i))
+		var due time.Time
+		if c.interval > 0 {
+			if due = c.pace(i); due.IsZero() {
+				return nil // the load ended while waiting
+			}
+		}
 		var err error
 		if (c.every > 0 && i%c.every == 0) || i%regionEvery == 0 {
-			err = c.putObserved(key, value, i, rec)
+			err = c.putObserved(key, value, i, due, rec)
 		} else {
 			err = c.eng.Put(key, value)
 		}
@@ -249,8 +273,26 @@ func (c *child) putRange(key, value []byte, base, end int64, rec *latRecorder) e
 	return nil
 }
 
-// putObserved is a Put that may be timed, traced as a region, or both.
-func (c *child) putObserved(key, value []byte, i int64, rec *latRecorder) error {
+// pace returns when key i is due, after sleeping until then if the writer
+// is more than paceSlack ahead; the zero Time when the load ended while
+// it slept.
+func (c *child) pace(i int64) time.Time {
+	due := c.t0.Add(time.Duration(float64(i) * c.interval))
+	for {
+		d := time.Until(due)
+		if d <= paceSlack {
+			return due
+		}
+		if c.load.Err() != nil {
+			return time.Time{}
+		}
+		time.Sleep(min(d, 100*time.Millisecond)) // wake to notice the end of a slow schedule
+	}
+}
+
+// putObserved is a Put that may be timed, traced as a region, or both;
+// due is its slot in an open-loop schedule (zero: closed loop).
+func (c *child) putObserved(key, value []byte, i int64, due time.Time, rec *latRecorder) error {
 	timed := c.every > 0 && i%c.every == 0
 	var t0 time.Time
 	if timed {
@@ -265,7 +307,12 @@ func (c *child) putObserved(key, value []byte, i int64, rec *latRecorder) error 
 		err = c.eng.Put(key, value)
 	}
 	if timed {
-		rec.record(int64(time.Since(t0)))
+		done := time.Now()
+		intended := int64(-1)
+		if !due.IsZero() {
+			intended = int64(done.Sub(due)) // record keeps it at least the service time
+		}
+		rec.record(int64(done.Sub(t0)), intended)
 	}
 	return err
 }

@@ -25,16 +25,21 @@ const (
 var Formats = []string{FormatTable, FormatYCSB, FormatPE, FormatJSON}
 
 // Scenario sets (Config.Sets) and the groups of Scenario.Group. SetAll is
-// the three groups together.
+// every set.
 const (
 	SetAll     = "all"
 	SetMatrix  = "matrix"
 	SetFailure = "failure"
 	SetStall   = "stall"
+	// SetCollapse is the CPU-starvation collapse: closed loop, GOMEMLIMIT
+	// below the heap layout's live data, no binding hard cap.
+	SetCollapse = "collapse"
+	// SetCapacity is the capacity search (capacity.go), run last.
+	SetCapacity = "capacity"
 )
 
 // ScenarioSets lists the scenario sets.
-var ScenarioSets = []string{SetAll, SetMatrix, SetFailure, SetStall}
+var ScenarioSets = []string{SetAll, SetMatrix, SetFailure, SetStall, SetCollapse, SetCapacity}
 
 // Config is one run: what to run and how to report it. It is a plain value,
 // read-only once Run has it. DefaultConfig is the embedded default; the
@@ -66,6 +71,7 @@ type Config struct {
 	FlushBW      int64         // flush bandwidth bytes/s of matrix scenarios; 0 unlimited
 	RSSCap       int64         // hard resident-memory cap per child (-rss-cap); 0 = none
 	LatencyEvery int           // time one Put in N (-latency-every); 0 = off
+	Rate         Rate          // open-loop target of each matrix scenario (-rate); zero: closed loop
 	Sets         []string      // scenario sets, from ScenarioSets (-scenario)
 	Seed         uint64
 
@@ -79,10 +85,28 @@ type Config struct {
 	FailKeys     int64
 	FailDuration time.Duration
 	FailRSSCap   int64
+	// FailRate is the failure scenario's open-loop rate (-fail-rate): every
+	// kind writes the same keys on the same schedule, so each runs for the
+	// same time until it finishes or hits the cap.
+	FailRate Rate
+	// The collapse scenario (-collapse-*): the failure's keys, value size,
+	// flush bandwidth and run-time cap, closed loop, under this GOMEMLIMIT
+	// and a hard cap far above it, so that only the collector's CPU can
+	// fail it (see CollapseNote).
+	CollapseMemLimit int64
+	CollapseRSSCap   int64
 	// StallLatencyEvery is the stall scenario's LatencyEvery: 1 (every Put,
 	// so no rare long block is missed) unless the command line set
 	// -latency-every.
 	StallLatencyEvery int
+
+	// The capacity search (-scenario capacity; capacity.go): value sizes
+	// searched (-values when given, else DefaultCapacityValues), the p99
+	// latency limit from intended start (-slo; 0: none) and each step's
+	// length (-step-duration).
+	CapacityValues []int64
+	SLO            time.Duration
+	StepDuration   time.Duration
 
 	Thresholds Thresholds
 
@@ -120,7 +144,13 @@ func DefaultConfig() Config {
 		FailKeys:          DefaultFailKeys,
 		FailDuration:      DefaultFailDuration,
 		FailRSSCap:        DefaultFailRSSCap,
+		FailRate:          DefaultFailRate,
+		CollapseMemLimit:  DefaultCollapseMemLimit,
+		CollapseRSSCap:    DefaultCollapseRSSCap,
 		StallLatencyEvery: 1,
+		CapacityValues:    []int64{100},
+		SLO:               DefaultSLO,
+		StepDuration:      DefaultStepDuration,
 		Thresholds:        DefaultThresholds(),
 	}
 }
@@ -170,7 +200,32 @@ func (c *Config) Validate() error {
 			return usageErr("scenario", "unknown scenario set %q (known: %s)", s, strings.Join(ScenarioSets, ","))
 		}
 	}
+	if err := c.validateCapacity(); err != nil {
+		return err
+	}
 	return c.Thresholds.validate()
+}
+
+// validateCapacity checks the capacity search's settings when it runs.
+func (c *Config) validateCapacity() error {
+	if !c.wants(SetCapacity) {
+		return nil
+	}
+	if len(c.CapacityValues) == 0 {
+		return usageErr("values", "no value size for the capacity search")
+	}
+	for _, v := range c.CapacityValues {
+		if v <= 0 || v > memtable.MaxValueSize {
+			return usageErr("values", "capacity value size %d out of range", v)
+		}
+	}
+	if c.SLO < 0 {
+		return usageErr("slo", "%v: use 0 (no latency limit) or a positive duration", c.SLO)
+	}
+	if c.StepDuration < c.Thresholds.Warmup+time.Second || c.StepDuration > time.Hour {
+		return usageErr("step-duration", "%v: use at least the warm-up (%v) plus 1s, at most 1h", c.StepDuration, c.Thresholds.Warmup)
+	}
+	return nil
 }
 
 // validateMatrix checks what the matrix is made of: kinds, value sizes,

@@ -27,17 +27,42 @@ const (
 	// so percentiles are unbiased; the max is the max of the timed Puts.
 	DefaultLatencyEvery = 16
 
-	// The failure scenario: a flush far slower than ingest (256 KB/s),
-	// backpressure off, a GOMEMLIMIT and a hard RSS cap, sized so that the
-	// heap kind's 2M entries (about 127 B of Go heap each) cannot fit under
-	// the limit while the arena kinds' (about 70 B each, not scanned) can.
-	DefaultFailMemLimit = 192 << 20
+	// The failure scenario models a container: a hard resident-memory cap
+	// (the OOM killer's) with GOMEMLIMIT at 90% of it, as the Go GC guide
+	// advises, a flush far slower than ingest (256 KB/s) and backpressure
+	// off, so nearly every entry waits in memory. The sizes are chosen so
+	// that the heap layout's 2M entries (about 127 B of Go heap each, plus
+	// the heap goal's headroom) cannot fit under the cap while the arena
+	// layouts' (about 70 B each, in noscan or off-heap chunks) can. Every
+	// kind writes on the same open-loop schedule (DefaultFailRate), so
+	// memory, not CPU speed, decides the verdict.
+	DefaultFailRSSCap   = 208 << 20
+	DefaultFailMemLimit = DefaultFailRSSCap / 10 * 9
 	DefaultFailFlushBW  = 256 << 10
 	DefaultFailValue    = 10
 	DefaultFailKeys     = 2_000_000
 	DefaultFailDuration = 60 * time.Second
-	DefaultFailRSSCap   = 512 << 20
+
+	// The collapse scenario: the failure's load, closed loop, under a
+	// GOMEMLIMIT of 192 MiB with a hard cap far above it (512 MiB).
+	DefaultCollapseMemLimit = 192 << 20
+	DefaultCollapseRSSCap   = 512 << 20
 )
+
+// DefaultFailRate is the failure scenario's schedule: 2 MB/s of key+value
+// bytes (about 77K Puts/s at 10 B), which the heap layout keeps up with
+// until memory runs out even with the CPUs shared, so 2M keys take 26 s for
+// every kind.
+var DefaultFailRate = Rate{PerSec: 2, Unit: RateMBps}
+
+// CollapseNote is the collapse scenario's description in every report: its
+// verdict depends on the machine, which is why it is not the failure
+// scenario.
+const CollapseNote = "collapse: the heap layout's live data passes GOMEMLIMIT with no hard cap in reach; the collector then runs " +
+	"back to back and the GC CPU limiter holds it to half the CPU. Whether throughput collapses (failed) or only slows (degraded) " +
+	"depends on how much CPU the machine leaves the writers: on a quiet 2-core machine heap is degraded, with two busy loops " +
+	"beside it, failed. Compare it only between runs on the same machine and load."
+
 
 // defaultKeys is keys per value size for the matrix when -keys is not given:
 // each is at least a dozen 16 MiB memtables for every kind (the heap kind
@@ -88,6 +113,7 @@ func Expand(c Config) []Scenario {
 				s.Name = fmt.Sprintf("%s/%s", k, workload.FormatSize(v))
 				s.MemLimit, s.FlushBW, s.RSSCap = c.MemLimit, c.FlushBW, c.RSSCap
 				s.Backpressure = c.Backpressure != "off"
+				s.Rate = c.Rate.Puts(v)
 				out = append(out, s)
 			}
 		}
@@ -95,11 +121,19 @@ func Expand(c Config) []Scenario {
 	fail := base
 	fail.Value, fail.Keys, fail.Duration = c.FailValue, c.FailKeys, c.FailDuration
 	fail.MemLimit, fail.FlushBW, fail.RSSCap = c.FailMemLimit, c.FailFlushBW, c.FailRSSCap
-	if c.wants(SetFailure) {
+	for _, set := range []string{SetFailure, SetCollapse} {
+		if !c.wants(set) {
+			continue
+		}
 		for _, k := range c.Kinds {
 			s := fail
-			s.Group, s.Kind, s.Name = SetFailure, k, SetFailure+"/"+k
+			s.Group, s.Kind, s.Name = set, k, set+"/"+k
 			s.Backpressure = c.Backpressure == "on"
+			if set == SetFailure {
+				s.Rate = c.FailRate.Puts(s.Value)
+			} else {
+				s.MemLimit, s.RSSCap = c.CollapseMemLimit, c.CollapseRSSCap
+			}
 			out = append(out, s)
 		}
 	}

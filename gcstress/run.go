@@ -37,6 +37,9 @@ type Summary struct {
 	Interrupted  bool       `json:"interrupted,omitempty"`
 	Out          string     `json:"out"`
 	Results      []Result   `json:"results"`
+	// Capacity is the capacity search's outcome, one entry per kind x
+	// value size (SetCapacity); its steps are also in Results.
+	Capacity []Capacity `json:"capacity,omitempty"`
 }
 
 // Options say where Run writes besides the results folder. The zero
@@ -117,15 +120,16 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 		defer func() { obs.End(sum) }()
 		r.OnLine = func(s Scenario, l Sample, v Verdict) { prog.line(s, l, v); obs.Line(s, l, v) }
 	}
-	for i, s := range scen {
-		if ctx.Err() != nil {
-			break
+	i := 0
+	step := func(ctx context.Context, s Scenario) (Result, error) {
+		if i >= prog.n {
+			prog.n = i + 1 // a capacity step: not counted in advance
 		}
 		prog.start(i, s)
+		i++
 		res, err := r.Run(ctx, s)
 		if err != nil {
-			prog.close()
-			return nil, err
+			return res, err
 		}
 		if ctx.Err() != nil {
 			res.Stopped = "interrupted"
@@ -138,8 +142,36 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 		if opts.Observer != nil {
 			opts.Observer.Done(res)
 		}
+		return res, nil
 	}
+	err = runAll(ctx, cfg, scen, sum, step)
 	prog.close()
+	if err != nil {
+		return nil, err
+	}
+	return finishRun(ctx, cfg, sum, opts, progressW)
+}
+
+// runAll runs the expanded scenarios, then the capacity search.
+func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step stepRunner) error {
+	for _, s := range scen {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if _, err := step(ctx, s); err != nil {
+			return err
+		}
+	}
+	if !cfg.wants(SetCapacity) {
+		return nil
+	}
+	var err error
+	sum.Capacity, err = runCapacity(ctx, cfg, step)
+	return err
+}
+
+// finishRun writes the results folder and the terminal report.
+func finishRun(ctx context.Context, cfg Config, sum *Summary, opts Options, progressW io.Writer) (*Summary, error) {
 	sum.Finished = time.Now().UTC()
 	sum.LoadEnd = loadAvg()
 	sum.Interrupted = ctx.Err() != nil

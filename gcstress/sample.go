@@ -107,6 +107,26 @@ type Sample struct {
 	LatMin  int64   `json:"lat_min_ns,omitempty"`
 	LatP95  int64   `json:"lat_p95_ns,omitempty"`
 
+	// Open-loop runs (Scenario.Rate > 0): latency of the same timed Puts
+	// measured from each Put's intended start (its slot in the schedule;
+	// its actual start when it started early), so a Put that waited behind
+	// a GC pause also charges the Puts that should have started meanwhile.
+	// Always at least the lat_* figure of the same Puts.
+	ILatP50  int64 `json:"ilat_p50_ns,omitempty"`
+	ILatP99  int64 `json:"ilat_p99_ns,omitempty"`
+	ILatP999 int64 `json:"ilat_p999_ns,omitempty"`
+	ILatMax  int64 `json:"ilat_max_ns,omitempty"`
+	// TargetMBps is the scheduled rate (key+value MB/s) of an open-loop
+	// run; 0 closed loop.
+	TargetMBps float64 `json:"target_mbps,omitempty"`
+	// SteadyILatP99 (end line only) is the p99 from intended start over
+	// the windows that ended after the warm-up: what a capacity step's
+	// latency limit is checked against.
+	SteadyILatP99 int64 `json:"ilat_steady_p99_ns,omitempty"`
+	// SteadyMBps (end line only) is the achieved MB/s over the windows
+	// after the warm-up (the whole run when none ended after it).
+	SteadyMBps float64 `json:"steady_mbps,omitempty"`
+
 	Flushes        int64 `json:"flushes"`
 	FlushedBytes   int64 `json:"flushed_bytes"`
 	PendingFlushes int64 `json:"pending_flushes"`

@@ -21,32 +21,39 @@ const (
 	latDigits = 3
 )
 
-// latRecorder is one writer's latency histogram. record is called by its
+// latRecorder is one writer's latency histograms: service time, and (in
+// open-loop runs) latency from the intended start. record is called by its
 // writer only; drainInto by the sampler; a mutex (uncontended but for one
 // swap per window) orders the two.
 type latRecorder struct {
-	mu sync.Mutex
-	h  *hdrhistogram.Histogram
+	mu    sync.Mutex
+	h, ih *hdrhistogram.Histogram
 }
 
 func newLatRecorder() *latRecorder {
-	return &latRecorder{h: hdrhistogram.New(latMin, latMax, latDigits)}
+	return &latRecorder{h: newLatHist(), ih: newLatHist()}
 }
 
-func (r *latRecorder) record(ns int64) {
-	if ns > latMax {
-		ns = latMax
-	}
+func newLatHist() *hdrhistogram.Histogram { return hdrhistogram.New(latMin, latMax, latDigits) }
+
+// record adds one timed Put: its service time ns and, when intended >= 0,
+// its latency from the intended start.
+func (r *latRecorder) record(ns, intended int64) {
 	r.mu.Lock()
-	_ = r.h.RecordValue(ns)
+	_ = r.h.RecordValue(min(ns, latMax))
+	if intended >= 0 {
+		_ = r.ih.RecordValue(min(max(intended, ns), latMax))
+	}
 	r.mu.Unlock()
 }
 
-// drainInto adds the recorder's counts to dst and resets it.
-func (r *latRecorder) drainInto(dst *hdrhistogram.Histogram) {
+// drainInto adds the recorder's counts to dst and idst and resets it.
+func (r *latRecorder) drainInto(dst, idst *hdrhistogram.Histogram) {
 	r.mu.Lock()
 	dst.Merge(r.h)
+	idst.Merge(r.ih)
 	r.h.Reset()
+	r.ih.Reset()
 	r.mu.Unlock()
 }
 
@@ -63,13 +70,17 @@ type sampler struct {
 	prevBytes   int64
 	recs        []*latRecorder
 	win, run    *hdrhistogram.Histogram
+	iwin, irun  *hdrhistogram.Histogram // from intended start (open loop)
+	isteady     *hdrhistogram.Histogram // iwin merged over windows after the warm-up
+	steadyBytes int64                   // bytes and seconds of the windows after the warm-up
+	steadySecs  float64
 	peakHeap    uint64
 	peakRSS     uint64
 }
 
 func newSampler(spec Scenario, start time.Time) *sampler {
 	s := &sampler{spec: spec, reader: gcmetrics.NewReader(), start: start, last: start,
-		win: hdrhistogram.New(latMin, latMax, latDigits), run: hdrhistogram.New(latMin, latMax, latDigits)}
+		win: newLatHist(), run: newLatHist(), iwin: newLatHist(), irun: newLatHist(), isteady: newLatHist()}
 	s.first = s.reader.Read()
 	s.prev = s.first
 	s.cpu0 = procCPU()
@@ -95,12 +106,7 @@ func (s *sampler) window(keys, nbytes int64, st EngineStats) Sample {
 	w.RSS = readRSS()
 	c := procCPU()
 	w.ProcCPU, s.pcpu = c-s.pcpu, c
-	s.win.Reset()
-	for _, r := range s.recs {
-		r.drainInto(s.win)
-	}
-	s.run.Merge(s.win)
-	fillLatency(&w, s.win)
+	s.drainWindow(&w)
 	s.peakHeap = max(s.peakHeap, snap.HeapObjects)
 	s.peakRSS = max(s.peakRSS, w.RSS)
 	s.prev, s.last, s.prevKeys, s.prevBytes = snap, now, keys, nbytes
@@ -119,15 +125,59 @@ func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st EngineStats)
 	e.RSS = readRSS()
 	e.ProcCPU = procCPU() - s.cpu0
 	for _, r := range s.recs {
-		r.drainInto(s.run)
+		r.drainInto(s.run, s.irun)
 	}
 	fillLatency(&e, s.run)
+	fillIntended(&e, s.irun, s.spec)
+	if s.isteady.TotalCount() > 0 {
+		e.SteadyILatP99 = s.isteady.ValueAtQuantile(99)
+	}
+	e.SteadyMBps = mbps(s.steadyBytes, s.steadySecs)
+	if s.steadySecs == 0 {
+		e.SteadyMBps = e.MBps
+	}
 	if s.run.TotalCount() > 0 {
 		e.Hist = s.run.Export()
 	}
 	e.PeakHeap = max(s.peakHeap, snap.HeapObjects)
 	e.PeakRSS = max(s.peakRSS, e.RSS)
 	return e
+}
+
+// drainWindow moves the writers' latency counts into the window's
+// histograms, fills w's latency fields and adds a window that ended after
+// the warm-up to the steady-state totals.
+func (s *sampler) drainWindow(w *Sample) {
+	s.win.Reset()
+	s.iwin.Reset()
+	for _, r := range s.recs {
+		r.drainInto(s.win, s.iwin)
+	}
+	s.run.Merge(s.win)
+	s.irun.Merge(s.iwin)
+	fillLatency(w, s.win)
+	fillIntended(w, s.iwin, s.spec)
+	if w.T >= s.spec.Thresholds.Warmup.Seconds() {
+		s.isteady.Merge(s.iwin)
+		s.steadyBytes += w.WinBytes
+		s.steadySecs += w.Dur
+	}
+}
+
+// fillIntended sets the open-loop fields: the target rate and the
+// percentiles from intended start.
+func fillIntended(w *Sample, h *hdrhistogram.Histogram, spec Scenario) {
+	if spec.Rate <= 0 {
+		return
+	}
+	w.TargetMBps = spec.TargetMBps()
+	if h.TotalCount() == 0 {
+		return
+	}
+	w.ILatP50 = h.ValueAtQuantile(50)
+	w.ILatP99 = h.ValueAtQuantile(99)
+	w.ILatP999 = h.ValueAtQuantile(99.9)
+	w.ILatMax = h.Max()
 }
 
 // SetGC sets w's collector fields from the interval d that ends at the

@@ -35,6 +35,10 @@ type Scenario struct {
 	Path      string `json:"path"` // PathServer or a writepath client path
 	Transport string `json:"transport,omitempty"`
 	Writers   int    `json:"writers"`
+	// Rate is the open-loop schedule in Puts per second for the whole
+	// scenario (split across writers by a shared schedule: key i is due
+	// at i/Rate seconds after the start); 0 is closed loop.
+	Rate float64 `json:"rate,omitempty"`
 
 	Window       time.Duration `json:"window"`        // 0: no windows
 	LatencyEvery int           `json:"latency_every"` // time one Put in N; 0 off
@@ -44,6 +48,11 @@ type Scenario struct {
 	Seed         uint64        `json:"seed"`
 
 	Thresholds Thresholds `json:"thresholds"` // for the flight recorder's trigger
+}
+
+// TargetMBps is the open-loop schedule in key+value MB/s (0 closed loop).
+func (s Scenario) TargetMBps() float64 {
+	return s.Rate * float64(int64(workload.KeySize)+s.Value) / bytesPerMB
 }
 
 // Label is the scenario's short description for tables and bars.
@@ -98,6 +107,9 @@ func (s Scenario) Describe() string {
 	}
 	if s.Duration > 0 {
 		fmt.Fprintf(&b, ", cap %v", s.Duration)
+	}
+	if s.Rate > 0 {
+		fmt.Fprintf(&b, ", open loop at %.3g MB/s (%.0f Puts/s)", s.TargetMBps(), s.Rate)
 	}
 	return b.String()
 }

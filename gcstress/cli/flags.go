@@ -54,6 +54,7 @@ func ParseFlags(args []string, stderr io.Writer) (gcstress.Config, error) {
 // -quick, whose defaults yield to flags given explicitly.
 type lists struct {
 	kinds, values, keys, sets, profile string
+	rate, failRate                     string
 	quick                              bool
 }
 
@@ -81,6 +82,12 @@ func defineFlags(fs *flag.FlagSet, c *gcstress.Config) *lists {
 	fs.Var(sizeFlag{&c.FlushBW}, "flush-bw", "flush bandwidth per second (0: unlimited; the failure and stall scenarios use -fail-flush-bw unless this is given)")
 	fs.Var(sizeFlag{&c.RSSCap}, "rss-cap", "hard resident-memory cap per child, watched by child and parent (off: none)")
 	fs.IntVar(&c.LatencyEvery, "latency-every", c.LatencyEvery, "time one Put in N for the latency histogram (0: off; 1: every Put, which costs 4-6% of arena throughput here; the stall scenario times every Put unless this is given)")
+	fs.StringVar(&l.rate, "rate", "", "open loop: pace each matrix scenario's Puts at this rate, split across its writers (20MB, 20MB/s, 1.5GB/s: decimal MB of key+value bytes; 50000ops, 50Kops/s: Puts); latency is then also measured from each Put's intended start (ilat_*). Default: closed loop")
+	fs.StringVar(&l.failRate, "fail-rate", c.FailRate.String(), "open-loop rate of the failure scenario (every kind runs the same schedule)")
+	fs.Var(sizeFlag{&c.CollapseMemLimit}, "collapse-memlimit", "GOMEMLIMIT of the collapse scenario")
+	fs.Var(sizeFlag{&c.CollapseRSSCap}, "collapse-rss-cap", "hard resident-memory cap of the collapse scenario")
+	fs.DurationVar(&c.SLO, "slo", c.SLO, "capacity search: a step's p99 latency from intended start (after warm-up) must stay within this (0: no latency limit)")
+	fs.DurationVar(&c.StepDuration, "step-duration", c.StepDuration, "capacity search: length of each step (at least the warm-up plus 1s)")
 	fs.StringVar(&l.sets, "scenario", gcstress.SetAll, "scenario sets: "+strings.Join(gcstress.ScenarioSets, ",")+" (comma-separated)")
 	fs.BoolVar(&l.quick, "quick", false, "tiny scenarios (for tests and smoke runs)")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "key seed")
@@ -89,7 +96,7 @@ func defineFlags(fs *flag.FlagSet, c *gcstress.Config) *lists {
 	fs.Var(sizeFlag{&c.FailValue}, "fail-value", "value size of the failure scenario")
 	fs.Var(countFlag{&c.FailKeys}, "fail-keys", "keys of the failure scenario")
 	fs.DurationVar(&c.FailDuration, "fail-duration", c.FailDuration, "cap on the failure scenario's run time (0: none, else at least 2ms: the stall scenario gets half)")
-	fs.Var(sizeFlag{&c.FailRSSCap}, "fail-rss-cap", "hard resident-memory cap of the failure scenario")
+	fs.Var(sizeFlag{&c.FailRSSCap}, "fail-rss-cap", "hard resident-memory cap of the failure scenario (the container's limit; -fail-memlimit follows at 90% of it unless given)")
 	defineThresholds(fs, &c.Thresholds)
 	return l
 }
@@ -129,11 +136,23 @@ func (l *lists) apply(c *gcstress.Config, set map[string]bool) error {
 		}
 	}
 	c.Sets = splitList(l.sets)
+	if set["values"] {
+		c.CapacityValues = c.Values
+	}
+	if c.Rate, err = gcstress.ParseRate(l.rate); err != nil {
+		return usageErr("rate", err)
+	}
+	if c.FailRate, err = gcstress.ParseRate(l.failRate); err != nil {
+		return usageErr("fail-rate", err)
+	}
 	if c.Profile, err = explain.ParseKinds(l.profile); err != nil {
 		return usageErr("profile", err)
 	}
 	if l.quick {
 		applyQuick(c, set)
+	}
+	if set["fail-rss-cap"] && !set["fail-memlimit"] {
+		c.FailMemLimit = c.FailRSSCap / 10 * 9
 	}
 	if set["memlimit"] {
 		c.FailMemLimit = c.MemLimit
