@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -25,8 +26,13 @@ import (
 //     panels over time, one line per kind: MB/s; heap live (solid), goal
 //     (dashed) and GOMEMLIMIT (dotted); GC CPU % of busy CPU (per span of
 //     windows holding a completed cycle, as classified);
-//   - throughput.{svg,png}: MB/s by value size, one bar per kind, like the
-//     addendum's chart (a failed scenario's bar is 0, as the addendum's "?").
+//     A scenario's end record is its line's last point, and a line of one
+//     point is drawn as a marker, so a run that ended within its first
+//     window still shows;
+//   - throughput.{svg,png}: MB/s by value size, one line of points per kind
+//     on a log scale (MB/s spans orders of magnitude from 10 B to 10 KB
+//     values), each point labelled with its figure; a failed scenario has
+//     no point (the addendum's "?").
 func WriteCharts(dir string, sum *Summary) ([]string, error) {
 	var files []string
 	type grp struct {
@@ -108,6 +114,16 @@ func timelinePlots(title string, rs []Result) []*plot.Plot {
 			}
 			gcp = append(gcp, plotter.XY{X: w.T, Y: g})
 		}
+		if e := r.End; e != nil && (len(xm) == 0 || e.T > xm[len(xm)-1].X) {
+			// The end record: the run's last point (MB/s over the whole run).
+			xm = append(xm, plotter.XY{X: e.T, Y: e.MBps})
+			live = append(live, plotter.XY{X: e.T, Y: float64(e.HeapLive) / (1 << 20)})
+			goal = append(goal, plotter.XY{X: e.T, Y: float64(e.HeapGoal) / (1 << 20)})
+			if e.MemLimit > 0 {
+				lim = append(lim, plotter.XY{X: e.T, Y: float64(e.MemLimit) / (1 << 20)})
+			}
+			gcp = append(gcp, plotter.XY{X: e.T, Y: e.GCPct})
+		}
 		addLine(mbps, xm, c, nil, lineLabel(r))
 		addLine(heap, live, c, nil, lineLabel(r))
 		addLine(heap, goal, c, []vg.Length{vg.Points(5), vg.Points(3)}, "")
@@ -123,7 +139,7 @@ func addLine(p *plot.Plot, xys plotter.XYs, c color.Color, dashes []vg.Length, l
 	if len(xys) == 0 {
 		return
 	}
-	l, err := plotter.NewLine(xys)
+	l, pts, err := plotter.NewLinePoints(xys)
 	if err != nil {
 		return
 	}
@@ -131,6 +147,12 @@ func addLine(p *plot.Plot, xys plotter.XYs, c color.Color, dashes []vg.Length, l
 	l.Width = vg.Points(1.5)
 	l.Dashes = dashes
 	p.Add(l)
+	if len(xys) <= 3 { // too few points for a line to be seen: mark them
+		pts.Color = c
+		pts.Shape = draw.CircleGlyph{}
+		pts.Radius = vg.Points(3)
+		p.Add(pts)
+	}
 	if label != "" {
 		p.Legend.Add(label, l)
 	}
@@ -138,64 +160,68 @@ func addLine(p *plot.Plot, xys plotter.XYs, c color.Color, dashes []vg.Length, l
 
 func throughputPlot(rs []Result) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = "Random write throughput by value size (MB/s; failed = 0)"
+	p.Title.Text = "Random write throughput by value size (MB/s, log scale; failed = no point)"
 	p.Y.Label.Text = "MB/s (key+value, MB = 10^6 B)"
-	var values []int64
-	for _, r := range rs {
-		found := false
-		for _, v := range values {
-			found = found || v == r.Scenario.Value
-		}
-		if !found {
-			values = append(values, r.Scenario.Value)
-		}
-	}
-	kinds := kindsOf(rs)
-	w := vg.Points(18)
-	for ki, k := range kinds {
-		vals := make(plotter.Values, len(values))
-		for vi, v := range values {
-			for _, r := range rs {
-				if r.Scenario.Kind == k && r.Scenario.Value == v && r.Verdict.Class != Failed {
-					vals[vi] = figuresOf(r).MBps
-				}
+	tp := throughputData(rs)
+	lo, hi := math.Inf(1), 0.0
+	for _, k := range tp.Kinds {
+		for _, v := range k.MBps {
+			if v > 0 {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
 		}
-		b, err := plotter.NewBarChart(vals, w)
+	}
+	if hi == 0 { // every scenario failed: an empty log axis
+		lo, hi = 1, 10
+	}
+	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	p.Y.Min, p.Y.Max = lo/2, hi*2
+	n := len(tp.Kinds)
+	for ki, k := range tp.Kinds {
+		off := 0.12 * (float64(ki) - float64(n-1)/2) // side by side, as bars were
+		var xys plotter.XYs
+		var labels []string
+		for vi, v := range k.MBps {
+			if v > 0 {
+				xys = append(xys, plotter.XY{X: float64(vi) + off, Y: v})
+				labels = append(labels, mbpsLabel(v))
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		c := plotutil.Color(ki)
+		l, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
 			continue
 		}
-		b.Color = plotutil.Color(ki)
-		b.LineStyle.Width = 0
-		b.Offset = w * vg.Length(float64(ki)-float64(len(kinds)-1)/2)
-		p.Add(b)
-		p.Legend.Add(k, b)
-		// Figures above the bars: the range spans orders of magnitude.
-		xyl := plotter.XYLabels{XYs: make(plotter.XYs, len(vals)), Labels: make([]string, len(vals))}
-		for i, v := range vals {
-			xyl.XYs[i] = plotter.XY{X: float64(i), Y: v}
-			xyl.Labels[i] = fmt.Sprintf("%.0f", v)
-			if v < 10 {
-				xyl.Labels[i] = fmt.Sprintf("%.1f", v)
+		l.Color, l.Width = c, vg.Points(1)
+		pts.Color, pts.Shape, pts.Radius = c, draw.CircleGlyph{}, vg.Points(4)
+		p.Add(l, pts)
+		p.Legend.Add(k.Kind, l, pts)
+		if lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels}); err == nil {
+			lb.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(2)}
+			for i := range lb.TextStyle {
+				lb.TextStyle[i].Font.Size = vg.Points(8)
+				lb.TextStyle[i].Color = c
 			}
-		}
-		if l, err := plotter.NewLabels(xyl); err == nil {
-			l.Offset = vg.Point{X: b.Offset - w/2, Y: vg.Points(2)}
-			for i := range l.TextStyle {
-				l.TextStyle[i].Font.Size = vg.Points(8)
-			}
-			p.Add(l)
+			p.Add(lb)
 		}
 	}
-	names := make([]string, len(values))
-	for i, v := range values {
-		names[i] = workload.FormatSize(v)
-	}
-	p.NominalX(names...)
+	p.NominalX(tp.Values...)
+	p.X.Min, p.X.Max = -0.5, float64(len(tp.Values))-0.5
 	p.Legend.Top = true
 	p.Legend.Left = true
 	p.Add(plotter.NewGrid())
 	return p
+}
+
+// mbpsLabel is a figure for a point's label: whole MB/s, one decimal below 10.
+func mbpsLabel(v float64) string {
+	if v < 10 {
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.0f", v)
 }
 
 // saveTiles draws plots stacked vertically into base.svg and base.png.

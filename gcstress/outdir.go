@@ -26,7 +26,7 @@ const DefaultOutParent = "results/gcstress"
 
 // resultFiles are the fixed names of the files a run writes at the top of
 // its folder; charts (timeline-*, throughput) are matched by isChart.
-var resultFiles = []string{"samples.jsonl", "summary.json", "report.md"}
+var resultFiles = []string{"samples.jsonl", "summary.json", "report.md", "report.html"}
 
 // isChart reports whether name is a chart a run writes.
 func isChart(name string) bool {

@@ -265,7 +265,7 @@ func machine() (string, uint64) {
 	return model, mem
 }
 
-// WriteResults writes summary.json, report.md and the charts into dir
+// WriteResults writes summary.json, report.md, the charts and report.html into dir
 // (samples.jsonl is written while the run goes).
 func WriteResults(dir string, sum *Summary) error {
 	b, err := json.MarshalIndent(compact(sum), "", "  ")
@@ -287,7 +287,10 @@ func WriteResults(dir string, sum *Summary) error {
 	if cerr := mf.Close(); werr == nil {
 		werr = cerr
 	}
-	return werr
+	if werr != nil {
+		return werr
+	}
+	return WriteHTMLFile(dir, sum)
 }
 
 // WriteReport prints the terminal report in format (one of Formats; ""

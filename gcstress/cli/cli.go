@@ -14,6 +14,12 @@
 //
 //	gcstress [flags]                          run the scenarios (default: the embedded matrix)
 //	gcstress explain [flags] PROFILE|DIR...   explain captured profiles
+//	gcstress report [-format F] DIR           regenerate DIR's report.md, charts and report.html from its samples.jsonl
+//
+// With -http ADDR a run also serves a live page (gcstress.LiveServer) from
+// this process while it goes: a port alone (-http :8080) binds 127.0.0.1,
+// another interface only when its address is given. The URL goes to stderr;
+// the page stops with the run (report.html in the results folder stays).
 //
 // Exit codes (the command's contract):
 //
@@ -46,6 +52,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/writegc/writegc/explain"
@@ -88,12 +95,88 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
+	if len(args) > 0 && args[0] == "report" {
+		return reportMain(args[1:], stdout, stderr)
+	}
+	liveAddr.Store("")
 	cfg, err := ParseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	_, err = gcstress.Run(ctx, cfg, gcstress.Options{Report: stdout, Progress: stderr})
+	opts := gcstress.Options{Report: stdout, Progress: stderr}
+	if addr := liveAddr.Load().(string); addr != "" {
+		ls := gcstress.NewLiveServer(gcstress.LiveOptions{})
+		url, err := ls.Start(addr)
+		if err != nil {
+			return err
+		}
+		defer ls.Close()
+		fmt.Fprintf(stderr, "gcstress: live page: %s\n", url)
+		opts.Observer = ls
+	}
+	_, err = gcstress.Run(ctx, cfg, opts)
 	return err
+}
+
+// liveAddr holds -http while ParseFlags runs (liveFlag sets it); run resets
+// and reads it around ParseFlags. Main is not called concurrently; the
+// atomic keeps concurrent ParseFlags calls from racing.
+var liveAddr atomic.Value
+
+// liveFlag is the -http flag: the address is checked here, so a bad one is
+// a usage error naming -http before any work.
+type liveFlag struct{}
+
+func (liveFlag) String() string {
+	if s, ok := liveAddr.Load().(string); ok {
+		return s
+	}
+	return ""
+}
+
+func (liveFlag) Set(s string) error {
+	if _, err := gcstress.LiveAddr(s); err != nil {
+		return err
+	}
+	liveAddr.Store(s)
+	return nil
+}
+
+// reportMain is `gcstress report [-format F] DIR`: it regenerates DIR's
+// report.md, charts and report.html from DIR/samples.jsonl (and summary.json
+// when present) and, with -format, prints the terminal report.
+func reportMain(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("gcstress report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "", "also print the terminal report: table|ycsb|pe|json (default: none)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: gcstress report [-format F] DIR\n\nregenerates DIR's report.md, charts and report.html from DIR/samples.jsonl (run metadata from DIR/summary.json when present)\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: report: %v", gcstress.ErrUsage, err)
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: report: want one results folder, got %d argument(s)", gcstress.ErrUsage, fs.NArg())
+	}
+	dir := fs.Arg(0)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("%w: report: %s is not a results folder", gcstress.ErrUsage, dir)
+	}
+	sum, err := gcstress.RebuildReports(dir)
+	if err != nil {
+		return err
+	}
+	if *format != "" {
+		if err := gcstress.WriteReport(stdout, *format, sum); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stderr, "gcstress: reports of %d scenario(s) written to %s (report.md, report.html, charts)\n", len(sum.Results), dir)
+	return nil
 }
 
 // ExitCode maps an error of the command to its exit code: nil and

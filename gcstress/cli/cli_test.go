@@ -102,3 +102,65 @@ func TestMainEndToEnd(t *testing.T) {
 		t.Errorf("no progress lines: %s", stderr.String())
 	}
 }
+
+// TestHTTPFlagBadAddressExitsTwo: a bad -http address is a usage error
+// naming the flag, before any work.
+func TestHTTPFlagBadAddressExitsTwo(t *testing.T) {
+	for _, addr := range []string{"8080", "example.com:80", ":99999"} {
+		var stderr syncBuf
+		if code := Main(context.Background(), []string{"-out", t.TempDir(), "-http", addr}, io.Discard, &stderr); code != ExitUsage || !strings.Contains(stderr.String(), "-http") {
+			t.Errorf("-http %s: exit %d, %q", addr, code, stderr.String())
+		}
+	}
+}
+
+// TestHTTPFlagServesDuringRun: a run with -http prints the live page's URL
+// (loopback for a port alone) and still writes report.html.
+func TestHTTPFlagServesDuringRun(t *testing.T) {
+	out := t.TempDir()
+	var stderr syncBuf
+	args := []string{"-http", ":0", "-out", out, "-quick", "-kinds", "arena", "-values", "100", "-keys", "10K", "-scenario", "matrix", "-memstore", "1MB", "-regions", "1"}
+	if code := Main(context.Background(), args, io.Discard, &stderr); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "live page: http://127.0.0.1:") {
+		t.Errorf("no live page URL on stderr: %s", stderr.String())
+	}
+	if st, err := os.Stat(filepath.Join(out, "report.html")); err != nil || st.Size() == 0 {
+		t.Errorf("report.html: %v", err)
+	}
+}
+
+// TestReportSubcommand: `gcstress report DIR` regenerates the reports from
+// samples.jsonl; a missing folder or a missing argument is usage (2).
+func TestReportSubcommand(t *testing.T) {
+	if code := Main(context.Background(), []string{"report", filepath.Join(t.TempDir(), "nosuch")}, io.Discard, io.Discard); code != ExitUsage {
+		t.Errorf("missing DIR: exit %d, want 2", code)
+	}
+	if code := Main(context.Background(), []string{"report"}, io.Discard, io.Discard); code != ExitUsage {
+		t.Errorf("no DIR: exit %d, want 2", code)
+	}
+	if code := Main(context.Background(), []string{"report", t.TempDir()}, io.Discard, io.Discard); code != ExitUsage {
+		t.Errorf("DIR without samples.jsonl: exit %d, want 2", code)
+	}
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "streams", "matrix.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "samples.jsonl"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr syncBuf
+	if code := Main(context.Background(), []string{"report", "-format", "table", dir}, &stdout, &stderr); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, f := range []string{"report.md", "report.html", "throughput.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing %s", f)
+		}
+	}
+	if !strings.Contains(stdout.String(), "Value Size") {
+		t.Errorf("-format table printed %q", stdout.String())
+	}
+}

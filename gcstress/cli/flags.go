@@ -77,6 +77,7 @@ func defineFlags(fs *flag.FlagSet, c *gcstress.Config) *lists {
 	fs.StringVar(&c.Out, "out", "", "results folder, refused if it exists and is not empty (default: a new "+gcstress.DefaultOutParent+"/<UTC time>)")
 	fs.BoolVar(&c.ReplaceOut, "replace-out", false, "reuse a non-empty -out: first remove the files an earlier run wrote there (samples.jsonl, summary.json, report.md, charts, scenario profile folders); other files are left alone")
 	fs.StringVar(&c.Format, "format", c.Format, "terminal report: "+strings.Join(gcstress.Formats, "|"))
+	fs.Var(liveFlag{}, "http", "serve a live page of the run at this address (:8080 binds 127.0.0.1; give an interface's address to bind it); default: off")
 	fs.DurationVar(&c.Window, "window", c.Window, "sampling window (0: no windows, only the end record)")
 	fs.StringVar(&c.Backpressure, "backpressure", "", "on|off: block writers while full memtables wait (default: on, off for the failure scenario)")
 	fs.Var(sizeFlag{&c.FlushBW}, "flush-bw", "flush bandwidth per second (0: unlimited; the failure and stall scenarios use -fail-flush-bw unless this is given)")

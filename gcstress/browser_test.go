@@ -1,0 +1,232 @@
+package gcstress
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// The browser tests open report.html (file://) and the live page in
+// headless Chromium and check that the charts drew data with no console
+// error or exception. They skip when no browser is installed
+// (GCSTRESS_BROWSER names one; else chromium, chromium-browser or
+// google-chrome on PATH). Screenshots go to GCSTRESS_SCREENSHOTS when set,
+// else to the test's temporary folder.
+
+// browserPath finds a Chromium-like browser or skips the test.
+func browserPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("GCSTRESS_BROWSER"); p != "" {
+		return p
+	}
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		return "/usr/bin/chromium"
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no browser found (/usr/bin/chromium, or chromium/google-chrome on PATH; GCSTRESS_BROWSER names one): browser tests skipped")
+	return ""
+}
+
+// pageErrors collects console errors, exceptions and error log entries.
+type pageErrors struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func (p *pageErrors) listen(ev any) {
+	var msg string
+	switch ev := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+			var args []string
+			for _, a := range ev.Args {
+				args = append(args, string(a.Value)+a.Description)
+			}
+			msg = "console." + string(ev.Type) + ": " + strings.Join(args, " ")
+		}
+	case *runtime.EventExceptionThrown:
+		msg = (&chromedp.ExceptionError{ExceptionDetails: ev.ExceptionDetails}).Error()
+	case *cdplog.EventEntryAdded:
+		if ev.Entry.Level == cdplog.EntryLevelError {
+			msg = "log: " + ev.Entry.Text + " " + ev.Entry.URL
+		}
+	}
+	if msg != "" {
+		p.mu.Lock()
+		p.errs = append(p.errs, msg)
+		p.mu.Unlock()
+	}
+}
+
+func (p *pageErrors) check(t *testing.T) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range p.errs {
+		t.Errorf("page error: %s", e)
+	}
+}
+
+// newTab starts the browser (once per test) and returns a tab whose errors
+// are collected.
+func newTab(t *testing.T, browser context.Context) (context.Context, *pageErrors) {
+	t.Helper()
+	tab, cancel := chromedp.NewContext(browser)
+	t.Cleanup(cancel)
+	pe := &pageErrors{}
+	if err := chromedp.Listen(tab, pe.listen); err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	if _, err := chromedp.Call(tab, cdplog.Enable, cdp.Empty{}); err != nil {
+		t.Fatalf("browser: Log.enable: %v", err)
+	}
+	return tab, pe
+}
+
+func startBrowser(t *testing.T) context.Context {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(browserPath(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1600),
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	browser, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(cancel)
+	return browser
+}
+
+// screenshot writes the tab's full page to the screenshot folder.
+func screenshot(t *testing.T, tab context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("GCSTRESS_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, png, 0o644); err != nil || len(png) < 1000 {
+		t.Fatalf("screenshot %s: %d bytes, %v", p, len(png), err)
+	}
+	t.Logf("screenshot: %s", p)
+}
+
+// pageCounts is what a page's test hook reports.
+type pageCounts struct {
+	Points   int  `json:"points"`
+	Lines    int  `json:"lines"`
+	Charts   int  `json:"charts"`
+	Done     int  `json:"done"`
+	Ended    bool `json:"ended"`
+	Canvases int  `json:"canvases"`
+}
+
+// TestBrowser opens report.html from file:// and the live page during a
+// synthetic run.
+func TestBrowser(t *testing.T) {
+	browser := startBrowser(t)
+	t.Run("report.html", func(t *testing.T) { browseReport(t, browser) })
+	t.Run("live", func(t *testing.T) { browseLive(t, browser) })
+}
+
+func browseReport(t *testing.T, browser context.Context) {
+	sum := fixedSummary(t)
+	dir := t.TempDir()
+	if err := WriteHTMLFile(dir, sum); err != nil {
+		t.Fatal(err)
+	}
+	tab, pe := newTab(t, browser)
+	ctx, cancel := context.WithTimeout(tab, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(dir, "report.html"))); err != nil {
+		t.Fatalf("navigate: %v", err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Poll[pageCounts](`window.gcstressReport && Object.assign({canvases: document.querySelectorAll("canvas").length}, window.gcstressReport)`,
+		chromedp.WithPollingTimeout(45*time.Second)))
+	if err != nil {
+		t.Fatalf("report.html never drew: %v", err)
+	}
+	if got.Points == 0 || got.Charts < len(panelsForTest()) || got.Canvases < got.Charts {
+		t.Errorf("report.html drew %+v", got)
+	}
+	tables, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#tables table tbody tr").length`))
+	if err != nil || tables == 0 {
+		t.Errorf("table rows: %d %v", tables, err)
+	}
+	screenshot(t, ctx, "report.png")
+	pe.check(t)
+}
+
+// panelsForTest is the number of charts per scenario group (web/gcstress.js
+// PANELS): one group draws at least that many.
+func panelsForTest() []string { return []string{"mbps", "heap", "gc", "assist", "rss", "p99"} }
+
+func browseLive(t *testing.T, browser context.Context) {
+	ls := NewLiveServer(LiveOptions{})
+	url, err := ls.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ls.Close()
+	kinds := []string{"heap", "arena"}
+	var announced []Scenario
+	for _, k := range kinds {
+		announced = append(announced, Scenario{Name: k + "/100B", Group: "matrix", Kind: k, Value: 100})
+	}
+	ls.Begin(&Summary{Command: "gcstress (browser test)", Out: "out"}, announced)
+	feed := func(s Scenario, from, to int) {
+		for i := from; i < to; i++ {
+			w, v := liveWindow(s.Name, i)
+			ls.Line(s, w, v)
+		}
+	}
+	feed(announced[0], 0, 20) // recorded before the page opens
+	tab, pe := newTab(t, browser)
+	ctx, cancel := context.WithTimeout(tab, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("navigate: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.gcstressLive && window.gcstressLive.lines >= 20`, chromedp.WithPollingTimeout(45*time.Second))); err != nil {
+		t.Fatalf("history never arrived: %v", err)
+	}
+	ls.Done(Result{Scenario: announced[0], Verdict: Verdict{Class: Healthy, Why: "test"}})
+	feed(announced[1], 0, 20)
+	late := Scenario{Name: "capacity/step-1", Group: "capacity", Kind: "arena", Value: 100} // not announced
+	ls.Line(late, Sample{Type: SampleStart, Scenario: late.Name}, Verdict{})
+	feed(late, 0, 5)
+	ls.Done(Result{Scenario: announced[1], Verdict: Verdict{Class: Degraded, Why: "test"}})
+	ls.End(&Summary{Out: "out"})
+	got, err := chromedp.Run(ctx, chromedp.Poll[pageCounts](`window.gcstressLive.ended && window.gcstressLive.charts > 0 && Object.assign({canvases: document.querySelectorAll("canvas").length}, window.gcstressLive)`,
+		chromedp.WithPollingTimeout(45*time.Second)))
+	if err != nil {
+		t.Fatalf("live page never saw the end: %v", err)
+	}
+	if got.Lines != 45 || got.Done != 2 || got.Charts < 2*len(panelsForTest()) || got.Canvases < got.Charts {
+		t.Errorf("live page: %+v", got)
+	}
+	screenshot(t, ctx, "live.png")
+	pe.check(t)
+}

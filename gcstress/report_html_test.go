@@ -1,0 +1,131 @@
+package gcstress
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// htmlData extracts report.html's inlined JSON.
+func htmlData(t *testing.T, page string) map[string]json.RawMessage {
+	t.Helper()
+	_, rest, ok := strings.Cut(page, `id="gcstress-data">`)
+	data, _, ok2 := strings.Cut(rest, "</script>")
+	if !ok || !ok2 {
+		t.Fatal("no data script in the page")
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(data), &m); err != nil {
+		t.Fatalf("data: %v", err)
+	}
+	return m
+}
+
+// TestWriteHTMLSelfContained: report.html inlines uPlot, its own script and
+// styles and the data; it references nothing outside itself.
+func TestWriteHTMLSelfContained(t *testing.T) {
+	sum := fixedSummary(t)
+	var b bytes.Buffer
+	if err := WriteHTML(&b, sum); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, bad := range []string{" src=", "<link", "@import", "cdn"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %q: it must load nothing", bad)
+		}
+	}
+	for _, want := range []string{"uPlot", "window.gcstress = {", "gcstressReport", "Random write throughput"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	m := htmlData(t, page)
+	var scen []webScenario
+	if err := json.Unmarshal(m["scenarios"], &scen); err != nil || len(scen) != len(sum.Results) {
+		t.Fatalf("scenarios: %v, %d of %d", err, len(scen), len(sum.Results))
+	}
+	if len(scen[0].W.T) == 0 || len(scen[0].W.T) != len(scen[0].W.Cls) {
+		t.Fatalf("first scenario's windows: %+v", scen[0].W)
+	}
+	var tables []webTable
+	if err := json.Unmarshal(m["tables"], &tables); err != nil || len(tables) < 3 || len(tables[0].Rows) == 0 {
+		t.Fatalf("tables: %v %+v", err, tables)
+	}
+}
+
+// TestNumsNaNIsNull: a missing figure (GOMEMLIMIT off) is JSON null.
+func TestNumsNaNIsNull(t *testing.T) {
+	var ww webWindows
+	ww.add(webPoint{T: 1, Limit: nil, P99: 2.5})
+	b, err := json.Marshal(ww)
+	if err != nil || !strings.Contains(string(b), `"limit":[null]`) || !strings.Contains(string(b), `"p99":[2.5]`) {
+		t.Fatalf("%s %v", b, err)
+	}
+}
+
+// writeSamples concatenates the recorded streams into dir/samples.jsonl.
+func writeSamples(t *testing.T, dir string) {
+	t.Helper()
+	var all []byte
+	for _, f := range []string{"matrix.jsonl", "failure.jsonl"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "streams", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "samples.jsonl"), all, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRebuildReports regenerates the reports from samples.jsonl alone, then
+// with a summary.json whose metadata and accounts must reach the reports;
+// summary.json itself is left as it was.
+func TestRebuildReports(t *testing.T) {
+	dir := t.TempDir()
+	writeSamples(t, dir)
+	sum, err := RebuildReports(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Results) == 0 {
+		t.Fatal("no results replayed")
+	}
+	for _, f := range []string{"report.md", "report.html", "throughput.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	rec := *sum
+	rec.Command = "gcstress -recorded-command"
+	rec.Results = []Result{{Scenario: Scenario{Name: sum.Results[0].Scenario.Name}, Account: "ACCOUNT-TEXT", Exit: sum.Results[0].Exit}}
+	b, _ := json.Marshal(&rec)
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RebuildReports(dir); err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "report.html"))
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	for _, want := range []string{"-recorded-command", "ACCOUNT-TEXT"} {
+		if !strings.Contains(string(page), want) || !strings.Contains(string(md), want) {
+			t.Errorf("reports lack %q from summary.json", want)
+		}
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "summary.json")); !bytes.Equal(after, b) {
+		t.Error("summary.json was rewritten")
+	}
+}
+
+func TestRebuildReportsNoSamples(t *testing.T) {
+	if _, err := RebuildReports(t.TempDir()); !errors.Is(err, ErrUsage) {
+		t.Fatalf("err %v, want ErrUsage", err)
+	}
+}
