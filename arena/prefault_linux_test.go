@@ -1,0 +1,64 @@
+package arena
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"testing"
+)
+
+// minorFaults returns the process's minor page faults so far (field 10 of
+// /proc/self/stat), or ok false where that file does not exist.
+func minorFaults() (uint64, bool) {
+	raw, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.LastIndexByte(raw, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := bytes.Fields(raw[i+1:])
+	if len(f) < 8 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(f[7]), 10, 64) // field 3 is f[0]
+	return n, err == nil
+}
+
+// TestOffHeapChunkPrefaulted checks that writing a freshly mapped off-heap
+// chunk takes (nearly) no page faults where the kernel can pre-fault or back
+// it with huge pages: 2 MiB of small pages would take 512.
+func TestOffHeapChunkPrefaulted(t *testing.T) {
+	if !offHeapAvailable {
+		t.Skip("mmap unavailable: off-heap falls back to on-heap")
+	}
+	if invariants {
+		t.Skip("race and invariants builds fault on their own bookkeeping")
+	}
+	p, err := NewPool(PoolOptions{OffHeap: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	c, err := p.get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.put(c)
+	if _, ok := minorFaults(); !ok {
+		t.Skip("no /proc/self/stat on this system")
+	}
+	if noPopulate.Load() && hugePageSize() == 0 {
+		t.Skip("this system cannot pre-fault (MADV_POPULATE_WRITE, Linux 5.14+) and has no huge pages")
+	}
+	before, _ := minorFaults()
+	for i := 0; i < len(c.buf); i += 4 << 10 {
+		c.buf[i] = 1
+	}
+	after, _ := minorFaults()
+	// Other goroutines (the collector) may fault a few pages meanwhile.
+	if n := after - before; n > 64 {
+		t.Errorf("writing a fresh %d-byte chunk took %d page faults, want nearly none", len(c.buf), n)
+	}
+}
