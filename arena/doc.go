@@ -40,8 +40,9 @@
 // of its 4 KiB pages would take a page fault on first write (about 2.5 per
 // 10 KB value). So, on Linux:
 //   - Kept mapped: idle chunks up to the pool's bound stay mapped and
-//     resident, and are reused as they are (no fault, no zeroing). Live
-//     chunks are resident in full from the moment they are mapped.
+//     resident, and are reused as they are (no fault, no zeroing). Where
+//     pre-faulting works (below), a live chunk is resident in full from the
+//     moment it is mapped, not only the part its arena has filled.
 //   - Returned: a regular chunk released beyond the bound, every jumbo chunk
 //     when its arena is released, and every idle chunk on Pool.Close are
 //     munmapped: their pages and address range go back at once. Resident
