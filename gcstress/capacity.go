@@ -183,7 +183,11 @@ func judgeStep(r Result, target float64, c Config) CapacityStep {
 		}
 	}
 	if r.Verdict.Class == Failed || r.End == nil {
-		blame(LimitMemory, "%s", r.Verdict.Why)
+		why := r.Verdict.Why
+		if why == "" {
+			why = "the child left no end record"
+		}
+		blame(LimitMemory, "%s", why)
 	}
 	for i, wh := range r.Verdict.Windows {
 		if wh.T < warm && i < len(r.Verdict.Windows)-1 {

@@ -28,10 +28,13 @@ func WriteMarkdown(w io.Writer, sum *Summary, charts []string) error {
 	if sum.Interrupted {
 		fmt.Fprintf(ew, "- **interrupted**: this report covers the %d scenario(s) that ran\n", len(sum.Results))
 	}
-	writeResultTables(ew, sum.Results, tableHeadings{
-		addendum: "\n## Random write throughput\n\nKey+value MB/s (MB = 10^6 B) and health, as the Hypertable addendum's table.\n\n",
-		failure:  "\n## Failure scenario\n\n%s.\n\n",
-		gc:       "\n## GC per scenario\n\n",
+	writeResultTables(ew, sum.Results, sum.Capacity, tableHeadings{
+		addendum:   "\n## Random write throughput\n\nKey+value MB/s (MB = 10^6 B) and health, as the Hypertable addendum's table.\n\n",
+		failure:    "\n## Failure, collapse and stall scenarios\n\nBackpressure off unless the name says stall.\n\n",
+		gc:         "\n## GC per scenario\n\n",
+		openLoop:   "\n## Open loop\n\nTarget vs achieved rate; service time vs latency from each Put's intended start.\n\n",
+		capacity:   "\n## Capacity\n\nThe highest open-loop rate (key+value MB/s) at which the collector stays healthy.\n\n",
+		notePrefix: "- ",
 	})
 	fmt.Fprintf(ew, "\n## Scenarios\n\n")
 	for _, r := range sum.Results {

@@ -166,7 +166,7 @@ func addendumTable(rs []Result) (header []string, rows [][]string) {
 // failureTable shows the failure and stall scenarios side by side.
 func failureTable(rs []Result) (header []string, rows [][]string) {
 	header = []string{"Scenario", "Result", "Health", "Keys written", "Peak heap", "Peak RSS", "Limiter on", "Put p99", "Put p99.9", "Put max", "Writers blocked"}
-	for _, r := range group(rs, "failure", "stall") {
+	for _, r := range group(rs, SetFailure, SetCollapse, SetStall) {
 		f := figuresOf(r)
 		res := cellText(r)
 		if r.Verdict.Class != Failed {
@@ -208,10 +208,12 @@ func WriteTable(w io.Writer, sum *Summary) error {
 	if sum.Interrupted {
 		fmt.Fprintf(ew, "INTERRUPTED: the report covers the %d scenario(s) that ran.\n", len(sum.Results))
 	}
-	writeResultTables(ew, sum.Results, tableHeadings{
+	writeResultTables(ew, sum.Results, sum.Capacity, tableHeadings{
 		addendum: "\nRandom write throughput (key+value MB/s, MB = 10^6 B), health per scenario:\n",
-		failure:  "\nFailure scenario: %s\n",
+		failure:  "\nFailure, collapse and stall scenarios (backpressure off unless the name says stall):\n",
 		gc:       "\nGC per scenario:\n",
+		openLoop: "\nOpen loop: target vs achieved rate, service time vs latency from intended start:\n",
+		capacity: "\nCapacity: the highest open-loop rate at which the collector stays healthy (key+value MB/s):\n",
 	})
 	fmt.Fprintln(ew)
 	for _, r := range sum.Results {
@@ -226,18 +228,6 @@ func WriteTable(w io.Writer, sum *Summary) error {
 	}
 	fmt.Fprintf(ew, "\nThresholds: %s.\n%s\n", sum.Rules, sum.SpanNote)
 	return ew.err
-}
-
-func failureSettings(rs []Result) string {
-	for _, r := range rs {
-		if r.Scenario.Group == "failure" || r.Scenario.Group == "stall" {
-			s := r.Scenario
-			return fmt.Sprintf("%s values, %s keys, memstore %s x %d regions, flush %s/s, GOMEMLIMIT %s, RSS cap %s, %d writers; backpressure off unless the name says stall",
-				workload.FormatSize(s.Value), workload.FormatCount(s.Keys), workload.FormatSize(s.Memstore), s.Regions,
-				sizeOrOff(s.FlushBW), sizeOrOff(s.MemLimit), sizeOrOff(s.RSSCap), s.Writers)
-		}
-	}
-	return ""
 }
 
 func sizeOrOff(n int64) string {
@@ -366,20 +356,32 @@ func latencyNote(rs []Result) string {
 
 // tableHeadings are the lines a format prints before each result table;
 // failure takes the failure scenario's settings as its one %s.
-type tableHeadings struct{ addendum, failure, gc string }
+type tableHeadings struct{ addendum, failure, gc, openLoop, capacity, notePrefix string }
 
 // writeResultTables writes the addendum, failure and GC tables (those that
 // apply) and the latency note, shared by the terminal and Markdown reports.
-func writeResultTables(w io.Writer, results []Result, hd tableHeadings) {
+func writeResultTables(w io.Writer, results []Result, capa []Capacity, hd tableHeadings) {
 	if len(group(results, "matrix")) > 0 {
 		fmt.Fprint(w, hd.addendum)
 		h, rows := addendumTable(results)
 		renderTable(w, h, rows)
 	}
-	if len(group(results, "failure", "stall")) > 0 {
-		fmt.Fprintf(w, hd.failure, failureSettings(results))
+	if len(group(results, SetFailure, SetCollapse, SetStall)) > 0 {
+		fmt.Fprint(w, hd.failure)
+		writeSetNotes(w, results, hd.notePrefix)
+		fmt.Fprintln(w)
 		h, rows := failureTable(results)
 		renderTable(w, h, rows)
+	}
+	if h, rows := openLoopTable(results); len(rows) > 0 {
+		fmt.Fprint(w, hd.openLoop)
+		renderTable(w, h, rows)
+	}
+	if len(capa) > 0 {
+		fmt.Fprint(w, hd.capacity)
+		h, rows := capacityTable(capa)
+		renderTable(w, h, rows)
+		fmt.Fprintf(w, "\n%s", capacityNotes(capa, thresholdsOf(results)))
 	}
 	fmt.Fprint(w, hd.gc)
 	h, rows := gcTable(results)
@@ -387,4 +389,12 @@ func writeResultTables(w io.Writer, results []Result, hd tableHeadings) {
 	if n := latencyNote(results); n != "" {
 		fmt.Fprintf(w, "\n%s\n", n)
 	}
+}
+
+// thresholdsOf is the thresholds the results were classified with.
+func thresholdsOf(rs []Result) Thresholds {
+	if len(rs) > 0 {
+		return rs[0].Scenario.Thresholds
+	}
+	return DefaultThresholds()
 }

@@ -93,7 +93,7 @@ func TestMainEndToEnd(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
-	for _, want := range []string{"| Value Size | Key Count |", "offheap MB/s", "## Failure scenario", "## Health rules", "![throughput](throughput.png)"} {
+	for _, want := range []string{"| Value Size | Key Count |", "offheap MB/s", "## Failure, collapse and stall scenarios", "## Health rules", "![throughput](throughput.png)"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
 		}

@@ -157,6 +157,9 @@ func (l *lists) apply(c *gcstress.Config, set map[string]bool) error {
 	}
 	if set["memlimit"] {
 		c.FailMemLimit = c.MemLimit
+		if !set["collapse-memlimit"] {
+			c.CollapseMemLimit = c.MemLimit
+		}
 	}
 	if set["flush-bw"] {
 		c.FailFlushBW = c.FlushBW
@@ -177,11 +180,16 @@ func applyQuick(c *gcstress.Config, set map[string]bool) {
 		{"memstore", func() { c.Memstore = 4 << 20 }},
 		{"duration", func() { c.Duration = 3 * time.Second }},
 		{"window", func() { c.Window = 250 * time.Millisecond }},
-		{"fail-memlimit", func() { c.FailMemLimit = 64 << 20 }},
-		{"fail-rss-cap", func() { c.FailRSSCap = 256 << 20 }},
-		{"fail-keys", func() { c.FailKeys = 2_000_000 }},
-		{"fail-duration", func() { c.FailDuration = 4 * time.Second }},
-		{"fail-flush-bw", func() { c.FailFlushBW = 2 << 20 }},
+		// The failure scenario at half size (as its test in package
+		// gcstress): heap needs about 130 MiB, arena 85 MiB.
+		{"fail-rss-cap", func() { c.FailRSSCap = 112 << 20 }},
+		{"fail-memlimit", func() { c.FailMemLimit = 100 << 20 }},
+		{"fail-keys", func() { c.FailKeys = 1_000_000 }},
+		{"fail-rate", func() { c.FailRate = gcstress.Rate{PerSec: 8, Unit: gcstress.RateMBps} }},
+		{"fail-duration", func() { c.FailDuration = 10 * time.Second }},
+		{"collapse-memlimit", func() { c.CollapseMemLimit = 64 << 20 }},
+		{"collapse-rss-cap", func() { c.CollapseRSSCap = 256 << 20 }},
+		{"step-duration", func() { c.StepDuration = 3 * time.Second }},
 		{"rss-cap", func() { c.RSSCap = 1 << 30 }},
 	}
 	for _, q := range quick {

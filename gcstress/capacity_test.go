@@ -1,0 +1,120 @@
+package gcstress
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+)
+
+// fakeStep is a write path that is healthy up to knee MB/s and flat out
+// does probe MB/s: the stepRunner a search sees, without processes.
+func fakeStep(probe, knee float64, limit CapacityLimit) stepRunner {
+	return func(_ context.Context, s Scenario) (Result, error) {
+		th := DefaultThresholds()
+		r := Result{Scenario: s, Verdict: Verdict{Class: Healthy}}
+		if s.Rate == 0 {
+			r.End = &Sample{Type: SampleEnd, MBps: probe}
+			return r, nil
+		}
+		target := s.TargetMBps()
+		end := &Sample{Type: SampleEnd, SteadyMBps: target, SteadyILatP99: int64(time.Millisecond)}
+		wh := WindowHealth{T: 5, Class: Healthy, GCPct: 1}
+		if target > knee {
+			switch limit {
+			case LimitGCCPU:
+				wh.GCPct, wh.Class = th.HealthyGC+1, Elevated
+			case LimitLatency:
+				end.SteadyILatP99 = int64(time.Second)
+			case LimitRate:
+				end.SteadyMBps = knee
+			}
+		}
+		r.End, r.Verdict.Windows = end, []WindowHealth{{T: 1, Class: Healthy}, wh}
+		return r, nil
+	}
+}
+
+func TestSearchCapacity(t *testing.T) {
+	c := DefaultConfig()
+	for _, tc := range []struct {
+		probe, knee float64
+		limit       CapacityLimit
+	}{
+		{100, 37, LimitGCCPU},
+		{100, 9, LimitLatency},
+		{100, 80, LimitRate},
+	} {
+		capa, err := searchCapacity(context.Background(), c, "heap", 100, fakeStep(tc.probe, tc.knee, tc.limit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := capa.SustainableMBps, capa.FirstUnhealthyMBps
+		knee := tc.knee
+		if tc.limit == LimitRate { // achieving 95% of a target passes
+			knee /= CapacityMinAchieved
+		}
+		if !(lo <= knee && hi > knee) || hi/lo >= 1+CapacityResolution || capa.Limit != tc.limit {
+			t.Errorf("knee %v: sustainable %v, first unhealthy %v, limit %q, steps %d", tc.knee, lo, hi, capa.Limit, len(capa.Steps))
+		}
+		if len(capa.Steps) > CapacityMaxSteps || capa.ProbeMBps != tc.probe {
+			t.Errorf("knee %v: %d steps, probe %v", tc.knee, len(capa.Steps), capa.ProbeMBps)
+		}
+	}
+}
+
+func TestSearchCapacityEdges(t *testing.T) {
+	c := DefaultConfig()
+	// Never unhealthy: stops past twice the closed-loop rate.
+	capa, _ := searchCapacity(context.Background(), c, "arena", 100, fakeStep(10, math.Inf(1), LimitGCCPU))
+	if capa.FirstUnhealthyMBps != 0 || capa.SustainableMBps < 20 || capa.Limit != LimitNone {
+		t.Errorf("never unhealthy: %+v", capa)
+	}
+	// Unhealthy from the lowest step: sustainable 0.
+	capa, _ = searchCapacity(context.Background(), c, "heap", 100, fakeStep(64, 0, LimitGCCPU))
+	if capa.SustainableMBps != 0 || capa.FirstUnhealthyMBps == 0 || capa.FirstUnhealthyMBps > 1 || capa.Limit != LimitGCCPU {
+		t.Errorf("always unhealthy: %+v", capa)
+	}
+	// A probe that produced nothing (the child died): no steps.
+	capa, _ = searchCapacity(context.Background(), c, "heap", 100, fakeStep(0, 1, LimitGCCPU))
+	if len(capa.Steps) != 0 {
+		t.Errorf("dead probe ran %d steps", len(capa.Steps))
+	}
+}
+
+func TestJudgeStep(t *testing.T) {
+	c := DefaultConfig()
+	ok := Result{Scenario: Scenario{Name: "s"}, Verdict: Verdict{Class: Healthy, Windows: []WindowHealth{{T: 3, GCPct: 2}}},
+		End: &Sample{SteadyMBps: 10, SteadyILatP99: int64(time.Millisecond)}}
+	if st := judgeStep(ok, 10, c); !st.Healthy || st.Limit != LimitNone {
+		t.Errorf("healthy step judged %+v", st)
+	}
+	warm := ok
+	warm.Verdict.Windows = []WindowHealth{{T: 0.5, GCPct: 80}, {T: 3, GCPct: 2}}
+	if st := judgeStep(warm, 10, c); !st.Healthy {
+		t.Errorf("a warm-up window counted: %+v", st)
+	}
+	for _, tc := range []struct {
+		name string
+		mod  func(r *Result)
+		want CapacityLimit
+	}{
+		{"died", func(r *Result) { r.End = nil; r.Verdict.Class = Failed }, LimitMemory},
+		{"gc", func(r *Result) { r.Verdict.Windows = []WindowHealth{{T: 3, GCPct: 12}} }, LimitGCCPU},
+		{"assist", func(r *Result) { r.Verdict.Windows = []WindowHealth{{T: 3, AssistPct: 3}} }, LimitAssist},
+		{"heap", func(r *Result) { r.Verdict.Windows = []WindowHealth{{T: 3, OverGoal: true}} }, LimitHeap},
+		{"latency", func(r *Result) { e := *r.End; e.SteadyILatP99 = int64(time.Second); r.End = &e }, LimitLatency},
+		{"rate", func(r *Result) { e := *r.End; e.SteadyMBps = 9; r.End = &e }, LimitRate},
+		{"gc before rate", func(r *Result) {
+			e := *r.End
+			e.SteadyMBps = 1
+			r.End, r.Verdict.Windows = &e, []WindowHealth{{T: 3, GCPct: 40}}
+		}, LimitGCCPU},
+	} {
+		r := ok
+		tc.mod(&r)
+		if st := judgeStep(r, 10, c); st.Healthy || st.Limit != tc.want || st.Why == "" {
+			t.Errorf("%s: %+v, want limit %q", tc.name, st, tc.want)
+		}
+	}
+}
