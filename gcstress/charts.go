@@ -42,12 +42,18 @@ func WriteCharts(dir string, sum *Summary) ([]string, error) {
 	var groups []grp
 	idx := map[string]int{}
 	for _, r := range sum.Results {
-		if len(r.Windows) == 0 {
-			continue
+		if len(r.Windows) == 0 && r.End == nil {
+			continue // nothing to draw: a child that died before its first window
 		}
 		name := workload.FormatSize(r.Scenario.Value)
-		if r.Scenario.Group != "matrix" {
-			name = "failure"
+		switch r.Scenario.Group {
+		case SetMatrix:
+		case SetCapacity:
+			continue // one short run per step: the knee chart draws them (charts_capacity.go)
+		case SetCollapse:
+			name = SetCollapse
+		default:
+			name = SetFailure // the failure scenario and its stall variant
 		}
 		i, ok := idx[name]
 		if !ok {
@@ -60,8 +66,11 @@ func WriteCharts(dir string, sum *Summary) ([]string, error) {
 	for _, g := range groups {
 		base := "timeline-" + g.name
 		title := "values " + g.name
-		if g.name == "failure" {
-			title = "failure scenario (flush slower than ingest, backpressure off; stall = on)"
+		switch g.name {
+		case SetFailure:
+			title = "failure scenario (memory cap, flush slower than ingest, backpressure off; stall = on)"
+		case SetCollapse:
+			title = "collapse scenario (closed loop under GOMEMLIMIT; depends on the machine's spare CPU)"
 		}
 		plots := timelinePlots(title, g.rs)
 		if err := saveTiles(filepath.Join(dir, base), plots, 9*vg.Inch, 10*vg.Inch); err != nil {
@@ -69,6 +78,11 @@ func WriteCharts(dir string, sum *Summary) ([]string, error) {
 		}
 		files = append(files, base+".svg", base+".png")
 	}
+	knee, err := writeKneeChart(dir, sum.Capacity)
+	if err != nil {
+		return files, err
+	}
+	files = append(files, knee...)
 	if len(group(sum.Results, "matrix")) > 0 {
 		p := throughputPlot(group(sum.Results, "matrix"))
 		if err := saveTiles(filepath.Join(dir, "throughput"), []*plot.Plot{p}, 8*vg.Inch, 5*vg.Inch); err != nil {

@@ -25,7 +25,7 @@ import (
 const DefaultOutParent = "results/gcstress"
 
 // resultFiles are the fixed names of the files a run writes at the top of
-// its folder; charts (timeline-*, throughput) are matched by isChart.
+// its folder; charts (timeline-*, throughput, capacity) are matched by isChart.
 var resultFiles = []string{"samples.jsonl", "summary.json", "report.md", "report.html"}
 
 // isChart reports whether name is a chart a run writes.
@@ -35,7 +35,7 @@ func isChart(name string) bool {
 		return false
 	}
 	stem := strings.TrimSuffix(name, ext)
-	return stem == "throughput" || strings.HasPrefix(stem, "timeline-")
+	return stem == "throughput" || stem == "capacity" || strings.HasPrefix(stem, "timeline-")
 }
 
 // isRunFile reports whether name, directly inside the results folder, is a
