@@ -107,6 +107,11 @@ func startBrowser(t *testing.T) context.Context {
 	}
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancelAlloc)
+	// A browser that hangs (starting, or in a page) is killed: the test
+	// then fails on its next action instead of running into go test's
+	// timeout.
+	watchdog := time.AfterFunc(2*time.Minute, cancelAlloc)
+	t.Cleanup(func() { watchdog.Stop() })
 	browser, cancel := chromedp.NewContext(alloc)
 	t.Cleanup(cancel)
 	return browser

@@ -44,7 +44,7 @@ const (
 )
 
 // LiveOptions bound what a LiveServer holds and waits for; zero fields take
-// the defaults named.
+// the defaults named. A plain value, read once by NewLiveServer.
 type LiveOptions struct {
 	// MaxClients caps concurrent event streams (default 16); more get 503.
 	MaxClients int
@@ -110,7 +110,8 @@ type liveFrame struct {
 
 type liveClient struct{ ch chan []byte }
 
-// LiveStats is what a LiveServer holds now (for tests and diagnostics).
+// LiveStats is what a LiveServer holds now (for tests and diagnostics). A
+// plain value: a snapshot, stale as soon as it is returned.
 type LiveStats struct {
 	Clients        int // event streams open
 	History        int // events kept for late pages, the begin event included

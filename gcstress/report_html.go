@@ -191,7 +191,8 @@ type reportData struct {
 }
 
 // WriteHTML writes report.html's page for sum to w (see the top of this
-// file). It reads only sum.
+// file). It reads only sum, so calls may run concurrently; the page holds
+// every window of every scenario (about 150 bytes each).
 func WriteHTML(w io.Writer, sum *Summary) error {
 	pd, err := newPageData(sum.Started.Format("2006-01-02 15:04:05Z"), "report.js", newReportData(sum))
 	if err != nil {
@@ -205,7 +206,8 @@ func WriteHTML(w io.Writer, sum *Summary) error {
 	return err
 }
 
-// WriteHTMLFile writes dir/report.html.
+// WriteHTMLFile writes dir/report.html (WriteResults calls it), replacing
+// any earlier one.
 func WriteHTMLFile(dir string, sum *Summary) error {
 	var buf bytes.Buffer
 	if err := WriteHTML(&buf, sum); err != nil {
@@ -236,6 +238,12 @@ func newReportData(sum *Summary) reportData {
 				wh = &r.Verdict.Windows[i]
 			}
 			ws.W.add(pointOf(r.Scenario, w, wh))
+		}
+		if e := r.End; e != nil && (len(ws.W.T) == 0 || e.T > ws.W.T[len(ws.W.T)-1]) {
+			// The end record closes the line, as in the PNG charts.
+			p := pointOf(r.Scenario, *e, nil)
+			p.Cls = r.Verdict.Class
+			ws.W.add(p)
 		}
 		d.Scenarios = append(d.Scenarios, ws)
 		if r.Account != "" {
@@ -317,6 +325,8 @@ func throughputData(rs []Result) webThroughput {
 // from summary.json when it is there; without it the default thresholds
 // classify the windows. summary.json and samples.jsonl are not modified. A
 // dir without samples.jsonl is refused with an error wrapping ErrUsage.
+// It must not run while a run writes to dir; samples.jsonl lines are read
+// up to 16 MiB each (ReadResults).
 func RebuildReports(dir string) (*Summary, error) {
 	f, err := os.Open(filepath.Join(dir, "samples.jsonl"))
 	if err != nil {

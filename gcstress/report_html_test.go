@@ -129,3 +129,36 @@ func TestRebuildReportsNoSamples(t *testing.T) {
 		t.Fatalf("err %v, want ErrUsage", err)
 	}
 }
+
+// TestChartsShortRuns: a failure-set run that ended within its first window
+// (one window, or only its end record) still gets its line in the failure
+// timeline, and the log-scale throughput chart copes with failed cells and
+// with every cell failed.
+func TestChartsShortRuns(t *testing.T) {
+	end := &Sample{Type: SampleEnd, T: 0.2, MBps: 3, HeapLive: 8 << 20, HeapGoal: 16 << 20, MemLimit: 64 << 20}
+	win := Sample{Type: SampleWindow, T: 0.1, MBps: 4, HeapLive: 4 << 20, HeapGoal: 8 << 20}
+	sum := &Summary{Results: []Result{
+		{Scenario: Scenario{Name: "failure/heap", Group: "failure", Kind: "heap"}, Windows: []Sample{win}, End: end},
+		{Scenario: Scenario{Name: "failure/arena", Group: "failure", Kind: "arena"}, End: end},
+		{Scenario: Scenario{Name: "heap/10B", Group: "matrix", Kind: "heap", Value: 10}, Windows: []Sample{win}, End: end, Verdict: Verdict{Class: Failed}},
+		{Scenario: Scenario{Name: "arena/10KB", Group: "matrix", Kind: "arena", Value: 10 << 10}, Windows: []Sample{win}, End: end},
+	}}
+	dir := t.TempDir()
+	files, err := WriteCharts(dir, sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(files, " "), "timeline-failure.png") || !strings.Contains(strings.Join(files, " "), "throughput.png") {
+		t.Fatalf("charts %v", files)
+	}
+	svg, _ := os.ReadFile(filepath.Join(dir, "timeline-failure.svg"))
+	if !strings.Contains(string(svg), "failure/arena") {
+		t.Error("the run with only an end record has no legend entry")
+	}
+	for i := range sum.Results {
+		sum.Results[i].Verdict.Class = Failed
+	}
+	if _, err := WriteCharts(t.TempDir(), sum); err != nil {
+		t.Fatal(err)
+	}
+}
