@@ -20,7 +20,7 @@ import (
 var (
 	benchKinds  = []string{"heap", "arena", "offheap", "btree"}
 	benchValues = []int64{10, 100, 1 << 10, 10 << 10}
-	benchCounts = []int64{100_000, 1_000_000, 10_000_000}
+	benchCounts = []int64{100_000, 1_000_000, 5_000_000, 10_000_000}
 )
 
 // memBudget bounds the payload a case may hold (keys times key+value bytes).

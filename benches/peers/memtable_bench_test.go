@@ -15,7 +15,7 @@ import (
 
 var (
 	peerValues = []int64{10, 100, 1 << 10, 10 << 10}
-	peerCounts = []int64{100_000, 1_000_000}
+	peerCounts = []int64{100_000, 1_000_000, 5_000_000, 10_000_000}
 )
 
 const memBudget = 2 << 30

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Reproduces results/gcstress/robust (issue 14): the memory-capped failure
+# scenario quiet and beside two busy loops, the collapse scenario the same two
+# ways, an open-loop run at 20 MB/s, and the capacity search at 10 B, 100 B,
+# 1 KB and 10 KB for heap, arena and offheap. Run from the repo root on a quiet
+# machine (uptime load below 0.5, nothing else running):
+#   results/gcstress/robust/run.sh            (PARTS="failure collapse openloop capacity")
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+R=results/gcstress/robust
+go build -o /tmp/writegc-gcstress ./cmd/gcstress
+PARTS=${PARTS:-failure collapse openloop capacity}
+state=$(mktemp)
+hogs=()
+stop_hogs() { for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done; hogs=(); }
+trap 'stop_hogs; rm -f "$state"' EXIT
+start_hogs() { for _ in 1 2; do (while :; do :; done) & hogs+=($!); done; sleep 1; }
+
+# run NAME ARGS...: one gcstress run into $R/NAME, with the machine header and
+# what it printed in $R/NAME.txt.
+run() {
+	local name=$1
+	shift
+	{
+		scripts/machine-header start "$state"
+		echo "command: gcstress $* -out $R/$name -replace-out"
+		echo
+		/tmp/writegc-gcstress "$@" -out "$R/$name" -replace-out 2>"$R/$name.progress.txt"
+		echo
+		scripts/machine-header end "$state"
+	} >"$R/$name.txt"
+	# Keep the folder small: the reports and charts, not the window stream.
+	gzip -f "$R/$name/samples.jsonl"
+}
+
+for part in $PARTS; do
+	case $part in
+	failure | collapse)
+		run "$part-quiet" -scenario "$part"
+		start_hogs
+		run "$part-hog" -scenario "$part"
+		stop_hogs
+		;;
+	openloop)
+		run openloop -scenario matrix -kinds arena,heap -values 100 -keys 2M -rate 20MB/s
+		;;
+	capacity)
+		run capacity -scenario capacity -kinds heap,arena,offheap -values 10,100,1KB,10KB
+		;;
+	esac
+done
