@@ -404,21 +404,59 @@ func TestArenaLinkRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st := newArenaStore(a)
+		va, err := arena.New(arena.Options{Pool: a.Pool(), MaxAlloc: 1 << 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := newArenaStore(a, va)
 		for i := range 2000 {
-			n := 1 + i%3000 // some above MaxAlloc: jumbo chunks
-			key := []byte(fmt.Sprintf("key%06d", i))
+			n := 1 + i%3000 // some above MaxAlloc: jumbo chunks for nodes and values
+			key := fmt.Appendf(nil, "key%06d", i)
+			key = append(key, make([]byte, n%1500)...)
 			l, _, err := st.newNode(key, make([]byte, n), 1+i%maxHeight)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := st.key(l); !bytes.Equal(got, key) || st.prefix(l) != keyPrefix(key) {
-				t.Fatalf("chunk size %d: link %#x resolves to key %q, want %q", cs, l, got, key)
+				t.Fatalf("chunk size %d: link %#x resolves to key %.20q, want %.20q", cs, l, got, key)
 			}
 			if v := st.value(l); len(v) != n {
 				t.Fatalf("chunk size %d: value length %d, want %d", cs, len(v), n)
 			}
 		}
+		va.Release()
 		a.Release()
+	}
+}
+
+// TestArenaIteratorOutlivesClose: with a private pool (Options.Pool nil),
+// the node arena closes the pool on its last release; an iterator that
+// holds both arenas past Close must still read every value, and the value
+// arena must be released before the pool closes (no panic, no chunk left).
+func TestArenaIteratorOutlivesClose(t *testing.T) {
+	for _, kind := range []string{"arena", "offheap"} {
+		m, err := New(kind, Options{ChunkSize: 4 << 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 500 {
+			m.Put(fmt.Appendf(nil, "k%04d", i), bytes.Repeat([]byte{byte(i)}, 1+i%300))
+		}
+		i := 0
+		for k, v := range m.All() {
+			if i == 10 {
+				m.Close()
+			}
+			if want := fmt.Sprintf("k%04d", i); string(k) != want || len(v) != 1+i%300 || v[0] != byte(i) {
+				t.Fatalf("%s: entry %d = %q (%d B), want %q", kind, i, k, len(v), want)
+			}
+			i++
+		}
+		if i != 500 {
+			t.Fatalf("%s: iterator yielded %d entries, want 500", kind, i)
+		}
+		if s := m.(*arenaTable).va.Stats(); s.ChunksLive != 0 {
+			t.Fatalf("%s: value arena still holds %d chunks", kind, s.ChunksLive)
+		}
 	}
 }
