@@ -28,16 +28,19 @@ const maxHeight = 32
 // key to answer, as any pointer-linked skiplist does.
 //
 // Every method must be safe for concurrent use. Links are read and written
-// with atomic operations; a node's key, height and initial tower are written
-// before the node is published by the compare-and-swap that links it at
-// level 0, so any goroutine that can reach it sees them.
+// with atomic operations, except that setNext may use a plain store: it
+// writes a link of n at a level n is not linked at yet, which no other
+// goroutine reads before the compare-and-swap that links n there. A node's
+// key, height, value and initial tower are written before the node is
+// published by the compare-and-swap that links it at level 0, so any
+// goroutine that can reach it sees them.
 type nodeStore[R comparable] interface {
 	// newNode makes an unpublished node holding copies of key and value,
 	// with a tower of the given height whose links are all nil. It returns
 	// the bytes it charged.
 	newNode(key, value []byte, height int) (R, int64, error)
 	next(n R, level int) R
-	setNext(n R, level int, to R) // before publication only
+	setNext(n R, level int, to R) // before n is linked at level only
 	casNext(n R, level int, old, new R) bool
 	prefix(n R) uint32
 	key(n R) []byte
