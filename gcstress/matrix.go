@@ -63,7 +63,6 @@ const CollapseNote = "collapse: the heap layout's live data passes GOMEMLIMIT wi
 	"depends on how much CPU the machine leaves the writers: on a quiet 2-core machine heap is degraded, with two busy loops " +
 	"beside it, failed. Compare it only between runs on the same machine and load."
 
-
 // defaultKeys is keys per value size for the matrix when -keys is not given:
 // each is at least a dozen 16 MiB memtables for every kind (the heap kind
 // charges about 100 B per 10 B entry), yet finishes within DefaultDuration
