@@ -225,7 +225,14 @@ func newReportData(sum *Summary) reportData {
 	h, rows := addendumTable(rs)
 	d.Tables = append(d.Tables, webTable{Title: "Random write throughput", Note: "Key+value MB/s (MB = 10^6 B) and health, as the Hypertable addendum's table.", Header: h, Rows: rows})
 	h, rows = failureTable(rs)
-	d.Tables = append(d.Tables, webTable{Title: "Failure scenario", Note: failureSettings(rs), Header: h, Rows: rows})
+	d.Tables = append(d.Tables, webTable{Title: "Failure, collapse and stall scenarios", Note: failureSettings(rs), Header: h, Rows: rows})
+	h, rows = openLoopTable(rs)
+	d.Tables = append(d.Tables, webTable{Title: "Open loop", Note: "Target vs achieved rate; service time vs latency from each Put's intended start.", Header: h, Rows: rows})
+	if len(sum.Capacity) > 0 {
+		h, rows = capacityTable(sum.Capacity)
+		d.Tables = append(d.Tables, webTable{Title: "Capacity", Note: "The highest open-loop rate (key+value MB/s) at which the collector stays healthy. " +
+			capacityNotes(sum.Capacity, thresholdsOf(rs)), Header: h, Rows: rows})
+	}
 	h, rows = gcTable(rs)
 	d.Tables = append(d.Tables, webTable{Title: "GC per scenario", Header: h, Rows: rows})
 	d.Tables = append(d.Tables, scenarioTable(sum))

@@ -29,6 +29,7 @@ func htmlData(t *testing.T, page string) map[string]json.RawMessage {
 // styles and the data; it references nothing outside itself.
 func TestWriteHTMLSelfContained(t *testing.T) {
 	sum := fixedSummary(t)
+	sum.Capacity = []Capacity{{Kind: "arena", Value: 100, SustainableMBps: 42, FirstUnhealthyMBps: 60, ProbeMBps: 80}}
 	var b bytes.Buffer
 	if err := WriteHTML(&b, sum); err != nil {
 		t.Fatal(err)
@@ -55,6 +56,13 @@ func TestWriteHTMLSelfContained(t *testing.T) {
 	var tables []webTable
 	if err := json.Unmarshal(m["tables"], &tables); err != nil || len(tables) < 3 || len(tables[0].Rows) == 0 {
 		t.Fatalf("tables: %v %+v", err, tables)
+	}
+	titles := ""
+	for _, tb := range tables {
+		titles += tb.Title + "; "
+	}
+	if !strings.Contains(titles, "Capacity") {
+		t.Errorf("no capacity table among %s", titles)
 	}
 }
 
