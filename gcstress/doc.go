@@ -60,6 +60,15 @@
 //     it (SIGTERM or SIGINT from the parent included), before waiting for
 //     its writers and engine, so a child killed after its grace period keeps
 //     what it captured (profile.go).
+//   - An open-loop scenario (Scenario.Rate > 0) never runs ahead of its
+//     schedule by more than paceSlack: key i is due i/Rate seconds after the
+//     load started, whichever writer claims it; latency from intended start
+//     is recorded for the same timed Puts as service time and is never
+//     below it.
+//   - The failure set's verdict rests on memory (a hard cap with GOMEMLIMIT
+//     below it, every kind on the same schedule), so it does not turn with
+//     the machine's load; the collapse set's does, and every report says so
+//     (CollapseNote).
 //
 // Choices of this package:
 //   - "elevated" names a window between the healthy and degraded thresholds;
@@ -86,5 +95,9 @@
 // samples.jsonl), run.go (Run, RunChild, the results), report_table.go,
 // report_formats.go (YCSB, PE), report_md.go, charts.go, progress.go and
 // profile.go (the explain package's captures, flight recorder and
-// accounts). The command line is package gcstress/cli.
+// accounts), rate.go (open-loop rates), capacity.go, report_capacity.go
+// and charts_capacity.go (the capacity search, its tables and knee chart),
+// machine.go (what else ran meanwhile), live.go (the live page, an
+// Observer), report_html.go and web/ (report.html and the pages' scripts,
+// uPlot embedded). The command line is package gcstress/cli.
 package gcstress
