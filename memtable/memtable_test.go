@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -457,6 +458,63 @@ func TestArenaIteratorOutlivesClose(t *testing.T) {
 		}
 		if s := m.(*arenaTable).va.Stats(); s.ChunksLive != 0 {
 			t.Fatalf("%s: value arena still holds %d chunks", kind, s.ChunksLive)
+		}
+	}
+}
+
+// TestRandomHeight checks the tower height distribution: heights in
+// [1, maxHeight] and P(h > k) = (5/8)^k within sampling error.
+func TestRandomHeight(t *testing.T) {
+	const draws = 400_000
+	var above [maxHeight + 1]int
+	for range draws {
+		h := randomHeight()
+		if h < 1 || h > maxHeight {
+			t.Fatalf("height %d outside [1, %d]", h, maxHeight)
+		}
+		for k := range h {
+			above[k]++
+		}
+	}
+	p := 1.0
+	for k := 0; k <= 8; k++ {
+		got := float64(above[k]) / draws
+		// Four standard deviations of a binomial share.
+		if tol := 4 * math.Sqrt(p*(1-p)/draws); math.Abs(got-p) > tol+1e-9 {
+			t.Errorf("P(h > %d) = %.4f, want %.4f ± %.4f", k, got, p, tol)
+		}
+		p *= 5.0 / 8
+	}
+}
+
+// TestPrefixTies puts keys shorter than the 4-byte link prefix, keys that
+// share it, and keys that differ only past it or only in length, in an
+// order that links each next to its ties, on every kind.
+func TestPrefixTies(t *testing.T) {
+	keys := []string{"abcd", "abc", "ab", "a", "\x00", "\x00\x00", "\x00\x00\x00\x00", "\x00\x00\x00\x00\x00",
+		"abcde", "abcd\x00", "abcdz", "abcd\xff\xff", "abc\x00", "abc\x00\x01", "\xff\xff\xff\xff", "\xff\xff\xff\xff\x00", "\xff"}
+	for _, kind := range []string{"heap", "arena", "offheap", "btree"} {
+		m := newKind(t, kind)
+		md := model{}
+		for round := range 2 { // the second round overwrites every key
+			for i, k := range keys {
+				v := fmt.Sprintf("%s-%d-%d", kind, round, i)
+				if err := m.Put([]byte(k), []byte(v)); err != nil {
+					t.Fatalf("%s: Put(%q): %v", kind, k, err)
+				}
+				md[k] = v
+			}
+		}
+		md.check(t, m)
+		for k, v := range md {
+			if got, ok := m.Get([]byte(k)); !ok || string(got) != v {
+				t.Fatalf("%s: Get(%q) = %q, %v; want %q", kind, k, got, ok, v)
+			}
+		}
+		for _, k := range []string{"abcd\x00\x00", "abcc", "\x00\x00\x00", "abd"} {
+			if _, ok := m.Get([]byte(k)); ok {
+				t.Fatalf("%s: Get(%q) found a key never put", kind, k)
+			}
 		}
 	}
 }

@@ -36,18 +36,22 @@ func TestArenaOptionsNearChunkSize(t *testing.T) {
 	}
 }
 
-// sweepNodeSizes puts values whose nodes (16 + 8*height + 8-byte key + 4 +
-// value bytes) cover every size from about cs-300 to cs+8 at height 1, twice
-// each, so that with random heights each size near the chunk size is hit
-// with overwhelming probability.
+// sweepNodeSizes puts values whose records in the value arena (4 + value
+// bytes) cover every size from cs-336 to cs-17, twice each; then empty
+// values under keys whose nodes in the node arena (16 + 8*height + key
+// bytes, 8-byte aligned) cover every size from about cs-340 to cs-20 at
+// height 1, twice each, so that with random heights each size near the
+// chunk size is hit with overwhelming probability. The watchdog counts the
+// chunks of both arenas: at most one regular and one jumbo chunk per Put in
+// each.
 func sweepNodeSizes(t *testing.T, what string, m *arenaTable) {
 	var puts atomic.Int64
 	var fired atomic.Bool
 	var grabbed atomic.Int64
 	quit := make(chan struct{})
 	dog := make(chan struct{})
-	a := m.a
-	go func() { // watchdog: at most one regular and one jumbo chunk per Put
+	a, va := m.a, m.va
+	go func() { // watchdog
 		defer close(dog)
 		for {
 			select {
@@ -55,10 +59,11 @@ func sweepNodeSizes(t *testing.T, what string, m *arenaTable) {
 				return
 			case <-time.After(time.Millisecond):
 			}
-			s := a.Stats()
-			if n := s.ChunksLive + s.JumboLive; n > 2*puts.Load()+2 && fired.CompareAndSwap(false, true) {
+			s, sv := a.Stats(), va.Stats()
+			if n := s.ChunksLive + s.JumboLive + sv.ChunksLive + sv.JumboLive; n > 4*puts.Load()+4 && fired.CompareAndSwap(false, true) {
 				grabbed.Store(n)
-				a.Release() // the looping Put now fails with ErrReleased
+				va.Release() // the looping Put now fails with ErrReleased
+				a.Release()
 				return
 			}
 		}
@@ -72,6 +77,12 @@ func sweepNodeSizes(t *testing.T, what string, m *arenaTable) {
 		err = m.Put(key, val[:cs-340+i/2])
 		puts.Add(1)
 	}
+	for i := 0; i < 2*sizes && err == nil; i++ {
+		key := fmt.Appendf(nil, "n%07d", i)
+		key = append(key, val[:cs-340+i/2-offTower-8-len(key)]...)
+		err = m.Put(key, nil)
+		puts.Add(1)
+	}
 	close(quit)
 	<-dog
 	if fired.Load() {
@@ -80,8 +91,8 @@ func sweepNodeSizes(t *testing.T, what string, m *arenaTable) {
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
-	if m.Len() != 2*sizes {
-		t.Fatalf("%s: Len %d, want %d", what, m.Len(), 2*sizes)
+	if m.Len() != 4*sizes {
+		t.Fatalf("%s: Len %d, want %d", what, m.Len(), 4*sizes)
 	}
 	m.Close()
 }
