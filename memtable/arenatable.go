@@ -18,47 +18,49 @@ func init() {
 	register("offheap", func(o Options) (Memtable, error) { return newArenaTable(o, true) })
 }
 
-// Arena node layout, 8-byte aligned, one allocation per new key in the
-// table's node arena:
+// Arena layout: one node per key in the table's node arena, 8-byte aligned,
 //
-//	0        8         12       16                16+8h
-//	| value  | keyLen  | height | tower[h] uint64 | key bytes |
+//	0        8
+//	| record | tower[h] uint64 |
 //
-// value is the handle of a value record [len uint32][bytes] in a second
-// arena of the table, its value arena (same pool). Values live apart from
-// nodes so that the node arena holds only what a search reads: with 16-byte
-// keys and 100-byte values a node is about 48 bytes instead of 150, so the
-// nodes a search visits (one cache miss each, the cost of an insert) are
-// spread over a third of the pages and cache lines, and the upper levels of
-// the list stay cached and in the TLB. The price is one more cache miss per
-// Get (the record is not next to the key) and per entry of a scan. An
-// overwrite allocates a new record and swaps the handle. Each tower entry is
-// a link word naming the next node at that level: its high 32 bits are the
-// first four bytes of that node's key (keyPrefix), its low 32 bits the
-// node's compact address in the node arena (chunk index + 1 and offset / 8,
-// packed by the chunk size). A search compares against the prefix in the
-// link and touches the next node only to move onto it or to break a prefix
-// tie. Nothing here is a Go pointer: the collector never looks inside a
-// chunk.
+// and one record per value put in a second arena of the table, its record
+// arena (same pool), unaligned,
+//
+//	0         4         8
+//	| keyLen  | valLen  | key bytes | value bytes |
+//
+// record is the handle of the node's current record. An overwrite copies the
+// key and the new value into a new record and swaps the handle, so readers
+// see the old or the new record whole. Nodes hold only what a search reads:
+// with 16-byte keys and 100-byte values a node is about 29 bytes (8 + 8 per
+// level, 2.67 levels on average) instead of the ~150 of a node that holds
+// its key and value, so the nodes a search visits (one cache miss each, the
+// cost of an insert) are spread over a fifth of the pages and cache lines,
+// and more of the upper levels of the list stay cached and in the TLB. A Get
+// still touches two places, the node and its record, as before (the node's
+// header, then its value). Each tower entry is a link word naming the next
+// node at that level: its high 32 bits are the first four bytes of that
+// node's key (keyPrefix), its low 32 bits the node's compact address in the
+// node arena (chunk index + 1 and offset / 8, packed by the chunk size). A
+// search compares against the prefix in the link and touches the next node
+// only to move onto it, or to read its key through its record to break a
+// prefix tie. Nothing here is a Go pointer: the collector never looks inside
+// a chunk.
 //
 // Limits: compact addresses are 32 bits of 8-byte units, so one memtable
 // addresses at most 32 GiB of node chunks (with 2 MiB chunks: 16383 chunks);
 // beyond that Put returns ErrFull.
 const (
-	offValue   = 0
-	offKeyLen  = 8
-	offHeight  = 12
-	offTower   = 16
-	valueHdr   = 4
+	offRecord  = 0
+	offTower   = 8
+	recordHdr  = 8
 	headHeight = maxHeight
 )
 
-// arenaNode is the fixed part of a node, for documentation and the
+// arenaNode is a node of the greatest height, for documentation and the
 // no-pointers test; the code addresses fields by offset.
 type arenaNode struct {
-	value  uint64
-	keyLen uint32
-	height uint32
+	record uint64
 	tower  [maxHeight]uint64
 }
 
@@ -66,7 +68,7 @@ type arenaNode struct {
 // words (see the layout above); the zero link is nil.
 type arenaStore struct {
 	a     *arena.Arena // nodes
-	va    *arena.Arena // value records
+	va    *arena.Arena // records (key and value)
 	shift uint         // bits of offset/8 in a compact address
 }
 
@@ -86,24 +88,25 @@ func (s arenaStore) word(l uint64, off uintptr) *uint64 {
 	return (*uint64)(unsafe.Add(s.ptr(l), off))
 }
 
-// newValue copies value into a new record of the value arena.
-func (s arenaStore) newValue(value []byte) (arena.Handle, int64, error) {
-	rec, b, err := s.va.AllocBytes(valueHdr + len(value))
+// newRecord copies key and value into a new record of the record arena.
+func (s arenaStore) newRecord(key, value []byte) (arena.Handle, int64, error) {
+	rec, b, err := s.va.AllocBytes(recordHdr + len(key) + len(value))
 	if err != nil {
 		return 0, 0, err
 	}
-	binary.LittleEndian.PutUint32(b, uint32(len(value)))
-	copy(b[valueHdr:], value)
+	binary.LittleEndian.PutUint32(b, uint32(len(key)))
+	binary.LittleEndian.PutUint32(b[4:], uint32(len(value)))
+	copy(b[recordHdr:], key)
+	copy(b[recordHdr+len(key):], value)
 	return rec, int64(len(b)), nil
 }
 
 func (s arenaStore) newNode(key, value []byte, height int) (uint64, int64, error) {
-	rec, charged, err := s.newValue(value)
+	rec, charged, err := s.newRecord(key, value)
 	if err != nil {
 		return 0, 0, err
 	}
-	keyOff := offTower + 8*height
-	size := keyOff + len(key)
+	size := offTower + 8*height
 	h, p, err := s.a.AllocAlignedPointer(size)
 	if err != nil {
 		return 0, 0, err
@@ -113,13 +116,10 @@ func (s arenaStore) newNode(key, value []byte, height int) (uint64, int64, error
 	if c > math.MaxUint32 || off&7 != 0 {
 		return 0, 0, ErrFull
 	}
-	b := unsafe.Slice((*byte)(p), size)
-	binary.LittleEndian.PutUint32(b[offKeyLen:], uint32(len(key)))
-	binary.LittleEndian.PutUint32(b[offHeight:], uint32(height))
-	clear(b[offTower:keyOff])
-	copy(b[keyOff:], key)
+	clear(unsafe.Slice((*byte)(unsafe.Add(p, offTower)), 8*height))
 	// Plain store: the node is not published yet (its publishing CAS orders
-	// it), and a locked store would wait for the lines above to be written.
+	// it), and a locked store would wait for the record's lines to be
+	// written.
 	*(*uint64)(p) = uint64(rec)
 	return uint64(keyPrefix(key))<<32 | c, charged + int64(size) + 7, nil // +7: worst-case alignment padding
 }
@@ -140,42 +140,53 @@ func (s arenaStore) casNext(n uint64, level int, old, new uint64) bool {
 
 func (s arenaStore) prefix(n uint64) uint32 { return uint32(n >> 32) }
 
+// record returns the address of n's current record and its key length.
+func (s arenaStore) record(n uint64) (unsafe.Pointer, uint32) {
+	p := s.va.Pointer(arena.Handle(atomic.LoadUint64(s.word(n, offRecord))))
+	return p, *(*uint32)(p)
+}
+
 func (s arenaStore) key(n uint64) []byte {
-	p := s.ptr(n)
-	kl := *(*uint32)(unsafe.Add(p, offKeyLen))
-	h := *(*uint32)(unsafe.Add(p, offHeight))
-	return unsafe.Slice((*byte)(unsafe.Add(p, offTower+8*uintptr(h))), kl)
+	p, kl := s.record(n)
+	return unsafe.Slice((*byte)(unsafe.Add(p, recordHdr)), kl)
 }
 
 func (s arenaStore) value(n uint64) []byte {
-	rec := arena.Handle(atomic.LoadUint64(s.word(n, offValue)))
-	p := s.va.Pointer(rec)
-	vl := binary.LittleEndian.Uint32(unsafe.Slice((*byte)(p), valueHdr))
-	return unsafe.Slice((*byte)(unsafe.Add(p, valueHdr)), vl)
+	_, v := s.entry(n)
+	return v
 }
 
+func (s arenaStore) entry(n uint64) ([]byte, []byte) {
+	p, kl := s.record(n)
+	vl := *(*uint32)(unsafe.Add(p, 4))
+	k := unsafe.Add(p, recordHdr)
+	return unsafe.Slice((*byte)(k), kl), unsafe.Slice((*byte)(unsafe.Add(k, kl)), vl)
+}
+
+// setValue puts a copy of n's key and of value in a new record and swaps
+// n's record handle to it.
 func (s arenaStore) setValue(n uint64, value []byte) (int64, error) {
-	rec, charged, err := s.newValue(value)
+	rec, charged, err := s.newRecord(s.key(n), value)
 	if err != nil {
 		return 0, err
 	}
-	atomic.StoreUint64(s.word(n, offValue), uint64(rec))
+	atomic.StoreUint64(s.word(n, offRecord), uint64(rec))
 	return charged, nil
 }
 
 // arenaTable is the "arena" and "offheap" kinds: the skiplist over arena
-// chunks. It owns one reference to each of its two arenas (nodes, and value
+// chunks. It owns one reference to each of its two arenas (nodes, and
 // records: the layout above); each open iterator holds another, so Close
-// returns the chunks only when the last reader finishes. The value arena
+// returns the chunks only when the last reader finishes. The record arena
 // shares the node arena's pool (a private one when Options.Pool is nil, which
 // the node arena closes on its last release), so every holder releases the
-// value arena first.
+// record arena first.
 // Put and Get run inside the guard, so Close waits for those in flight
 // before it drops the table's reference, and those that start after it
 // return ErrClosed or nothing without touching the chunks.
 type arenaTable struct {
 	sl        skiplist[uint64, arenaStore]
-	a, va     *arena.Arena // nodes, value records
+	a, va     *arena.Arena // nodes, records
 	guard     opGuard
 	closeOnce sync.Once
 }
@@ -232,7 +243,7 @@ func (t *arenaTable) Get(key []byte) ([]byte, bool) {
 	return t.sl.get(key)
 }
 
-// release drops one reference on each arena, the value arena first (it may
+// release drops one reference on each arena, the record arena first (it may
 // share the node arena's private pool, which the node arena's last release
 // closes).
 func (t *arenaTable) release() {

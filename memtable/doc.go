@@ -6,12 +6,12 @@
 //     values are separate Go allocations linked by pointers — the layout of
 //     HBase's ConcurrentSkipListMap of KeyValues before MSLAB. Every live
 //     entry is five objects the collector must find and mark.
-//   - "arena": the same skiplist algorithm with each node and its key copied
-//     into one allocation in on-heap arena chunks (MSLAB), linked by arena
-//     handles (offsets), and each value record in a second arena of the same
-//     pool, so the chunks a search walks hold nodes only (arenatable.go says
-//     why). Chunks are noscan []byte: they count toward the heap goal but are
-//     never scanned.
+//   - "arena": the same skiplist algorithm over on-heap arena chunks (MSLAB):
+//     each node (a record handle and its tower of links) in one arena, each
+//     key-and-value record in a second arena of the same pool, nodes linked
+//     by arena handles (offsets). A search walks nodes only, so they are
+//     packed densely (arenatable.go says why). Chunks are noscan []byte: they
+//     count toward the heap goal but are never scanned.
 //   - "offheap": "arena" over chunks mmap'd outside the Go heap: neither
 //     scanned nor counted toward the heap goal or GOMEMLIMIT.
 //   - "btree": github.com/google/btree under a sync.RWMutex, one allocation
@@ -49,9 +49,10 @@
 //     Get are valid until Close; one returned by a Get that races with Close
 //     must not be read after Close returns.
 //   - Size charges payload plus overhead: for the arena kinds the bytes
-//     allocated (node, tower, key, worst-case alignment, value record with
-//     its header, and value records of overwrites); for heap and btree the object sizes
-//     before malloc size-class rounding.
+//     allocated (node and tower, worst-case alignment, the key-and-value
+//     record with its header, and the records of overwrites, which copy the
+//     key too); for heap and btree the object sizes before malloc size-class
+//     rounding.
 //   - The skiplist only grows: an overwritten value's old bytes stay in the
 //     arena until the memtable is closed, as in MSLAB.
 package memtable

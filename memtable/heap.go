@@ -50,6 +50,9 @@ func (heapStore) casNext(n *heapNode, level int, old, new *heapNode) bool {
 func (heapStore) prefix(n *heapNode) uint32 { return keyPrefix(n.key) }
 func (heapStore) key(n *heapNode) []byte    { return n.key }
 func (heapStore) value(n *heapNode) []byte  { return *n.val.Load() }
+func (heapStore) entry(n *heapNode) ([]byte, []byte) {
+	return n.key, *n.val.Load()
+}
 func (heapStore) setValue(n *heapNode, value []byte) (int64, error) {
 	n.val.Store(boxValue(value))
 	return 24 + int64(len(value)), nil

@@ -36,12 +36,10 @@ func TestArenaOptionsNearChunkSize(t *testing.T) {
 	}
 }
 
-// sweepNodeSizes puts values whose records in the value arena (4 + value
-// bytes) cover every size from cs-336 to cs-17, twice each; then empty
-// values under keys whose nodes in the node arena (16 + 8*height + key
-// bytes, 8-byte aligned) cover every size from about cs-340 to cs-20 at
-// height 1, twice each, so that with random heights each size near the
-// chunk size is hit with overwhelming probability. The watchdog counts the
+// sweepNodeSizes puts values whose records in the record arena (8 + key +
+// value bytes) cover every size from cs-324 to cs-5, twice each; then
+// empty values under keys whose records cover cs-332 to cs-13. Nodes (8 + 8
+// bytes per level) stay far below any chunk size. The watchdog counts the
 // chunks of both arenas: at most one regular and one jumbo chunk per Put in
 // each.
 func sweepNodeSizes(t *testing.T, what string, m *arenaTable) {
@@ -79,7 +77,7 @@ func sweepNodeSizes(t *testing.T, what string, m *arenaTable) {
 	}
 	for i := 0; i < 2*sizes && err == nil; i++ {
 		key := fmt.Appendf(nil, "n%07d", i)
-		key = append(key, val[:cs-340+i/2-offTower-8-len(key)]...)
+		key = append(key, val[:cs-340+i/2-len(key)]...)
 		err = m.Put(key, nil)
 		puts.Add(1)
 	}

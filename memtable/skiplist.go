@@ -44,6 +44,8 @@ type nodeStore[R comparable] interface {
 	prefix(n R) uint32
 	key(n R) []byte
 	value(n R) []byte
+	// entry is key and value in one call (a scan's step).
+	entry(n R) (key, value []byte)
 	// setValue atomically replaces n's value with a copy of value and
 	// returns the bytes it charged.
 	setValue(n R, value []byte) (int64, error)
@@ -209,7 +211,7 @@ func (s *skiplist[R, S]) all() iter.Seq2[[]byte, []byte] {
 	return func(yield func([]byte, []byte) bool) {
 		var zero R
 		for n := s.store.next(s.head, 0); n != zero; n = s.store.next(n, 0) {
-			if !yield(s.store.key(n), s.store.value(n)) {
+			if !yield(s.store.entry(n)) {
 				return
 			}
 		}
