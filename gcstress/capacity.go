@@ -36,11 +36,17 @@ const (
 )
 
 // DefaultSLO is the default latency limit of a capacity step: the p99 of
-// latency from intended start, after warm-up. 10 ms is a common write
-// budget for an interactive store (one disk sync is 0.1-10 ms), and far
-// above this harness's own pacing jitter (tens of µs), so the limit is the
-// collector's stalls and the path's queueing, not the pacer.
-const DefaultSLO = 10 * time.Millisecond
+// latency from intended start, after warm-up. It is 50 ms, not the 10 ms
+// an interactive store might promise, because at 10 ms the limit measured
+// the Go scheduler rather than the collector: with as many busy goroutines
+// as Ps (writers plus a flusher draining a memtable), a Put that falls due
+// while its writer waits for a P waits out a 10 ms preemption slice, and a
+// search at 10 ms stopped every kind at 1/10 to 1/4 of its closed-loop rate
+// on "latency" with GC CPU under 5% (results/gcstress/robust). 50 ms is
+// above a few such slices and below what the collector's own failures
+// cost: an assist storm or a heap past its goal delays Puts by hundreds of
+// milliseconds.
+const DefaultSLO = 50 * time.Millisecond
 
 // DefaultStepDuration is how long one capacity step runs: the classifier's
 // warm-up plus four windows.
