@@ -2,9 +2,11 @@ package gcstress
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -217,6 +219,7 @@ func browseLive(t *testing.T, browser context.Context) {
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.gcstressLive && window.gcstressLive.lines >= 20`, chromedp.WithPollingTimeout(45*time.Second))); err != nil {
 		t.Fatalf("history never arrived: %v", err)
 	}
+	liveDelay(t, ctx, func(i int) { feed(announced[0], 20+i, 21+i) })
 	ls.Done(Result{Scenario: announced[0], Verdict: Verdict{Class: Healthy, Why: "test"}})
 	feed(announced[1], 0, 20)
 	late := Scenario{Name: "capacity/step-1", Group: "capacity", Kind: "arena", Value: 100} // not announced
@@ -229,9 +232,36 @@ func browseLive(t *testing.T, browser context.Context) {
 	if err != nil {
 		t.Fatalf("live page never saw the end: %v", err)
 	}
-	if got.Lines != 45 || got.Done != 2 || got.Charts < 2*len(panelsForTest()) || got.Canvases < got.Charts {
+	if got.Lines != 48 || got.Done != 2 || got.Charts < 2*len(panelsForTest()) || got.Canvases < got.Charts {
 		t.Errorf("live page: %+v", got)
 	}
 	screenshot(t, ctx, "live.png")
 	pe.check(t)
+}
+
+// liveDelay pushes one window at a time (push(i), i = 0..2) and measures how
+// long each takes to be counted by the live page; the median must be under
+// two seconds (issue 17: a running scenario's windows show within two
+// seconds of their arrival).
+func liveDelay(t *testing.T, ctx context.Context, push func(i int)) {
+	t.Helper()
+	var delays []time.Duration
+	for i := 0; i < 3; i++ {
+		before, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.gcstressLive.lines`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Now()
+		push(i)
+		cond := fmt.Sprintf(`window.gcstressLive.lines > %d`, before)
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+			t.Fatalf("window %d never reached the page: %v", i, err)
+		}
+		delays = append(delays, time.Since(t0))
+	}
+	slices.Sort(delays)
+	t.Logf("live page delays: %v", delays)
+	if delays[1] > 2*time.Second {
+		t.Errorf("median delay from Line to the page %v, want under 2s (all: %v)", delays[1], delays)
+	}
 }

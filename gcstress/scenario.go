@@ -82,6 +82,16 @@ func (s Scenario) env() []string {
 	return []string{"GOGC=" + gogc, "GOMEMLIMIT=" + lim}
 }
 
+// memText prints a memory size as FormatSize does when it is a whole number
+// of KB, MB or GB, else in MiB with one decimal (a GOMEMLIMIT at 90% of a cap
+// is rarely whole).
+func memText(n int64) string {
+	if n < 1<<20 || n%(1<<10) == 0 {
+		return workload.FormatSize(n)
+	}
+	return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
+}
+
 // Describe is one line of settings for reports.
 func (s Scenario) Describe() string {
 	var b strings.Builder
@@ -92,7 +102,7 @@ func (s Scenario) Describe() string {
 	}
 	fmt.Fprintf(&b, ", GOGC %s", strings.TrimPrefix(s.env()[0], "GOGC="))
 	if s.MemLimit > 0 {
-		fmt.Fprintf(&b, ", GOMEMLIMIT %s", workload.FormatSize(s.MemLimit))
+		fmt.Fprintf(&b, ", GOMEMLIMIT %s", memText(s.MemLimit))
 	}
 	if s.FlushBW > 0 {
 		fmt.Fprintf(&b, ", flush %s/s", workload.FormatSize(s.FlushBW))
