@@ -38,6 +38,6 @@ for f in speed-ratios speed-10kb speed-parallel; do
 	grep "^Unit" scripts/units.txt >>$R/$f.txt
 done
 go tool benchstat -ignore pkg -col /kind -row /keys $R/speed-ratios.txt >$R/benchstat-speed-ratios.txt
-go tool benchstat -col /kind -filter 'BenchmarkPut' $R/speed-10kb.txt >$R/benchstat-speed-10kb.txt
-go tool benchstat -filter 'BenchmarkMemmove' $R/speed-10kb.txt >>$R/benchstat-speed-10kb.txt
+go tool benchstat -col /kind -filter '.name:Put' $R/speed-10kb.txt >$R/benchstat-speed-10kb.txt
+go tool benchstat -filter '.name:Memmove' $R/speed-10kb.txt >>$R/benchstat-speed-10kb.txt
 go tool benchstat -col /goroutines $R/speed-parallel.txt >$R/benchstat-speed-parallel.txt
