@@ -203,6 +203,14 @@ func (c *Config) Validate() error {
 	if err := c.validateCapacity(); err != nil {
 		return err
 	}
+	for _, r := range []struct {
+		flag string
+		r    Rate
+	}{{"rate", c.Rate}, {"fail-rate", c.FailRate}} {
+		if err := r.r.validate(); err != nil {
+			return usageErr(r.flag, "%v", err)
+		}
+	}
 	return c.Thresholds.validate()
 }
 

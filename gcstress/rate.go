@@ -46,14 +46,13 @@ func ParseRate(s string) (Rate, error) {
 	if t == "" || t == "0" {
 		return Rate{}, nil
 	}
-	var r Rate
 	switch {
 	case strings.HasSuffix(t, "OPS"):
 		n, err := parseDecimal(strings.TrimSuffix(t, "OPS"))
 		if err != nil || n <= 0 || n > MaxRatePuts {
 			return Rate{}, fmt.Errorf("%w: %q: use e.g. 50000ops or 50Kops/s, up to %g", ErrRate, s, float64(MaxRatePuts))
 		}
-		r = Rate{PerSec: n, Unit: RatePuts}
+		return Rate{PerSec: n, Unit: RatePuts}, nil
 	default:
 		mult := map[string]float64{"KB": 1e-3, "MB": 1, "GB": 1e3}
 		for suf, m := range mult {
@@ -66,7 +65,20 @@ func ParseRate(s string) (Rate, error) {
 		}
 		return Rate{}, fmt.Errorf("%w: %q: use e.g. 20MB, 20MB/s or 1.5GB/s (decimal units), up to %d MB/s", ErrRate, s, MaxRateMBps)
 	}
-	return r, nil
+}
+
+// validate checks a Rate built by hand the way ParseRate checks text: the
+// zero Rate (closed loop), or a known unit with a positive, finite rate
+// within its maximum.
+func (r Rate) validate() error {
+	switch {
+	case r == Rate{}:
+		return nil
+	case r.Unit == RateMBps && r.PerSec > 0 && r.PerSec <= MaxRateMBps,
+		r.Unit == RatePuts && r.PerSec > 0 && r.PerSec <= MaxRatePuts:
+		return nil
+	}
+	return fmt.Errorf("%w: %v per second in unit %d", ErrRate, r.PerSec, r.Unit)
 }
 
 // parseDecimal parses a float with an optional K, M or G (10^3, 10^6, 10^9).

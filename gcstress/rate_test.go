@@ -56,3 +56,19 @@ func TestRatePuts(t *testing.T) {
 		t.Errorf("TargetMBps = %v", got)
 	}
 }
+
+// TestConfigValidatesRates: a Rate built by hand is checked like a parsed one.
+func TestConfigValidatesRates(t *testing.T) {
+	for _, r := range []Rate{{PerSec: -1, Unit: RateMBps}, {PerSec: math.NaN(), Unit: RatePuts}, {PerSec: 5}, {PerSec: 1e12, Unit: RatePuts}} {
+		c := DefaultConfig()
+		c.Rate = r
+		if err := c.Validate(); !errors.Is(err, ErrUsage) {
+			t.Errorf("Rate %+v: %v, want ErrUsage", r, err)
+		}
+	}
+	c := DefaultConfig()
+	c.FailRate = Rate{PerSec: 0, Unit: RateMBps}
+	if err := c.Validate(); !errors.Is(err, ErrUsage) {
+		t.Errorf("FailRate of 0 MB/s: %v, want ErrUsage", err)
+	}
+}
