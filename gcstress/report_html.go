@@ -237,6 +237,17 @@ func newReportData(sum *Summary) reportData {
 	d.Tables = append(d.Tables, webTable{Title: "GC per scenario", Header: h, Rows: rows})
 	d.Tables = append(d.Tables, scenarioTable(sum))
 	for _, r := range rs {
+		if r.Account != "" {
+			d.Accounts = append(d.Accounts, struct {
+				Name string `json:"name"`
+				Text string `json:"text"`
+			}{r.Scenario.Name, r.Account})
+		}
+		if r.Scenario.Group == SetCapacity {
+			// One short run per step: the capacity table and capacity.png
+			// show them; a timeline of dozens of steps would be noise.
+			continue
+		}
 		ws := webScenario{Name: r.Scenario.Name, Kind: r.Scenario.Kind, Group: r.Scenario.Group,
 			Value: workload.FormatSize(r.Scenario.Value), Class: r.Verdict.Class, Progress: r.Last.Progress}
 		for i, w := range r.Windows {
@@ -253,12 +264,6 @@ func newReportData(sum *Summary) reportData {
 			ws.W.add(p)
 		}
 		d.Scenarios = append(d.Scenarios, ws)
-		if r.Account != "" {
-			d.Accounts = append(d.Accounts, struct {
-				Name string `json:"name"`
-				Text string `json:"text"`
-			}{r.Scenario.Name, r.Account})
-		}
 	}
 	d.Throughput = throughputData(group(rs, "matrix"))
 	return d
