@@ -227,8 +227,8 @@ func (c *Config) validateCapacity() error {
 			return usageErr("values", "capacity value size %d out of range", v)
 		}
 	}
-	if c.SLO < 0 {
-		return usageErr("slo", "%v: use 0 (no latency limit) or a positive duration", c.SLO)
+	if c.SLO < 0 || c.SLO > time.Hour {
+		return usageErr("slo", "%v: use 0 (no latency limit) or a positive duration up to 1h", c.SLO)
 	}
 	if c.StepDuration < c.Thresholds.Warmup+time.Second || c.StepDuration > time.Hour {
 		return usageErr("step-duration", "%v: use at least the warm-up (%v) plus 1s, at most 1h", c.StepDuration, c.Thresholds.Warmup)

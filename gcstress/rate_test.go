@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"testing"
+	"time"
 )
 
 func TestParseRate(t *testing.T) {
@@ -64,6 +65,13 @@ func TestConfigValidatesRates(t *testing.T) {
 		c.Rate = r
 		if err := c.Validate(); !errors.Is(err, ErrUsage) {
 			t.Errorf("Rate %+v: %v, want ErrUsage", r, err)
+		}
+	}
+	for _, slo := range []time.Duration{-time.Millisecond, 2 * time.Hour} {
+		c := DefaultConfig()
+		c.SLO = slo
+		if err := c.Validate(); !errors.Is(err, ErrUsage) {
+			t.Errorf("SLO %v: %v, want ErrUsage", slo, err)
 		}
 	}
 	c := DefaultConfig()
