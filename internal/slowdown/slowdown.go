@@ -1,22 +1,33 @@
 // Package slowdown is the regression gate's test-only knob: with the
-// `gateslow` build tag, Inject burns a calibrated amount of CPU at a hot-path
-// site, so the gate's detection rate can be measured against a known,
+// `gateslow` build tag, Inject burns a fixed number of loop iterations at a
+// hot-path site, so the gate's detection rate can be measured against a known,
 // deliberately injected slowdown. Without the tag (every normal build) Inject
 // is an empty function the compiler inlines away: the hot paths pay nothing.
 //
 // Sites are fixed; the amount per site comes from the environment variable
-// WRITEGC_SLOWDOWN_NS (see slowdown_on.go), read once per process.
+// WRITEGC_SLOWDOWN_SPINS ("arena=6,memtable=400"), read once per process: a
+// whole number of iterations of a one-cycle dependency chain per call. The
+// amount is a count, never converted from nanoseconds at start-up, so a
+// process's clock speed cannot change how many iterations it runs (the
+// former per-process ns-to-iterations conversion drifted with CPU frequency).
 //
 // The amount is per benchmark, not per site: scripts/calibrate-gate runs each
 // gated benchmark in its own process (a benchgate -target of its own, whose
 // head environment enables only that benchmark's site), so exactly one
-// injection point is active per op. It starts the amount at PCT% of the
-// benchmark's own median ns/op and rescales it by a measured calibration pass
-// (nominal / measured slowdown), because a site may run more or less than
-// once per op and the spin's cost in ns is only estimated at start-up. A
-// benchmark sharing a site with a faster or slower one is thus still slowed by
-// the stated percentage of its own time.
+// injection point is active per op. It finds the amount by a regression
+// (benchgate/internal/slowcal): the benchmark runs untagged and, tagged, at
+// several iteration counts, interleaved; a line fitted to ns/op against the
+// count gives the count that slows it by the stated percentage of its own
+// untagged ns/op, whatever the number of site calls per op and however much of
+// the spin overlaps with other work. A benchmark sharing a site with a faster
+// or slower one is thus still slowed by the stated percentage of its own time.
 package slowdown
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Site names a hot path that can be slowed.
 type Site uint8
@@ -30,5 +41,35 @@ const (
 	NumSites
 )
 
-// Names are the site names accepted in WRITEGC_SLOWDOWN_NS.
+// Names are the site names accepted in WRITEGC_SLOWDOWN_SPINS.
 var Names = [NumSites]string{"arena", "memtable", "writepath", "synth"}
+
+// EnvVar is the environment variable a gateslow build reads its amounts from.
+const EnvVar = "WRITEGC_SLOWDOWN_SPINS"
+
+// Parse reads a WRITEGC_SLOWDOWN_SPINS value: comma-separated SITE=ITERATIONS
+// entries, ITERATIONS a whole number; "" sets nothing. A site not named gets
+// 0 (not slowed); a site named twice keeps the last entry.
+func Parse(spec string) (spins [NumSites]uint64, err error) {
+	if spec == "" {
+		return spins, nil
+	}
+	for _, kv := range strings.Split(spec, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		n, perr := strconv.ParseUint(val, 10, 64)
+		if !ok || perr != nil {
+			return spins, fmt.Errorf("slowdown: bad %s entry %q (want SITE=ITERATIONS, a whole number)", EnvVar, kv)
+		}
+		found := false
+		for s, sn := range Names {
+			if sn == name {
+				spins[s] = n
+				found = true
+			}
+		}
+		if !found {
+			return spins, fmt.Errorf("slowdown: unknown site %q in %s", name, EnvVar)
+		}
+	}
+	return spins, nil
+}

@@ -2,13 +2,7 @@
 
 package slowdown
 
-import (
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
-	"time"
-)
+import "os"
 
 // Enabled reports whether the gateslow tag is compiled in.
 const Enabled = true
@@ -16,61 +10,45 @@ const Enabled = true
 // spins[s] is the number of loop iterations Inject runs at site s.
 var spins [NumSites]uint64
 
+// sink is written only when a spin's result hits an (in practice) impossible
+// value, so that the loop is not dead code and Inject stores nothing shared.
 var sink uint64
 
-// WRITEGC_SLOWDOWN_NS="arena=1.5,memtable=120,writepath=400" sets the extra
-// nanoseconds of work per call at each site (fractions allowed: they are
-// converted into loop iterations measured once at start-up; the conversion is
-// an estimate, which scripts/calibrate-gate corrects by measuring the
-// slowdown it causes).
 func init() {
-	spec := os.Getenv("WRITEGC_SLOWDOWN_NS")
-	if spec == "" {
-		return
-	}
-	perNs := iterationsPerNs()
-	for _, kv := range strings.Split(spec, ",") {
-		name, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		ns, err := strconv.ParseFloat(val, 64)
-		if !ok || err != nil || ns < 0 {
-			panic(fmt.Sprintf("slowdown: bad WRITEGC_SLOWDOWN_NS entry %q", kv))
-		}
-		found := false
-		for s, n := range Names {
-			if n == name {
-				spins[s] = uint64(ns*perNs + 0.5)
-				found = true
-			}
-		}
-		if !found {
-			panic(fmt.Sprintf("slowdown: unknown site %q in WRITEGC_SLOWDOWN_NS", name))
-		}
+	var err error
+	if spins, err = Parse(os.Getenv(EnvVar)); err != nil {
+		panic(err)
 	}
 }
 
+// spin runs n steps of a dependency chain of one-cycle operations (adds and
+// xors), eight per loop iteration: its cost in cycles is fixed by n, with a
+// one-cycle grain, and the loop's trip count (n/8, then n%8) stays short
+// enough for the branch predictor to learn at the small counts that tiny
+// benchmarks need.
+//
 //go:noinline
 func spin(n uint64) {
-	x := sink
-	for i := uint64(0); i < n; i++ {
-		x = x*6364136223846793005 + 1442695040888963407
+	x := n
+	for i := n / 8; i != 0; i-- {
+		x += i
+		x ^= i << 1
+		x += i << 2
+		x ^= i << 3
+		x += i << 4
+		x ^= i << 5
+		x += i << 6
+		x ^= i << 7
 	}
-	sink = x
+	for i := n % 8; i != 0; i-- {
+		x += i
+	}
+	if x == 0x9e3779b97f4a7c15 {
+		sink = x
+	}
 }
 
-func iterationsPerNs() float64 {
-	const n = 50_000_000
-	best := time.Duration(1 << 62)
-	for range 3 {
-		t := time.Now()
-		spin(n)
-		if d := time.Since(t); d < best {
-			best = d
-		}
-	}
-	return float64(n) / float64(best.Nanoseconds())
-}
-
-// Inject burns the configured work for site s.
+// Inject runs the configured number of spin iterations for site s.
 func Inject(s Site) {
 	if n := spins[s]; n != 0 {
 		spin(n)
