@@ -77,7 +77,7 @@ func calibrate(m measurer, cfg config, log io.Writer) (result, error) {
 		r.grid, r.base, r.intercept, r.slope, s, cfg.pct)
 	for pass := range cfg.passes {
 		if pass > 0 {
-			s = nextSpins(r.passes, cfg.pct, r.base, r.slope)
+			s = nextSpins(r.passes, cfg.pct, r.base, r.slope, r.grid[2])
 		}
 		v, err := verifyPass(m, s, cfg.verify)
 		if err != nil {

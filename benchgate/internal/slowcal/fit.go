@@ -68,9 +68,10 @@ type verified struct {
 // (at least one): the secant through the two passes closest to pct when they
 // are at different counts and the slowdown grows between them, else a Newton
 // step from the last pass with the fitted slope (base and slope in ns/op and
-// ns/op per iteration). Both are interpolation on a measured curve, not a
+// ns/op per iteration), held within 4x of the last count or up to reach.
+// Both are interpolation on a measured curve, not a
 // rescaling by nominal/measured, so they do not oscillate on a noisy pass.
-func nextSpins(vs []verified, pct, base, slope float64) int {
+func nextSpins(vs []verified, pct, base, slope float64, reach int) int {
 	last := vs[len(vs)-1]
 	byDist := slices.Clone(vs)
 	slices.SortStableFunc(byDist, func(a, b verified) int {
@@ -93,8 +94,9 @@ func nextSpins(vs []verified, pct, base, slope float64) int {
 		}
 	}
 	// A secant through two noisy passes close together can point far away:
-	// move at most 4x from the last count.
-	x = min(max(x, float64(last.spins)/4), float64(last.spins)*4)
+	// move at most 4x from the last count, or up to reach (the top of the
+	// fit's grid) when that is further.
+	x = min(max(x, float64(last.spins)/4), float64(max(last.spins*4, reach)))
 	return max(1, int(math.Round(x)))
 }
 

@@ -57,18 +57,22 @@ func TestSpinsFor(t *testing.T) {
 
 func TestNextSpins(t *testing.T) {
 	// one pass: Newton step with the fitted slope (0.5 ns/iteration, base 100).
-	if got := nextSpins([]verified{{30, 10}}, 15, 100, 0.5); got != 40 {
+	if got := nextSpins([]verified{{30, 10}}, 15, 100, 0.5, 0); got != 40 {
 		t.Errorf("newton: got %d, want 40", got)
 	}
 	// two passes bracketing 15%: the secant through them.
-	if got := nextSpins([]verified{{30, 10}, {50, 20}}, 15, 100, 0.5); got != 40 {
+	if got := nextSpins([]verified{{30, 10}, {50, 20}}, 15, 100, 0.5, 0); got != 40 {
 		t.Errorf("secant: got %d, want 40", got)
 	}
 	// a secant that would jump far is held to 4x the last count.
-	if got := nextSpins([]verified{{30, 14.0}, {31, 14.01}}, 15, 100, 0.5); got != 124 {
+	if got := nextSpins([]verified{{30, 14.0}, {31, 14.01}}, 15, 100, 0.5, 0); got != 124 {
 		t.Errorf("clamp: got %d, want 124", got)
 	}
-	if got := nextSpins([]verified{{2, 40}}, 15, 100, 0.5); got != 1 {
+	// from a count of 1 the Newton step may reach the top of the grid.
+	if got := nextSpins([]verified{{1, 0}}, 15, 100, 0.5, 40); got != 31 {
+		t.Errorf("reach: got %d, want 31", got)
+	}
+	if got := nextSpins([]verified{{2, 40}}, 15, 100, 0.5, 0); got != 1 {
 		t.Errorf("floor: got %d, want 1", got)
 	}
 }
