@@ -448,6 +448,9 @@ func (c *child) endLine(s *sampler, elapsed time.Duration) Sample {
 		closeErr = nil // writers were released on purpose
 	}
 	end := s.end(c.keys.Load(), c.bytes.Load(), elapsed, c.eng.Stats())
+	if ne, ok := c.eng.(interface{ Notes() map[string]float64 }); ok {
+		end.Notes = ne.Notes()
+	}
 	reason, err := c.cause.get()
 	end.Reason = reason
 	end.PeakRSS = max(c.peakRSS.Load(), end.PeakRSS)

@@ -38,6 +38,18 @@ type StatsEngine interface {
 	Stats() EngineStats
 }
 
+// NoteEngine is an Engine with figures of its own that fit no
+// EngineStats field, such as a cache's accepted writes and hit ratio.
+// Notes is optional. It is called once, from the child's main goroutine,
+// after Close returned (so it may read what Close computed); its map goes
+// to the end record's engine_notes in summary.json and samples.jsonl and to
+// the terminal and Markdown reports' engine notes. Keys are snake_case
+// names; the map is not kept past the call's use.
+type NoteEngine interface {
+	Engine
+	Notes() map[string]float64
+}
+
 // EngineStats are an engine's counters, sampled once per window. Flushes,
 // FlushedBytes and BlockedNanos are cumulative since the engine was built;
 // PendingFlushes and MemtableBytes are values at the moment of the call.
@@ -142,6 +154,14 @@ func (e *childEngine) Stats() EngineStats {
 		return se.Stats()
 	}
 	return EngineStats{}
+}
+
+// Notes is the engine's NoteEngine figures, nil when it has none.
+func (e *childEngine) Notes() map[string]float64 {
+	if ne, ok := e.Engine.(NoteEngine); ok {
+		return ne.Notes()
+	}
+	return nil
 }
 
 // Close closes the engine once; a concurrent second call waits for the

@@ -3,7 +3,10 @@ package gcstress
 import (
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -388,6 +391,37 @@ func writeResultTables(w io.Writer, results []Result, capa []Capacity, hd tableH
 	renderTable(w, h, rows)
 	if n := latencyNote(results); n != "" {
 		fmt.Fprintf(w, "\n%s\n", n)
+	}
+	writeEngineNotes(w, results)
+}
+
+// noteText prints an engine note: whole numbers in full, others with
+// four significant digits.
+func noteText(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// writeEngineNotes lists the figures NoteEngines reported after Close, one
+// line per scenario that has any, keys sorted; nothing when none has.
+func writeEngineNotes(w io.Writer, results []Result) {
+	first := true
+	for _, r := range results {
+		if r.End == nil || len(r.End.Notes) == 0 {
+			continue
+		}
+		if first {
+			fmt.Fprint(w, "\nEngine notes (reported by the engine after Close):\n\n")
+			first = false
+		}
+		keys := slices.Sorted(maps.Keys(r.End.Notes))
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + " " + noteText(r.End.Notes[k])
+		}
+		fmt.Fprintf(w, "- %s: %s\n", r.Scenario.Name, strings.Join(parts, ", "))
 	}
 }
 

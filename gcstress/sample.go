@@ -150,4 +150,7 @@ type Sample struct {
 	// Flight is the flight-recorder dump written on the first unhealthy
 	// window, if any (a "flight" line).
 	Flight string `json:"flight,omitempty"`
+	// Notes (end line only) are the engine's own figures, when it is a
+	// NoteEngine (a cache's accepted writes and hit ratio, say).
+	Notes map[string]float64 `json:"engine_notes,omitempty"`
 }

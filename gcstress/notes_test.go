@@ -1,0 +1,67 @@
+package gcstress
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"path/filepath"
+	"testing"
+
+	"github.com/writegc/writegc/internal/golden"
+)
+
+// noteEngine is a mapEngine that is also a NoteEngine.
+type noteEngine struct {
+	mapEngine
+	notes map[string]float64
+}
+
+func (e *noteEngine) Notes() map[string]float64 { return e.notes }
+
+// TestEngineNotes: a NoteEngine's figures pass through the child's engine
+// wrapper (an Engine without Notes gives nil), survive the end line's JSON
+// as engine_notes, and are listed after the GC table in the terminal report
+// (golden), while a report without notes has no such section.
+func TestEngineNotes(t *testing.T) {
+	notes := map[string]float64{"accepted_writes": 19_000, "budget_bytes": 268435456, "hit_ratio": 0.41254}
+	ce := &childEngine{Engine: &noteEngine{notes: notes}}
+	if got := ce.Notes(); !maps.Equal(got, notes) {
+		t.Fatalf("Notes() = %v, want %v", got, notes)
+	}
+	if got := (&childEngine{Engine: &mapEngine{}}).Notes(); got != nil {
+		t.Fatalf("Notes() of a plain Engine = %v, want nil", got)
+	}
+
+	b, err := json.Marshal(Sample{Type: SampleEnd, Notes: notes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Notes map[string]float64 `json:"engine_notes"`
+	}
+	if err := json.Unmarshal(b, &back); err != nil || !maps.Equal(back.Notes, notes) {
+		t.Fatalf("end line %s: engine_notes %v (%v)", b, back.Notes, err)
+	}
+
+	sum := fixedSummary(t)
+	var plain bytes.Buffer
+	if err := WriteTable(&plain, sum); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(plain.Bytes(), []byte("Engine notes")) {
+		t.Fatal("a report without engine notes has an Engine notes section")
+	}
+	for i := range sum.Results {
+		if r := &sum.Results[i]; r.End != nil && r.Scenario.Group == SetMatrix {
+			e := *r.End
+			e.Notes = notes
+			r.End = &e
+			break
+		}
+	}
+	var got bytes.Buffer
+	if err := WriteTable(&got, sum); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "report_notes.golden"), got.Bytes())
+}
