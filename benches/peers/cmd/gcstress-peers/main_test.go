@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// build builds gcstress-peers into a temporary directory, as a user would.
+func build(t *testing.T) string {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), "gcstress-peers")
+	if b, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	return exe
+}
+
+// summary is the part of summary.json these tests read.
+type summary struct {
+	Results []struct {
+		Scenario struct{ Name string }
+		Verdict  struct{ Class string }
+		End      *struct {
+			Keys  int64
+			Notes map[string]float64 `json:"engine_notes"`
+		}
+	}
+}
+
+// TestPeerEnginesUnderGcstress runs a quick matrix scenario for every peer
+// engine through the real child processes of the built binary: each row is
+// in summary.json, classified, with all its keys written; the ristretto
+// budget given on the parent's command line reached the child (its notes
+// echo it) with the hit ratio and accepted writes; Pebble's notes say
+// which allocator its manual memory used.
+func TestPeerEnginesUnderGcstress(t *testing.T) {
+	exe := build(t)
+	out := filepath.Join(t.TempDir(), "out")
+	const keys = 20_000
+	cmd := exec.Command(exe, "-kinds", "pebble,pebble-wal,badger,ristretto", "-values", "100", "-keys", "20K",
+		"-scenario", "matrix", "-memstore", "1MB", "-window", "250ms", "-ristretto-budget", "1MB", "-out", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("run: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum summary
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	notes := map[string]map[string]float64{}
+	for _, r := range sum.Results {
+		if r.End == nil || r.End.Keys != keys {
+			t.Errorf("%s: end %+v, want %d keys", r.Scenario.Name, r.End, keys)
+			continue
+		}
+		rows[r.Scenario.Name] = r.Verdict.Class
+		notes[r.Scenario.Name] = r.End.Notes
+	}
+	for _, name := range []string{"pebble/100B", "pebble-wal/100B", "badger/100B", "ristretto/100B"} {
+		switch rows[name] {
+		case "healthy", "elevated", "degraded", "failed":
+		default:
+			t.Errorf("%s: class %q (rows %v)", name, rows[name], rows)
+		}
+	}
+	rn := notes["ristretto/100B"]
+	if rn["budget_bytes"] != 1<<20 {
+		t.Errorf("ristretto notes %v: budget_bytes is not the -ristretto-budget given (1MB)", rn)
+	}
+	if _, ok := rn["hit_ratio"]; !ok || rn["puts"] != keys || rn["keys_evicted"] == 0 {
+		t.Errorf("ristretto notes %v: want hit_ratio, %d puts and evictions under a 1MB budget", rn, keys)
+	}
+	if _, ok := notes["pebble/100B"]["manual_cgo"]; !ok {
+		t.Errorf("pebble notes %v lack manual_cgo", notes["pebble/100B"])
+	}
+	if md, _ := os.ReadFile(filepath.Join(out, "report.md")); !strings.Contains(string(md), "hit_ratio") {
+		t.Errorf("report.md does not show ristretto's hit ratio")
+	}
+}
+
+// TestBadEngineOption: a bad or missing engine option value is a usage
+// error (exit 2) naming the flag, before any scenario runs; gcstress's own
+// flags still reach gcstress (a bad one is its usage error).
+func TestBadEngineOption(t *testing.T) {
+	exe := build(t)
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"-ristretto-budget", "lots", "-kinds", "ristretto"}, "-ristretto-budget"},
+		{[]string{"--ristretto-budget=1KB"}, "-ristretto-budget"},
+		{[]string{"-pebble-memtables", "1"}, "-pebble-memtables"},
+		{[]string{"-kinds", "badger", "-badger-memtables"}, "-badger-memtables"},
+		{[]string{"-values", "nope"}, "-values"},
+	} {
+		cmd := exec.Command(exe, tc.args...)
+		cmd.Dir = t.TempDir()
+		b, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(b), tc.flag) {
+			t.Errorf("%v: exit %d, want 2 naming %s:\n%s", tc.args, code, tc.flag, b)
+		}
+		if entries, _ := os.ReadDir(cmd.Dir); len(entries) != 0 {
+			t.Errorf("%v: wrote %v before refusing", tc.args, entries)
+		}
+	}
+}

@@ -1,0 +1,181 @@
+package engines
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/writegc/writegc/internal/workload"
+)
+
+// ErrUsage wraps every bad engine option; the message names the flag.
+var ErrUsage = errors.New("usage")
+
+// ErrClosed is returned by Put after Close started.
+var ErrClosed = errors.New("engine closed")
+
+// Defaults of the engine options.
+const (
+	DefaultRistrettoBudget int64 = 256 << 20 // ristretto MaxCost, bytes
+	DefaultPebbleMemtables int   = 2         // Pebble's MemTableStopWritesThreshold default
+	DefaultBadgerMemtables int   = 5         // Badger's NumMemtables default
+)
+
+// Options are the peer engines' own settings, beyond what a gcstress
+// Scenario says. A plain value.
+type Options struct {
+	// RistrettoBudget is the cache's MaxCost in bytes (cost = key+value
+	// bytes), -ristretto-budget.
+	RistrettoBudget int64
+	// PebbleMemtables is Pebble's MemTableStopWritesThreshold: queued
+	// memtables before writes stall, -pebble-memtables.
+	PebbleMemtables int
+	// BadgerMemtables is Badger's NumMemtables, -badger-memtables.
+	BadgerMemtables int
+}
+
+// optFlag is one engine option: its flag name, environment variable and
+// usage text.
+type optFlag struct {
+	name, env, usage string
+	get              func(*Options) string
+	set              func(*Options, string) error
+}
+
+var optFlags = []optFlag{
+	{"ristretto-budget", "WRITEGC_PEERS_RISTRETTO_BUDGET", "ristretto: MaxCost in key+value bytes (e.g. 256MiB, 64MB)",
+		func(o *Options) string { return strconv.FormatInt(o.RistrettoBudget, 10) },
+		func(o *Options, s string) error { return parsePositive(s, &o.RistrettoBudget, 1<<20) }},
+	{"pebble-memtables", "WRITEGC_PEERS_PEBBLE_MEMTABLES", "pebble: memtables queued for flush before writes stall (MemTableStopWritesThreshold, 2..64)",
+		func(o *Options) string { return strconv.Itoa(o.PebbleMemtables) },
+		func(o *Options, s string) error { return parseInt(s, &o.PebbleMemtables, 2, 64) }},
+	{"badger-memtables", "WRITEGC_PEERS_BADGER_MEMTABLES", "badger: memtables kept in memory (NumMemtables, 1..64)",
+		func(o *Options) string { return strconv.Itoa(o.BadgerMemtables) },
+		func(o *Options, s string) error { return parseInt(s, &o.BadgerMemtables, 1, 64) }},
+}
+
+// DefaultOptions are the options with no flag and no environment.
+func DefaultOptions() Options {
+	return Options{RistrettoBudget: DefaultRistrettoBudget, PebbleMemtables: DefaultPebbleMemtables, BadgerMemtables: DefaultBadgerMemtables}
+}
+
+func parsePositive(s string, dst *int64, min int64) error {
+	n, err := workload.ParseSize(s)
+	if err != nil {
+		return err
+	}
+	if n < min {
+		return fmt.Errorf("%s is below the minimum %s", s, workload.FormatSize(min))
+	}
+	*dst = n
+	return nil
+}
+
+func parseInt(s string, dst *int, lo, hi int) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a whole number", s)
+	}
+	if n < lo || n > hi {
+		return fmt.Errorf("%d is outside %d..%d", n, lo, hi)
+	}
+	*dst = n
+	return nil
+}
+
+// OptionsFromEnv is DefaultOptions overridden by the environment variables
+// Export sets (the child's side). A malformed variable is an error wrapping
+// ErrUsage naming its flag.
+func OptionsFromEnv() (Options, error) {
+	o := DefaultOptions()
+	for _, f := range optFlags {
+		if v, ok := os.LookupEnv(f.env); ok {
+			if err := f.set(&o, v); err != nil {
+				return o, fmt.Errorf("%w: -%s (from %s): %v", ErrUsage, f.name, f.env, err)
+			}
+		}
+	}
+	return o, nil
+}
+
+// Export sets o in the process environment, which the scenarios' child
+// processes inherit. Not safe concurrently with other environment changes.
+func (o Options) Export() error {
+	for _, f := range optFlags {
+		if err := os.Setenv(f.env, f.get(&o)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// String is the options as flags, for logs.
+func (o Options) String() string {
+	parts := make([]string, len(optFlags))
+	for i, f := range optFlags {
+		parts[i] = "-" + f.name + "=" + f.get(&o)
+	}
+	return strings.Join(parts, " ")
+}
+
+// Usage is the engine options' help text, one flag per two lines as the
+// flag package prints them.
+func Usage() string {
+	var b strings.Builder
+	d := DefaultOptions()
+	for _, f := range optFlags {
+		fmt.Fprintf(&b, "  -%s value\n    \t%s (default %s)\n", f.name, f.usage, f.get(&d))
+	}
+	return b.String()
+}
+
+// SplitArgs takes the engine options out of args (-name value, -name=value,
+// with one or two dashes), starting from base, and returns the options and
+// the other arguments in order, for gcstress's command. A bad value or a
+// missing one is an error wrapping ErrUsage that names the flag. Arguments
+// after "--" are left alone.
+func SplitArgs(base Options, args []string) (Options, []string, error) {
+	o := base
+	rest := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		f, val, hasVal := matchFlag(a)
+		if f == nil {
+			rest = append(rest, a)
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return o, nil, fmt.Errorf("%w: -%s: missing value", ErrUsage, f.name)
+			}
+			i++
+			val = args[i]
+		}
+		if err := f.set(&o, val); err != nil {
+			return o, nil, fmt.Errorf("%w: -%s: %v", ErrUsage, f.name, err)
+		}
+	}
+	return o, rest, nil
+}
+
+// matchFlag finds the engine option arg names, with its inline value.
+func matchFlag(arg string) (f *optFlag, val string, hasVal bool) {
+	name, ok := strings.CutPrefix(arg, "-")
+	if !ok {
+		return nil, "", false
+	}
+	name = strings.TrimPrefix(name, "-")
+	name, val, hasVal = strings.Cut(name, "=")
+	for i := range optFlags {
+		if optFlags[i].name == name {
+			return &optFlags[i], val, hasVal
+		}
+	}
+	return nil, "", false
+}

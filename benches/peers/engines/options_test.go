@@ -1,0 +1,49 @@
+package engines
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestSplitArgs(t *testing.T) {
+	o, rest, err := SplitArgs(DefaultOptions(), []string{"-kinds", "ristretto", "-ristretto-budget", "64MB",
+		"--pebble-memtables=4", "-values", "100", "-badger-memtables=3", "--", "-ristretto-budget", "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Options{RistrettoBudget: 64 << 20, PebbleMemtables: 4, BadgerMemtables: 3}
+	if o != want {
+		t.Errorf("options %+v, want %+v", o, want)
+	}
+	if w := []string{"-kinds", "ristretto", "-values", "100", "--", "-ristretto-budget", "x"}; !slices.Equal(rest, w) {
+		t.Errorf("rest %q, want %q", rest, w)
+	}
+	for _, bad := range [][]string{{"-ristretto-budget", "x"}, {"-ristretto-budget"}, {"-pebble-memtables=0"}, {"-badger-memtables", "65"}} {
+		_, _, err := SplitArgs(DefaultOptions(), bad)
+		name := strings.SplitN(strings.TrimLeft(bad[0], "-"), "=", 2)[0]
+		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "-"+name) {
+			t.Errorf("%q: err %v, want ErrUsage naming -%s", bad, err, name)
+		}
+	}
+}
+
+// TestExportReachesOptionsFromEnv: what the parent exports, a child reads.
+func TestExportReachesOptionsFromEnv(t *testing.T) {
+	for _, f := range optFlags {
+		t.Setenv(f.env, "") // restored after the test
+	}
+	want := Options{RistrettoBudget: 32 << 20, PebbleMemtables: 3, BadgerMemtables: 2}
+	if err := want.Export(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := OptionsFromEnv()
+	if err != nil || got != want {
+		t.Fatalf("OptionsFromEnv() = %+v, %v; want %+v", got, err, want)
+	}
+	t.Setenv("WRITEGC_PEERS_PEBBLE_MEMTABLES", "many")
+	if _, err := OptionsFromEnv(); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "-pebble-memtables") {
+		t.Fatalf("bad environment: err %v", err)
+	}
+}
