@@ -62,11 +62,12 @@ const (
 	mTotalMem   = "/memory/classes/total:bytes"
 	mAllocBytes = "/gc/heap/allocs:bytes"
 	mAllocObjs  = "/gc/heap/allocs:objects"
+	mLiveObjs   = "/gc/heap/objects:objects"
 )
 
 var names = []string{mCPUTotal, mCPUIdle, mGCTotal, mGCIdle, mGCAssist, mGCDedic, mGCPause,
 	mCycles, mPauses, mHeapLive, mHeapGoal, mMemLimit, mLimiter, mHeapUnused, mHeapObj, mTotalMem,
-	mAllocBytes, mAllocObjs}
+	mAllocBytes, mAllocObjs, mLiveObjs}
 
 // Snapshot is one reading of the collector's counters: cumulative counters
 // (CPU, cycles, allocations, pauses) to subtract with [Sub], and levels
@@ -80,7 +81,12 @@ type Snapshot struct {
 	LimiterLastEnabled                 uint64 // GC cycle in which the limiter was last on
 	HeapUnused, HeapObjects, TotalMem  uint64 // bytes (heap unused = fragmentation)
 	AllocBytes, AllocObjects           uint64 // cumulative
-	Pauses                             Histogram
+	// LiveObjects is the heap's object count: those marked live by the
+	// last GC plus those allocated since (runtime/metrics'
+	// /gc/heap/objects:objects). Right after runtime.GC() it is the live
+	// count, the figure behind objects/entry.
+	LiveObjects uint64
+	Pauses      Histogram
 }
 
 // Reader reads Snapshots, reusing its buffers. It is not safe for
@@ -146,6 +152,8 @@ func (r *Reader) Read() Snapshot {
 				s.AllocBytes = v
 			case mAllocObjs:
 				s.AllocObjects = v
+			case mLiveObjs:
+				s.LiveObjects = v
 			}
 		case metrics.KindFloat64Histogram:
 			h := m.Value.Float64Histogram()

@@ -145,3 +145,17 @@ func (e *Ristretto) Notes() map[string]float64 {
 	defer e.g.mu.Unlock()
 	return e.notes
 }
+
+// Held waits for the cache to apply its buffered Sets and returns the
+// entries it holds (added minus evicted): the denominator of a per-entry
+// figure, since the cache may drop or evict what Put offered. Safe for
+// concurrent use; 0 after Close.
+func (e *Ristretto) Held() int64 {
+	if !e.g.enter() {
+		return 0
+	}
+	defer e.g.leave()
+	e.cache.Wait()
+	m := e.cache.Metrics
+	return int64(m.KeysAdded()) - int64(m.KeysEvicted())
+}
