@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Reproduces results/peers (issue 13): writegc's kinds beside Pebble, Badger and
+# ristretto under the same harness. Run from the repo root on a quiet machine
+# (uptime load below 0.5, nothing else running):
+#   results/peers/run.sh          (PARTS="stress hog explain held ingest")
+# Parts:
+#   stress   make stress-peers: the addendum matrix (10 B-10 KB) and the failure
+#            scenario, six kinds (stress/, stress.txt)
+#   hog      the failure scenario again beside two busy loops: the verdicts must
+#            not move with the machine's load (failure-hog/, failure-hog.txt)
+#   explain  100 B, 1M keys, six kinds, with CPU, allocation and heap profiles:
+#            an explain account per engine (explain-100B/, explain-100B.txt)
+#   held     BenchmarkHeld: live objects and bytes per entry each engine keeps
+#            on the Go heap, 5 runs (held.txt)
+#   ingest   benches/peers/ratio.sh: Pebble DB.Set vs writegc's buffered path,
+#            interleaved, 10 rounds (ingest.txt, ingest.txt.benchstat)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+R=$PWD/results/peers
+PARTS=${PARTS:-stress hog explain held ingest}
+KINDS=heap,arena,offheap,pebble,badger,ristretto
+bin=/tmp/writegc-gcstress-peers
+(cd benches/peers && go build -o $bin ./cmd/gcstress-peers && go test -c -o /tmp/writegc-peers.test .)
+state=$(mktemp)
+hogs=()
+stop_hogs() { for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done; hogs=(); }
+trap 'stop_hogs; rm -f "$state"' EXIT
+start_hogs() { for _ in 1 2; do (while :; do :; done) & hogs+=($!); done; sleep 1; }
+
+# run NAME ARGS...: one gcstress-peers run into $R/NAME, with the machine
+# header and what it printed in $R/NAME.txt.
+run() {
+	local name=$1
+	shift
+	{
+		scripts/machine-header start "$state"
+		echo "command: gcstress-peers $* -out results/peers/$name -replace-out"
+		echo
+		(cd benches/peers && $bin "$@" -out "$R/$name" -replace-out 2>"$R/$name.progress.txt")
+		echo
+		scripts/machine-header end "$state"
+	} >"$R/$name.txt"
+	gzip -f "$R/$name/samples.jsonl"
+}
+
+for part in $PARTS; do
+	case $part in
+	stress)
+		# the flags of `make stress-peers`, read from the Makefile
+		flags=$(sed -n '/gcstress-peers -kinds/,/-out/p' Makefile | tr -d '\\\t' | tr '\n' ' ' |
+			sed 's/.*gcstress-peers //; s/-out .*//')
+		# shellcheck disable=SC2086
+		run stress $flags
+		;;
+	hog)
+		start_hogs
+		run failure-hog -kinds $KINDS -scenario failure
+		stop_hogs
+		;;
+	explain)
+		run explain-100B -kinds $KINDS -scenario matrix -values 100 -keys 1M -profile cpu,allocs,heap
+		;;
+	held)
+		{
+			scripts/machine-header start "$state"
+			grep -E 'objects/entry|live-B/entry|fullgc-ns' scripts/units.txt
+			/tmp/writegc-peers.test -test.run '^$' -test.bench '^BenchmarkHeld$' -test.benchtime 1x -test.count 5 |
+				grep -E '^Benchmark|^(goos|goarch|pkg|cpu):'
+			scripts/machine-header end "$state"
+		} >"$R/held.txt"
+		go tool benchstat -col /kind "$R/held.txt" >"$R/held.txt.benchstat"
+		;;
+	ingest)
+		benches/peers/ratio.sh "$R/ingest.txt"
+		;;
+	esac
+done
