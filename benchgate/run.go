@@ -59,7 +59,7 @@ type RunConfig struct {
 	// (calibration builds the head with "gateslow").
 	Tags, HeadTags string
 	// BaseEnv and HeadEnv are added to the environment of the benchmark
-	// binaries of each side ("WRITEGC_SLOWDOWN_NS=...").
+	// binaries of each side ("WRITEGC_SLOWDOWN_SPINS=...").
 	BaseEnv, HeadEnv []string
 	// OutDir receives base.txt and head.txt (created if needed); "" means a
 	// new temporary directory, which Run leaves in place and reports.
