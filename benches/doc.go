@@ -20,5 +20,10 @@
 //   - Cases that need more memory than the budget skip with the reason;
 //     large cases skip under -short so `make test` stays fast.
 //   - Keys are 16 random bytes generated before the timer starts into one
-//     flat buffer, so the harness adds no pointers of its own.
+//     flat buffer, so the harness adds no pointers of its own. Values are
+//     generated before the timer too: BenchmarkPut passes one buffer,
+//     BenchmarkPutRecycled rotates eight (as BenchmarkMemmove's copies do).
+//   - BenchmarkPut's first memtable starts on fresh memory (its cost is
+//     in the figure); BenchmarkPutRecycled fills and closes one memtable
+//     before the timer, so the arena kinds write recycled chunks only.
 package benches
