@@ -49,9 +49,8 @@
 //     Get are valid until Close; one returned by a Get that races with Close
 //     must not be read after Close returns.
 //   - Size charges payload plus overhead: for the arena kinds the bytes
-//     allocated (node and tower, worst-case alignment, the key-and-value
-//     record with its header, and the records of overwrites, which copy the
-//     key too); for heap and btree the object sizes before malloc size-class
+//     allocated (node and tower, the key-and-value record with its header,
+//     and the records of overwrites, which copy the key too); for heap and btree the object sizes before malloc size-class
 //     rounding.
 //   - The skiplist only grows: an overwritten value's old bytes stay in the
 //     arena until the memtable is closed, as in MSLAB.
