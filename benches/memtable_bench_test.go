@@ -189,6 +189,10 @@ func BenchmarkPutRecycled(b *testing.B) {
 	for _, value := range []int64{100, 10 << 10} {
 		for _, kind := range []string{"arena", "offheap"} {
 			b.Run(caseName(kind, value, keys), func(b *testing.B) {
+				skipLarge(b, keys, value)
+				if testing.Short() && value > 1<<10 {
+					b.Skip("fills 1 GiB before the timer: skipped under -short")
+				}
 				vs := make([][]byte, putCopySources)
 				for i := range vs {
 					vs[i] = workload.Value(int(value))
