@@ -4,7 +4,9 @@
 #   - arena and offheap vs Badger's skl at 1M, 5M and 10M keys of 100 B, one goroutine
 #     (speed-ratios.txt: 1M and 5M every round, 10M in ROUNDS10M rounds);
 #   - arena vs offheap at 10 KB (100K keys, pooled chunks) with minflt/op,
-#     and BenchmarkMemmove's copy limits (speed-10kb.txt);
+#     and BenchmarkMemmove's copy limits (speed-10kb.txt); BenchmarkPutRecycled
+#     (the 10 KB Put on chunks the pool recycled, the first fill untimed) in
+#     the same rounds, against BenchmarkMemmove/size=10KB;
 #   - 1 vs 2 goroutines on one arena memtable (speed-parallel.txt).
 # Run from the repo root on a quiet machine: results/memtable/speed.sh   (ROUNDS=10)
 set -euo pipefail
@@ -30,6 +32,7 @@ for round in $(seq "$ROUNDS"); do
 		$P -test.run '^$' -test.bench '^BenchmarkPut$/kind=badger-skl/value=100B/keys=10M$' -test.benchtime 10000000x >>$R/speed-ratios.txt
 	fi
 	$B -test.run '^$' -test.bench '^BenchmarkPut$/kind=(arena|offheap)/value=10KB/keys=100K$' -test.benchtime 300000x >>$R/speed-10kb.txt
+	$B -test.run '^$' -test.bench '^BenchmarkPutRecycled$/kind=(arena|offheap)/value=10KB/keys=100K$' -test.benchtime 300000x >>$R/speed-10kb.txt
 	$B -test.run '^$' -test.bench '^BenchmarkMemmove$' -test.benchtime 200ms >>$R/speed-10kb.txt
 	$B -test.run '^$' -test.bench '^BenchmarkPutParallel$/kind=arena/' -test.benchtime 1000000x >>$R/speed-parallel.txt
 done
@@ -39,5 +42,6 @@ for f in speed-ratios speed-10kb speed-parallel; do
 done
 go tool benchstat -ignore pkg -col /kind -row /keys $R/speed-ratios.txt >$R/benchstat-speed-ratios.txt
 go tool benchstat -col /kind -filter '.name:Put' $R/speed-10kb.txt >$R/benchstat-speed-10kb.txt
+go tool benchstat -col /kind -filter '.name:PutRecycled' $R/speed-10kb.txt >>$R/benchstat-speed-10kb.txt
 go tool benchstat -filter '.name:Memmove' $R/speed-10kb.txt >>$R/benchstat-speed-10kb.txt
 go tool benchstat -col /goroutines $R/speed-parallel.txt >$R/benchstat-speed-parallel.txt
