@@ -2,14 +2,17 @@
 # Reproduces results/peers (issue 13): writegc's kinds beside Pebble, Badger and
 # ristretto under the same harness. Run from the repo root on a quiet machine
 # (uptime load below 0.5, nothing else running):
-#   results/peers/run.sh          (PARTS="stress hog explain held ingest")
+#   results/peers/run.sh          (PARTS="stress hog explain held ingest nocgo")
 # Parts:
 #   stress   make stress-peers: the addendum matrix (10 B-10 KB) and the failure
 #            scenario, six kinds (stress/, stress.txt)
 #   hog      the failure scenario again beside two busy loops: the verdicts must
 #            not move with the machine's load (failure-hog/, failure-hog.txt)
-#   explain  100 B, 1M keys, six kinds, with CPU, allocation and heap profiles:
-#            an explain account per engine (explain-100B/, explain-100B.txt)
+#   explain  100 B, six kinds, 20 s each (10M keys at most), with CPU,
+#            allocation and heap profiles: an explain account per engine
+#            (explain-100B/, explain-100B.txt)
+#   nocgo    pebble built with CGO_ENABLED=0 (its manual memory on the Go heap):
+#            the matrix and the failure scenario (nocgo/, nocgo.txt)
 #   held     BenchmarkHeld: live objects and bytes per entry each engine keeps
 #            on the Go heap, 5 runs (held.txt)
 #   ingest   benches/peers/ratio.sh: Pebble DB.Set vs writegc's buffered path,
@@ -17,9 +20,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=$PWD/results/peers
-PARTS=${PARTS:-stress hog explain held ingest}
+PARTS=${PARTS:-stress hog explain held ingest nocgo}
 KINDS=heap,arena,offheap,pebble,badger,ristretto
-bin=/tmp/writegc-gcstress-peers
+bin=${bin:-/tmp/writegc-gcstress-peers}
 (cd benches/peers && go build -o $bin ./cmd/gcstress-peers && go test -c -o /tmp/writegc-peers.test .)
 state=$(mktemp)
 hogs=()
@@ -58,7 +61,14 @@ for part in $PARTS; do
 		stop_hogs
 		;;
 	explain)
-		run explain-100B -kinds $KINDS -scenario matrix -values 100 -keys 1M -profile cpu,allocs,heap
+		run explain-100B -kinds $KINDS -scenario matrix -values 100 -keys 10M -duration 20s -profile cpu,allocs,heap
+		;;
+	nocgo)
+		(cd benches/peers && CGO_ENABLED=0 go build -o $bin-nocgo ./cmd/gcstress-peers)
+		cgobin=$bin
+		bin=$bin-nocgo
+		run nocgo -kinds pebble -scenario matrix,failure -values 10B,100B,1KB,10KB -keys 2M,2M,1M,200K -duration 25s
+		bin=$cgobin
 		;;
 	held)
 		{
