@@ -73,3 +73,37 @@ func Parse(spec string) (spins [NumSites]uint64, err error) {
 	}
 	return spins, nil
 }
+
+// spinSink is written only when a spin's result hits an (in practice)
+// impossible value, so that the loop is not dead code and Spin stores
+// nothing shared.
+var spinSink uint64
+
+// Spin runs n steps of a dependency chain of one-cycle operations (adds and
+// xors), eight per loop iteration: its cost in cycles is fixed by n, with a
+// one-cycle grain, and the loop's trip count (n/8, then n%8) stays short
+// enough for the branch predictor to learn at the small counts that tiny
+// benchmarks need. It is Inject's work in a gateslow build, and
+// benchgate/internal/slowcal times it to place its fit's grid. Safe for
+// concurrent use.
+//
+//go:noinline
+func Spin(n uint64) {
+	x := n
+	for i := n / 8; i != 0; i-- {
+		x += i
+		x ^= i << 1
+		x += i << 2
+		x ^= i << 3
+		x += i << 4
+		x ^= i << 5
+		x += i << 6
+		x ^= i << 7
+	}
+	for i := n % 8; i != 0; i-- {
+		x += i
+	}
+	if x == 0x9e3779b97f4a7c15 {
+		spinSink = x
+	}
+}

@@ -31,6 +31,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/writegc/writegc/internal/slowdown"
 )
 
 func main() {
@@ -140,44 +142,13 @@ func parseNsOp(out string) (float64, error) {
 	return ns, nil
 }
 
-var spinSink uint64
-
-// spin is internal/slowdown's spin (slowdown_on.go), copied: nsPerSpin
-// times it here only to place the fit's grid, never to set the amount. It
-// runs n steps of a dependency chain of one-cycle operations (adds and
-// xors), eight per loop iteration: its cost in cycles is fixed by n, with a
-// one-cycle grain, and the loop's trip count (n/8, then n%8) stays short
-// enough for the branch predictor to learn at the small counts that tiny
-// benchmarks need.
-//
-//go:noinline
-func spin(n uint64) {
-	x := n
-	for i := n / 8; i != 0; i-- {
-		x += i
-		x ^= i << 1
-		x += i << 2
-		x ^= i << 3
-		x += i << 4
-		x ^= i << 5
-		x += i << 6
-		x ^= i << 7
-	}
-	for i := n % 8; i != 0; i-- {
-		x += i
-	}
-	if x == 0x9e3779b97f4a7c15 {
-		spinSink = x
-	}
-}
-
 // nsPerSpin is a rough cost of one spin iteration on this machine (best of 3).
 func nsPerSpin() float64 {
 	const n = 20_000_000
 	best := time.Duration(1 << 62)
 	for range 3 {
 		t := time.Now()
-		spin(n)
+		slowdown.Spin(n)
 		best = min(best, time.Since(t))
 	}
 	return max(float64(best.Nanoseconds())/n, 0.01)
