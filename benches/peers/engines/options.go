@@ -21,6 +21,11 @@ const (
 	DefaultRistrettoBudget int64 = 256 << 20 // ristretto MaxCost, bytes
 	DefaultPebbleMemtables int   = 2         // Pebble's MemTableStopWritesThreshold default
 	DefaultBadgerMemtables int   = 5         // Badger's NumMemtables default
+
+	// The bounds of -ristretto-budget: below 1 MiB a 10 KB entry barely
+	// fits; above 1 TiB is no budget this machine or its tests can hold.
+	MinRistrettoBudget int64 = 1 << 20
+	MaxRistrettoBudget int64 = 1 << 40
 )
 
 // Options are the peer engines' own settings, beyond what a gcstress
@@ -47,7 +52,9 @@ type optFlag struct {
 var optFlags = []optFlag{
 	{"ristretto-budget", "WRITEGC_PEERS_RISTRETTO_BUDGET", "ristretto: MaxCost in key+value bytes (e.g. 256MiB, 64MB)",
 		func(o *Options) string { return strconv.FormatInt(o.RistrettoBudget, 10) },
-		func(o *Options, s string) error { return parsePositive(s, &o.RistrettoBudget, 1<<20) }},
+		func(o *Options, s string) error {
+			return parseSize(s, &o.RistrettoBudget, MinRistrettoBudget, MaxRistrettoBudget)
+		}},
 	{"pebble-memtables", "WRITEGC_PEERS_PEBBLE_MEMTABLES", "pebble: memtables queued for flush before writes stall (MemTableStopWritesThreshold, 2..64)",
 		func(o *Options) string { return strconv.Itoa(o.PebbleMemtables) },
 		func(o *Options, s string) error { return parseInt(s, &o.PebbleMemtables, 2, 64) }},
@@ -61,13 +68,13 @@ func DefaultOptions() Options {
 	return Options{RistrettoBudget: DefaultRistrettoBudget, PebbleMemtables: DefaultPebbleMemtables, BadgerMemtables: DefaultBadgerMemtables}
 }
 
-func parsePositive(s string, dst *int64, min int64) error {
+func parseSize(s string, dst *int64, lo, hi int64) error {
 	n, err := workload.ParseSize(s)
 	if err != nil {
 		return err
 	}
-	if n < min {
-		return fmt.Errorf("%s is below the minimum %s", s, workload.FormatSize(min))
+	if n < lo || n > hi {
+		return fmt.Errorf("%s is outside %s..%s", s, workload.FormatSize(lo), workload.FormatSize(hi))
 	}
 	*dst = n
 	return nil

@@ -20,7 +20,7 @@ func TestSplitArgs(t *testing.T) {
 	if w := []string{"-kinds", "ristretto", "-values", "100", "--", "-ristretto-budget", "x"}; !slices.Equal(rest, w) {
 		t.Errorf("rest %q, want %q", rest, w)
 	}
-	for _, bad := range [][]string{{"-ristretto-budget", "x"}, {"-ristretto-budget"}, {"-pebble-memtables=0"}, {"-badger-memtables", "65"}} {
+	for _, bad := range [][]string{{"-ristretto-budget", "x"}, {"-ristretto-budget"}, {"-pebble-memtables=0"}, {"-badger-memtables", "65"}, {"-ristretto-budget", "2TiB"}, {"-ristretto-budget", "1KB"}} {
 		_, _, err := SplitArgs(DefaultOptions(), bad)
 		name := strings.SplitN(strings.TrimLeft(bad[0], "-"), "=", 2)[0]
 		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "-"+name) {
