@@ -21,11 +21,19 @@ import (
 // HeadEnv is added to the environment of the head's runs of this target only
 // (after RunConfig.HeadEnv): calibration slows each benchmark by its own
 // amount this way. A package and regexp listed twice keep the first
-// target's HeadEnv.
+// target's HeadEnv and Benchtime.
+//
+// Benchtime, when not empty, replaces RunConfig.Benchtime for this target's
+// runs on both sides. A fixed count ("200000x") is what a benchmark whose
+// cost per op depends on b.N needs (one that refills or replaces a table
+// every so many ops): with a duration, a slower head runs fewer ops, so a
+// different mix of them, and the two sides are no longer measuring the same
+// work.
 type Target struct {
-	Pkg     string
-	Bench   string
-	HeadEnv []string
+	Pkg       string
+	Bench     string
+	HeadEnv   []string
+	Benchtime string
 }
 
 // RunConfig configures Run. Only Base is required. A RunConfig is read, never
@@ -114,7 +122,32 @@ func (c RunConfig) validate() error {
 	case c.ProfileMax < 0:
 		return fmt.Errorf("%w: ProfileMax %d: want 0 (for 3) or more", ErrBadOption, c.ProfileMax)
 	}
+	if err := CheckBenchtime(c.Benchtime); err != nil {
+		return fmt.Errorf("%w: Benchtime: %v", ErrBadOption, err)
+	}
+	for _, t := range c.Targets {
+		if err := CheckBenchtime(t.Benchtime); err != nil {
+			return fmt.Errorf("%w: target %s:%s: Benchtime: %v", ErrBadOption, t.Pkg, t.Bench, err)
+		}
+	}
 	return nil
+}
+
+// CheckBenchtime accepts what -test.benchtime does: a positive duration
+// ("100ms") or a positive count written Nx ("5000x"), below 2^31; "" (the
+// testing package's default) is accepted too.
+func CheckBenchtime(s string) error {
+	if s == "" {
+		return nil
+	}
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		if v, err := strconv.ParseUint(n, 10, 31); err == nil && v > 0 {
+			return nil
+		}
+	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return nil
+	}
+	return fmt.Errorf("%q: want a positive duration (1s) or count (100x)", s)
 }
 
 // RunResult is what Run produced: the raw output files and their parse.
@@ -141,6 +174,7 @@ type binary struct {
 	dir        string // the package directory (the binary's working directory)
 	bench      string
 	headEnv    []string // the target's extra head environment
+	benchtime  string   // the target's -test.benchtime; "" means RunConfig's
 }
 
 // side is one tree (base or head) being measured.
@@ -454,7 +488,7 @@ func (s *side) build(ctx context.Context, targets []Target, binDir string) (note
 			}
 			if k := ip + "\x00" + t.Bench; bin != "" && s.bins[k] == nil {
 				s.order = append(s.order, k)
-				s.bins[k] = &binary{importPath: ip, path: bin, dir: pdir, bench: t.Bench, headEnv: t.HeadEnv}
+				s.bins[k] = &binary{importPath: ip, path: bin, dir: pdir, bench: t.Bench, headEnv: t.HeadEnv, benchtime: t.Benchtime}
 			}
 		}
 	}
@@ -467,6 +501,9 @@ func (b *binary) run(ctx context.Context, nice int, args, env []string, w io.Wri
 	var stdout, stderr bytes.Buffer
 	argv := append([]string{b.path}, args...)
 	argv = append(argv, "-test.bench", b.bench)
+	if b.benchtime != "" { // the last -test.benchtime wins
+		argv = append(argv, "-test.benchtime", b.benchtime)
+	}
 	if nice != 0 {
 		argv = append([]string{"nice", "-n", strconv.Itoa(nice)}, argv...)
 	}

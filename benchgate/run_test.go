@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -141,6 +142,43 @@ func TestRunSynthetic(t *testing.T) {
 		c.Base, c.Head, c.OutDir, c.AllowEmptyBase = "nobench", "fast", t.TempDir(), true
 		if _, err := Run(ctx, c); !errors.Is(err, ErrBaseEmpty) {
 			t.Errorf("err = %v, want ErrBaseEmpty", err)
+		}
+	})
+	t.Run("per-target benchtime", func(t *testing.T) {
+		// The target's 7x replaces the config's 3000x on both sides, and
+		// only for its own runs: every result line has 7 iterations.
+		c := cfg
+		c.Base, c.Head, c.OutDir, c.Count = "fast", "fast", t.TempDir(), 2
+		c.Targets = []Target{{Pkg: ".", Bench: "^BenchmarkWork$", Benchtime: "7x"}}
+		res, err := Run(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{res.BaseFile, res.HeadFile} {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, line := range strings.Split(string(raw), "\n") {
+				if fs := strings.Fields(line); len(fs) > 1 && strings.HasPrefix(fs[0], "BenchmarkWork") {
+					n++
+					if fs[1] != "7" {
+						t.Errorf("%s: %q: want 7 iterations (the target's benchtime)", f, line)
+					}
+				}
+			}
+			if n != 2 {
+				t.Errorf("%s: %d result lines, want 2", f, n)
+			}
+		}
+	})
+	t.Run("bad target benchtime", func(t *testing.T) {
+		c := cfg
+		c.Base = "fast"
+		c.Targets = []Target{{Pkg: ".", Bench: ".", Benchtime: "0x"}}
+		if _, err := Run(ctx, c); !errors.Is(err, ErrBadOption) {
+			t.Errorf("err = %v, want ErrBadOption", err)
 		}
 	})
 	t.Run("unknown revision", func(t *testing.T) {

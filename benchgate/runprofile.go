@@ -132,6 +132,7 @@ func (s *side) profile(ctx context.Context, cfg RunConfig, name, cpu, mem string
 		args = append(args, "-test.benchmem")
 	}
 	bb := *b
+	bb.benchtime = "" // profiles run for ProfileBenchtime, whatever the rounds used
 	bb.bench = benchRegexp(name, gomaxprocsOf(append(os.Environ(), env...)))
 	names, err := bb.run(ctx, cfg.Nice, args, env, io.Discard)
 	if err != nil {

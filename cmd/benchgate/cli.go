@@ -24,7 +24,7 @@ var errHelp = flag.ErrHelp
 const usage = `usage:
   benchgate compare [-alpha 0.01] [-threshold 10%] [-thresholds FILE] [-accept FILE]
                     [-allow-cross-machine] [-markdown FILE] [-lenient] OLD NEW
-  benchgate run -base REF|auto [-head REF] [-bench RE] [-pkgs ./a,./b] [-target 'PKG:RE [K=V ...]' ...]
+  benchgate run -base REF|auto [-head REF] [-bench RE] [-pkgs ./a,./b] [-target 'PKG:RE[@T] [K=V ...]' ...]
                 [-count 10] [-benchtime T] [-tags T] [-head-tags T] [-head-env K=V ...]
                 [-units FILE] [-out DIR] [-allow-empty-base] [-nice N]
                 [-profiles=true] [-profile-benchtime 1s] [compare flags]
@@ -163,20 +163,11 @@ func setTargets(cfg *benchgate.RunConfig, pkgs string, targets, headEnv, baseEnv
 	}
 	cfg.HeadEnv, cfg.BaseEnv = headEnv, baseEnv
 	for _, t := range targets {
-		f := strings.Fields(t)
-		if len(f) == 0 {
-			return fmt.Errorf("-target %q: want 'PKG:REGEXP [K=V ...]'", t)
+		tg, err := parseTarget(t)
+		if err != nil {
+			return err
 		}
-		pkg, re, ok := strings.Cut(f[0], ":")
-		if !ok || pkg == "" || re == "" {
-			return fmt.Errorf("-target %q: want 'PKG:REGEXP [K=V ...]'", t)
-		}
-		for _, kv := range f[1:] {
-			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-				return fmt.Errorf("-target %q: %q: want K=V after the regexp", t, kv)
-			}
-		}
-		cfg.Targets = append(cfg.Targets, benchgate.Target{Pkg: pkg, Bench: re, HeadEnv: f[1:]})
+		cfg.Targets = append(cfg.Targets, tg)
 	}
 	for _, p := range strings.Split(pkgs, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -186,22 +177,43 @@ func setTargets(cfg *benchgate.RunConfig, pkgs string, targets, headEnv, baseEnv
 	return nil
 }
 
+// parseTarget reads a -target value: 'PKG:REGEXP[@BENCHTIME] [K=V ...]'. The
+// part after the regexp's last '@' is the target's own -test.benchtime when it
+// reads as one ("200000x", "50ms"); otherwise the '@' belongs to the regexp.
+func parseTarget(t string) (benchgate.Target, error) {
+	const want = "want 'PKG:REGEXP[@BENCHTIME] [K=V ...]'"
+	f := strings.Fields(t)
+	if len(f) == 0 {
+		return benchgate.Target{}, fmt.Errorf("-target %q: %s", t, want)
+	}
+	pkg, re, ok := strings.Cut(f[0], ":")
+	if !ok || pkg == "" || re == "" {
+		return benchgate.Target{}, fmt.Errorf("-target %q: %s", t, want)
+	}
+	var bt string
+	if i := strings.LastIndexByte(re, '@'); i >= 0 && benchgate.CheckBenchtime(re[i+1:]) == nil && re[i+1:] != "" {
+		re, bt = re[:i], re[i+1:]
+		if re == "" {
+			return benchgate.Target{}, fmt.Errorf("-target %q: empty regexp before @%s", t, bt)
+		}
+	}
+	for _, kv := range f[1:] {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return benchgate.Target{}, fmt.Errorf("-target %q: %q: want K=V after the regexp", t, kv)
+		}
+	}
+	return benchgate.Target{Pkg: pkg, Bench: re, HeadEnv: f[1:], Benchtime: bt}, nil
+}
+
 func checkBenchtime(s string) error { return checkBenchtimeFlag("-benchtime", s) }
 
 // checkBenchtimeFlag accepts what -test.benchtime does: a positive duration
 // or a positive count written Nx; "" leaves the testing package's default.
 func checkBenchtimeFlag(flagName, s string) error {
-	if s == "" {
-		return nil
+	if err := benchgate.CheckBenchtime(s); err != nil {
+		return fmt.Errorf("%s %v", flagName, err)
 	}
-	if n, ok := strings.CutSuffix(s, "x"); ok {
-		if v, err := strconv.ParseUint(n, 10, 31); err == nil && v > 0 {
-			return nil
-		}
-	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
-		return nil
-	}
-	return fmt.Errorf("%s %q: want a positive duration (1s) or count (100x)", flagName, s)
+	return nil
 }
 
 // maxUnitsBytes bounds the -units file: a few Unit lines, not a data set.
@@ -334,7 +346,7 @@ func (r *runFlags) register(fs *flag.FlagSet) {
 	cfg := &r.cfg
 	fs.StringVar(&cfg.Bench, "bench", ".", "benchmark regexp (-test.bench) for the -pkgs packages")
 	fs.StringVar(&r.pkgs, "pkgs", "./...", "comma-separated package patterns")
-	fs.Var(&r.targets, "target", "`'PKG:REGEXP [K=V ...]'` to run (repeatable; replaces -pkgs and -bench); K=V pairs are added to that target's head runs only")
+	fs.Var(&r.targets, "target", "`'PKG:REGEXP[@BENCHTIME] [K=V ...]'` to run (repeatable; replaces -pkgs and -bench); @BENCHTIME (200000x, 50ms) replaces -benchtime for this target; K=V pairs are added to that target's head runs only")
 	fs.StringVar(&cfg.Benchtime, "benchtime", "", "-test.benchtime per run: a positive duration or count Nx (default: the testing package's 1s)")
 	fs.BoolVar(&cfg.Benchmem, "benchmem", true, "report B/op and allocs/op")
 	fs.StringVar(&cfg.Tags, "tags", "", "build tags for both sides")

@@ -85,10 +85,29 @@ func TestCLICalibrateAndRunFlags(t *testing.T) {
 		{[]string{"calibrate", "-o", "x", "-target", "./a:^B$ =x"}, "-target"},
 		{[]string{"run", "-base", "auto", "-profile-benchtime", "soon"}, "-profile-benchtime"},
 		{[]string{"run", "-base", "auto", "-target", "./a:^B$ NOVALUE"}, `"NOVALUE": want K=V`},
+		{[]string{"run", "-base", "auto", "-target", "./a:@100x"}, "empty regexp"},
 	} {
 		code, _, errOut := cli(t, tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 containing %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+func TestParseTargetBenchtime(t *testing.T) {
+	for _, tc := range []struct {
+		in, re, bt string
+		env        int
+	}{
+		{"./a:^B$", "^B$", "", 0},
+		{"./a:^B$@200000x", "^B$", "200000x", 0},
+		{"./a:^B$/^k=v$@50ms K=V", "^B$/^k=v$", "50ms", 1},
+		{"./a:^B@x$", "^B@x$", "", 0},   // not a benchtime: the '@' is the regexp's
+		{"./a:^B$@0x", "^B$@0x", "", 0}, // 0x is no benchtime either
+	} {
+		tg, err := parseTarget(tc.in)
+		if err != nil || tg.Bench != tc.re || tg.Benchtime != tc.bt || len(tg.HeadEnv) != tc.env || tg.Pkg != "./a" {
+			t.Errorf("parseTarget(%q) = %+v, %v; want regexp %q benchtime %q", tc.in, tg, err, tc.re, tc.bt)
 		}
 	}
 }
