@@ -31,21 +31,25 @@ func init() {
 //
 // record is the handle of the node's current record. An overwrite copies the
 // key and the new value into a new record and swaps the handle, so readers
-// see the old or the new record whole. Nodes hold only what a search reads:
-// with 16-byte keys and 100-byte values a node is about 29 bytes (8 + 8 per
-// level, 2.67 levels on average) instead of the ~150 of a node that holds
-// its key and value, so the nodes a search visits (one cache miss each, the
-// cost of an insert) are spread over a fifth of the pages and cache lines,
-// and more of the upper levels of the list stay cached and in the TLB. A Get
-// still touches two places, the node and its record, as before (the node's
-// header, then its value). Each tower entry is a link word naming the next
-// node at that level: its high 32 bits are the first four bytes of that
-// node's key (keyPrefix), its low 32 bits the node's compact address in the
-// node arena (chunk index + 1 and offset / 8, packed by the chunk size). A
-// search compares against the prefix in the link and touches the next node
-// only to move onto it, or to read its key through its record to break a
-// prefix tie. Nothing here is a Go pointer: the collector never looks inside
-// a chunk.
+// see the old or the new record whole. A Put of a large value (putLarge in
+// skiplist.go) allocates its record before its node and fills the value in
+// while it searches; the record is the same, and an overwrite then takes it
+// as the new record rather than copying the value again.
+//
+// Nodes hold only what a search reads: with 16-byte keys and 100-byte values
+// a node is about 29 bytes (8 + 8 per level, 2.67 levels on average) instead
+// of the ~150 of a node that holds its key and value, so the nodes a search
+// visits (one cache miss each, the cost of an insert) are spread over a
+// fifth of the pages and cache lines, and more of the upper levels of the
+// list stay cached and in the TLB. A Get still touches two places, the node
+// and its record, as before (the node's header, then its value). Each tower
+// entry is a link word naming the next node at that level: its high 32 bits
+// are the first four bytes of that node's key (keyPrefix), its low 32 bits
+// the node's compact address in the node arena (chunk index + 1 and offset /
+// 8, packed by the chunk size). A search compares against the prefix in the
+// link and touches the next node only to move onto it, or to read its key
+// through its record to break a prefix tie. Nothing here is a Go pointer:
+// the collector never looks inside a chunk.
 //
 // Limits: compact addresses are 32 bits of 8-byte units, so one memtable
 // addresses at most 32 GiB of node chunks (with 2 MiB chunks: 16383 chunks);
@@ -88,24 +92,44 @@ func (s arenaStore) word(l uint64, off uintptr) *uint64 {
 	return (*uint64)(unsafe.Add(s.ptr(l), off))
 }
 
-// newRecord copies key and value into a new record of the record arena.
-func (s arenaStore) newRecord(key, value []byte) (arena.Handle, int64, error) {
+// newRecord allocates a record for key and value in the record arena and
+// writes its header and key; the value's bytes, returned, are the caller's
+// to copy (putLarge copies them while it searches).
+func (s arenaStore) newRecord(key, value []byte) (arena.Handle, []byte, int64, error) {
 	rec, b, err := s.va.AllocBytes(recordHdr + len(key) + len(value))
 	if err != nil {
-		return 0, 0, err
+		return 0, nil, 0, err
 	}
 	binary.LittleEndian.PutUint32(b, uint32(len(key)))
 	binary.LittleEndian.PutUint32(b[4:], uint32(len(value)))
 	copy(b[recordHdr:], key)
-	copy(b[recordHdr+len(key):], value)
-	return rec, int64(len(b)), nil
+	return rec, b[recordHdr+len(key):], int64(len(b)), nil
 }
 
-func (s arenaStore) newNode(key, value []byte, height int) (uint64, int64, error) {
-	rec, charged, err := s.newRecord(key, value)
+// copyRecord is a new record holding copies of key and value.
+func (s arenaStore) copyRecord(key, value []byte) (arena.Handle, int64, error) {
+	rec, dst, charged, err := s.newRecord(key, value)
 	if err != nil {
 		return 0, 0, err
 	}
+	copy(dst, value)
+	return rec, charged, nil
+}
+
+func (s arenaStore) newNode(key, value []byte, height int) (uint64, int64, error) {
+	rec, charged, err := s.copyRecord(key, value)
+	if err != nil {
+		return 0, 0, err
+	}
+	n, size, err := s.newNodeAt(key, rec, height)
+	if err != nil {
+		return 0, charged, err // the record stays allocated: charge it
+	}
+	return n, charged + size, nil
+}
+
+// newNodeAt allocates a node pointing at record rec, whose key is key.
+func (s arenaStore) newNodeAt(key []byte, rec arena.Handle, height int) (uint64, int64, error) {
 	// Every allocation of the node arena is a node, a multiple of 8 bytes,
 	// and chunks start 8-byte aligned (arena: mmap'd pages or Go heap
 	// objects of at least 16 bytes), so plain bump allocation keeps every
@@ -131,7 +155,7 @@ func (s arenaStore) newNode(key, value []byte, height int) (uint64, int64, error
 	// it), and a locked store would wait for the record's lines to be
 	// written.
 	*(*uint64)(p) = uint64(rec)
-	return uint64(keyPrefix(key))<<32 | c, charged + int64(size), nil
+	return uint64(keyPrefix(key))<<32 | c, int64(size), nil
 }
 
 func (s arenaStore) next(n uint64, level int) uint64 {
@@ -176,12 +200,17 @@ func (s arenaStore) entry(n uint64) ([]byte, []byte) {
 // setValue puts a copy of n's key and of value in a new record and swaps
 // n's record handle to it.
 func (s arenaStore) setValue(n uint64, value []byte) (int64, error) {
-	rec, charged, err := s.newRecord(s.key(n), value)
+	rec, charged, err := s.copyRecord(s.key(n), value)
 	if err != nil {
 		return 0, err
 	}
-	atomic.StoreUint64(s.word(n, offRecord), uint64(rec))
+	s.setRecord(n, rec)
 	return charged, nil
+}
+
+// setRecord swaps n's record handle to rec, whose key is n's.
+func (s arenaStore) setRecord(n uint64, rec arena.Handle) {
+	atomic.StoreUint64(s.word(n, offRecord), uint64(rec))
 }
 
 // arenaTable is the "arena" and "offheap" kinds: the skiplist over arena
@@ -195,7 +224,7 @@ func (s arenaStore) setValue(n uint64, value []byte) (int64, error) {
 // before it drops the table's reference, and those that start after it
 // return ErrClosed or nothing without touching the chunks.
 type arenaTable struct {
-	sl        skiplist[uint64, arenaStore]
+	sl        skiplist[uint64, arena.Handle, arenaStore]
 	a, va     *arena.Arena // nodes, records
 	guard     opGuard
 	closeOnce sync.Once

@@ -26,7 +26,11 @@
 // nodeStore (heap.go, arenatable.go), so their benchmarks differ only in
 // memory layout. BenchmarkSearch in this package measures the generic search
 // against a hand-specialised copy for the arena layout (see results/memtable
-// for the figure).
+// for the figure). Values of 2 KiB or more take putLarge's path in the same
+// algorithm: the record is made before the search and the value copied into
+// it in pieces between the search's loads, so the copy streams while the
+// search waits on cache misses; the node then points at that record, or an
+// existing key's value is swapped to it, so the value is still copied once.
 //
 // Invariants shared by every kind:
 //   - Put copies key and value; the caller may reuse its buffers at once.
@@ -50,8 +54,10 @@
 //     must not be read after Close returns.
 //   - Size charges payload plus overhead: for the arena kinds the bytes
 //     allocated (node and tower, the key-and-value record with its header,
-//     and the records of overwrites, which copy the key too); for heap and btree the object sizes before malloc size-class
-//     rounding.
+//     and the records of overwrites, which copy the key too); for heap and
+//     btree the object sizes before malloc size-class rounding. A Put that
+//     fails after it allocated (ErrFull) leaves what it allocated charged,
+//     as is a node abandoned to a concurrent insert of the same key.
 //   - The skiplist only grows: an overwritten value's old bytes stay in the
 //     arena until the memtable is closed, as in MSLAB.
 package memtable

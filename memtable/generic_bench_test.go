@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/writegc/writegc/arena"
+
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -11,7 +13,7 @@ import (
 // parameters), to measure what sharing one generic algorithm between the
 // heap and arena layouts costs. It must stay a faithful copy of get and
 // findSplice.
-func getDirect(s *skiplist[uint64, arenaStore], key []byte) ([]byte, bool) {
+func getDirect(s *skiplist[uint64, arena.Handle, arenaStore], key []byte) ([]byte, bool) {
 	st := s.store
 	kp := keyPrefix(key)
 	x := s.head

@@ -40,6 +40,23 @@ func (heapStore) newNode(key, value []byte, height int) (*heapNode, int64, error
 	return n, heapNodeBytes + int64(8*height+len(key)) + 24 + int64(len(value)), nil
 }
 
+// newRecord is the heap layout's record: a value box and its value bytes,
+// two of the five objects of an entry (the key stays with the node, made by
+// newNodeAt). It copies the value itself, as it allocates it (boxValue):
+// memory Go does not fill as it allocates it comes zeroed, so leaving the
+// copy to putLarge would cost a second pass over it.
+func (heapStore) newRecord(_, value []byte) (*[]byte, []byte, int64, error) {
+	return boxValue(value), nil, 24 + int64(len(value)), nil
+}
+
+// newNodeAt makes the other three objects of an entry, around the value box
+// rec.
+func (heapStore) newNodeAt(key []byte, rec *[]byte, height int) (*heapNode, int64, error) {
+	n := &heapNode{key: append(make([]byte, 0, len(key)), key...), next: make([]atomic.Pointer[heapNode], height)}
+	n.val.Store(rec)
+	return n, heapNodeBytes + int64(8*height+len(key)), nil
+}
+
 func (heapStore) next(n *heapNode, level int) *heapNode { return n.next[level].Load() }
 func (heapStore) setNext(n *heapNode, level int, to *heapNode) {
 	n.next[level].Store(to)
@@ -57,10 +74,11 @@ func (heapStore) setValue(n *heapNode, value []byte) (int64, error) {
 	n.val.Store(boxValue(value))
 	return 24 + int64(len(value)), nil
 }
+func (heapStore) setRecord(n *heapNode, rec *[]byte) { n.val.Store(rec) }
 
 // heapTable is the "heap" kind: the skiplist over heap nodes.
 type heapTable struct {
-	sl     skiplist[*heapNode, heapStore]
+	sl     skiplist[*heapNode, *[]byte, heapStore]
 	closed atomic.Bool
 }
 
