@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Issue 16 item 2: on-heap chunks pre-faulted (arena.prefaultHeap) or not.
+# Interleaved in one run, ROUNDS rounds (order alternating each round):
+#   the benches binary of OLD (default HEAD~1, chunks fault on first touch) and of
+#   the working tree (pre-faulted), BenchmarkPut kind=arena 100 B at 1M and 5M keys,
+#   beside Badger's skl (peers module) in the same rounds.
+# Writes prefault-old.txt, prefault-new.txt (arena rows; new with the skl rows for
+# the ratio) and benchstat-prefault.txt. Run on a quiet machine from the repo root.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+R=results/memtable
+ROUNDS=${ROUNDS:-10}
+OLD=${OLD:-HEAD~1}
+tmp=$(mktemp -d)
+trap 'git worktree remove --force "$tmp/tree" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+git worktree add --detach -q "$tmp/tree" "$OLD"
+(cd "$tmp/tree" && go test -c -o "$tmp/old.test" ./benches)
+go test -c -o "$tmp/new.test" ./benches
+(cd benches/peers && go test -c -o "$tmp/peers.test" .)
+state=$tmp/state
+scripts/machine-header start "$state" >$R/prefault-new.txt
+{ echo "old-commit: $(git rev-parse "$OLD")"; cat $R/prefault-new.txt; } >$R/prefault-old.txt
+run() { # BINARY KEYS N OUT
+	(cd benches && "$1" -test.run '^$' -test.bench "^BenchmarkPut\$/kind=$2/value=100B/keys=$3\$" -test.benchtime "$4x") >>"$5"
+}
+for round in $(seq "$ROUNDS"); do
+	echo "round $round/$ROUNDS" >&2
+	for keys in 1M:1000000 5M:5000000; do
+		k=${keys%:*} n=${keys#*:}
+		if [ $((round % 2)) = 1 ]; then
+			run "$tmp/old.test" arena "$k" "$n" $R/prefault-old.txt
+			run "$tmp/new.test" arena "$k" "$n" $R/prefault-new.txt
+		else
+			run "$tmp/new.test" arena "$k" "$n" $R/prefault-new.txt
+			run "$tmp/old.test" arena "$k" "$n" $R/prefault-old.txt
+		fi
+		(cd benches/peers && "$tmp/peers.test" -test.run '^$' -test.bench "^BenchmarkPut\$/kind=badger-skl/value=100B/keys=$k\$" -test.benchtime "${n}x") >>$R/prefault-new.txt
+	done
+done
+for f in prefault-old prefault-new; do
+	scripts/machine-header end "$state" >>$R/$f.txt
+	grep "^Unit" scripts/units.txt >>$R/$f.txt
+done
+{
+	echo "# arena 100 B, chunks faulting on first touch (old) vs pre-faulted (new)"
+	go tool benchstat -ignore pkg -filter '/kind:arena' old=$R/prefault-old.txt new=$R/prefault-new.txt
+	echo
+	echo "# pre-faulted arena vs Badger skl, same rounds"
+	go tool benchstat -ignore pkg -col /kind -row /keys $R/prefault-new.txt
+} >$R/benchstat-prefault.txt
+cat $R/benchstat-prefault.txt
