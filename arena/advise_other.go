@@ -11,3 +11,6 @@ func adviseHuge([]byte) {}
 
 // prefault does nothing outside Linux: pages fault on first touch.
 func prefault([]byte) {}
+
+// prefaultHeap does nothing outside Linux: pages fault on first touch.
+func prefaultHeap([]byte) {}

@@ -100,7 +100,9 @@ func (p *Pool) newChunk(n int, jumbo bool) (*chunk, error) {
 		p.mapped.Add(int64(n))
 		return newChunk(b, true, jumbo), nil
 	}
-	return newChunk(heapSource(n), false, jumbo), nil
+	b := heapSource(n)
+	prefaultHeap(b)
+	return newChunk(b, false, jumbo), nil
 }
 
 // free gives a chunk's memory back. With invariants, an on-heap chunk is

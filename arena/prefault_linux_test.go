@@ -62,3 +62,40 @@ func TestOffHeapChunkPrefaulted(t *testing.T) {
 		t.Errorf("writing a fresh %d-byte chunk took %d page faults, want nearly none", len(c.buf), n)
 	}
 }
+
+// TestHeapChunkPrefaulted is TestOffHeapChunkPrefaulted for an on-heap chunk:
+// a new chunk is a Go heap object whose pages the pool pre-faults, so writing
+// it takes (nearly) no faults. GC is off meanwhile so that the heap does not
+// hand the chunk pages another object just dirtied, which would hide a
+// missing pre-fault.
+func TestHeapChunkPrefaulted(t *testing.T) {
+	if invariants {
+		t.Skip("race and invariants builds fault on their own bookkeeping")
+	}
+	if _, ok := minorFaults(); !ok {
+		t.Skip("no /proc/self/stat on this system")
+	}
+	if noPopulate.Load() {
+		t.Skip("this system cannot pre-fault (MADV_POPULATE_WRITE, Linux 5.14+)")
+	}
+	p, err := NewPool(PoolOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for range 4 { // several chunks: at least one is fresh memory from the kernel
+		c, err := p.get()
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, _ := minorFaults()
+		for i := 0; i < len(c.buf); i += 4 << 10 {
+			c.buf[i] = 1
+		}
+		after, _ := minorFaults()
+		if n := after - before; n > 64 {
+			t.Errorf("writing a new %d-byte on-heap chunk took %d page faults, want nearly none", len(c.buf), n)
+		}
+		defer p.put(c)
+	}
+}
