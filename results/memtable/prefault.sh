@@ -17,6 +17,8 @@ git worktree add --detach -q "$tmp/tree" "$OLD"
 (cd "$tmp/tree" && go test -c -o "$tmp/old.test" ./benches)
 go test -c -o "$tmp/new.test" ./benches
 (cd benches/peers && go test -c -o "$tmp/peers.test" .)
+# Let the builds' load settle (at most 2 minutes) before measuring.
+for _ in $(seq 24); do awk '{exit !($1 < 0.5)}' /proc/loadavg && break; sleep 5; done
 state=$tmp/state
 scripts/machine-header start "$state" >$R/prefault-new.txt
 { echo "old-commit: $(git rev-parse "$OLD")"; cat $R/prefault-new.txt; } >$R/prefault-old.txt
