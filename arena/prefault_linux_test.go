@@ -52,13 +52,8 @@ func TestOffHeapChunkPrefaulted(t *testing.T) {
 	if noPopulate.Load() && hugePageSize() == 0 {
 		t.Skip("this system cannot pre-fault (MADV_POPULATE_WRITE, Linux 5.14+) and has no huge pages")
 	}
-	before, _ := minorFaults()
-	for i := 0; i < len(c.buf); i += 4 << 10 {
-		c.buf[i] = 1
-	}
-	after, _ := minorFaults()
 	// Other goroutines (the collector) may fault a few pages meanwhile.
-	if n := after - before; n > 64 {
+	if n := faultsWriting(c.buf); n > 64 {
 		t.Errorf("writing a fresh %d-byte chunk took %d page faults, want nearly none", len(c.buf), n)
 	}
 }
@@ -88,14 +83,20 @@ func TestHeapChunkPrefaulted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		before, _ := minorFaults()
-		for i := 0; i < len(c.buf); i += 4 << 10 {
-			c.buf[i] = 1
-		}
-		after, _ := minorFaults()
-		if n := after - before; n > 64 {
+		if n := faultsWriting(c.buf); n > 64 {
 			t.Errorf("writing a new %d-byte on-heap chunk took %d page faults, want nearly none", len(c.buf), n)
 		}
 		defer p.put(c)
 	}
+}
+
+// faultsWriting writes one byte per 4 KiB page of b and returns the minor
+// faults the process took meanwhile.
+func faultsWriting(b []byte) uint64 {
+	before, _ := minorFaults()
+	for i := 0; i < len(b); i += 4 << 10 {
+		b[i] = 1
+	}
+	after, _ := minorFaults()
+	return after - before
 }
