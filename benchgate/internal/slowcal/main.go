@@ -32,8 +32,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/internal/slowdown"
 )
+
+// maxRounds bounds -rounds and -verify, and maxPasses -passes: each round
+// is several benchmark runs, so larger values are typing mistakes that
+// would run for days.
+const maxRounds, maxPasses = 100, 20
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
@@ -75,8 +81,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("-base-bin, -head-bin, -bench and -site are required")
 	case cfg.pct <= 0 || cfg.rounds < 1 || cfg.verify < 1 || cfg.passes < 1 || cfg.tol < 0:
 		return errors.New("want -pct > 0, -tol >= 0, and -rounds, -verify, -passes >= 1")
+	case cfg.rounds > maxRounds || cfg.verify > maxRounds || cfg.passes > maxPasses:
+		return fmt.Errorf("want -rounds and -verify <= %d, -passes <= %d", maxRounds, maxPasses)
 	case fs.NArg() != 0:
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if err := benchgate.CheckBenchtime(r.benchtime); err != nil {
+		return fmt.Errorf("-benchtime %v", err)
 	}
 	cfg.nsPerSpin = nsPerSpin()
 	res, err := calibrate(func(s int) (float64, error) { return r.measure(ctx, s) }, cfg, stderr)
