@@ -61,6 +61,9 @@ type Arena struct {
 	// resolves a handle with one dependent load instead of three (table,
 	// chunk, base): a skiplist search resolves one per node it visits.
 	bases atomic.Pointer[unsafe.Pointer]
+	// baseArr is the array bases points into, with its spare capacity
+	// (guarded by mu).
+	baseArr []unsafe.Pointer
 
 	mu       sync.Mutex // guards growth and release
 	refs     atomic.Int64
@@ -190,18 +193,31 @@ func (a *Arena) grow(old *chunk) error {
 
 // attach appends c to the chunk table and its base to bases. a.mu must be
 // held.
+//
+// Both arrays grow by doubling and are appended to in place while they have
+// room, so attaching is amortised O(1) rather than a copy of every earlier
+// entry (a memtable of 10 KB values attaches a chunk every 200 Puts, and by
+// 500 chunks the copies cost as much as the Puts' search). In-place appends
+// are safe for lock-free readers: a reader indexes only chunks whose handles
+// it was given, and every such handle was made after the entry was written
+// (the entry is written before cur is stored, and cur's load precedes the
+// handle). An array that is outgrown is left to the readers still holding
+// it, unchanged.
 func (a *Arena) attach(c *chunk) {
-	old := *a.table.Load()
-	n := len(old)
-	t := make([]*chunk, n+1, n+1+n/4)
-	copy(t, old)
+	t := *a.table.Load()
+	n := len(t)
 	c.idx = uint32(n)
-	t[n] = c
-	b := make([]unsafe.Pointer, n+1)
-	for i, o := range t {
-		b[i] = o.base
+	if n == cap(t) {
+		t = append(make([]*chunk, 0, max(2*n, 8)), t...)
+		b := make([]unsafe.Pointer, n, cap(t))
+		copy(b, a.baseArr)
+		a.baseArr = b
 	}
-	a.bases.Store(&b[0])
+	t = t[:n+1]
+	t[n] = c
+	a.baseArr = a.baseArr[:n+1]
+	a.baseArr[n] = c.base
+	a.bases.Store(&a.baseArr[0])
 	a.table.Store(&t)
 }
 
@@ -288,6 +304,7 @@ func (a *Arena) Release() {
 	a.released.Store(true)
 	a.cur.Store(nil)
 	a.bases.Store(nil)
+	a.baseArr = nil
 	t := *a.table.Load()
 	a.mu.Unlock()
 	for _, c := range t {

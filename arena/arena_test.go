@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/writegc/writegc/internal/ptrcheck"
 )
@@ -336,5 +337,36 @@ func TestStatsDuringRelease(t *testing.T) {
 		_ = a.Stats()
 		a.Release()
 		<-done
+	}
+}
+
+// TestAttachAmortised: the chunk table and the bases array grow by doubling,
+// so 1000 chunks replace the bases array about log2(1000) times, not once
+// per chunk, and every handle still resolves to its own bytes.
+func TestAttachAmortised(t *testing.T) {
+	a := mustArena(t, Options{ChunkSize: 4 << 10, MaxAlloc: 4 << 10})
+	defer a.Release()
+	const chunks = 1000
+	var hs []Handle
+	arrays := map[*unsafe.Pointer]bool{}
+	for i := range chunks {
+		h, b, err := a.AllocBytes(4<<10 - maxAlignPad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[0] = byte(i)
+		hs = append(hs, h)
+		arrays[a.bases.Load()] = true
+	}
+	if got := len(*a.table.Load()); got != chunks {
+		t.Fatalf("%d chunks, want %d", got, chunks)
+	}
+	if len(arrays) > 12 {
+		t.Fatalf("bases array replaced %d times for %d chunks, want about log2 of it", len(arrays), chunks)
+	}
+	for i, h := range hs {
+		if got := a.Bytes(h, 1)[0]; got != byte(i) {
+			t.Fatalf("handle %d reads %d", i, got)
+		}
 	}
 }
