@@ -42,7 +42,7 @@ for f in copy10k-old copy10k-new; do
 done
 {
 	echo "# 10 KB recycled Put, OLD vs the working tree"
-	go tool benchstat -ignore pkg -filter '.name:PutRecycled' old=$R/copy10k-old.txt new=$R/copy10k-new.txt
+	go tool benchstat -ignore pkg,old-commit -filter '.name:PutRecycled' old=$R/copy10k-old.txt new=$R/copy10k-new.txt
 	echo
 	echo "# the copy limits, same rounds"
 	go tool benchstat -ignore pkg -filter '.name:Memmove' $R/copy10k-new.txt

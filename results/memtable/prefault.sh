@@ -45,7 +45,7 @@ for f in prefault-old prefault-new; do
 done
 {
 	echo "# arena 100 B, chunks faulting on first touch (old) vs pre-faulted (new)"
-	go tool benchstat -ignore pkg -filter '/kind:arena' old=$R/prefault-old.txt new=$R/prefault-new.txt
+	go tool benchstat -ignore pkg,old-commit -filter '/kind:arena' old=$R/prefault-old.txt new=$R/prefault-new.txt
 	echo
 	echo "# pre-faulted arena vs Badger skl, same rounds"
 	go tool benchstat -ignore pkg -col /kind -row /keys $R/prefault-new.txt
