@@ -55,8 +55,8 @@ type Arena struct {
 	maxAlloc    int
 
 	cur   atomic.Pointer[chunk]    // chunk being filled; nil before the first Alloc and after release
-	table atomic.Pointer[[]*chunk] // every chunk, by index; copy on write
-	// bases points at element 0 of a copy-on-write array of the chunks'
+	table atomic.Pointer[[]*chunk] // every chunk, by index; appended in place, reallocated when full (attach)
+	// bases points at element 0 of an array of the chunks'
 	// base addresses, by index (nil before the first chunk), so Pointer
 	// resolves a handle with one dependent load instead of three (table,
 	// chunk, base): a skiplist search resolves one per node it visits.
