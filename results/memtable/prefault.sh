@@ -12,13 +12,9 @@ R=results/memtable
 ROUNDS=${ROUNDS:-10}
 OLD=${OLD:-HEAD~1}
 tmp=$(mktemp -d)
-trap 'git worktree remove --force "$tmp/tree" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
-git worktree add --detach -q "$tmp/tree" "$OLD"
-(cd "$tmp/tree" && go test -c -o "$tmp/old.test" ./benches)
-go test -c -o "$tmp/new.test" ./benches
+trap 'rm -rf "$tmp"' EXIT
 (cd benches/peers && go test -c -o "$tmp/peers.test" .)
-# Let the builds' load settle (at most 2 minutes) before measuring.
-for _ in $(seq 24); do awk '{exit !($1 < 0.5)}' /proc/loadavg && break; sleep 5; done
+scripts/old-new "$OLD" "$tmp" # builds old.test and new.test, then waits for a quiet machine
 state=$tmp/state
 scripts/machine-header start "$state" >$R/prefault-new.txt
 { echo "old-commit: $(git rev-parse "$OLD")"; cat $R/prefault-new.txt; } >$R/prefault-old.txt
