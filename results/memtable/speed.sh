@@ -8,10 +8,10 @@
 #     (the 10 KB Put on chunks the pool recycled, the first fill untimed) in
 #     the same rounds, against BenchmarkMemmove/size=10KB;
 #   - 1 vs 2 goroutines on one arena memtable (speed-parallel.txt).
-# Run from the repo root on a quiet machine: results/memtable/speed.sh   (ROUNDS=10)
+# Run from the repo root on a quiet machine: results/memtable/speed.sh   (ROUNDS=10; OUT=folder)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-R=results/memtable
+R=${OUT:-results/memtable} # OUT: another folder for the files
 ROUNDS=${ROUNDS:-10}
 state=$(mktemp)
 trap 'rm -f "$state"' EXIT
