@@ -194,15 +194,16 @@ func (a *Arena) grow(old *chunk) error {
 // attach appends c to the chunk table and its base to bases. a.mu must be
 // held.
 //
-// Both arrays grow by doubling and are appended to in place while they have
-// room, so attaching is amortised O(1) rather than a copy of every earlier
-// entry (a memtable of 10 KB values attaches a chunk every 200 Puts, and by
-// 500 chunks the copies cost as much as the Puts' search). In-place appends
-// are safe for lock-free readers: a reader indexes only chunks whose handles
-// it was given, and every such handle was made after the entry was written
-// (the entry is written before cur is stored, and cur's load precedes the
-// handle). An array that is outgrown is left to the readers still holding
-// it, unchanged.
+// Both arrays grow by doubling, always to the same capacity, and are
+// appended to in place while they have room, so attaching is amortised O(1)
+// rather than a copy of every earlier entry (a memtable of 10 KB values
+// attaches a chunk every 200 Puts and holds about 500: the copies were 5% of
+// its Puts' CPU profile, and garbage that started GC cycles). In-place
+// appends are safe for lock-free readers: a reader indexes only chunks whose
+// handles it was given, and every such handle was made after the entry was
+// written (the entry is written before cur is stored, and cur's load
+// precedes the handle). An array that is outgrown is left to the readers
+// still holding it, unchanged.
 func (a *Arena) attach(c *chunk) {
 	t := *a.table.Load()
 	n := len(t)
