@@ -244,12 +244,14 @@ func benchPutWith(b *testing.B, kind string, keys, value int64, warm bool, vs []
 }
 
 // BenchmarkPutParallel is BenchmarkPut at 100 B values and 1M keys with g
-// goroutines writing disjoint keys into one memtable.
+// goroutines writing disjoint keys into one memtable: g = 1, 2, 4, 8, ... up
+// to GOMAXPROCS, and GOMAXPROCS itself (1 and 2 on a 2-core machine).
 func BenchmarkPutParallel(b *testing.B) {
 	const value, keys = 100, 1_000_000
-	gs := []int{1, 2}
-	if p := runtime.GOMAXPROCS(0); p > 2 {
-		gs = append(gs, p)
+	gs := []int{1}
+	p := runtime.GOMAXPROCS(0)
+	for g := 2; g < 2*p; g *= 2 {
+		gs = append(gs, min(g, p))
 	}
 	for _, g := range gs {
 		for _, kind := range benchKinds {
