@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The larger run of issue 8, item 5, and of issue 16, item 7, for a session
 # that is lent the 16-core, 128 GiB device machine: the same commands as
-# results/, with more writers and keys. One script, bounded to fit a 10-minute call; everything it measures
-# goes under $OUT (default results/device/out) as it goes.
+# results/, with more writers and keys. One script, bounded to fit a
+# 10-minute call; everything it measures goes under $OUT (default
+# results/device/out) as it goes.
 #
 #   OUT=$OUT results/device/run.sh
 #
