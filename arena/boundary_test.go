@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,8 +18,15 @@ func chunksOf(a *Arena) int { return len(*a.table.Load()) }
 // allocation loop, forever; the watchdog stops such a loop by releasing the
 // arena (the loop then fails with ErrReleased) and marks it fired, so the
 // test fails instead of hanging.
+//
+// mu makes "still the allocation in flight" and "release it" one step: a
+// watchdog that read the current watch just before alloc returned must not
+// compare the arena's later chunk count (the next request's) against this
+// request's maximum and release an arena the test still uses. Without it a
+// fresh clone's test failed about once in 20 runs.
 type watchdog struct {
-	cur  atomic.Pointer[watched]
+	mu   sync.Mutex
+	cur  *watched // guarded by mu
 	quit chan struct{}
 }
 
@@ -38,9 +46,11 @@ func startWatchdog(t *testing.T) *watchdog {
 				return
 			case <-time.After(time.Millisecond):
 			}
-			if w := d.cur.Load(); w != nil && chunksOf(w.a) > w.maxChunks && w.fired.CompareAndSwap(false, true) {
+			d.mu.Lock()
+			if w := d.cur; w != nil && chunksOf(w.a) > w.maxChunks && w.fired.CompareAndSwap(false, true) {
 				w.a.Release()
 			}
+			d.mu.Unlock()
 		}
 	}()
 	return d
@@ -50,13 +60,17 @@ func startWatchdog(t *testing.T) *watchdog {
 // the arena.
 func (d *watchdog) alloc(a *Arena, n int, aligned bool, maxChunks int) (h Handle, err error, fired bool) {
 	w := &watched{a: a, maxChunks: maxChunks}
-	d.cur.Store(w)
+	d.mu.Lock()
+	d.cur = w
+	d.mu.Unlock()
 	if aligned {
 		h, err = a.AllocAligned(n)
 	} else {
 		h, err = a.Alloc(n)
 	}
-	d.cur.Store(nil)
+	d.mu.Lock()
+	d.cur = nil
+	d.mu.Unlock()
 	return h, err, w.fired.Load()
 }
 
