@@ -1,0 +1,172 @@
+package callgrind
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// MaxStdout bounds what Measure keeps of a benchmark's standard output and
+// error: the result line is near the end, and a benchmark that prints without
+// bound must not fill memory.
+const MaxStdout = 1 << 20
+
+// Env is the environment Measure adds to the benchmark's: see the package doc.
+var Env = []string{"GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1"}
+
+// Runner runs single benchmarks of compiled test binaries under callgrind.
+// The zero Runner uses "valgrind" from PATH and the system's temporary
+// folder. A Runner holds no state: one value may run any number of
+// measurements at once.
+type Runner struct {
+	Valgrind string   // the valgrind binary; default "valgrind"
+	Dir      string   // the benchmark's working directory (its package's folder)
+	TmpDir   string   // where callgrind's output files go; each is removed after it is read
+	Env      []string // the environment before Env is added; nil means os.Environ()
+}
+
+// BenchRegexp is the -test.bench pattern that selects exactly the benchmark
+// named name (a full name such as "BenchmarkPut/kind=arena/value=100B", with
+// or without its -GOMAXPROCS suffix): every level anchored and quoted.
+func BenchRegexp(name string) string {
+	levels := strings.Split(TrimProcs(name), "/")
+	for i, l := range levels {
+		levels[i] = "^" + regexp.QuoteMeta(l) + "$"
+	}
+	return strings.Join(levels, "/")
+}
+
+var procsSuffix = regexp.MustCompile(`-[0-9]+$`)
+
+// TrimProcs removes a benchmark name's -GOMAXPROCS suffix.
+func TrimProcs(name string) string { return procsSuffix.ReplaceAllString(name, "") }
+
+// Measure runs benchmark name of test binary bin at n and at 2n ops and
+// returns the per-op figures of the difference.
+func (r Runner) Measure(ctx context.Context, bin, name string, n int) (PerOp, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("callgrind: op count %d: want at least 1", n)
+	}
+	lo, err := r.Count(ctx, bin, name, n)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := r.Count(ctx, bin, name, 2*n)
+	if err != nil {
+		return nil, err
+	}
+	return Diff(lo, hi, n, 2*n)
+}
+
+// Count runs benchmark name of bin once at n ops under callgrind and returns
+// the process's totals.
+func (r Runner) Count(ctx context.Context, bin, name string, n int) (Counts, error) {
+	f, err := os.CreateTemp(r.TmpDir, "callgrind-*.out")
+	if err != nil {
+		return nil, err
+	}
+	out := f.Name()
+	f.Close()
+	defer os.Remove(out)
+	vg := r.Valgrind
+	if vg == "" {
+		vg = "valgrind"
+	}
+	args := []string{"--tool=callgrind", "--cache-sim=yes", "--callgrind-out-file=" + out,
+		bin, "-test.run=^$", "-test.bench=" + BenchRegexp(name),
+		"-test.benchtime=" + strconv.Itoa(n) + "x", "-test.count=1"}
+	cmd := exec.CommandContext(ctx, vg, args...)
+	cmd.Dir = r.Dir
+	env := r.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = append(append([]string(nil), env...), Env...)
+	var stdout, stderr capped
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%w: %s %s at %dx: %v\n%s", ErrBadRun, filepath.Base(bin), name, n, err, stderr.tail(2000))
+	}
+	if err := checkRan(stdout.Bytes(), name); err != nil {
+		return nil, err
+	}
+	of, err := os.Open(out)
+	if err != nil {
+		return nil, err
+	}
+	defer of.Close()
+	c, err := ParseOut(of)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", out, err)
+	}
+	return c, nil
+}
+
+// checkRan checks that the benchmark output holds a result line for name and
+// for no other benchmark.
+func checkRan(out []byte, name string) error {
+	want := TrimProcs(name)
+	found := false
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		f := strings.Fields(string(line))
+		if len(f) < 2 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		if _, err := strconv.Atoi(f[1]); err != nil {
+			continue
+		}
+		if TrimProcs(f[0]) != want {
+			return fmt.Errorf("%w: selecting %s also ran %s (one benchmark per process)", ErrBadRun, want, f[0])
+		}
+		found = true
+	}
+	if !found {
+		return fmt.Errorf("%w: no result line for %s", ErrBadRun, want)
+	}
+	return nil
+}
+
+// capped keeps the last MaxStdout bytes written to it (the result line is
+// near the end) and counts what it dropped.
+type capped struct {
+	buf     []byte
+	dropped int64
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.buf = append(c.buf, p...)
+	if over := len(c.buf) - MaxStdout; over > 0 {
+		c.dropped += int64(over)
+		c.buf = append(c.buf[:0], c.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (c *capped) Bytes() []byte { return c.buf }
+
+func (c *capped) tail(n int) string {
+	b := c.buf
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// Available reports whether the valgrind binary runs.
+func (r Runner) Available() error {
+	vg := r.Valgrind
+	if vg == "" {
+		vg = "valgrind"
+	}
+	if _, err := exec.LookPath(vg); err != nil {
+		return errors.Join(ErrBadRun, err)
+	}
+	return nil
+}
