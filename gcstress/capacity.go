@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/writegc/writegc/internal/workload"
@@ -22,17 +23,45 @@ import (
 // healthy and the first unhealthy rate until they are within
 // CapacityResolution of each other or CapacityMaxSteps ran. Every step is
 // one child process, a Result of its own (Group SetCapacity).
+//
+// A stolen core is not a collapse. A step that fails only on latency or on
+// the achieved rate while other processes and steal took more than
+// BusyCores is re-run, after CapacityContendedWait, up to
+// CapacityContendedRetries times; if the machine stays busy the search stops
+// there and the result is Contended: its figure is what the search reached,
+// not a knee. A step failed by the collector (GC CPU, assists, heap, memory)
+// is a knee whatever the load.
+//
+// The boundary is confirmed. Health near the knee is noisy (a step can fail
+// at one rate and pass at a lower one by a few percent of GC CPU), so the
+// highest healthy step is run CapacityConfirmRuns times in all; if a repeat
+// is unhealthy the search steps down to the next lower healthy rate and
+// confirms that one (at most CapacityMaxDescents times). The sustainable
+// figure is the rate every run held, and its spread (max-min over median of
+// the runs' achieved MB/s) is reported.
 const (
 	// CapacityProbe is the closed-loop probe's length.
 	CapacityProbe = 3 * time.Second
 	// CapacityResolution: bisection stops when first unhealthy / highest
 	// healthy is below 1 + CapacityResolution.
 	CapacityResolution = 0.10
-	// CapacityMaxSteps bounds the steps of one search (probe excluded).
+	// CapacityMaxSteps bounds the bisection steps of one search (probe,
+	// contended re-runs and confirmations excluded; those are bounded by
+	// CapacityContendedRetries, CapacityConfirmRuns and CapacityMaxDescents).
 	CapacityMaxSteps = 10
 	// CapacityMinAchieved: a step whose achieved rate after warm-up is
 	// below this share of its target is unhealthy (limit LimitRate).
 	CapacityMinAchieved = 0.95
+	// CapacityContendedRetries bounds the re-runs of a step that failed on
+	// latency or rate while the machine was busy.
+	CapacityContendedRetries = 2
+	// CapacityContendedWait is the pause before such a re-run.
+	CapacityContendedWait = 2 * time.Second
+	// CapacityConfirmRuns is how many runs of the sustainable step must all
+	// be healthy (the search's own run included).
+	CapacityConfirmRuns = 3
+	// CapacityMaxDescents bounds the steps down a failed confirmation takes.
+	CapacityMaxDescents = 3
 )
 
 // DefaultSLO is the default latency limit of a capacity step: the p99 of
@@ -72,7 +101,9 @@ const (
 // Capacity is one kind x value size's search result (summary.json's
 // capacity list). SustainableMBps is 0 when even the lowest step was
 // unhealthy; FirstUnhealthyMBps is 0 when no step was (the search stopped
-// at twice the probe's rate). A plain value.
+// at twice the probe's rate). Contended says the search stopped on a step
+// the machine's other load failed: SustainableMBps is then a lower bound,
+// not a knee. A plain value.
 type Capacity struct {
 	Kind               string         `json:"kind"`
 	Value              int64          `json:"value"`
@@ -82,6 +113,13 @@ type Capacity struct {
 	ProbeMBps          float64        `json:"probe_mbps"` // closed-loop MB/s of the probe
 	SLO                time.Duration  `json:"slo_ns"`
 	Steps              []CapacityStep `json:"steps"`
+	Contended          bool           `json:"contended"`
+	ContendedWhy       string         `json:"contended_why,omitempty"`
+	// SustainableRuns is how many runs of the sustainable step were healthy
+	// (CapacityConfirmRuns when confirmed); SpreadPct is their achieved
+	// MB/s's (max-min)/median in percent.
+	SustainableRuns int     `json:"sustainable_runs"`
+	SpreadPct       float64 `json:"spread_pct"`
 }
 
 // CapacityStep is one step of a search: its target, what it achieved, and
@@ -97,6 +135,9 @@ type CapacityStep struct {
 	Healthy      bool          `json:"healthy"`
 	Limit        CapacityLimit `json:"limit,omitempty"`
 	Why          string        `json:"why,omitempty"`
+	OthersCores  float64       `json:"others_cores"`        // other processes and steal while it ran
+	Contended    bool          `json:"contended,omitempty"` // failed on latency or rate while the machine was busy
+	Repeat       bool          `json:"repeat,omitempty"`    // a re-run (contention or confirmation)
 }
 
 // capacityScenario is the scenario of one step (rate > 0) or of the probe
@@ -129,6 +170,15 @@ func capacityScenario(c Config, kind string, value int64, mbpsTarget float64, d 
 // body: progress, observer, profiles).
 type stepRunner func(ctx context.Context, s Scenario) (Result, error)
 
+// search is one kind x value size's capacity search in progress.
+type search struct {
+	c     Config
+	kind  string
+	value int64
+	run   stepRunner
+	capa  *Capacity
+}
+
 // searchCapacity runs one kind x value size's search.
 func searchCapacity(ctx context.Context, c Config, kind string, value int64, run stepRunner) (Capacity, error) {
 	capa := Capacity{Kind: kind, Value: value, SLO: c.SLO}
@@ -137,27 +187,37 @@ func searchCapacity(ctx context.Context, c Config, kind string, value int64, run
 		return capa, err // no probe figure: nothing to search (interrupted or the child died)
 	}
 	capa.ProbeMBps = probe.End.MBps
-	lo, hi := 0.0, 0.0 // highest healthy, lowest unhealthy target
-	var hiLimit CapacityLimit
-	next := capa.ProbeMBps / 16
-	for len(capa.Steps) < CapacityMaxSteps && ctx.Err() == nil {
-		res, err := run(ctx, capacityScenario(c, kind, value, next, c.StepDuration))
-		if err != nil {
-			return capa, err
+	s := &search{c: c, kind: kind, value: value, run: run, capa: &capa}
+	lo, hi, hiLimit, err := s.bisect(ctx)
+	if err == nil && !capa.Contended && lo > 0 {
+		lo, hi, hiLimit, err = s.confirm(ctx, lo, hi, hiLimit)
+	}
+	capa.SustainableMBps, capa.FirstUnhealthyMBps, capa.Limit = lo, hi, hiLimit
+	return capa, err
+}
+
+// bisect doubles, then bisects, until the knee is found, the budget of
+// steps is spent or a step is contended. It returns the highest healthy and
+// the lowest unhealthy target.
+func (s *search) bisect(ctx context.Context) (lo, hi float64, hiLimit CapacityLimit, err error) {
+	probe := s.capa.ProbeMBps
+	next := probe / 16
+	for steps := 0; steps < CapacityMaxSteps && next > 0 && ctx.Err() == nil; steps++ {
+		st, err := s.step(ctx, next, false)
+		if err != nil || st.Contended {
+			return lo, hi, hiLimit, err
 		}
-		st := judgeStep(res, next, c)
-		capa.Steps = append(capa.Steps, st)
 		if st.Healthy {
 			lo = next
 		} else {
 			hi, hiLimit = next, st.Limit
 		}
 		switch {
-		case hi == 0 && lo >= 2*capa.ProbeMBps:
+		case hi == 0 && lo >= 2*probe:
 			next = 0 // healthy far past the closed-loop rate: stop
 		case hi == 0:
 			next = lo * 2
-		case lo == 0 && hi <= capa.ProbeMBps/64:
+		case lo == 0 && hi <= probe/64:
 			next = 0 // unhealthy at a 64th of the probe: call it 0
 		case lo == 0:
 			next = hi / 2
@@ -166,12 +226,122 @@ func searchCapacity(ctx context.Context, c Config, kind string, value int64, run
 		default:
 			next = math.Sqrt(lo * hi)
 		}
-		if next == 0 {
+	}
+	return lo, hi, hiLimit, nil
+}
+
+// confirm re-runs the highest healthy target until CapacityConfirmRuns runs
+// of it were healthy; a failed repeat makes it the first unhealthy rate and
+// moves down to the next lower healthy one (or half of it).
+func (s *search) confirm(ctx context.Context, lo, hi float64, hiLimit CapacityLimit) (float64, float64, CapacityLimit, error) {
+	for descents := 0; lo > 0 && ctx.Err() == nil; {
+		runs := s.healthyRuns(lo)
+		for len(runs) < CapacityConfirmRuns && ctx.Err() == nil {
+			st, err := s.step(ctx, lo, true)
+			if err != nil || st.Contended {
+				return lo, hi, hiLimit, err
+			}
+			if !st.Healthy {
+				break
+			}
+			runs = append(runs, st.AchievedMBps)
+		}
+		if len(runs) >= CapacityConfirmRuns {
+			s.capa.SustainableRuns, s.capa.SpreadPct = len(runs), spreadPct(runs)
+			return lo, hi, hiLimit, nil
+		}
+		if ctx.Err() != nil {
 			break
 		}
+		last := s.capa.Steps[len(s.capa.Steps)-1]
+		hi, hiLimit = lo, last.Limit
+		if descents++; descents > CapacityMaxDescents {
+			return 0, hi, hiLimit, nil
+		}
+		lo = s.healthyBelow(lo)
 	}
-	capa.SustainableMBps, capa.FirstUnhealthyMBps, capa.Limit = lo, hi, hiLimit
-	return capa, nil
+	s.capa.SustainableRuns = len(s.healthyRuns(lo))
+	return lo, hi, hiLimit, nil
+}
+
+// healthyRuns is the achieved MB/s of every healthy run at target.
+func (s *search) healthyRuns(target float64) []float64 {
+	var out []float64
+	for _, st := range s.capa.Steps {
+		if st.TargetMBps == target && st.Healthy {
+			out = append(out, st.AchievedMBps)
+		}
+	}
+	return out
+}
+
+// healthyBelow is the highest target below t that had a healthy run, or t/2.
+func (s *search) healthyBelow(t float64) float64 {
+	best := t / 2
+	found := false
+	for _, st := range s.capa.Steps {
+		if st.Healthy && st.TargetMBps < t && (!found || st.TargetMBps > best) {
+			best, found = st.TargetMBps, true
+		}
+	}
+	return best
+}
+
+// step runs one step at target, re-running it while it fails on latency or
+// rate on a busy machine; a step still failed that way after
+// CapacityContendedRetries re-runs is Contended, and so is the search.
+func (s *search) step(ctx context.Context, target float64, repeat bool) (CapacityStep, error) {
+	for try := 0; ; try++ {
+		res, err := s.run(ctx, capacityScenario(s.c, s.kind, s.value, target, s.c.StepDuration))
+		if err != nil {
+			return CapacityStep{}, err
+		}
+		st := judgeStep(res, target, s.c)
+		st.OthersCores, st.Repeat = res.Machine.OthersCores+res.Machine.StealCores, repeat || try > 0
+		st.Contended = !st.Healthy && (st.Limit == LimitLatency || st.Limit == LimitRate) && res.Machine.Busy()
+		s.capa.Steps = append(s.capa.Steps, st)
+		if !st.Contended {
+			return st, nil
+		}
+		if try >= CapacityContendedRetries || !sleepCtx(ctx, contendedWait) {
+			s.capa.Contended = true
+			s.capa.ContendedWhy = fmt.Sprintf("at %.3g MB/s %s while other processes and steal took %.2f cores (%d runs)",
+				target, st.Why, st.OthersCores, try+1)
+			return st, nil
+		}
+	}
+}
+
+// contendedWait is CapacityContendedWait; tests shorten it.
+var contendedWait = CapacityContendedWait
+
+// sleepCtx waits d or until ctx is done; it reports whether d passed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// spreadPct is (max-min)/median of xs, in percent.
+func spreadPct(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	ys := slices.Clone(xs)
+	slices.Sort(ys)
+	med := ys[len(ys)/2]
+	if len(ys)%2 == 0 {
+		med = (ys[len(ys)/2-1] + ys[len(ys)/2]) / 2
+	}
+	if med <= 0 {
+		return 0
+	}
+	return 100 * (ys[len(ys)-1] - ys[0]) / med
 }
 
 // judgeStep decides whether a step was healthy and, if not, which limit

@@ -118,3 +118,89 @@ func TestJudgeStep(t *testing.T) {
 		}
 	}
 }
+
+// busyStep wraps a stepRunner: every step's machine had others taking
+// cores, as beside a busy loop.
+func busyStep(inner stepRunner, cores float64) stepRunner {
+	return func(ctx context.Context, s Scenario) (Result, error) {
+		r, err := inner(ctx, s)
+		r.Machine.OthersCores = cores
+		return r, err
+	}
+}
+
+func TestSearchCapacityContended(t *testing.T) {
+	defer func(w time.Duration) { contendedWait = w }(contendedWait)
+	contendedWait = time.Millisecond
+	c := DefaultConfig()
+	// Latency failures on a busy machine: re-run, then stop as contended.
+	capa, err := searchCapacity(context.Background(), c, "arena", 100, busyStep(fakeStep(100, 20, LimitLatency), 1.3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !capa.Contended || capa.ContendedWhy == "" || capa.SustainableMBps > 20 {
+		t.Fatalf("contended %v (%q), sustainable %v", capa.Contended, capa.ContendedWhy, capa.SustainableMBps)
+	}
+	last := capa.Steps[len(capa.Steps)-1]
+	runs := 0
+	for _, st := range capa.Steps {
+		if st.TargetMBps == last.TargetMBps {
+			runs++
+		}
+	}
+	if runs != 1+CapacityContendedRetries || !last.Contended || last.OthersCores != 1.3 {
+		t.Fatalf("the contended step ran %d times (contended %v, others %v), want %d", runs, last.Contended, last.OthersCores, 1+CapacityContendedRetries)
+	}
+	// The collector's own failure on a busy machine is still a knee.
+	capa, _ = searchCapacity(context.Background(), c, "heap", 100, busyStep(fakeStep(100, 37, LimitGCCPU), 1.3))
+	if capa.Contended || capa.Limit != LimitGCCPU || capa.SustainableMBps > 37 || capa.FirstUnhealthyMBps <= 37 {
+		t.Fatalf("GC-limited search on a busy machine: contended %v, limit %q, %v..%v", capa.Contended, capa.Limit, capa.SustainableMBps, capa.FirstUnhealthyMBps)
+	}
+	// Latency failures on a quiet machine are a knee too.
+	capa, _ = searchCapacity(context.Background(), c, "heap", 100, fakeStep(100, 9, LimitLatency))
+	if capa.Contended || capa.Limit != LimitLatency {
+		t.Fatalf("quiet latency knee: contended %v, limit %q", capa.Contended, capa.Limit)
+	}
+}
+
+// TestSearchCapacityConfirms: a path whose health near the knee is noisy
+// (a rate passes once and fails on a repeat) is not credited with that
+// rate; the published figure is one every run held.
+func TestSearchCapacityConfirms(t *testing.T) {
+	c := DefaultConfig()
+	runs := map[float64]int{}
+	inner := fakeStep(100, 37, LimitGCCPU)
+	noisy := func(ctx context.Context, s Scenario) (Result, error) {
+		target := s.TargetMBps()
+		if s.Rate > 0 {
+			runs[target]++
+		}
+		// Between 25 and 37 MB/s the first run passes and repeats fail.
+		if target > 25 && target <= 37 && runs[target] > 1 {
+			return fakeStep(100, 0, LimitGCCPU)(ctx, s)
+		}
+		return inner(ctx, s)
+	}
+	capa, err := searchCapacity(context.Background(), c, "heap", 100, noisy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if capa.SustainableMBps > 25 || capa.SustainableMBps == 0 || capa.SustainableRuns != CapacityConfirmRuns {
+		t.Fatalf("sustainable %v MB/s over %d runs, want <= 25 over %d (steps %+v)", capa.SustainableMBps, capa.SustainableRuns, CapacityConfirmRuns, capa.Steps)
+	}
+	if capa.FirstUnhealthyMBps <= capa.SustainableMBps || capa.SpreadPct != 0 {
+		t.Fatalf("first unhealthy %v, spread %v", capa.FirstUnhealthyMBps, capa.SpreadPct)
+	}
+	if got := runs[capa.SustainableMBps]; got != CapacityConfirmRuns {
+		t.Fatalf("the sustainable rate ran %d times, want %d", got, CapacityConfirmRuns)
+	}
+}
+
+func TestSpreadPct(t *testing.T) {
+	if got := spreadPct([]float64{90, 100, 110}); math.Abs(got-20) > 1e-9 {
+		t.Fatalf("spread = %v, want 20", got)
+	}
+	if spreadPct(nil) != 0 || spreadPct([]float64{5}) != 0 {
+		t.Fatal("spread of fewer than two runs is not 0")
+	}
+}
