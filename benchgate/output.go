@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // DefaultMaxOutput bounds what one run of a benchmark binary may print on
@@ -38,7 +40,7 @@ type runOutput struct {
 	limit, n int64
 	cancel   context.CancelFunc
 	exceeded bool
-	werr     error // the first error writing to w
+	werr     error  // the first error writing to w
 	line     []byte // the current line so far, at most DefaultMaxLineBytes kept
 	current  string // the last benchmark name seen at the start of a line
 	results  []benchLine
@@ -121,14 +123,46 @@ func (o *runOutput) names() []string {
 	return out
 }
 
-// tooLarge is the error of a run stopped at the limit.
-func (o *runOutput) tooLarge(b *binary) error {
+// tooLarge is the error of a run stopped at the limit. It names the
+// benchmark that was running when the testing package had printed its name;
+// else (a benchmark printing before its first result, as most do) the
+// benchmarks the binary's -test.bench regexp selects (-test.list).
+func (o *runOutput) tooLarge(ctx context.Context, b *binary) error {
 	what := fmt.Sprintf("%s -test.bench %q", b.importPath, b.bench)
-	if o.current != "" {
+	switch names := b.list(ctx); {
+	case o.current != "":
 		what = fmt.Sprintf("benchmark %s (%s)", o.current, what)
+	case len(names) == 1:
+		what = fmt.Sprintf("benchmark %s (%s)", names[0], what)
+	case len(names) > 1:
+		what = fmt.Sprintf("one of the benchmarks %s (%s)", strings.Join(names, ", "), what)
 	}
 	return fmt.Errorf("%w: %s printed more than the limit of %d bytes (%s) on its standard output; it was stopped (raise RunConfig.MaxOutput, benchgate run -max-output-mib)",
 		ErrOutputTooLarge, what, o.limit, sizeName(o.limit))
+}
+
+// list returns the top-level benchmarks b.bench selects in the binary
+// (-test.list, at most 20 names, 10 s, 64 KiB of output read), for messages.
+func (b *binary) list(ctx context.Context) []string {
+	top, _, _ := strings.Cut(b.bench, "/")
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, b.path, "-test.list", top)
+	cmd.Dir = b.dir
+	pipe, err := cmd.StdoutPipe()
+	if err != nil || cmd.Start() != nil {
+		return nil
+	}
+	data, _ := io.ReadAll(io.LimitReader(pipe, 64<<10))
+	cancel()
+	cmd.Wait()
+	var names []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "Benchmark") && !strings.ContainsAny(l, " \t") && len(names) < 20 {
+			names = append(names, l)
+		}
+	}
+	return names
 }
 
 func sizeName(n int64) string {

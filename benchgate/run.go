@@ -617,7 +617,7 @@ func (b *binary) run(ctx context.Context, nice int, limit int64, args, env []str
 	err := cmd.Run()
 	switch {
 	case out.exceeded:
-		return nil, out.tooLarge(b)
+		return nil, out.tooLarge(ctx, b)
 	case out.werr != nil:
 		return nil, fmt.Errorf("%s -test.bench %q: writing its output: %w", b.importPath, b.bench, out.werr)
 	case err != nil && ctx.Err() != nil:
