@@ -229,7 +229,6 @@ func TestPruneStaleWorktrees(t *testing.T) {
 	}
 }
 
-
 // A module whose build needs its submodule (a replace directive into it) is
 // gated: Run initialises the submodule in both worktrees from the
 // repository's own checkout, though the submodule's URL points nowhere
