@@ -59,14 +59,14 @@ type ProfileDiff struct {
 	Err string
 }
 
-// bookkeeping lists the functions DiffProfiles leaves out of its ranking
-// when both profiles have them: the profiler's own work and compression,
-// the testing harness, and the scheduler's and thread/goroutine set-up. A
-// name matches an entry ending in "." or "*" by prefix, any other exactly.
-// The garbage collector's work (runtime.gcBgMarkWorker, gcAssistAlloc,
-// mallocgc, ...) is not bookkeeping: it is part of what a write costs.
+// bookkeeping lists the functions DiffProfiles leaves out of its ranking:
+// the profiler's own work, the testing harness, and the scheduler's and
+// thread/goroutine set-up. A name matches an entry ending in "." or "*" by
+// prefix, any other exactly. The garbage collector's work
+// (runtime.gcBgMarkWorker, gcAssistAlloc, mallocgc, ...) is not
+// bookkeeping: it is part of what a write costs.
 var bookkeeping = []string{
-	"runtime/pprof.", "compress/flate.", "compress/gzip.", "testing.",
+	"runtime/pprof.", "testing.",
 	"runtime.(*gQueue).", "runtime.(*gList).", "runtime.schedule", "runtime.findRunnable",
 	"runtime.findrunnable", "runtime.park_m", "runtime.mcall", "runtime.mstart*",
 	"runtime.goexit*", "runtime.gopark", "runtime.goready", "runtime.ready",
@@ -78,9 +78,17 @@ var bookkeeping = []string{
 	"runtime.doInit*", "runtime.gcenable", "runtime._System", "runtime._ExternalCode",
 }
 
+// sharedBookkeeping lists what the profiler uses but a benchmark may too
+// (compression): left out only when both profiles have it, so a head that
+// starts compressing is still named.
+var sharedBookkeeping = []string{"compress/flate.", "compress/gzip."}
+
 // isBookkeeping reports whether name is on the bookkeeping list.
-func isBookkeeping(name string) bool {
-	for _, b := range bookkeeping {
+func isBookkeeping(name string) bool { return matchAny(name, bookkeeping) }
+
+// matchAny reports whether name matches an entry of list (see bookkeeping).
+func matchAny(name string, list []string) bool {
+	for _, b := range list {
 		switch {
 		case strings.HasSuffix(b, "*"):
 			if strings.HasPrefix(name, b[:len(b)-1]) {
@@ -109,9 +117,12 @@ var minGrowth = map[string]float64{SampleAllocSpace: 1, SampleAllocObjects: 0.01
 // function itself spends), then of cum cost, then by name; so a function
 // that got slower is named even when its share of the profile stayed the
 // same. Left out: samples with a runtime/pprof frame (the profiler's own
-// work and allocations), functions on the bookkeeping list that both sides
-// have (the testing harness, the scheduler, compression), and, for
-// allocations, rises below 1 B/op or 0.01 objects/op.
+// work and allocations), functions on the bookkeeping list (the testing
+// harness, the scheduler, thread and goroutine set-up), compress/flate and
+// compress/gzip when both sides have them (the profiler compresses its
+// output), and rises below a noise floor: two CPU samples' worth per op
+// (2 x the profile's period / headOps) for CPU time, 1 B/op and 0.01
+// objects/op for allocations.
 func DiffProfiles(base, head *profile.Profile, sampleType string, baseOps, headOps int64, top int) ([]FuncCost, error) {
 	if baseOps <= 0 || headOps <= 0 {
 		return nil, fmt.Errorf("no op count for the profiles (base %d, head %d)", baseOps, headOps)
@@ -125,10 +136,13 @@ func DiffProfiles(base, head *profile.Profile, sampleType string, baseOps, headO
 		return nil, fmt.Errorf("head: %w", err)
 	}
 	floor := minGrowth[sampleType]
+	if sampleType == SampleCPU && head.PeriodType != nil && head.PeriodType.Type == SampleCPU && head.Period > 0 {
+		floor = 2 * float64(head.Period) / float64(headOps) // two CPU samples: less is sampling noise
+	}
 	var out []FuncCost
 	for name, h := range hs {
 		b, inBase := bs[name]
-		if inBase && isBookkeeping(name) {
+		if isBookkeeping(name) || (inBase && matchAny(name, sharedBookkeeping)) {
 			continue
 		}
 		f := FuncCost{Func: name, BaseFlat: b[0], HeadFlat: h[0], BaseCum: b[1], HeadCum: h[1]}

@@ -16,7 +16,8 @@ func synthProfile(stacks map[string]int64) *profile.Profile {
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
 		PeriodType: &profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
-		Period:     10_000_000,
+		Period:     1, // a sample's worth is far below the values here
+
 	}
 	funcs := map[string]*profile.Function{}
 	locs := map[string]*profile.Location{}
@@ -115,15 +116,22 @@ func TestDiffProfilesNamesTheCulprit(t *testing.T) {
 	}
 }
 
-// A function new in the head is listed even when it is on the bookkeeping
-// list (only bookkeeping both sides have is left out), and allocation rises
+// Compression new in the head is listed (only compression both sides have
+// is the profiler's), scheduler functions never are, and allocation rises
 // below the floor are left out.
 func TestDiffProfilesNewAndFloor(t *testing.T) {
 	base := synthProfile(map[string]int64{"m.Put;m.Bench": 1000})
-	head := synthProfile(map[string]int64{"m.Put;m.Bench": 1000, "compress/flate.(*compressor).deflate;m.Put;m.Bench": 5000})
+	head := synthProfile(map[string]int64{"m.Put;m.Bench": 1000, "compress/flate.(*compressor).deflate;m.Put;m.Bench": 5000, "runtime.futex;runtime.notesleep": 9000})
 	got, err := DiffProfiles(base, head, SampleCPU, 10, 10, 5)
-	if err != nil || len(got) == 0 || got[0].Func != "compress/flate.(*compressor).deflate" {
-		t.Errorf("got %+v, %v; want the head's new compress/flate call first", got, err)
+	if err != nil || len(got) != 3 || got[0].Func != "compress/flate.(*compressor).deflate" || got[1].Func != "m.Bench" || got[2].Func != "m.Put" {
+		t.Errorf("got %+v, %v; want the head's new compress/flate call first, then its callers, no scheduler", got, err)
+	}
+	// With 10 ms CPU samples, one sample more is noise; three are listed.
+	const ms = 10_000_000
+	b, h := synthProfile(map[string]int64{"m.Put": 50 * ms}), synthProfile(map[string]int64{"m.Put": 53 * ms, "runtime.checkTimersNoP": ms})
+	b.Period, h.Period = ms, ms
+	if got, err := DiffProfiles(b, h, SampleCPU, 1000, 1000, 5); err != nil || len(got) != 1 || got[0].Func != "m.Put" {
+		t.Errorf("got %+v, %v; want m.Put (3 samples more) only", got, err)
 	}
 	for _, st := range []string{SampleAllocSpace, SampleAllocObjects} {
 		b, h := synthProfile(map[string]int64{"m.Setup": 100}), synthProfile(map[string]int64{"m.Setup": 150})
