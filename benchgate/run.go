@@ -230,12 +230,18 @@ type side struct {
 // (Dir is outside a git repository), ErrNoBase (Base "auto" found none),
 // ErrBuild (worktree, submodules or build), ErrBenchFailed (a binary failed),
 // ErrOutputTooLarge (a binary printed more than MaxOutput), ErrBaseEmpty
-// (with AllowEmptyBase), or the parse errors of ParseFiles.
+// (with AllowEmptyBase), or the parse errors of ParseFiles; once ctx is
+// done, whatever failed also wraps ctx's cause ("interrupted").
 func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
+	defer func() {
+		if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+			err = fmt.Errorf("interrupted (%w): %v", context.Cause(ctx), err)
+		}
+	}()
 	root, err := git(ctx, cfg.Dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s (git rev-parse: %v)", ErrNotGitRepo, absOr(cfg.Dir), err)
