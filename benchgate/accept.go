@@ -41,6 +41,10 @@ func (a *Acceptance) Matches(k Key) bool {
 	return a.Pattern.MatchString(k.Name) || a.Pattern.MatchString(k.Name+" "+k.Unit)
 }
 
+// AcceptLineFormat is the form of one line of an accepted-regressions file,
+// for help texts: ParseAccepted's grammar.
+const AcceptLineFormat = "REGEXP until=YYYY-MM-DD|commits=N reason"
+
 // ParseAccepted reads an accepted-regressions file: one `REGEXP EXPIRY
 // reason` per line. The regexp is the first whitespace-separated field, so it
 // cannot contain a blank (write \s); EXPIRY, the second, is required and is

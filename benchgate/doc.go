@@ -28,6 +28,23 @@
 //     less one byte), and stops with ErrTooLarge at the first byte past
 //     either, so /dev/zero or a huge file fails at once instead of filling
 //     memory. The accepted-regressions file is read under the same limits.
+//   - Run streams each benchmark binary's standard output to base.txt or
+//     head.txt, at most RunConfig.MaxOutput (default 256 MiB) a run
+//     (ErrOutputTooLarge naming the benchmark and the limit past it), and
+//     parses the files as streams: what a benchmark prints never sits in
+//     memory. Its worktrees and binaries are removed on every way out
+//     (error, cancellation, a child killed by the OOM killer or a signal);
+//     worktrees left by a Run that was itself killed are removed by the
+//     next Run in the repository once their process is gone.
+//   - Reports escape what they take from their inputs: in Markdown,
+//     benchmark and function names are code spans no name can close, other
+//     text (units, notes, reasons, errors) has its Markdown and HTML
+//     characters escaped, and no absolute local path is shown.
+//   - "Where it got slower" ranks functions by the growth of their absolute
+//     cost per op (profile value / op count of its run, both sides running
+//     the same ops), never by share of the profile, and leaves out the
+//     profiler's, the testing harness's and the scheduler's bookkeeping
+//     (see DiffProfiles).
 //   - A timed unit regresses when the Mann-Whitney U test (benchmath's
 //     AssumeNothing) gives p < Alpha AND the head median is worse than the base
 //     median by more than Threshold. Both conditions are needed: the test

@@ -46,6 +46,16 @@ var (
 	ErrAcceptExpired = errors.New("accepted regression expired")
 	// ErrNoBase: Run with Base "auto" could not choose a base revision.
 	ErrNoBase = errors.New("no base revision")
-	// ErrBuild: building a test binary (or preparing a git worktree) failed.
+	// ErrBuild: building a test binary (or preparing a git worktree or its
+	// submodules) failed.
 	ErrBuild = errors.New("build failed")
+	// ErrNotGitRepo: Run was pointed at a directory outside any git
+	// repository (nothing was built).
+	ErrNotGitRepo = errors.New("not a git repository")
+	// ErrOutputTooLarge: one run of a benchmark binary printed more than
+	// RunConfig.MaxOutput bytes (default DefaultMaxOutput) and was stopped.
+	ErrOutputTooLarge = errors.New("benchmark output too large")
+	// ErrTestJSON: an input without benchmark results is `go test -json`
+	// (test2json) output; it also wraps ErrNoBenchmarks.
+	ErrTestJSON = errors.New("go test -json output")
 )

@@ -148,12 +148,23 @@ func (r *Report) WriteText(w io.Writer) error {
 }
 
 // WriteMarkdown writes r as a Markdown section (for CI job summaries).
+// Everything taken from the inputs is escaped (see mdCode and mdText):
+// benchmark names and file names are code spans whose fence no name can
+// close, other text has its Markdown and HTML characters escaped, and
+// absolute paths are shown by their base name only.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s\n\n", r.Summary())
-	fmt.Fprintf(&b, "base: `%s`, head: `%s`\n\n", strings.Join(r.BaseFiles, "`, `"), strings.Join(r.HeadFiles, "`, `"))
+	files := func(paths []string) string {
+		out := make([]string, len(paths))
+		for i, p := range paths {
+			out[i] = mdCode(mdPath(p))
+		}
+		return strings.Join(out, ", ")
+	}
+	fmt.Fprintf(&b, "base: %s, head: %s\n\n", files(r.BaseFiles), files(r.HeadFiles))
 	for _, l := range r.Info {
-		b.WriteString("- " + l + "\n")
+		b.WriteString("- " + mdText(l) + "\n")
 	}
 	if len(r.Info) > 0 {
 		b.WriteString("\n")
@@ -167,9 +178,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	for i, c := range rows {
 		for j := range c {
-			c[j] = strings.ReplaceAll(c[j], "|", `\|`)
+			c[j] = mdText(c[j])
 		}
-		c[0] = "`" + c[0] + "`"
+		c[0] = mdCode(r.Rows[i].Name)
 		if r.Rows[i].Verdict == Regressed || r.Rows[i].Verdict == Missing || r.Rows[i].Verdict == Underpowered {
 			c[len(c)-1] = "**" + c[len(c)-1] + "**"
 		}
@@ -178,7 +189,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if len(r.Notes) > 0 {
 		b.WriteString("\n")
 		for _, n := range r.Notes {
-			b.WriteString("- note: " + n + "\n")
+			b.WriteString("- note: " + mdText(n) + "\n")
 		}
 	}
 	r.writeProfilesMarkdown(&b)
@@ -186,40 +197,56 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-var profileHeader = []string{"function", "flat base", "flat head", "cum base", "cum head"}
+var profileHeader = []string{"function", "flat/op base", "flat/op head", "flat/op +", "cum/op base", "cum/op head"}
 
-func (f FuncShare) cells() []string {
-	p := func(v float64) string { return fmt.Sprintf("%.1f%%", v*100) }
-	return []string{f.Func, p(f.BaseFlat), p(f.HeadFlat), p(f.BaseCum), p(f.HeadCum)}
+// profileUnit is the unit a sample type's values per op print with.
+func profileUnit(sampleType string) string {
+	switch sampleType {
+	case SampleCPU:
+		return "ns"
+	case SampleAllocSpace:
+		return "B"
+	}
+	return ""
 }
 
-func (d *ProfileDiff) title() string {
-	what := d.SampleType
-	switch what {
-	case "cpu":
-		what = "CPU time"
-	case "alloc_space":
-		what = "bytes allocated"
+func (f FuncCost) cells(unit string) []string {
+	p := func(v float64) string { return formatValue(round4(v)) + unit }
+	return []string{f.Func, p(f.BaseFlat), p(f.HeadFlat), "+" + p(f.FlatGrowth()), p(f.BaseCum), p(f.HeadCum)}
+}
+
+func (d *ProfileDiff) what() string {
+	switch d.SampleType {
+	case SampleCPU:
+		return "CPU time per op"
+	case SampleAllocSpace:
+		return "bytes allocated per op"
+	case SampleAllocObjects:
+		return "objects allocated per op"
 	}
-	return fmt.Sprintf("where %s got slower (%s: functions whose flat share grew most, base -> head)", d.Benchmark, what)
+	return d.SampleType + " per op"
+}
+
+func (d *ProfileDiff) title(name string) string {
+	return fmt.Sprintf("where %s got slower (%s: functions whose own cost per op grew most, base -> head)", name, d.what())
 }
 
 func (r *Report) writeProfilesText(b *strings.Builder) {
 	for i := range r.Profiles {
 		d := &r.Profiles[i]
-		b.WriteString(d.title() + ":\n")
+		b.WriteString(d.title(d.Benchmark) + ":\n")
 		switch {
 		case d.Err != "":
 			b.WriteString("  no profile comparison: " + d.Err + "\n\n")
 			continue
 		case len(d.Funcs) == 0:
-			b.WriteString("  no function's share grew\n\n")
+			b.WriteString("  no function's cost per op grew\n\n")
 			continue
 		}
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  "+strings.Join(profileHeader, "\t"))
 		for _, f := range d.Funcs {
-			fmt.Fprintln(tw, "  "+strings.Join(f.cells(), "\t"))
+			fmt.Fprintln(tw, "  "+strings.Join(f.cells(profileUnit(d.SampleType)), "\t"))
 		}
 		tw.Flush()
 		b.WriteString("\n")
@@ -229,19 +256,19 @@ func (r *Report) writeProfilesText(b *strings.Builder) {
 func (r *Report) writeProfilesMarkdown(b *strings.Builder) {
 	for i := range r.Profiles {
 		d := &r.Profiles[i]
-		b.WriteString("\n" + strings.Replace(d.title(), d.Benchmark, "`"+d.Benchmark+"`", 1) + ":\n\n")
+		b.WriteString("\n" + d.title(mdCode(d.Benchmark)) + ":\n\n")
 		switch {
 		case d.Err != "":
-			b.WriteString("no profile comparison: " + d.Err + "\n")
+			b.WriteString("no profile comparison: " + mdText(d.Err) + "\n")
 			continue
 		case len(d.Funcs) == 0:
-			b.WriteString("no function's share grew\n")
+			b.WriteString("no function's cost per op grew\n")
 			continue
 		}
-		b.WriteString("| " + strings.Join(profileHeader, " | ") + " |\n|---|--:|--:|--:|--:|\n")
+		b.WriteString("| " + strings.Join(profileHeader, " | ") + " |\n|---|--:|--:|--:|--:|--:|\n")
 		for _, f := range d.Funcs {
-			c := f.cells()
-			c[0] = "`" + strings.ReplaceAll(c[0], "|", `\|`) + "`"
+			c := f.cells(profileUnit(d.SampleType))
+			c[0] = mdCode(c[0])
 			b.WriteString("| " + strings.Join(c, " | ") + " |\n")
 		}
 	}

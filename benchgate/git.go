@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -34,9 +37,10 @@ func goCmd(ctx context.Context, dir string, env []string, args ...string) (strin
 	return stdout.String(), nil
 }
 
-// worktree checks rev out, detached, into path and returns the path and the
-// full commit hash.
-func worktree(ctx context.Context, root, path, rev string) (string, string, error) {
+// worktree checks rev out, detached, into path, initialises its submodules,
+// and returns the path and the full commit hash. Once the worktree exists
+// its path is appended to made, so that the caller removes it on every path.
+func worktree(ctx context.Context, root, path, rev string, made *[]string) (string, string, error) {
 	sha, err := git(ctx, root, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 	if err != nil {
 		return "", "", fmt.Errorf("%w: unknown revision %q", ErrBuild, rev)
@@ -44,7 +48,44 @@ func worktree(ctx context.Context, root, path, rev string) (string, string, erro
 	if _, err := git(ctx, root, "worktree", "add", "--detach", "--force", path, sha); err != nil {
 		return "", "", fmt.Errorf("%w: %v", ErrBuild, err)
 	}
+	*made = append(*made, path)
+	if err := submodules(ctx, root, path); err != nil {
+		return "", "", fmt.Errorf("%w: submodules of %s (%.12s): %v", ErrBuild, rev, sha, err)
+	}
 	return path, sha, nil
+}
+
+// submodules runs `git submodule update --init --recursive` in the worktree
+// tree when its commit has a .gitmodules. Each top-level submodule that is
+// checked out in the repository's own working tree (root/PATH) is fetched
+// from there (submodule.NAME.url overridden for this command only, with the
+// file protocol allowed), so no network is needed when the user's checkout
+// has the commits; the others use the URL of their configuration.
+func submodules(ctx context.Context, root, tree string) error {
+	if _, err := os.Stat(filepath.Join(tree, ".gitmodules")); err != nil {
+		return nil
+	}
+	out, err := git(ctx, tree, "config", "--file", ".gitmodules", "--get-regexp", `^submodule\..*\.path$`)
+	if err != nil && out != "" {
+		return err
+	}
+	args := []string{"-c", "protocol.file.allow=always"}
+	for _, line := range strings.Split(out, "\n") {
+		key, path, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(key, "submodule."), ".path")
+		local := filepath.Join(root, filepath.FromSlash(path))
+		if _, err := os.Stat(filepath.Join(local, ".git")); err == nil {
+			args = append(args, "-c", "submodule."+name+".url="+local)
+		}
+	}
+	args = append(args, "submodule", "update", "--init", "--recursive")
+	if _, err := git(ctx, tree, args...); err != nil {
+		return fmt.Errorf("%v (is every submodule checked out in %s? git submodule update --init --recursive)", err, root)
+	}
+	return nil
 }
 
 // removeWorktree removes a worktree made by worktree. It runs even when the
@@ -52,10 +93,46 @@ func worktree(ctx context.Context, root, path, rev string) (string, string, erro
 func removeWorktree(root, path string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := git(ctx, root, "worktree", "remove", "--force", path); err != nil {
+	if _, err := git(ctx, root, "worktree", "remove", "--force", "--force", path); err != nil {
 		os.RemoveAll(path)
 		git(ctx, root, "worktree", "prune")
 	}
+}
+
+// staleDir matches the name of Run's temporary folder, benchgate-PID-*.
+var staleDir = regexp.MustCompile(`^benchgate-([0-9]+)-[^/\\]*$`)
+
+// pruneStale removes the worktrees a killed earlier Run left in root: those
+// at benchgate-PID-*/base or .../head whose process PID no longer exists
+// (processGone), with their folder; then `git worktree prune` forgets
+// worktrees whose folder is gone. It returns a note per worktree removed. A
+// Run that is still alive, in this process or another, is never touched.
+func pruneStale(ctx context.Context, root string) []string {
+	out, err := git(ctx, root, "worktree", "list", "--porcelain")
+	if err != nil {
+		return nil
+	}
+	var notes []string
+	for _, line := range strings.Split(out, "\n") {
+		path, ok := strings.CutPrefix(line, "worktree ")
+		if !ok || (filepath.Base(path) != "base" && filepath.Base(path) != "head") {
+			continue
+		}
+		dir := filepath.Dir(path)
+		m := staleDir.FindStringSubmatch(filepath.Base(dir))
+		if m == nil {
+			continue
+		}
+		pid, err := strconv.Atoi(m[1])
+		if err != nil || pid == os.Getpid() || !processGone(pid) {
+			continue
+		}
+		removeWorktree(root, path)
+		os.RemoveAll(dir)
+		notes = append(notes, fmt.Sprintf("removed the worktree %s left by an earlier benchgate run (process %d is gone)", path, pid))
+	}
+	git(ctx, root, "worktree", "prune")
+	return notes
 }
 
 // BaseAuto is the RunConfig.Base that makes Run choose the base with

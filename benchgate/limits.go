@@ -2,7 +2,6 @@ package benchgate
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -49,42 +48,93 @@ func (p Parser) withDefaults() (Parser, error) {
 	return p, nil
 }
 
-// readFile reads the named file within p's limits. A regular file larger than
-// MaxBytes is refused before anything is read.
-func (p Parser) readFile(path string) ([]byte, error) {
+// openFile opens the named file for a bounded read. A regular file larger
+// than MaxBytes is refused before anything is read.
+func (p Parser) openFile(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > p.MaxBytes {
+		f.Close()
 		return nil, fmt.Errorf("%s: %d bytes, more than the limit of %d: %w", path, fi.Size(), p.MaxBytes, ErrTooLarge)
 	}
-	return p.read(f, path)
+	return f, nil
 }
 
 // read reads all of in, failing as soon as the input exceeds MaxBytes or a
-// line exceeds MaxLineBytes. p must have its defaults filled in.
+// line exceeds MaxLineBytes. p must have its defaults filled in. (Benchmark
+// files are not read this way but streamed through a limitReader; this is
+// for small files such as the accepted regressions.)
 func (p Parser) read(in io.Reader, fileName string) ([]byte, error) {
-	var data []byte
-	buf := make([]byte, 32<<10)
-	lines := lineCounter{line: 1, max: p.MaxLineBytes}
-	for {
-		n, err := in.Read(buf)
-		if int64(len(data))+int64(n) > p.MaxBytes {
-			return nil, fmt.Errorf("%s: more than the limit of %d bytes: %w", fileName, p.MaxBytes, ErrTooLarge)
-		}
-		if !lines.add(buf[:n]) {
-			return nil, fmt.Errorf("%s:%d: line longer than the limit of %d bytes: %w", fileName, lines.line, p.MaxLineBytes, ErrTooLarge)
-		}
-		data = append(data, buf[:n]...)
-		if errors.Is(err, io.EOF) {
-			return data, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", fileName, err)
-		}
+	lr := p.limit(in, fileName)
+	data, err := io.ReadAll(lr)
+	if lr.err != nil {
+		return nil, lr.err
 	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fileName, err)
+	}
+	return data, nil
+}
+
+// limit wraps in in a limitReader with p's limits.
+func (p Parser) limit(in io.Reader, fileName string) *limitReader {
+	return &limitReader{in: in, max: p.MaxBytes, name: fileName, lines: lineCounter{line: 1, max: p.MaxLineBytes}}
+}
+
+// limitReader passes an input through while enforcing a Parser's limits:
+// past MaxBytes, or on a line longer than MaxLineBytes, it returns (and
+// keeps in err) an error wrapping ErrTooLarge that names the file (and
+// line). It also notes whether any non-blank byte and what first line went
+// by, for the empty-input and test2json checks. Not safe for concurrent use.
+type limitReader struct {
+	in       io.Reader
+	max, n   int64
+	name     string
+	lines    lineCounter
+	err      error
+	nonBlank bool
+	first    []byte // the start of the first non-blank line, up to 64 bytes
+}
+
+func (r *limitReader) Read(buf []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	n, err := r.in.Read(buf)
+	if r.n+int64(n) > r.max {
+		r.err = fmt.Errorf("%s: more than the limit of %d bytes: %w", r.name, r.max, ErrTooLarge)
+		return 0, r.err
+	}
+	if !r.lines.add(buf[:n]) {
+		r.err = fmt.Errorf("%s:%d: line longer than the limit of %d bytes: %w", r.name, r.lines.line, r.lines.max, ErrTooLarge)
+		return 0, r.err
+	}
+	r.n += int64(n)
+	if !r.nonBlank || len(r.first) < 64 {
+		r.noteFirst(buf[:n])
+	}
+	return n, err
+}
+
+// noteFirst records whether the input has a non-blank byte and the first
+// 64 bytes from there.
+func (r *limitReader) noteFirst(chunk []byte) {
+	if !r.nonBlank {
+		chunk = bytes.TrimLeft(chunk, " \t\r\n")
+		if len(chunk) == 0 {
+			return
+		}
+		r.nonBlank = true
+	}
+	r.first = append(r.first, chunk[:min(len(chunk), 64-len(r.first))]...)
+}
+
+// looksTest2JSON reports whether the input starts like `go test -json`
+// output: a JSON object with a "Time" or "Action" field.
+func (r *limitReader) looksTest2JSON() bool {
+	return bytes.HasPrefix(r.first, []byte(`{"Time":`)) || bytes.HasPrefix(r.first, []byte(`{"Action":`))
 }
 
 // lineCounter follows the line number and the length of the current line

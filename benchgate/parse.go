@@ -70,7 +70,8 @@ func Parse(in io.Reader, fileName string) (*Set, error) { return Parser{}.Parse(
 
 // ParseFiles reads and merges the named files into one Set (unit metadata
 // carries across files). See Parse for the errors; an unreadable file is
-// returned as the os error.
+// returned as the os error. Each file is read as a stream: memory grows with
+// its result lines, not its size.
 func (p Parser) ParseFiles(paths ...string) (*Set, error) {
 	p, err := p.withDefaults()
 	if err != nil {
@@ -78,27 +79,34 @@ func (p Parser) ParseFiles(paths ...string) (*Set, error) {
 	}
 	s := newSet()
 	r := benchfmt.NewReader(bytes.NewReader(nil), "")
+	var json []string
 	for _, path := range paths {
-		data, err := p.readFile(path)
+		f, err := p.openFile(path)
 		if err != nil {
 			return nil, err
 		}
-		if len(bytes.TrimSpace(data)) == 0 {
-			return nil, fmt.Errorf("%s: %w", path, ErrEmptyInput)
-		}
-		r.Reset(bytes.NewReader(data), path)
-		if err := s.read(r, path); err != nil {
+		lr := p.limit(f, path)
+		r.Reset(lr, path)
+		err = s.read(r, lr, path)
+		f.Close()
+		if err != nil {
 			return nil, err
 		}
+		if lr.looksTest2JSON() {
+			json = append(json, path)
+		}
 	}
-	return s.finish(strings.Join(paths, ", "))
+	return s.finish(strings.Join(paths, ", "), json)
 }
 
-// Parse reads one benchmark file. fileName is used in messages only.
+// Parse reads one benchmark file, as a stream. fileName is used in messages
+// only.
 //
 // It returns ErrTooLarge (and no Set) for an input over p's limits,
 // ErrEmptyInput (and no Set) for an input with no non-blank bytes and
-// ErrNoBenchmarks for one without result lines. Malformed lines, including
+// ErrNoBenchmarks for one without result lines (also wrapping ErrTestJSON,
+// with a hint to run without -json, when the input is `go test -json`
+// output). Malformed lines, including
 // result lines with a NaN, infinite or negative value, do not stop parsing:
 // they are left out of the Set, and Parse returns the Set together with a
 // *MalformedError that lists them; the caller decides whether that is fatal.
@@ -107,25 +115,25 @@ func (p Parser) Parse(in io.Reader, fileName string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := p.read(in, fileName)
-	if err != nil {
-		return nil, err
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%s: %w", fileName, ErrEmptyInput)
-	}
 	s := newSet()
-	if err := s.read(benchfmt.NewReader(bytes.NewReader(data), fileName), fileName); err != nil {
+	lr := p.limit(in, fileName)
+	if err := s.read(benchfmt.NewReader(lr, fileName), lr, fileName); err != nil {
 		return nil, err
 	}
-	return s.finish(fileName)
+	var json []string
+	if lr.looksTest2JSON() {
+		json = []string{fileName}
+	}
+	return s.finish(fileName, json)
 }
 
 func newSet() *Set {
 	return &Set{Samples: map[Key][]float64{}, Config: map[string]string{}, Configs: map[string][]string{}}
 }
 
-func (s *Set) read(r *benchfmt.Reader, fileName string) error {
+// read parses r, which reads through lr, into s. A limit exceeded or an
+// input of blank lines only is an error, without the Set.
+func (s *Set) read(r *benchfmt.Reader, lr *limitReader, fileName string) error {
 	s.Files = append(s.Files, fileName)
 	for r.Scan() {
 		switch rec := r.Result().(type) {
@@ -164,16 +172,28 @@ func (s *Set) read(r *benchfmt.Reader, fileName string) error {
 			}
 		}
 	}
+	if lr.err != nil {
+		return lr.err
+	}
 	if err := r.Err(); err != nil {
 		return err
+	}
+	if !lr.nonBlank {
+		return fmt.Errorf("%s: %w", fileName, ErrEmptyInput)
 	}
 	s.Units = r.Units()
 	return nil
 }
 
-func (s *Set) finish(what string) (*Set, error) {
+// finish checks the Set once all inputs are read; json names the inputs
+// that look like `go test -json` output.
+func (s *Set) finish(what string, json []string) (*Set, error) {
 	var errs []error
-	if len(s.Keys) == 0 {
+	switch {
+	case len(s.Keys) == 0 && len(json) > 0:
+		errs = append(errs, fmt.Errorf("%s: %w: %s is %w (test2json), whose benchmark lines are inside JSON; run the benchmarks without -json (go test -run '^$' -bench . > file)",
+			what, ErrNoBenchmarks, strings.Join(json, ", "), ErrTestJSON))
+	case len(s.Keys) == 0:
 		errs = append(errs, fmt.Errorf("%s: %w", what, ErrNoBenchmarks))
 	}
 	if len(s.Malformed) > 0 {

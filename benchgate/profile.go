@@ -2,9 +2,12 @@ package benchgate
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/google/pprof/profile"
 )
@@ -12,62 +15,146 @@ import (
 // DefaultProfileTop is how many functions a ProfileDiff lists.
 const DefaultProfileTop = 8
 
+// Profile sample types DiffProfileFiles compares.
+const (
+	SampleCPU          = "cpu"           // CPU time, nanoseconds
+	SampleAllocSpace   = "alloc_space"   // bytes allocated
+	SampleAllocObjects = "alloc_objects" // objects allocated
+)
+
 // ProfileFiles are the profiles Run captured of one regressed benchmark:
 // the base's and the head's CPU profile and allocation profile (paths; ""
-// when not captured).
+// when not captured), and the op count each side's profiling run printed.
 type ProfileFiles struct {
 	Benchmark        string
 	BaseCPU, HeadCPU string
 	BaseMem, HeadMem string
+	BaseOps, HeadOps int64
 }
 
-// FuncShare is one function's share of a profile's samples in base and head:
-// flat (samples whose innermost frame is the function) and cum (samples with
-// the function anywhere on the stack), as fractions of each profile's total.
-type FuncShare struct {
+// FuncCost is one function's cost per op in base and head, in the sample
+// type's unit per op (ns/op for CPU, B/op, objects/op): flat (samples whose
+// innermost frame is the function) and cum (samples with the function
+// anywhere on the stack), each the profile's value divided by the op count
+// of its run. It is a plain value.
+type FuncCost struct {
 	Func               string
 	BaseFlat, HeadFlat float64
 	BaseCum, HeadCum   float64
 }
 
-// Growth is the rise of the flat share from base to head.
-func (f FuncShare) Growth() float64 { return f.HeadFlat - f.BaseFlat }
+// FlatGrowth is the rise of the flat cost per op from base to head.
+func (f FuncCost) FlatGrowth() float64 { return f.HeadFlat - f.BaseFlat }
 
-// ProfileDiff says where a regressed benchmark's samples moved: the
-// functions whose flat share grew most from base to head. It is a plain
-// value.
+// CumGrowth is the rise of the cum cost per op from base to head.
+func (f FuncCost) CumGrowth() float64 { return f.HeadCum - f.BaseCum }
+
+// ProfileDiff says where a regressed benchmark got slower: the functions
+// whose cost per op grew most from base to head. It is a plain value.
 type ProfileDiff struct {
 	Benchmark  string
-	SampleType string // "cpu" (CPU time) or "alloc_space" (bytes allocated)
-	Funcs      []FuncShare
+	SampleType string // SampleCPU, SampleAllocSpace or SampleAllocObjects
+	Funcs      []FuncCost
 	// Err says why there is no comparison (a profile missing or unreadable).
 	Err string
 }
 
-// DiffProfiles compares the shares of sampleType ("cpu", "alloc_space", any
-// sample type the profiles have) per function and returns the top functions
-// whose flat share grew, largest growth first (ties by name). Shares are of
-// each profile's own total, so a profile that is merely longer or shorter
-// does not move them.
-func DiffProfiles(base, head *profile.Profile, sampleType string, top int) ([]FuncShare, error) {
-	bs, err := shares(base, sampleType)
+// bookkeeping lists the functions DiffProfiles leaves out of its ranking:
+// the profiler's own work, the testing harness, and the scheduler's and
+// thread/goroutine set-up. A name matches an entry ending in "." or "*" by
+// prefix, any other exactly. The garbage collector's work
+// (runtime.gcBgMarkWorker, gcAssistAlloc, mallocgc, ...) is not
+// bookkeeping: it is part of what a write costs.
+var bookkeeping = []string{
+	"runtime/pprof.", "testing.",
+	"runtime.(*gQueue).", "runtime.(*gList).", "runtime.schedule", "runtime.findRunnable",
+	"runtime.findrunnable", "runtime.park_m", "runtime.mcall", "runtime.mstart*",
+	"runtime.goexit*", "runtime.gopark", "runtime.goready", "runtime.ready",
+	"runtime.runq*", "runtime.globrunq*", "runtime.stealWork", "runtime.checkTimers",
+	"runtime.netpoll*", "runtime.notesleep", "runtime.notewakeup", "runtime.futex*",
+	"runtime.stopm", "runtime.startm", "runtime.wakep", "runtime.handoffp",
+	"runtime.sysmon", "runtime.usleep", "runtime.osyield", "runtime.malg",
+	"runtime.newproc*", "runtime.allocm", "runtime.newm*", "runtime.main",
+	"runtime.doInit*", "runtime.gcenable", "runtime._System", "runtime._ExternalCode",
+}
+
+// sharedBookkeeping lists what the profiler uses but a benchmark may too
+// (compression): left out only when both profiles have it, so a head that
+// starts compressing is still named.
+var sharedBookkeeping = []string{"compress/flate.", "compress/gzip."}
+
+// isBookkeeping reports whether name is on the bookkeeping list.
+func isBookkeeping(name string) bool { return matchAny(name, bookkeeping) }
+
+// matchAny reports whether name matches an entry of list (see bookkeeping).
+func matchAny(name string, list []string) bool {
+	for _, b := range list {
+		switch {
+		case strings.HasSuffix(b, "*"):
+			if strings.HasPrefix(name, b[:len(b)-1]) {
+				return true
+			}
+		case strings.HasSuffix(b, "."):
+			if strings.HasPrefix(name, b) {
+				return true
+			}
+		case name == b:
+			return true
+		}
+	}
+	return false
+}
+
+// minGrowth is the smallest rise per op a row needs for each sample type:
+// an allocation made less than once in a hundred ops is set-up, not the op.
+var minGrowth = map[string]float64{SampleAllocSpace: 1, SampleAllocObjects: 0.01}
+
+// DiffProfiles compares the cost per op of sampleType ("cpu",
+// "alloc_space", "alloc_objects", any sample type the profiles have) per
+// function: each profile's values divided by the op count of its run
+// (baseOps, headOps, both > 0). It returns the top functions whose flat or
+// cum cost per op grew, ranked by the growth of flat cost per op (what the
+// function itself spends), then of cum cost, then by name; so a function
+// that got slower is named even when its share of the profile stayed the
+// same. Left out: samples with a runtime/pprof frame (the profiler's own
+// work and allocations), functions on the bookkeeping list (the testing
+// harness, the scheduler, thread and goroutine set-up), compress/flate and
+// compress/gzip when both sides have them (the profiler compresses its
+// output), and rises below a noise floor: two CPU samples' worth per op
+// (2 x the profile's period / headOps) for CPU time, 1 B/op and 0.01
+// objects/op for allocations.
+func DiffProfiles(base, head *profile.Profile, sampleType string, baseOps, headOps int64, top int) ([]FuncCost, error) {
+	if baseOps <= 0 || headOps <= 0 {
+		return nil, fmt.Errorf("no op count for the profiles (base %d, head %d)", baseOps, headOps)
+	}
+	bs, err := costs(base, sampleType, baseOps)
 	if err != nil {
 		return nil, fmt.Errorf("base: %w", err)
 	}
-	hs, err := shares(head, sampleType)
+	hs, err := costs(head, sampleType, headOps)
 	if err != nil {
 		return nil, fmt.Errorf("head: %w", err)
 	}
-	var out []FuncShare
+	floor := minGrowth[sampleType]
+	if sampleType == SampleCPU && head.PeriodType != nil && head.PeriodType.Type == SampleCPU && head.Period > 0 {
+		floor = 2 * float64(head.Period) / float64(headOps) // two CPU samples: less is sampling noise
+	}
+	var out []FuncCost
 	for name, h := range hs {
-		b := bs[name]
-		f := FuncShare{Func: name, BaseFlat: b[0], HeadFlat: h[0], BaseCum: b[1], HeadCum: h[1]}
-		if f.Growth() > 0 {
+		b, inBase := bs[name]
+		if isBookkeeping(name) || (inBase && matchAny(name, sharedBookkeeping)) {
+			continue
+		}
+		f := FuncCost{Func: name, BaseFlat: b[0], HeadFlat: h[0], BaseCum: b[1], HeadCum: h[1]}
+		if (f.FlatGrowth() > 0 && f.FlatGrowth() >= floor) || (f.CumGrowth() > 0 && f.CumGrowth() >= floor) {
 			out = append(out, f)
 		}
 	}
-	slices.SortFunc(out, func(a, b FuncShare) int {
-		if c := cmp.Compare(b.Growth(), a.Growth()); c != 0 {
+	slices.SortFunc(out, func(a, b FuncCost) int {
+		if c := cmp.Compare(b.FlatGrowth(), a.FlatGrowth()); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.CumGrowth(), a.CumGrowth()); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Func, b.Func)
@@ -78,8 +165,9 @@ func DiffProfiles(base, head *profile.Profile, sampleType string, top int) ([]Fu
 	return out, nil
 }
 
-// shares returns, per function name, its flat and cum share of sampleType.
-func shares(p *profile.Profile, sampleType string) (map[string][2]float64, error) {
+// costs returns, per function name, its flat and cum value of sampleType
+// per op, leaving out the profiler's own samples.
+func costs(p *profile.Profile, sampleType string, ops int64) (map[string][2]float64, error) {
 	idx := -1
 	for i, st := range p.SampleType {
 		if st.Type == sampleType {
@@ -90,17 +178,15 @@ func shares(p *profile.Profile, sampleType string) (map[string][2]float64, error
 		return nil, fmt.Errorf("no sample type %q in the profile", sampleType)
 	}
 	sums := map[string][2]int64{}
-	var total int64
 	for _, s := range p.Sample {
+		if profilerSample(s) {
+			continue
+		}
 		v := s.Value[idx]
-		total += v
 		seen := map[string]bool{}
 		for i, loc := range s.Location {
 			for j, line := range loc.Line {
-				name := "?"
-				if line.Function != nil {
-					name = line.Function.Name
-				}
+				name := funcName(line)
 				c := sums[name]
 				if i == 0 && j == 0 {
 					c[0] += v
@@ -115,25 +201,45 @@ func shares(p *profile.Profile, sampleType string) (map[string][2]float64, error
 	}
 	out := make(map[string][2]float64, len(sums))
 	for name, c := range sums {
-		if total > 0 {
-			out[name] = [2]float64{float64(c[0]) / float64(total), float64(c[1]) / float64(total)}
-		}
+		out[name] = [2]float64{float64(c[0]) / float64(ops), float64(c[1]) / float64(ops)}
 	}
 	return out, nil
 }
 
+func funcName(l profile.Line) string {
+	if l.Function == nil {
+		return "?"
+	}
+	return l.Function.Name
+}
+
+// profilerSample reports whether a sample has a runtime/pprof frame: the
+// profiler writing (and compressing) its profile, not the benchmark.
+func profilerSample(s *profile.Sample) bool {
+	for _, loc := range s.Location {
+		for _, l := range loc.Line {
+			if strings.HasPrefix(funcName(l), "runtime/pprof.") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // DiffProfileFiles reads the profiles Run captured and compares each pair
-// (CPU by "cpu", allocations by "alloc_space"), top functions each. A pair
-// that cannot be read yields a ProfileDiff with Err set, not an error: the
-// profiles explain a regression, they do not decide it.
+// (CPU time by "cpu"; bytes and objects allocated by "alloc_space" and
+// "alloc_objects" of the allocation profile), top functions each, per op of
+// each side's profiling run. A pair that cannot be read yields a
+// ProfileDiff with Err set (naming files by their base name only), not an
+// error: the profiles explain a regression, they do not decide it.
 func DiffProfileFiles(files []ProfileFiles, top int) []ProfileDiff {
 	var out []ProfileDiff
 	for _, f := range files {
 		for _, pair := range []struct{ typ, base, head string }{
-			{"cpu", f.BaseCPU, f.HeadCPU}, {"alloc_space", f.BaseMem, f.HeadMem},
+			{SampleCPU, f.BaseCPU, f.HeadCPU}, {SampleAllocSpace, f.BaseMem, f.HeadMem}, {SampleAllocObjects, f.BaseMem, f.HeadMem},
 		} {
 			d := ProfileDiff{Benchmark: f.Benchmark, SampleType: pair.typ}
-			funcs, err := diffFiles(pair.base, pair.head, pair.typ, top)
+			funcs, err := diffFiles(pair.base, pair.head, pair.typ, f.BaseOps, f.HeadOps, top)
 			if err != nil {
 				d.Err = err.Error()
 			}
@@ -144,9 +250,11 @@ func DiffProfileFiles(files []ProfileFiles, top int) []ProfileDiff {
 	return out
 }
 
-func diffFiles(basePath, headPath, typ string, top int) ([]FuncShare, error) {
+var errNotCaptured = errors.New("not captured")
+
+func diffFiles(basePath, headPath, typ string, baseOps, headOps int64, top int) ([]FuncCost, error) {
 	if basePath == "" || headPath == "" {
-		return nil, fmt.Errorf("not captured")
+		return nil, errNotCaptured
 	}
 	b, err := readProfile(basePath)
 	if err != nil {
@@ -156,18 +264,18 @@ func diffFiles(basePath, headPath, typ string, top int) ([]FuncShare, error) {
 	if err != nil {
 		return nil, err
 	}
-	return DiffProfiles(b, h, typ, top)
+	return DiffProfiles(b, h, typ, baseOps, headOps, top)
 }
 
 func readProfile(path string) (*profile.Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: cannot open", filepath.Base(path))
 	}
 	defer f.Close()
 	p, err := profile.Parse(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
 	}
 	return p, nil
 }

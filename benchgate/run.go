@@ -1,7 +1,6 @@
 package benchgate
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -70,7 +69,8 @@ type RunConfig struct {
 	// binaries of each side ("WRITEGC_SLOWDOWN_SPINS=...").
 	BaseEnv, HeadEnv []string
 	// OutDir receives base.txt and head.txt (created if needed); "" means a
-	// new temporary directory, which Run leaves in place and reports.
+	// new temporary directory (benchgate-out-*), which Run leaves in place
+	// for the caller to read and RunResult.RemoveTempOutput removes.
 	OutDir string
 	// Preamble is written at the top of both output files, typically `Unit
 	// NAME better=...` lines.
@@ -93,13 +93,22 @@ type RunConfig struct {
 	Timeout time.Duration
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
+	// MaxOutput bounds what one run of a benchmark binary may print on its
+	// standard output, in bytes; 0 means DefaultMaxOutput (256 MiB), a
+	// negative value is an error. The output is streamed to base.txt or
+	// head.txt, not held in memory; a run past the limit is stopped and Run
+	// fails with ErrOutputTooLarge naming the benchmark and the limit.
+	MaxOutput int64
 	// ProfileSelect, when not nil, is called with the parsed Sets once all
 	// rounds ran; for each benchmark name it returns (as written, at most
 	// ProfileMax, default 3), Run runs the benchmark once more in base and in
-	// head for ProfileBenchtime (default 1s) with -test.cpuprofile and
-	// -test.memprofile, into OutDir/profiles (RunResult.Profiles). A gate
-	// returns its regressed benchmarks. A profile that cannot be taken is a
-	// note, not an error.
+	// head with -test.cpuprofile and -test.memprofile, into OutDir/profiles
+	// (RunResult.Profiles). Both sides run the same op count: that of
+	// ProfileBenchtime when it is a count (Nx), else the ops the base's
+	// median ns/op fits in that duration (default 1s), so that the profiles'
+	// values per op (ProfileFiles.BaseOps, HeadOps) compare. A gate returns
+	// its regressed benchmarks. A profile that cannot be taken is a note, not
+	// an error.
 	ProfileSelect    func(base, head *Set) []string
 	ProfileBenchtime string
 	ProfileMax       int
@@ -119,6 +128,8 @@ func (c RunConfig) validate() error {
 		return fmt.Errorf("%w: Nice %d: want a value in [-20, 19]", ErrBadOption, c.Nice)
 	case c.Timeout < 0:
 		return fmt.Errorf("%w: Timeout %v: want 0 (for 10m) or more", ErrBadOption, c.Timeout)
+	case c.MaxOutput < 0:
+		return fmt.Errorf("%w: MaxOutput %d: want 0 (for %d) or more", ErrBadOption, c.MaxOutput, DefaultMaxOutput)
 	case c.ProfileMax < 0:
 		return fmt.Errorf("%w: ProfileMax %d: want 0 (for 3) or more", ErrBadOption, c.ProfileMax)
 	}
@@ -165,6 +176,7 @@ type RunResult struct {
 	// Profiles are the profiles taken for ProfileSelect.
 	Profiles []ProfileFiles
 	outDir   string
+	tempOut  bool // outDir was made by Run (RemoveTempOutput removes it)
 }
 
 // binary is one built test binary and what to run in it.
@@ -190,26 +202,49 @@ type side struct {
 
 // Run builds the test binaries of base and head, runs them interleaved round
 // by round, writes both raw outputs and parses them. It does not compare: call
-// Compare on the returned Sets. The temporary worktrees and binaries are
-// removed before Run returns, also on error or cancellation.
+// Compare on the returned Sets.
+//
+// Cleanup: the temporary worktrees and binaries (in a folder named
+// benchgate-PID-*, PID being this process) are removed before Run returns,
+// also on error, on cancellation (a signal the caller turns into a cancelled
+// context) and when a benchmark binary dies (killed by the OOM killer, a
+// signal or a crash). A Run that was itself killed cannot clean up; the next
+// Run in the same repository removes the worktrees of benchgate-PID-* folders
+// whose process no longer exists (Linux; elsewhere they are left) and runs
+// `git worktree prune`. The output directory is left in place: when Run made
+// it (OutDir empty), RemoveTempOutput removes it. The RunResult is returned
+// with the error whenever outputs were opened, so that a caller can clean up.
 //
 // Each output starts with the machine it ran on as configuration lines
 // (commit, goversion, goos, goarch, goamd64, gomaxprocs, nproc, kernel; the
 // test binaries add cpu), so that Compare can refuse to compare across
-// machines.
+// machines. Each binary run's standard output is streamed to its side's
+// file, at most MaxOutput bytes a run, and the files are parsed as streams:
+// memory grows with the result lines, not with what a benchmark prints.
 //
-// Errors wrap ErrBadOption (a RunConfig field out of range), ErrNoBase (Base
-// "auto" found none), ErrBuild (worktree or build), ErrBenchFailed (a binary
-// failed), ErrBaseEmpty (with AllowEmptyBase), or the parse errors of
-// ParseFiles.
+// A worktree whose commit has a .gitmodules gets its submodules with `git
+// submodule update --init --recursive`, fetched from the submodules checked
+// out in the repository's own working tree where they are (no network).
+//
+// Errors wrap ErrBadOption (a RunConfig field out of range), ErrNotGitRepo
+// (Dir is outside a git repository), ErrNoBase (Base "auto" found none),
+// ErrBuild (worktree, submodules or build), ErrBenchFailed (a binary failed),
+// ErrOutputTooLarge (a binary printed more than MaxOutput), ErrBaseEmpty
+// (with AllowEmptyBase), or the parse errors of ParseFiles; once ctx is
+// done, whatever failed also wraps ctx's cause ("interrupted").
 func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
+	defer func() {
+		if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+			err = fmt.Errorf("interrupted (%w): %v", context.Cause(ctx), err)
+		}
+	}()
 	root, err := git(ctx, cfg.Dir, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return nil, fmt.Errorf("%w: not in a git repository: %v", ErrBuild, err)
+		return nil, fmt.Errorf("%w: %s (git rev-parse: %v)", ErrNotGitRepo, absOr(cfg.Dir), err)
 	}
 	res = &RunResult{BaseRev: cfg.Base}
 	if cfg.Base == BaseAuto {
@@ -217,33 +252,18 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 			return nil, err
 		}
 	}
-	tmp, err := os.MkdirTemp("", "benchgate-")
+	res.Notes = append(res.Notes, pruneStale(ctx, root)...)
+	tmp, err := os.MkdirTemp("", fmt.Sprintf("benchgate-%d-", os.Getpid()))
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-
-	base := &side{name: "base", tags: cfg.Tags, env: cfg.BaseEnv, skipBroken: cfg.AllowEmptyBase}
-	head := &side{name: "head", tags: joinTags(cfg.Tags, cfg.HeadTags), env: cfg.HeadEnv}
-	if base.tree, base.commit, err = worktree(ctx, root, filepath.Join(tmp, "base"), cfg.Base); err != nil {
+	base, head, cleanup, err := checkout(ctx, cfg, root, tmp)
+	defer cleanup()
+	if err != nil {
 		return nil, err
 	}
-	defer removeWorktree(root, base.tree)
-	if cfg.Head == "" {
-		head.tree = root
-		sha, err := git(ctx, root, "rev-parse", "HEAD")
-		if err != nil {
-			sha = "none"
-		}
-		head.commit = sha + "+worktree"
-	} else {
-		if head.tree, head.commit, err = worktree(ctx, root, filepath.Join(tmp, "head"), cfg.Head); err != nil {
-			return nil, err
-		}
-		defer removeWorktree(root, head.tree)
-	}
 	res.BaseCommit, res.HeadCommit = base.commit, head.commit
-
 	for _, s := range []*side{base, head} {
 		fmt.Fprintf(cfg.Log, "benchgate: building %s (%s)\n", s.name, s.commit)
 		notes, err := s.build(ctx, cfg.Targets, filepath.Join(tmp, "bin-"+s.name))
@@ -252,19 +272,21 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 		}
 		res.Notes = append(res.Notes, notes...)
 	}
-	if err := openOutputs(ctx, cfg, res, base, head); err != nil {
-		return nil, err
-	}
+	err = openOutputs(ctx, cfg, res, base, head)
 	defer base.out.Close()
 	defer head.out.Close()
+	if err != nil {
+		return res, err
+	}
 	if err := runRounds(ctx, cfg, res, base, head); err != nil {
 		return res, err
 	}
-	base.out.Close()
-	head.out.Close()
+	if err := errors.Join(base.out.Close(), head.out.Close()); err != nil {
+		return res, err
+	}
 	var berr, herr error
-	res.Base, berr = ParseFiles(res.BaseFile)
-	res.Head, herr = ParseFiles(res.HeadFile)
+	res.Base, berr = parseOwn(res.BaseFile)
+	res.Head, herr = parseOwn(res.HeadFile)
 	if err := errors.Join(berr, herr); err != nil {
 		return res, err
 	}
@@ -272,6 +294,78 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 		res.Profiles = profileAll(ctx, cfg, res, base, head, cfg.ProfileSelect(res.Base, res.Head))
 	}
 	return res, nil
+}
+
+// checkout prepares both sides' trees: a worktree of Base, and a worktree of
+// Head or the working tree itself. cleanup removes the worktrees made, and
+// must be called whatever the error.
+func checkout(ctx context.Context, cfg RunConfig, root, tmp string) (base, head *side, cleanup func(), err error) {
+	var trees []string
+	cleanup = func() {
+		for _, t := range trees {
+			removeWorktree(root, t)
+		}
+	}
+	base = &side{name: "base", tags: cfg.Tags, env: cfg.BaseEnv, skipBroken: cfg.AllowEmptyBase}
+	head = &side{name: "head", tags: joinTags(cfg.Tags, cfg.HeadTags), env: cfg.HeadEnv}
+	if base.tree, base.commit, err = worktree(ctx, root, filepath.Join(tmp, "base"), cfg.Base, &trees); err != nil {
+		return nil, nil, cleanup, err
+	}
+	if cfg.Head != "" {
+		if head.tree, head.commit, err = worktree(ctx, root, filepath.Join(tmp, "head"), cfg.Head, &trees); err != nil {
+			return nil, nil, cleanup, err
+		}
+		return base, head, cleanup, nil
+	}
+	head.tree = root
+	sha, err := git(ctx, root, "rev-parse", "HEAD")
+	if err != nil {
+		sha = "none"
+	}
+	head.commit = sha
+	if dirty(ctx, root) {
+		head.commit += "+worktree"
+	}
+	return base, head, cleanup, nil
+}
+
+// dirty reports whether the working tree differs from HEAD: a tracked file
+// changed or an untracked file that is not ignored (it could be built).
+// When git cannot tell, the tree counts as dirty.
+func dirty(ctx context.Context, root string) bool {
+	out, err := git(ctx, root, "status", "--porcelain", "--untracked-files=normal")
+	return err != nil || out != ""
+}
+
+// parseOwn parses a file Run wrote. Its size was bounded as it was written
+// (MaxOutput per run), so the byte limit is the file's own size; the line
+// limit stays.
+func parseOwn(path string) (*Set, error) {
+	p := Parser{}
+	if fi, err := os.Stat(path); err == nil && fi.Size() > DefaultMaxBytes {
+		p.MaxBytes = fi.Size()
+	}
+	return p.ParseFiles(path)
+}
+
+// RemoveTempOutput removes the output directory when Run made it (OutDir
+// empty) and clears BaseFile and HeadFile; with an OutDir given it does
+// nothing. Read the Sets and profiles first: they are parsed, the profile
+// files are not.
+func (r *RunResult) RemoveTempOutput() error {
+	if r == nil || !r.tempOut || r.outDir == "" {
+		return nil
+	}
+	err := os.RemoveAll(r.outDir)
+	r.outDir, r.BaseFile, r.HeadFile, r.tempOut = "", "", "", false
+	return err
+}
+
+func absOr(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }
 
 // withDefaults fills in the defaults of a validated RunConfig.
@@ -293,6 +387,9 @@ func (c RunConfig) withDefaults() RunConfig {
 	}
 	if c.ProfileMax == 0 {
 		c.ProfileMax = 3
+	}
+	if c.MaxOutput == 0 {
+		c.MaxOutput = DefaultMaxOutput
 	}
 	if len(c.Targets) == 0 {
 		pkgs, bench := c.Pkgs, c.Bench
@@ -318,6 +415,7 @@ func openOutputs(ctx context.Context, cfg RunConfig, res *RunResult, base, head 
 		if out, err = os.MkdirTemp("", "benchgate-out-"); err != nil {
 			return err
 		}
+		res.outDir, res.tempOut = out, true
 	} else if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -371,9 +469,13 @@ func runRounds(ctx context.Context, cfg RunConfig, res *RunResult, base, head *s
 				if b == nil {
 					continue
 				}
-				names, err := b.run(ctx, cfg.Nice, args, s.binEnv(b), s.out)
+				lines, err := b.run(ctx, cfg.Nice, cfg.MaxOutput, args, s.binEnv(b), s.out)
 				if err != nil {
 					return fmt.Errorf("%s round %d: %w", s.name, round, err)
+				}
+				names := make([]string, len(lines))
+				for i, l := range lines {
+					names[i] = l.name
 				}
 				s.record(names, b)
 				if s == base {
@@ -495,10 +597,12 @@ func (s *side) build(ctx context.Context, targets []Target, binDir string) (note
 	return notes, nil
 }
 
-// run runs the binary once and appends its standard output to w; it returns
-// the names of the benchmark result lines written.
-func (b *binary) run(ctx context.Context, nice int, args, env []string, w io.Writer) ([]string, error) {
-	var stdout, stderr bytes.Buffer
+// run runs the binary once and streams its standard output to w, at most
+// limit bytes of it (ErrOutputTooLarge past that, the run stopped); it
+// returns the benchmark result lines written (distinct names, each with the
+// iteration count of its last line). Nothing of the output but its last
+// tailBytes and the current line is held in memory.
+func (b *binary) run(ctx context.Context, nice int, limit int64, args, env []string, w io.Writer) ([]benchLine, error) {
 	argv := append([]string{b.path}, args...)
 	argv = append(argv, "-test.bench", b.bench)
 	if b.benchtime != "" { // the last -test.benchtime wins
@@ -507,24 +611,27 @@ func (b *binary) run(ctx context.Context, nice int, args, env []string, w io.Wri
 	if nice != 0 {
 		argv = append([]string{"nice", "-n", strconv.Itoa(nice)}, argv...)
 	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
 	cmd.Dir = b.dir
 	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 10 * time.Second // a grandchild holding the pipes cannot stall Run
+	out := newRunOutput(w, limit, cancel)
+	var stderr tailBuffer
+	cmd.Stdout, cmd.Stderr = out, &stderr
 	err := cmd.Run()
-	if _, werr := w.Write(stdout.Bytes()); werr != nil {
-		return nil, werr
+	switch {
+	case out.exceeded:
+		return nil, out.tooLarge(ctx, b)
+	case out.werr != nil:
+		return nil, fmt.Errorf("%s -test.bench %q: writing its output: %w", b.importPath, b.bench, out.werr)
+	case err != nil && ctx.Err() != nil:
+		return nil, fmt.Errorf("%s -test.bench %q: %w", b.importPath, b.bench, context.Cause(ctx))
+	case err != nil:
+		return nil, fmt.Errorf("%w: %s -test.bench %q: %v\n%s", ErrBenchFailed, b.importPath, b.bench, err, tail(out.tail.String()+stderr.String(), tailBytes))
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s -test.bench %q: %v\n%s", ErrBenchFailed, b.importPath, b.bench, err, tail(stdout.String()+stderr.String(), 4000))
-	}
-	var names []string
-	for _, line := range strings.Split(stdout.String(), "\n") {
-		if strings.HasPrefix(line, "Benchmark") && strings.ContainsAny(line, " \t") {
-			names = append(names, strings.Fields(line)[0])
-		}
-	}
-	return names, nil
+	return out.results, nil
 }
 
 func firstLine(s string) string {

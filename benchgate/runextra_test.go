@@ -139,7 +139,10 @@ func TestRunTargetEnvProfilesAndMachine(t *testing.T) {
 			t.Errorf("profile %q: %v", f, err)
 		}
 	}
-	if d := DiffProfileFiles(res.Profiles, 3); len(d) != 2 || d[0].Err != "" {
-		t.Errorf("profile diffs %+v, want two readable comparisons", d)
+	if p.BaseOps != 20 || p.HeadOps != 20 {
+		t.Errorf("profiled ops %d and %d, want 20 each (ProfileBenchtime 20x)", p.BaseOps, p.HeadOps)
+	}
+	if d := DiffProfileFiles(res.Profiles, 3); len(d) != 3 || d[0].Err != "" || d[1].Err != "" || d[2].Err != "" {
+		t.Errorf("profile diffs %+v, want three readable comparisons", d)
 	}
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // machineHeader returns the machine configuration lines of a side: what its
@@ -102,16 +104,18 @@ func profileAll(ctx context.Context, cfg RunConfig, res *RunResult, base, head *
 		}
 		stem = filepath.Join(dir, fmt.Sprintf("%02d-%s", i+1, stem))
 		pf := ProfileFiles{Benchmark: name}
+		bt := profileBenchtime(cfg, res.Base, name)
 		for _, s := range []*side{base, head} {
 			cpu, mem := stem+"."+s.name+".cpu.pprof", stem+"."+s.name+".mem.pprof"
-			if err := s.profile(ctx, cfg, name, cpu, mem); err != nil {
+			ops, err := s.profile(ctx, cfg, name, bt, cpu, mem)
+			if err != nil {
 				res.Notes = append(res.Notes, fmt.Sprintf("profiles: %s %s: %v", s.name, name, firstLine(err.Error())))
 				continue
 			}
 			if s == base {
-				pf.BaseCPU, pf.BaseMem = cpu, mem
+				pf.BaseCPU, pf.BaseMem, pf.BaseOps = cpu, mem, ops
 			} else {
-				pf.HeadCPU, pf.HeadMem = cpu, mem
+				pf.HeadCPU, pf.HeadMem, pf.HeadOps = cpu, mem, ops
 			}
 		}
 		out = append(out, pf)
@@ -119,27 +123,56 @@ func profileAll(ctx context.Context, cfg RunConfig, res *RunResult, base, head *
 	return out
 }
 
-// profile runs benchmark name once in the side's binary that printed it.
-func (s *side) profile(ctx context.Context, cfg RunConfig, name, cpu, mem string) error {
+// profile runs benchmark name once in the side's binary that printed it for
+// benchtime, and returns the iteration count its result line printed (the
+// op count the profiles are divided by).
+func (s *side) profile(ctx context.Context, cfg RunConfig, name, benchtime, cpu, mem string) (int64, error) {
 	b := s.byName[name]
 	if b == nil {
-		return fmt.Errorf("no binary printed this benchmark")
+		return 0, fmt.Errorf("no binary printed this benchmark")
 	}
 	env := s.binEnv(b)
 	args := []string{"-test.run", "^$", "-test.count", "1", "-test.timeout", cfg.Timeout.String(),
-		"-test.benchtime", cfg.ProfileBenchtime, "-test.cpuprofile", cpu, "-test.memprofile", mem}
+		"-test.benchtime", benchtime, "-test.cpuprofile", cpu, "-test.memprofile", mem}
 	if cfg.Benchmem {
 		args = append(args, "-test.benchmem")
 	}
 	bb := *b
-	bb.benchtime = "" // profiles run for ProfileBenchtime, whatever the rounds used
+	bb.benchtime = "" // profiles run for their own benchtime, whatever the rounds used
 	bb.bench = benchRegexp(name, gomaxprocsOf(append(os.Environ(), env...)))
-	names, err := bb.run(ctx, cfg.Nice, args, env, io.Discard)
+	lines, err := bb.run(ctx, cfg.Nice, cfg.MaxOutput, args, env, io.Discard)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if len(names) == 0 {
-		return fmt.Errorf("-test.bench %q matched no benchmark", bb.bench)
+	for _, l := range lines {
+		if l.name == name && l.iters > 0 {
+			return l.iters, nil
+		}
 	}
-	return nil
+	if len(lines) == 0 {
+		return 0, fmt.Errorf("-test.bench %q matched no benchmark", bb.bench)
+	}
+	return 0, fmt.Errorf("-test.bench %q printed no iteration count for %s", bb.bench, name)
+}
+
+// profileBenchtime is the -test.benchtime of both sides' profiling runs of
+// name: ProfileBenchtime when it is a count (Nx); a duration becomes the
+// count of ops the base runs in it (from its median ns/op), so that base and
+// head profile the same work and their values per op compare.
+func profileBenchtime(cfg RunConfig, base *Set, name string) string {
+	bt := cfg.ProfileBenchtime
+	if strings.HasSuffix(bt, "x") {
+		return bt
+	}
+	d, err := time.ParseDuration(bt)
+	xs := base.Samples[Key{name, "ns/op"}]
+	if err != nil || len(xs) == 0 {
+		return bt
+	}
+	ns := median(xs)
+	if !(ns > 0) {
+		return bt
+	}
+	n := math.Ceil(float64(d.Nanoseconds()) / ns)
+	return strconv.FormatFloat(max(1, min(n, 1e9)), 'f', 0, 64) + "x"
 }

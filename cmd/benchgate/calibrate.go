@@ -50,7 +50,10 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	res, err := benchgate.Run(ctx, r.cfg)
-	if res != nil && res.BaseFile != "" {
+	if res != nil && !r.keep {
+		defer res.RemoveTempOutput()
+	}
+	if res != nil && res.BaseFile != "" && (r.cfg.OutDir != "" || r.keep) {
 		fmt.Fprintf(stderr, "benchgate: raw results: %s %s\n", res.BaseFile, res.HeadFile)
 	}
 	if err != nil {

@@ -26,7 +26,7 @@ const usage = `usage:
                     [-allow-cross-machine] [-markdown FILE] [-lenient] OLD NEW
   benchgate run -base REF|auto [-head REF] [-bench RE] [-pkgs ./a,./b] [-target 'PKG:RE[@T] [K=V ...]' ...]
                 [-count 10] [-benchtime T] [-tags T] [-head-tags T] [-head-env K=V ...]
-                [-units FILE] [-out DIR] [-allow-empty-base] [-nice N]
+                [-units FILE] [-out DIR | -keep] [-max-output-mib 256] [-allow-empty-base] [-nice N]
                 [-profiles=true] [-profile-benchtime 1s] [compare flags]
   benchgate calibrate -o FILE [-rev HEAD] [-rounds 30] [-chunks 20] [-k 2] [run's target flags]
 Run "benchgate compare -h", "benchgate run -h" or "benchgate calibrate -h" for the flags.
@@ -77,7 +77,7 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 	g.threshold = pctFlag(benchgate.DefaultThreshold)
 	fs.Float64Var(&g.alpha, "alpha", benchgate.DefaultAlpha, "significance level of the Mann-Whitney U test, in (0, 1)")
 	fs.Var(&g.threshold, "threshold", "smallest relative change of the median that counts, 0% to 100% (10% or 0.1)")
-	fs.StringVar(&g.accept, "accept", "", "accepted-regressions `file` (lines: REGEXP reason)")
+	fs.StringVar(&g.accept, "accept", "", "accepted-regressions `file`, one entry a line: "+benchgate.AcceptLineFormat+" (# comments; a missing file accepts nothing)")
 	fs.StringVar(&g.markdown, "markdown", "", "also write the report as Markdown to `file` (\"-\": stdout)")
 	fs.BoolVar(&g.lenient, "lenient", false, "report malformed lines as warnings instead of failing")
 	fs.StringVar(&g.thresholds, "thresholds", "", "calibrated per-benchmark thresholds `file` (benchgate calibrate); rows it lists use its threshold instead of -threshold")
@@ -339,7 +339,8 @@ type runFlags struct {
 	cfg                       benchgate.RunConfig
 	pkgs, units               string
 	targets, headEnv, baseEnv listFlag
-	quiet                     bool
+	quiet, keep               bool
+	maxOutputMiB              int64
 }
 
 func (r *runFlags) register(fs *flag.FlagSet) {
@@ -354,7 +355,9 @@ func (r *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(&r.headEnv, "head-env", "`K=V` added to the head binaries' environment (repeatable)")
 	fs.Var(&r.baseEnv, "base-env", "`K=V` added to the base binaries' environment (repeatable)")
 	fs.StringVar(&r.units, "units", "", "`file` (at most 1 MiB) of `Unit NAME better=...` lines written at the top of both outputs")
-	fs.StringVar(&cfg.OutDir, "out", "", "`dir` for base.txt and head.txt (default: a new temporary directory)")
+	fs.StringVar(&cfg.OutDir, "out", "", "`dir` for base.txt, head.txt and profiles/, kept (default: a temporary directory, removed at exit unless -keep)")
+	fs.BoolVar(&r.keep, "keep", false, "keep the temporary output directory (without -out) and say where it is")
+	fs.Int64Var(&r.maxOutputMiB, "max-output-mib", benchgate.DefaultMaxOutput>>20, "limit, in MiB, of what one benchmark binary run may print on stdout (streamed to disk); a run past it fails the gate (exit 2)")
 	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "limit for each benchmark binary run (positive)")
 	fs.IntVar(&cfg.Nice, "nice", 0, "run the benchmark binaries under `nice -n N`, -20 to 19 (negative: higher priority; needs root)")
 	fs.BoolVar(&r.quiet, "q", false, "no progress lines on stderr")
@@ -365,6 +368,10 @@ func (r *runFlags) finish(stderr io.Writer) error {
 	if err := checkRunFlags(&r.cfg); err != nil {
 		return err
 	}
+	if r.maxOutputMiB < 1 || r.maxOutputMiB > 1<<20 {
+		return fmt.Errorf("-max-output-mib %d: want 1 to %d", r.maxOutputMiB, 1<<20)
+	}
+	r.cfg.MaxOutput = r.maxOutputMiB << 20
 	if err := setTargets(&r.cfg, r.pkgs, r.targets, r.headEnv, r.baseEnv); err != nil {
 		return err
 	}
@@ -392,7 +399,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&cfg.Head, "head", "", "git revision under test (default: the working tree)")
 	fs.IntVar(&cfg.Count, "count", 10, "rounds, 1 to 1000; each runs every binary once in base, then in head")
 	fs.BoolVar(&cfg.AllowEmptyBase, "allow-empty-base", false, "exit 0 (skip) when the base has none of the benchmarks")
-	profiles := fs.Bool("profiles", true, "on a regression, profile each regressed benchmark (CPU and allocations, base and head) and report the functions whose share grew most")
+	profiles := fs.Bool("profiles", true, "on a regression, profile each regressed benchmark (CPU and allocations, base and head, the same op count) and report the functions whose cost per op grew most")
 	fs.StringVar(&cfg.ProfileBenchtime, "profile-benchtime", "1s", "-test.benchtime of the profiling runs")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -417,6 +424,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		cfg.ProfileSelect = func(base, head *benchgate.Set) []string { return regressedNames(base, head, opts) }
 	}
 	res, err := benchgate.Run(ctx, *cfg)
+	if res != nil && !r.keep {
+		defer res.RemoveTempOutput()
+	}
 	if res != nil {
 		for _, n := range res.Notes {
 			fmt.Fprintln(stderr, "benchgate: note:", n)
@@ -429,7 +439,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "benchgate: SKIP: the base (%s) has none of the selected benchmarks; nothing to gate\n", res.BaseCommit)
 		return nil
 	}
-	if res != nil && res.BaseFile != "" {
+	if res != nil && res.BaseFile != "" && (cfg.OutDir != "" || r.keep) {
 		fmt.Fprintf(stderr, "benchgate: raw results: %s %s\n", res.BaseFile, res.HeadFile)
 	}
 	var mal *benchgate.MalformedError
