@@ -116,7 +116,7 @@ func (s *stream) emit(l *Sample) {
 	}
 	l.Scenario = s.name
 	if err := s.enc.Encode(l); err != nil {
-		s.err = fmt.Errorf("%w: write the stream to the parent: %v", ErrStream, err)
+		s.err = fmt.Errorf("%w: write the stream to the parent: %w", ErrStream, err)
 		if s.onErr != nil {
 			s.onErr(s.err)
 		}

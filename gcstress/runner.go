@@ -379,7 +379,7 @@ func (p *childProc) save(b []byte) {
 	}
 	p.line = append(append(p.line[:0], b...), '\n')
 	if _, err := p.r.Samples.Write(p.line); err != nil {
-		p.writeErr = fmt.Errorf("%w: write %s: %v", ErrStream, writerName(p.r.Samples), err)
+		p.writeErr = fmt.Errorf("%w: write %s: %w", ErrStream, writerName(p.r.Samples), err)
 		select {
 		case <-p.done:
 		default:

@@ -214,11 +214,11 @@ func (c *capture) contents() []byte {
 func writeFileAtomic(path string, b []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("%w: %v", ErrStream, err)
+		return fmt.Errorf("%w: %w", ErrStream, err)
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("%w: write %s: %v", ErrStream, path, err)
+		return fmt.Errorf("%w: write %s: %w", ErrStream, path, err)
 	}
 	tmp := f.Name()
 	_, werr := f.Write(b)
@@ -233,7 +233,7 @@ func writeFileAtomic(path string, b []byte) error {
 	}
 	if werr != nil {
 		_ = os.Remove(tmp)
-		return fmt.Errorf("%w: write %s: %v", ErrStream, path, werr)
+		return fmt.Errorf("%w: write %s: %w", ErrStream, path, werr)
 	}
 	return nil
 }
