@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -111,14 +112,18 @@ func (pr *progress) line(s Scenario, l Sample, v Verdict) {
 	}
 }
 
-// done shows how a scenario ended, and a warning line when its child
-// printed outside its stream (ForeignOutput.Warning).
+// done shows how a scenario ended, and warning lines when its child
+// printed outside its stream (ForeignOutput.Warning) or its stream had a
+// fault (Result.StreamErr).
 func (pr *progress) done(r Result) {
 	msg := cellText(r) + " " + string(r.Verdict.Class)
 	if r.Verdict.Class != Healthy {
 		msg += ": " + r.Verdict.Why
 	}
 	warn := r.Foreign.Warning(r.Scenario.Name)
+	if r.StreamErr != "" {
+		warn = strings.TrimPrefix(warn+"\n", "\n") + fmt.Sprintf("warning: %s: %s", r.Scenario.Name, r.StreamErr)
+	}
 	if !pr.tty {
 		fmt.Fprintf(pr.w, "%s done in %.1f s: %s\n", pr.label, r.Wall, msg)
 		if warn != "" {

@@ -369,3 +369,52 @@ func TestClassifyInterrupted(t *testing.T) {
 		t.Fatalf("class marshals to %s", b)
 	}
 }
+
+// TestProgressWarnsForeignOutput: the progress lines name the bytes a
+// child printed outside its stream, and a fault of its stream.
+func TestProgressWarnsForeignOutput(t *testing.T) {
+	var out syncBuf
+	pr := newProgress(&out, 1)
+	s := Scenario{Name: "heap/100B", Kind: "heap", Value: 100, Group: SetMatrix}
+	pr.start(0, s)
+	pr.done(Result{Scenario: s, Verdict: Verdict{Class: Healthy}, End: &Sample{Reason: StopKeys},
+		Foreign: &ForeignOutput{StdoutBytes: 17 << 20, StdoutFile: "out/heap-100B/" + ChildStdoutFile, ExitedOK: true},
+		StreamErr: errRecordTooLong.Error()})
+	for _, want := range []string{"warning: heap/100B: the child printed 17825792 bytes on stdout", ChildStdoutFile, "16 MiB limit"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("progress lacks %q:\n%s", want, out.String())
+		}
+	}
+	// A failed child's stderr is its diagnosis: no warning for it alone.
+	if w := (&ForeignOutput{StderrBytes: 40}).Warning("x"); w != "" {
+		t.Errorf("warning %q for a failed child's stderr", w)
+	}
+}
+
+// TestRunKeepsForeignOutputInResults: through a whole run, a printing
+// engine's output lands in its scenario's folder of the results, is
+// counted in summary.json and warned about on the progress stream.
+func TestRunKeepsForeignOutputInResults(t *testing.T) {
+	out := t.TempDir()
+	c := DefaultConfig()
+	c.Out, c.Kinds, c.Values, c.Keys, c.Sets = out, []string{testPrintKind}, []int64{100}, []int64{20_000}, []string{SetMatrix}
+	c.Memstore, c.Window, c.Duration, c.Regions = 1<<20, 100*time.Millisecond, 0, 1
+	var report, progress syncBuf
+	sum, err := runWith(context.Background(), c, &Runner{StopOnFail: true}, Options{Report: &report, Progress: &progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sum.Results[0]
+	file := filepath.Join(out, r.Scenario.dirName(), ChildStdoutFile)
+	if b, err := os.ReadFile(file); err != nil || len(b) != 20_000 || r.Verdict.Class == Failed {
+		t.Fatalf("%s: %d bytes, %v; verdict %s", file, len(b), err, r.Verdict.Class)
+	}
+	if !strings.Contains(progress.String(), "20000 bytes on stdout") {
+		t.Fatalf("no warning:\n%s", progress.String())
+	}
+	var back Summary
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &back); err != nil || back.Results[0].Foreign == nil || back.Results[0].Foreign.StdoutBytes != 20_000 {
+		t.Fatalf("summary.json: %v %+v", err, back.Results)
+	}
+}

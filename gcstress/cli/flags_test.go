@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -149,5 +150,14 @@ func TestHelp(t *testing.T) {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("usage lacks %q:\n%s", want, stderr.String())
 		}
+	}
+}
+
+// TestStreamWriteFailureExits1: a failed write of a stream (gcstress's
+// ErrStream, naming the file) is a tool failure: exit 1, not usage.
+func TestStreamWriteFailureExits1(t *testing.T) {
+	err := fmt.Errorf("%w: write /out/samples.jsonl: no space left on device", gcstress.ErrStream)
+	if ExitCode(err) != ExitFailure {
+		t.Fatalf("exit %d, want %d", ExitCode(err), ExitFailure)
 	}
 }
