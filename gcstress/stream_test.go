@@ -378,7 +378,7 @@ func TestProgressWarnsForeignOutput(t *testing.T) {
 	s := Scenario{Name: "heap/100B", Kind: "heap", Value: 100, Group: SetMatrix}
 	pr.start(0, s)
 	pr.done(Result{Scenario: s, Verdict: Verdict{Class: Healthy}, End: &Sample{Reason: StopKeys},
-		Foreign: &ForeignOutput{StdoutBytes: 17 << 20, StdoutFile: "out/heap-100B/" + ChildStdoutFile, ExitedOK: true},
+		Foreign:   &ForeignOutput{StdoutBytes: 17 << 20, StdoutFile: "out/heap-100B/" + ChildStdoutFile, ExitedOK: true},
 		StreamErr: errRecordTooLong.Error()})
 	for _, want := range []string{"warning: heap/100B: the child printed 17825792 bytes on stdout", ChildStdoutFile, "16 MiB limit"} {
 		if !strings.Contains(out.String(), want) {
