@@ -331,6 +331,7 @@ func (p *childProc) read(res *Result) {
 			continue
 		case err != nil:
 			p.noteStreamErr(err)
+			p.killLater() // a child left writing to an unread pipe would block
 			return
 		}
 		p.save(b)
