@@ -48,7 +48,9 @@ const pacedBatch = 16
 // ended may wait before the engine is closed under them.
 const releaseAfter = time.Second
 
-// childMain decodes the scenario from ChildEnv and runs it.
+// childMain decodes the scenario from ChildEnv and runs it, streaming on
+// the descriptor StreamEnv names (the parent's pipe), or on stdout when it
+// names none (a child started by hand).
 func childMain(ctx context.Context, specJSON string, stdout io.Writer) error {
 	var spec Scenario
 	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
@@ -57,16 +59,32 @@ func childMain(ctx context.Context, specJSON string, stdout io.Writer) error {
 	if spec.Writers < 1 || spec.Keys < 1 {
 		return fmt.Errorf("%w: bad scenario %+v", ErrChild, spec)
 	}
-	return runChild(ctx, spec, stdout)
+	fd, err := streamFDFromEnv()
+	if err != nil {
+		return err
+	}
+	out := &stream{enc: json.NewEncoder(stdout), name: spec.Name}
+	if fd >= 0 {
+		w, err := openStream(fd)
+		if err != nil {
+			return err
+		}
+		out.enc, out.proto = json.NewEncoder(w), StreamProto
+	}
+	return runChild(ctx, spec, out)
 }
 
 // runChild is the child side of a scenario: load, sample, stream.
 // It returns nil when the load ended normally (keys written, duration
 // reached, or interrupted) and an error wrapping ErrRSSCap or ErrChild
-// otherwise; in every case the last line it writes is the end line.
-func runChild(ctx context.Context, spec Scenario, stdout io.Writer) error {
-	out := &stream{enc: json.NewEncoder(stdout), name: spec.Name}
-	out.emit(&Sample{Type: SampleStart, Spec: &spec, Target: spec.Keys, PID: os.Getpid()})
+// otherwise, or ErrStream when the stream could not be written (the load
+// then stops at once); in every case the last line it writes is the end
+// line.
+func runChild(ctx context.Context, spec Scenario, out *stream) error {
+	out.emit(&Sample{Type: SampleStart, Spec: &spec, Target: spec.Keys, PID: os.Getpid(), Proto: out.proto})
+	if err := out.failed(); err != nil {
+		return err
+	}
 	eng, err := newEngine(spec)
 	if err != nil {
 		out.emit(&Sample{Type: SampleEnd, Reason: StopError, Err: err.Error()})
@@ -78,18 +96,45 @@ func runChild(ctx context.Context, spec Scenario, stdout io.Writer) error {
 }
 
 // stream writes a child's JSON lines, each stamped with the scenario's
-// name. emit is safe for concurrent use.
+// name. emit is safe for concurrent use. The first write error is kept
+// (failed), reported once to onErr (which stops the load), and every later
+// line is dropped: a stream with a hole would misreport the scenario.
 type stream struct {
-	mu   sync.Mutex
-	enc  *json.Encoder
-	name string
+	mu    sync.Mutex
+	enc   *json.Encoder
+	name  string
+	proto int         // StreamProto on the parent's descriptor, else 0
+	err   error       // the first write error
+	onErr func(error) // may be nil
 }
 
 func (s *stream) emit(l *Sample) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.err != nil {
+		return
+	}
 	l.Scenario = s.name
-	_ = s.enc.Encode(l)
+	if err := s.enc.Encode(l); err != nil {
+		s.err = fmt.Errorf("%w: write the stream to the parent: %w", ErrStream, err)
+		if s.onErr != nil {
+			s.onErr(s.err)
+		}
+	}
+}
+
+// failed returns the first write error, or nil.
+func (s *stream) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// setOnErr sets the function told about the first write error.
+func (s *stream) setOnErr(f func(error)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onErr = f
 }
 
 // drivenEngine is the engine as the child drives it (what newEngine
@@ -185,6 +230,10 @@ func newChild(ctx context.Context, spec Scenario, eng drivenEngine, out *stream)
 	for i := range c.recs {
 		c.recs[i] = newLatRecorder()
 	}
+	out.setOnErr(func(err error) {
+		c.cause.fail(err)
+		c.cancel()
+	})
 	return c
 }
 
@@ -208,6 +257,9 @@ func (c *child) run() error {
 	c.prof.stop()
 	end := c.endLine(s, elapsed)
 	c.out.emit(&end)
+	if err := c.out.failed(); err != nil {
+		return err
+	}
 	return c.exitError(end)
 }
 

@@ -53,11 +53,14 @@ type Config struct {
 	// the matrix defaults.
 	Keys     []int64
 	Duration time.Duration // cap per matrix scenario; 0 = none (-duration)
-	Memstore int64         // flush threshold of one memtable (-memstore)
-	Regions  int           // regions (memtables written in parallel) per server
-	MemLimit int64         // GOMEMLIMIT of matrix scenarios; 0 = off (-memlimit)
-	GOGC     int           // GOGC of every child (-gogc); -1 = off
-	Path     string        // write path (-path): PathServer or a writepath client path
+	// StallTimeout (-stall-timeout) is the watchdog of every scenario run
+	// without a run-time cap (Scenario.StallTimeout); 0 = off.
+	StallTimeout time.Duration
+	Memstore     int64  // flush threshold of one memtable (-memstore)
+	Regions      int    // regions (memtables written in parallel) per server
+	MemLimit     int64  // GOMEMLIMIT of matrix scenarios; 0 = off (-memlimit)
+	GOGC         int    // GOGC of every child (-gogc); -1 = off
+	Path         string // write path (-path): PathServer or a writepath client path
 	// Transport between client and server when Path is not PathServer.
 	Transport    string
 	Writers      int           // writer goroutines (-writers)
@@ -134,6 +137,7 @@ func DefaultConfig() Config {
 		Writers:           DefaultWriters,
 		Format:            FormatTable,
 		Window:            time.Second,
+		StallTimeout:      DefaultStallTimeout,
 		RSSCap:            DefaultRSSCap,
 		LatencyEvery:      DefaultLatencyEvery,
 		Sets:              []string{SetAll},
@@ -276,8 +280,17 @@ func (c *Config) validateMatrix() error {
 	if err := checkCap("duration", c.Duration, MinDuration, ""); err != nil {
 		return err
 	}
+	if c.StallTimeout < 0 {
+		return usageErr("stall-timeout", "%v: use 0 (off) or a positive duration", c.StallTimeout)
+	}
 	return nil
 }
+
+// DefaultStallTimeout is Config.StallTimeout's default (-stall-timeout): a
+// scenario without a run-time cap whose child writes no key for 30 s is
+// stopped as stalled. Raise it for an engine that takes longer to open, or
+// a write path that blocks longer than that on a slow flush.
+const DefaultStallTimeout = 30 * time.Second
 
 // validateMemory checks the memory settings against one memtable per
 // region, and the failure and stall scenarios' settings.

@@ -14,9 +14,14 @@
 // ChildEnv, which the program's main hands to RunChild (package
 // gcstress/cli does both sides, and is the command), with its own GOGC,
 // GOMEMLIMIT and a hard resident-memory cap. The child streams one JSON
-// line (Sample) per window on its stdout; the parent appends every line to
-// samples.jsonl as it arrives, classifies the stream (health.go), shows
-// progress and writes the reports.
+// line (Sample) per window on a pipe of its own (file descriptor 3, named
+// in StreamEnv; stream.go), never on its stdout, so nothing a user's engine
+// prints can corrupt the stream; the parent appends every line to
+// samples.jsonl as it arrives (and, once the child exited, an exit line of
+// its own), classifies the stream (health.go), shows progress and writes
+// the reports. What the child prints on stdout and stderr is drained as it
+// comes, counted, kept in part (the first and last 64 KiB of each, in the
+// scenario's child-stdout.txt and child-stderr.txt) and warned about.
 //
 // This package is a library: it parses no flags, never exits the process
 // and writes only to the io.Writers it is given (Options, RunChild's
@@ -28,7 +33,22 @@
 //   - Everything a child streamed is on disk before the parent looks at it,
 //     so a child killed by the kernel, a signal or the hard memory cap still
 //     leaves its samples, and its row reads "failed at N%" with the progress
-//     of its last line.
+//     of its last line. A write of the stream that fails (samples.jsonl, a
+//     capture file, or the child's own stream) is a tool failure wrapping
+//     ErrStream that names the file: the child is stopped and the run
+//     fails (exit 1); no verdict is drawn from a stream with a hole.
+//   - The parent reads at most MaxRecord (16 MiB) per record, checked
+//     before buffering; a longer record is skipped and named.
+//   - A scenario without a run-time cap has a watchdog (Scenario.
+//     StallTimeout, -stall-timeout, 30 s by default, at least three
+//     windows; none with -window 0): a child that streams no progress
+//     (no key written, or no record at all) for that long is stopped
+//     (SIGTERM, then SIGKILL) and fails as "stalled", with the reason
+//     named.
+//   - A scenario cut short by the run's end (Ctrl-C, SIGTERM, or gcstress
+//     killed with its child, seen on replay as a stream with neither an end
+//     nor an exit line) that left no end record is "interrupted" (a Class
+//     of its own), never "failed".
 //   - The parent and its children are one program: a kind registered in the
 //     parent is registered in the child, because both run the same main.
 //   - Health is classified per window, with thresholds that are settings
@@ -89,7 +109,9 @@
 // RegisterEngine, the kind lookup), engine.go (writegc's kinds: the region
 // server, directly or through a client), outdir.go (the results folder),
 // scenario.go and matrix.go (what runs, the embedded default), child.go
-// (the child's load loop), sample.go and sampler.go (windows:
+// (the child's load loop), stream.go (the child's stream: its descriptor,
+// the bounded record reader, the captures of stdout and stderr), sample.go
+// and sampler.go (windows:
 // runtime/metrics, RSS, process CPU, HdrHistogram latencies), runner.go
 // (child processes), health.go (classifier), replay.go (re-reading
 // samples.jsonl), run.go (Run, RunChild, the results), report_table.go,

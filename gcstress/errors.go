@@ -15,4 +15,9 @@ var (
 	ErrRSSCap = errors.New("resident memory above the hard cap")
 	// ErrChild: the child-side of a scenario failed (bad spec, engine error).
 	ErrChild = errors.New("scenario child failed")
+	// ErrStream: a scenario's stream could not be written (samples.jsonl,
+	// a child's capture files, the child's own stream to its parent) or
+	// read (a record over MaxRecord). A failed write is a tool failure:
+	// the command exits 1, naming the file.
+	ErrStream = errors.New("stream")
 )

@@ -22,6 +22,12 @@ import (
 //
 // Elevated is the band in between healthy and degraded (GC CPU 10-25% or
 // assists 2-5% by default): no longer healthy, not yet degraded.
+//
+// Interrupted is no health: it is the class of a scenario whose child left
+// no end record because the run was stopped (Ctrl-C or SIGTERM to gcstress
+// and a child that did not end in its grace period, or gcstress killed
+// with its child), unless its windows had already failed it. Windows never
+// take it.
 type Class string
 
 // Health classes, from best to worst.
@@ -30,6 +36,8 @@ const (
 	Elevated Class = "elevated"
 	Degraded Class = "degraded"
 	Failed   Class = "failed"
+	// Interrupted is outside the health scale (rank -1): see Class.
+	Interrupted Class = "interrupted"
 )
 
 func (c Class) rank() int {
@@ -127,6 +135,12 @@ type Exit struct {
 	Died    bool   `json:"died"`    // no end line: killed by a signal, the kernel or the parent
 	RSSCap  bool   `json:"rss_cap"` // stopped at the hard resident-memory cap (by itself or the parent)
 	Message string `json:"message"` // e.g. "signal: killed"
+	// Stalled: the parent's watchdog stopped a child that streamed no
+	// progress for Scenario.StallTimeout (Died is set too: a failure).
+	Stalled bool `json:"stalled,omitempty"`
+	// Interrupted: the child left no end line because the run was stopped
+	// (the parent's context, or gcstress killed); not a failure.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Verdict is a scenario's health: the class of each window and of the
@@ -154,8 +168,9 @@ type Verdict struct {
 //
 // Steps: CPU shares per span of windows (spansOf) give each window its
 // class; per-window conditions (heap over goal, limiter, the failure run)
-// may worsen it; a child that died or hit the memory cap fails the
-// scenario; otherwise the scenario takes the worst class held by at least
+// may worsen it; a child that died, stalled or hit the memory cap fails the
+// scenario; one interrupted before its end record is Interrupted;
+// otherwise the scenario takes the worst class held by at least
 // Thresholds.Share of its windows after the warm-up.
 func Classify(samples []Sample, exit Exit, th Thresholds) Verdict {
 	var w []Sample
@@ -174,6 +189,8 @@ func Classify(samples []Sample, exit Exit, th Thresholds) Verdict {
 	case v.Class == Failed:
 	case exit.RSSCap || exit.Died:
 		v.failOnExit(w, exit)
+	case exit.Interrupted:
+		v.interruptOnExit(w, exit)
 	default:
 		v.classByShare(th)
 	}
@@ -308,11 +325,28 @@ func (v *Verdict) failOnExit(w []Sample, exit Exit) {
 		last = w[len(w)-1]
 	}
 	v.Class, v.FailedAt, v.FailedT = Failed, last.Progress, last.T
-	if exit.RSSCap {
+	switch {
+	case exit.RSSCap:
 		v.Why = "resident memory passed the hard cap"
-	} else {
+	case exit.Stalled:
+		v.Why = "the child made no progress"
+	default:
 		v.Why = "the child died"
 	}
+	if exit.Message != "" {
+		v.Why += " (" + exit.Message + ")"
+	}
+}
+
+// interruptOnExit classes a scenario interrupted before its end record:
+// Interrupted, with the progress of its last window in Why.
+func (v *Verdict) interruptOnExit(w []Sample, exit Exit) {
+	last := Sample{}
+	if len(w) > 0 {
+		last = w[len(w)-1]
+	}
+	v.Class = Interrupted
+	v.Why = fmt.Sprintf("interrupted at %.0f%% (%.1f s) before its end record", 100*last.Progress, last.T)
 	if exit.Message != "" {
 		v.Why += " (" + exit.Message + ")"
 	}

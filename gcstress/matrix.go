@@ -90,7 +90,7 @@ func defaultKeys(value int64) int64 {
 func Expand(c Config) []Scenario {
 	base := Scenario{
 		Memstore: c.Memstore, Regions: c.Regions, Flushers: c.Regions, GOGC: c.GOGC,
-		Path: c.Path, Transport: c.Transport, Writers: c.Writers, Window: c.Window,
+		Path: c.Path, Transport: c.Transport, Writers: c.Writers, Window: c.Window, StallTimeout: c.StallTimeout,
 		LatencyEvery: c.LatencyEvery, Profile: c.Profile.String(), Flight: c.Flight || c.Profile != 0, Seed: c.Seed, Thresholds: c.Thresholds,
 		MaxPendingFlushes: 2, // per region, writepath's default
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -111,14 +112,27 @@ func (pr *progress) line(s Scenario, l Sample, v Verdict) {
 	}
 }
 
+// done shows how a scenario ended, and warning lines when its child
+// printed outside its stream (ForeignOutput.Warning) or its stream had a
+// fault (Result.StreamErr).
 func (pr *progress) done(r Result) {
 	msg := cellText(r) + " " + string(r.Verdict.Class)
 	if r.Verdict.Class != Healthy {
 		msg += ": " + r.Verdict.Why
 	}
+	warn := r.Foreign.Warning(r.Scenario.Name)
+	if r.StreamErr != "" {
+		warn = strings.TrimPrefix(warn+"\n", "\n") + fmt.Sprintf("warning: %s: %s", r.Scenario.Name, r.StreamErr)
+	}
 	if !pr.tty {
 		fmt.Fprintf(pr.w, "%s done in %.1f s: %s\n", pr.label, r.Wall, msg)
+		if warn != "" {
+			fmt.Fprintln(pr.w, warn)
+		}
 		return
+	}
+	if warn != "" {
+		fmt.Fprintln(pr.p, warn) // above the bars
 	}
 	pr.setStatus(fmt.Sprintf("%s %s in %.0f s", cellText(r), r.Verdict.Class, r.Wall))
 	if r.End != nil && r.End.Reason == StopKeys && r.Verdict.Class != Failed {

@@ -8,15 +8,20 @@ import (
 )
 
 // ReadResults rebuilds scenario Results from a samples.jsonl stream (one
-// or many scenarios, in order) and classifies them with th: a scenario
-// without an end line is taken as a child that died. It lets a recorded
-// stream be re-read and re-classified (the classifier's golden tests use
-// it). Lines that are not JSON are skipped.
+// or many scenarios, in order) and classifies them with th. The parent's
+// exit line (SampleExit) gives how a child ended and why the parent
+// stopped it. A scenario with no end line is a child that died, unless its
+// stream is of protocol version 2 or later (Sample.Proto on its start
+// line) and has no exit line either: its parent stopped recording, so
+// gcstress itself was killed while it ran, and it is Interrupted. It lets
+// a recorded stream be re-read and re-classified (the classifier's golden
+// tests use it). Lines that are not JSON are skipped.
 func ReadResults(r io.Reader, th Thresholds) ([]Result, error) {
 	var out []Result
 	idx := map[string]int{}
+	proto, exited := map[int]int{}, map[int]bool{} // by index in out
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	sc.Buffer(make([]byte, 64<<10), MaxRecord+1)
 	for sc.Scan() {
 		var s Sample
 		if json.Unmarshal(sc.Bytes(), &s) != nil {
@@ -30,8 +35,13 @@ func ReadResults(r io.Reader, th Thresholds) ([]Result, error) {
 		}
 		res := &out[i]
 		remeasure(&s)
-		if s.Type == SampleStart && s.Spec != nil {
+		switch {
+		case s.Type == SampleStart && s.Spec != nil:
 			res.Scenario = *s.Spec
+			proto[i] = s.Proto
+		case s.Type == SampleExit && s.Exit != nil:
+			res.Exit, res.Stopped = *s.Exit, s.Reason
+			exited[i] = true
 		}
 		res.add(s)
 	}
@@ -41,6 +51,9 @@ func ReadResults(r io.Reader, th Thresholds) ([]Result, error) {
 	for i := range out {
 		res := &out[i]
 		switch {
+		case exited[i]:
+		case res.End == nil && proto[i] >= StreamProto:
+			res.Exit, res.Stopped = Exit{Interrupted: true, Message: "parent killed: gcstress stopped recording before the scenario ended"}, StopInterrupted
 		case res.End == nil:
 			res.Exit = Exit{Died: true, Message: "no end record"}
 		case res.End.Reason == StopRSSCap:

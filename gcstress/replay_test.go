@@ -16,7 +16,7 @@ import (
 func TestStreamStringsStable(t *testing.T) {
 	for v, want := range map[any]string{SampleStart: "start", SampleWindow: "window", SampleFlight: "flight", SampleEnd: "end",
 		StopKeys: "keys", StopDuration: "duration", StopInterrupted: "interrupted", StopRSSCap: "rss-cap", StopError: "error",
-		StopFailed: "failed", StopHung: "hung"} {
+		StopFailed: "failed", StopHung: "hung", SampleExit: "exit", StopStalled: "stalled"} {
 		b, _ := json.Marshal(v)
 		if string(b) != `"`+want+`"` {
 			t.Errorf("%v marshals to %s, want %q", v, b, want)

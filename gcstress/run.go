@@ -91,8 +91,9 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Summary, error) {
 
 // RunChild is the child side of a scenario: spec is ChildEnv's value (a
 // Scenario as JSON). It builds the scenario's engine, runs the load and
-// streams one JSON line per window to stdout, ending with the "end" line;
-// stderr receives warnings that have no place in the stream (a profile
+// streams one JSON line per window, ending with the "end" line, on the
+// descriptor StreamEnv names (the parent's pipe; stdout when it names
+// none: a child started by hand, stream.go); stderr receives warnings that have no place in the stream (a profile
 // that could not be written). It returns nil when the load ended normally
 // (keys written, run-time cap, interrupted through ctx) and an error
 // wrapping ErrChild or ErrRSSCap otherwise; the process should then exit

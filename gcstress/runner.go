@@ -1,8 +1,6 @@
 package gcstress
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -19,14 +18,17 @@ import (
 //
 // Lifetime: a Runner runs one scenario at a time (Run is not safe for
 // concurrent use); its fields are set before the first Run. Samples, when
-// set, receives every line a child writes, as it arrives (one Write per
-// line), so a child that is killed leaves everything it streamed.
+// set, receives every record a child streams, as it arrives (one Write per
+// line), so a child that is killed leaves everything it streamed; after
+// the child exited, Run appends the parent's exit line (SampleExit).
 type Runner struct {
 	// Exe and Args start a child; Exe "" means os.Executable() with no
 	// args. The child must hand a process with ChildEnv set to RunChild.
 	Exe  string
 	Args []string
-	// Samples receives each JSON line (with its newline). May be nil.
+	// Samples receives each JSON line (with its newline). May be nil. A
+	// failed Write stops the child, and Run returns an error wrapping
+	// ErrStream that names the file (Samples' Name method, when it has one).
 	Samples io.Writer
 	// OnLine is called for each decoded line with the classification of
 	// the windows so far. May be nil. Called from Run's goroutine.
@@ -41,6 +43,15 @@ type Runner struct {
 	ParentCapSlack float64
 }
 
+// pipeDelay is how long the parent waits, once a child exited, for the
+// child's stream, stdout and stderr to reach their end: a process the
+// engine started may hold stdout or stderr open, and must not hold up the
+// run.
+const pipeDelay = 2 * time.Second
+
+// stderrTail is how much of a child's stderr Result.Stderr keeps.
+const stderrTail = 16 << 10
+
 // Result is what a scenario produced. It is a plain value.
 type Result struct {
 	Scenario Scenario `json:"scenario"`
@@ -51,10 +62,16 @@ type Result struct {
 	Last    Sample     `json:"last"`
 	Flight  string     `json:"flight,omitempty"` // flight-recorder dump, if written
 	Exit    Exit       `json:"exit"`
-	Stopped StopReason `json:"stopped,omitempty"` // StopFailed, StopInterrupted or StopHung when the parent stopped it
+	Stopped StopReason `json:"stopped,omitempty"` // StopFailed, StopInterrupted, StopHung or StopStalled when the parent stopped it
 	Stderr  string     `json:"stderr,omitempty"`  // the tail of the child's stderr
-	Verdict Verdict    `json:"verdict"`
-	Wall    float64    `json:"wall_s"`
+	// Foreign is what the child printed on stdout and stderr outside its
+	// stream (nil: nothing); Warning is the line to show for it.
+	Foreign *ForeignOutput `json:"foreign,omitempty"`
+	// StreamErr is the first fault of the child's stream (a record over
+	// MaxRecord, skipped), if any.
+	StreamErr string  `json:"stream_error,omitempty"`
+	Verdict   Verdict `json:"verdict"`
+	Wall      float64 `json:"wall_s"`
 	// Machine is what other processes and steal took while it ran.
 	Machine Machine `json:"machine"`
 	// Account is the explain package's account of the captured profiles
@@ -64,10 +81,15 @@ type Result struct {
 }
 
 // Run runs scenario s in a child process and returns its Result. The error
-// is non-nil only when the child could not be started (a tool failure);
-// a child that dies, is killed or fails is a Result with Verdict Failed.
-// Cancelling ctx sends the child SIGINT (then SIGKILL after Grace) and
-// returns what it streamed, with Stopped StopInterrupted.
+// is non-nil only for a tool failure: the child could not be started, or
+// a write to Samples or to the scenario's capture files failed (wrapping
+// ErrStream and naming the file; the Result is then what was read). A
+// child that dies, is killed or fails is a Result with Verdict Failed; one
+// that streams no progress for its StallTimeout is stopped (SIGTERM, then
+// SIGKILL after Grace) and fails as StopStalled. Cancelling ctx sends the
+// child SIGINT (then SIGKILL after Grace) and returns what it streamed,
+// with Stopped StopInterrupted; a child that left no end record is then
+// Interrupted, not failed.
 func (r *Runner) Run(ctx context.Context, s Scenario) (Result, error) {
 	res := Result{Scenario: s}
 	meter := startMachineMeter()
@@ -76,31 +98,52 @@ func (r *Runner) Run(ctx context.Context, s Scenario) (Result, error) {
 		return res, err
 	}
 	go p.watch(ctx)
+	waited := make(chan error, 1)
+	go func() {
+		err := p.cmd.Wait()
+		close(p.done)
+		waited <- err
+	}()
+	readDone := make(chan struct{})
+	go p.unblockRead(readDone)
 	p.read(&res)
-	waitErr := p.cmd.Wait()
-	close(p.done)
+	close(readDone)
+	waitErr := <-waited
+	_ = p.stream.Close() // the read end; nothing was written through it
 	p.finish(&res, waitErr)
 	var child time.Duration
 	if ps := p.cmd.ProcessState; ps != nil {
 		child = ps.UserTime() + ps.SystemTime()
 	}
 	res.Machine = meter.stop(child)
-	return res, nil
+	p.save(p.exitLine(res))
+	exitedOK := p.cmd.ProcessState != nil && p.cmd.ProcessState.Success()
+	foreign, ferr := keepForeign(s.Dir, p.stdout, p.stderr, exitedOK)
+	res.Foreign = foreign
+	return res, errors.Join(p.writeErr, ferr)
 }
 
 // childProc is one scenario's child process as the parent sees it. Run's
 // goroutine reads its stream; a watcher goroutine (watch) stops or kills it.
-// stopped and exit are written by both, under mu.
+// stopped and exit are written by both, under mu; progressAt is written by
+// the reader and read by the watcher.
 type childProc struct {
 	r        *Runner
 	s        Scenario
 	cmd      *exec.Cmd
-	stdout   io.Reader
-	stderr   *tailBuffer
+	stream   *os.File // the read end of the child's stream
+	stdout   *capture // what the child prints on stdout (foreign)
+	stderr   *capture
 	t0       time.Time
 	done     chan struct{} // closed once the child was waited for
 	killOnce sync.Once
-	failStop bool // StopOnFail's SIGTERM was sent (Run's goroutine only)
+	failStop bool   // StopOnFail's SIGTERM was sent (Run's goroutine only)
+	lastKeys int64  // keys of the last window read (Run's goroutine only)
+	line     []byte // Samples' line buffer (Run's goroutine only)
+	writeErr error  // the first failed write to Samples (Run's goroutine only)
+	streamEr error  // the first fault of the stream (Run's goroutine only)
+
+	progressAt atomic.Int64 // UnixNano of the last record that showed progress
 
 	mu      sync.Mutex
 	stopped StopReason
@@ -108,8 +151,9 @@ type childProc struct {
 }
 
 // command builds the child's command: the scenario in ChildEnv, its own
-// GOGC and GOMEMLIMIT, its own process group (a terminal's Ctrl-C reaches
-// the parent only, which forwards it) and SIGKILL when the parent dies.
+// GOGC and GOMEMLIMIT, its stream's descriptor in StreamEnv, its own process
+// group (a terminal's Ctrl-C reaches the parent only, which forwards it)
+// and SIGKILL when the parent dies.
 func (r *Runner) command(s Scenario) (*exec.Cmd, error) {
 	exe, args := r.Exe, r.Args
 	if exe == "" {
@@ -124,29 +168,52 @@ func (r *Runner) command(s Scenario) (*exec.Cmd, error) {
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), s.env()...)
-	cmd.Env = append(cmd.Env, ChildEnv+"="+string(spec))
+	cmd.Env = append(cmd.Env, ChildEnv+"="+string(spec), fmt.Sprintf("%s=%d", StreamEnv, StreamFD))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.WaitDelay = pipeDelay
 	return cmd, nil
 }
 
-// start starts scenario s's child with its stdout piped and the tail of
-// its stderr kept.
+// start starts scenario s's child with its stream on a pipe of its own
+// (descriptor StreamFD) and its stdout and stderr drained into captures.
 func (r *Runner) start(s Scenario) (*childProc, error) {
 	cmd, err := r.command(s)
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	pr, pw, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("gcstress: %w", err)
+		return nil, fmt.Errorf("gcstress: stream pipe: %w", err)
 	}
-	p := &childProc{r: r, s: s, cmd: cmd, stdout: stdout, stderr: &tailBuffer{max: 16 << 10}, done: make(chan struct{})}
-	cmd.Stderr = p.stderr
+	cmd.ExtraFiles = []*os.File{pw} // StreamFD = 3 + index 0
+	p := &childProc{r: r, s: s, cmd: cmd, stream: pr, stdout: newCapture(CaptureKeep), stderr: newCapture(CaptureKeep),
+		done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	p.t0 = time.Now()
-	if err := cmd.Start(); err != nil {
+	p.progressAt.Store(p.t0.UnixNano())
+	err = cmd.Start()
+	_ = pw.Close() // the child has its own copy; EOF comes when it exits
+	if err != nil {
+		_ = pr.Close()
 		return nil, fmt.Errorf("gcstress: start child for %s: %w", s.Name, err)
 	}
 	return p, nil
+}
+
+// unblockRead closes the stream's read end pipeDelay after the child
+// exited if the reader has not reached its end by then (a process that
+// inherited the descriptor despite close-on-exec holds it open).
+func (p *childProc) unblockRead(readDone <-chan struct{}) {
+	select {
+	case <-readDone:
+		return
+	case <-p.done:
+	}
+	select {
+	case <-readDone:
+	case <-time.After(pipeDelay):
+		_ = p.stream.Close()
+	}
 }
 
 // stop records why the parent stopped the child (the first reason wins)
@@ -177,10 +244,22 @@ func (p *childProc) killLater() {
 	})
 }
 
+// stallTimeout is the watchdog's timeout: Scenario.StallTimeout, at least
+// three windows, for a scenario with no run-time cap and with windows; 0
+// (no watchdog) otherwise.
+func (p *childProc) stallTimeout() time.Duration {
+	if p.s.Duration > 0 || p.s.StallTimeout <= 0 || p.s.Window <= 0 {
+		return 0
+	}
+	return max(p.s.StallTimeout, 3*p.s.Window)
+}
+
 // watch stops the child when ctx is cancelled (SIGINT, then SIGKILL after
-// the grace period), kills it when its RSS passes the parent's cap, and
-// kills a child still running two minutes past its run-time cap (hung).
-// It returns when the child was waited for.
+// the grace period), kills it when its RSS passes the parent's cap, kills
+// a child still running two minutes past its run-time cap (hung), and
+// stops one that streamed no progress for its stall timeout (SIGTERM,
+// then SIGKILL after the grace period). It returns when the child was
+// waited for, or once it stopped the child.
 func (p *childProc) watch(ctx context.Context) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -188,6 +267,7 @@ func (p *childProc) watch(ctx context.Context) {
 	if p.s.Duration > 0 {
 		deadline = time.After(p.s.Duration + 2*time.Minute)
 	}
+	stall := p.stallTimeout()
 	for {
 		select {
 		case <-p.done:
@@ -201,6 +281,11 @@ func (p *childProc) watch(ctx context.Context) {
 			return
 		case <-tick.C:
 			if p.killOverCap() {
+				return
+			}
+			if stall > 0 && time.Since(time.Unix(0, p.progressAt.Load())) > stall {
+				p.stop(syscall.SIGTERM, StopStalled)
+				p.killLater()
 				return
 			}
 		}
@@ -229,25 +314,32 @@ func (p *childProc) killOverCap() bool {
 	return true
 }
 
-// read copies each line of the child's stdout to Runner.Samples as it
-// arrives, adds the decoded lines to res, and reports each to
+// read copies each record of the child's stream to Runner.Samples as it
+// arrives, adds the decoded records to res, and reports each to
 // Runner.OnLine with the classification so far; with StopOnFail it stops
-// the child once that classification is failed. It returns at EOF.
+// the child once that classification is failed. It returns at the
+// stream's end, or when the stream cannot be read.
 func (p *childProc) read(res *Result) {
-	sc := bufio.NewScanner(p.stdout)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		b := sc.Bytes()
-		if p.r.Samples != nil {
-			line := make([]byte, len(b)+1)
-			copy(line, b)
-			line[len(b)] = '\n'
-			_, _ = p.r.Samples.Write(line)
+	rr := newRecordReader(p.stream, MaxRecord)
+	for {
+		b, err := rr.next()
+		switch {
+		case errors.Is(err, io.EOF):
+			return
+		case errors.Is(err, errRecordTooLong):
+			p.noteStreamErr(err)
+			continue
+		case err != nil:
+			p.noteStreamErr(err)
+			p.killLater() // a child left writing to an unread pipe would block
+			return
 		}
+		p.save(b)
 		var smp Sample
 		if err := json.Unmarshal(b, &smp); err != nil {
-			continue // not ours: keep it on disk, ignore it here
+			continue // not a record: kept on disk, ignored here
 		}
+		p.noteProgress(smp)
 		res.add(smp)
 		v := Classify(res.Windows, Exit{}, p.s.Thresholds)
 		if p.r.OnLine != nil {
@@ -259,6 +351,61 @@ func (p *childProc) read(res *Result) {
 			p.killLater()
 		}
 	}
+}
+
+// noteProgress restarts the stall watchdog's clock on a record that shows
+// progress: a window with more keys than the last, or any other record.
+func (p *childProc) noteProgress(smp Sample) {
+	if smp.Type == SampleWindow {
+		if smp.Keys <= p.lastKeys {
+			return
+		}
+		p.lastKeys = smp.Keys
+	}
+	p.progressAt.Store(time.Now().UnixNano())
+}
+
+func (p *childProc) noteStreamErr(err error) {
+	if p.streamEr == nil {
+		p.streamEr = err
+	}
+}
+
+// save writes one record and its newline to Runner.Samples. The first
+// failure is kept (writeErr), stops the child and ends the saving: the
+// run has failed as a tool.
+func (p *childProc) save(b []byte) {
+	if p.r.Samples == nil || p.writeErr != nil {
+		return
+	}
+	p.line = append(append(p.line[:0], b...), '\n')
+	if _, err := p.r.Samples.Write(p.line); err != nil {
+		p.writeErr = fmt.Errorf("%w: write %s: %w", ErrStream, writerName(p.r.Samples), err)
+		select {
+		case <-p.done:
+		default:
+			p.stop(syscall.SIGTERM, StopInterrupted)
+			p.killLater()
+		}
+	}
+}
+
+// writerName is w's file name when it has one.
+func writerName(w io.Writer) string {
+	if n, ok := w.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return "the samples stream"
+}
+
+// exitLine is the parent's record of how the child ended (SampleExit).
+func (p *childProc) exitLine(res Result) []byte {
+	e := res.Exit
+	b, err := json.Marshal(Sample{Type: SampleExit, Scenario: p.s.Name, T: res.Wall, Reason: res.Stopped, Exit: &e})
+	if err != nil {
+		panic(fmt.Sprintf("gcstress: exit line: %v", err)) // a Sample always marshals
+	}
+	return b
 }
 
 // add records one line of a scenario's stream in its Result.
@@ -276,19 +423,35 @@ func (res *Result) add(l Sample) {
 }
 
 // finish completes res once the child exited: wall time, stderr, how it
-// ended (from its end line, or from waitErr when it left none) and the
-// final verdict.
+// ended (from its end line, or from waitErr when it left none; a stall or
+// an interruption the parent caused takes precedence) and the final
+// verdict.
 func (p *childProc) finish(res *Result, waitErr error) {
 	res.Wall = time.Since(p.t0).Seconds()
-	res.Stderr = p.stderr.String()
+	res.Stderr = p.stderr.Tail(stderrTail)
+	if p.streamEr != nil {
+		res.StreamErr = p.streamEr.Error()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	res.Stopped, res.Exit = p.stopped, p.exit
 	switch {
+	case res.Stopped == StopStalled && !res.Exit.RSSCap:
+		res.Exit.Died, res.Exit.Stalled = true, true
+		res.Exit.Message = fmt.Sprintf("stalled: no progress for %v, stopped by the parent's watchdog (-stall-timeout)", p.stallTimeout())
+		if res.End == nil {
+			res.Exit.Message += "; " + exitMessage(waitErr)
+		}
+	case res.End == nil && res.Stopped == StopInterrupted && !res.Exit.RSSCap:
+		res.Exit.Interrupted = true
+		res.Exit.Message = "interrupted: " + exitMessage(waitErr)
 	case res.End == nil:
 		res.Exit.Died = !res.Exit.RSSCap
 		if res.Exit.Message == "" {
 			res.Exit.Message = exitMessage(waitErr)
+		}
+		if res.StreamErr != "" {
+			res.Exit.Message += "; " + res.StreamErr
 		}
 	case res.End.Reason == StopRSSCap:
 		res.Exit.RSSCap = true
@@ -311,27 +474,4 @@ func exitMessage(err error) string {
 		}
 	}
 	return err.Error()
-}
-
-// tailBuffer keeps the last max bytes written to it. Safe for concurrent use.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   bytes.Buffer
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b.Write(p)
-	if over := t.b.Len() - t.max; over > 0 {
-		t.b.Next(over)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.b.String()
 }

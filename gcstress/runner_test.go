@@ -42,18 +42,22 @@ func TestRunnerCompletes(t *testing.T) {
 	if res.End == nil || res.End.Reason != "keys" || res.End.Keys != 20_000 || res.Exit.Died {
 		t.Fatalf("end %+v exit %+v stderr %s", res.End, res.Exit, res.Stderr)
 	}
-	if res.Verdict.Class == Failed {
-		t.Fatalf("verdict %+v", res.Verdict)
+	if res.Verdict.Class == Failed || res.Foreign != nil {
+		t.Fatalf("verdict %+v, foreign output %+v", res.Verdict, res.Foreign)
 	}
 	if res.End.LatN != 20_000 || res.End.LatP50 <= 0 || res.End.LatMax < res.End.LatP999 || res.End.Hist == nil {
 		t.Fatalf("latency: n %d p50 %d p99.9 %d max %d", res.End.LatN, res.End.LatP50, res.End.LatP999, res.End.LatMax)
 	}
 	lines := strings.Split(strings.TrimSpace(samples.String()), "\n")
-	if want := len(res.Windows) + 2; len(lines) != want {
-		t.Fatalf("%d lines on disk, want %d (start, windows, end)", len(lines), want)
+	if want := len(res.Windows) + 3; len(lines) != want {
+		t.Fatalf("%d lines on disk, want %d (start, windows, end, exit)", len(lines), want)
+	}
+	var last Sample
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Type != SampleExit || last.Exit == nil || last.Exit.Died {
+		t.Fatalf("last line %q: %v", lines[len(lines)-1], err)
 	}
 	var first Sample
-	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first.Type != "start" || first.Spec.Name != s.Name || first.PID == 0 {
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first.Type != "start" || first.Spec.Name != s.Name || first.PID == 0 || first.Proto != StreamProto {
 		t.Fatalf("first line %q: %v", lines[0], err)
 	}
 }

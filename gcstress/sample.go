@@ -8,12 +8,16 @@ type SampleType string
 
 // The lines of a child's stream, in the order they come: one start line,
 // window lines (flight lines among them), one end line. A child that dies
-// leaves no end line.
+// leaves no end line. After the child exited, the parent appends one exit
+// line of its own to samples.jsonl (streams of StreamProto 2 on), so a
+// scenario with neither an end nor an exit line is one whose parent stopped
+// recording: gcstress itself was killed (replay.go).
 const (
 	SampleStart  SampleType = "start"  // the scenario and the child's pid
 	SampleWindow SampleType = "window" // one sampling window
 	SampleFlight SampleType = "flight" // the flight recorder was dumped
 	SampleEnd    SampleType = "end"    // the whole run's record
+	SampleExit   SampleType = "exit"   // written by the parent: how the child ended (Exit, Reason)
 )
 
 // StopReason says why a scenario's load stopped. The child writes one on
@@ -34,6 +38,9 @@ const (
 const (
 	StopFailed StopReason = "failed" // the stream was classified failed (Runner.StopOnFail)
 	StopHung   StopReason = "hung"   // no exit two minutes past the scenario's run-time cap
+	// StopStalled: a scenario without a run-time cap streamed no progress
+	// (no record, or no key written) for Scenario.StallTimeout.
+	StopStalled StopReason = "stalled"
 )
 
 // bytesPerMB is the MB of every MB/s in gcstress (Sample.MBps, the reports,
@@ -133,9 +140,14 @@ type Sample struct {
 	MemtableBytes  int64 `json:"memtable_bytes"`
 	BlockedNanos   int64 `json:"blocked_ns"` // writers' time blocked by backpressure (cumulative)
 
-	// Start line only: the scenario and the child's process id.
-	Spec *Scenario `json:"spec,omitempty"`
-	PID  int       `json:"pid,omitempty"`
+	// Start line only: the scenario, the child's process id and the
+	// stream's protocol version (StreamProto; absent before version 2).
+	Spec  *Scenario `json:"spec,omitempty"`
+	PID   int       `json:"pid,omitempty"`
+	Proto int       `json:"proto,omitempty"`
+	// Exit (exit line only, written by the parent) is how the child ended;
+	// the line's Reason is why the parent stopped it, if it did.
+	Exit *Exit `json:"exit,omitempty"`
 	// Hist is the whole run's Put latency histogram (end line only), for
 	// writepath's PE and YCSB printers.
 	Hist *hdrhistogram.Snapshot `json:"hist,omitempty"`

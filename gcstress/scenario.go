@@ -20,6 +20,12 @@ type Scenario struct {
 	Value    int64         `json:"value"`    // value bytes (keys are workload.KeySize)
 	Keys     int64         `json:"keys"`     // keys to write (through flushes)
 	Duration time.Duration `json:"duration"` // cap on run time; 0 = none
+	// StallTimeout is the parent's watchdog for a scenario without a
+	// run-time cap: a child that streams no progress (no record, or no key
+	// written) for this long, or for three windows if that is longer, is
+	// stopped and its scenario fails as stalled. 0, a Duration or no
+	// windows (Window 0): no watchdog.
+	StallTimeout time.Duration `json:"stall_timeout,omitempty"`
 
 	Memstore          int64 `json:"memstore"`
 	Regions           int   `json:"regions"`

@@ -65,6 +65,7 @@ func defineFlags(fs *flag.FlagSet, c *gcstress.Config) *lists {
 	fs.StringVar(&l.values, "values", "10,100,1KB,10KB", "value sizes, comma-separated (10, 100B, 1KB, 10KB; K = 1024)")
 	fs.StringVar(&l.keys, "keys", "", "keys written per scenario, one for all values or one per value (10M, 1e9); default: the matrix's")
 	fs.DurationVar(&c.Duration, "duration", c.Duration, "cap on each scenario's run time (0: none, else at least 1ms; default none when -keys is given)")
+	fs.DurationVar(&c.StallTimeout, "stall-timeout", c.StallTimeout, "watchdog of a scenario without a run-time cap: stop a child that writes no key for this long (at least 3 windows) and fail it as stalled (0: off)")
 	fs.Var(sizeFlag{&c.Memstore}, "memstore", "flush threshold of one memtable (HBase memstore size)")
 	fs.IntVar(&c.Regions, "regions", c.Regions, "regions (memtables filled in parallel) per server")
 	fs.Var(sizeFlag{&c.MemLimit}, "memlimit", "GOMEMLIMIT of each scenario's child (off: none; the failure and stall scenarios use -fail-memlimit unless this is given)")

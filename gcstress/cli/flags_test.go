@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -45,8 +46,16 @@ func TestParseFlagsKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := gcstress.Expand(c)
-	if len(sc) != 1 || sc[0].Keys != 1_000_000_000 || sc[0].Duration != 0 {
+	if len(sc) != 1 || sc[0].Keys != 1_000_000_000 || sc[0].Duration != 0 || sc[0].StallTimeout != gcstress.DefaultStallTimeout {
 		t.Fatalf("-keys 1e9: %+v", sc)
+	}
+	// Without a run-time cap the watchdog is on, and -stall-timeout sets it.
+	c, err = ParseFlags([]string{"-kinds", "arena", "-values", "10", "-keys", "1e9", "-scenario", "matrix", "-stall-timeout", "2m"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc = gcstress.Expand(c); sc[0].StallTimeout != 2*time.Minute {
+		t.Fatalf("-stall-timeout 2m: %v", sc[0].StallTimeout)
 	}
 	c, err = ParseFlags([]string{"-values", "10,1KB", "-keys", "10M,2M", "-duration", "5s"}, io.Discard)
 	if err != nil {
@@ -104,6 +113,7 @@ func TestParseFlagsErrorsNameTheFlag(t *testing.T) {
 		{[]string{"-fail-duration", "1ns"}, "-fail-duration"},    // would remove the stall's cap
 		{[]string{"-fail-duration", "1500us"}, "-fail-duration"}, // half is under 1ms
 		{[]string{"-duration", "1ns"}, "-duration"},
+		{[]string{"-stall-timeout", "-1s"}, "-stall-timeout"},
 		{[]string{"-memstore", "4000000T", "-regions", "3"}, "-memstore"}, // overflows
 		{[]string{"-kinds", "arena,arena"}, "-kinds"},
 		{[]string{"-values", "1KB,1024"}, "-values"},
@@ -140,5 +150,14 @@ func TestHelp(t *testing.T) {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("usage lacks %q:\n%s", want, stderr.String())
 		}
+	}
+}
+
+// TestStreamWriteFailureExits1: a failed write of a stream (gcstress's
+// ErrStream, naming the file) is a tool failure: exit 1, not usage.
+func TestStreamWriteFailureExits1(t *testing.T) {
+	err := fmt.Errorf("%w: write /out/samples.jsonl: no space left on device", gcstress.ErrStream)
+	if ExitCode(err) != ExitFailure {
+		t.Fatalf("exit %d, want %d", ExitCode(err), ExitFailure)
 	}
 }
