@@ -363,3 +363,51 @@ func TestActionScriptRefusesBadInput(t *testing.T) {
 		t.Errorf("an error's summary and outputs:\n%s\n%s", o.summary, o.outputs)
 	}
 }
+
+// TestActionFilesMatchScript: every input of action.yml is passed to the
+// script, every BENCHGATE_* variable that action.yml or the GitLab
+// template sets is one the script reads, and both call the script.
+func TestActionFilesMatchScript(t *testing.T) {
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	script := read("../../scripts/benchgate-action.sh")
+	action := read("../../action.yml")
+	gitlab := read("../../ci/gitlab/benchgate.gitlab-ci.yml")
+	var inputs []string
+	section := ""
+	for _, l := range strings.Split(action, "\n") {
+		if l != "" && l[0] != ' ' && l[0] != '#' {
+			section = strings.TrimSuffix(l, ":")
+			continue
+		}
+		if section == "inputs" && strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, "   ") && strings.HasSuffix(l, ":") {
+			inputs = append(inputs, strings.TrimSpace(strings.TrimSuffix(l, ":")))
+		}
+	}
+	if len(inputs) < 10 {
+		t.Fatalf("found %d inputs in action.yml: %v", len(inputs), inputs)
+	}
+	for _, in := range inputs {
+		if !strings.Contains(action, "${{ inputs."+in+" }}") {
+			t.Errorf("action.yml input %s is never passed to the script", in)
+		}
+	}
+	for name, text := range map[string]string{"action.yml": action, "benchgate.gitlab-ci.yml": gitlab} {
+		if !strings.Contains(text, "scripts/benchgate-action.sh") {
+			t.Errorf("%s does not call scripts/benchgate-action.sh", name)
+		}
+		for _, f := range strings.FieldsFunc(text, func(r rune) bool {
+			return !(r == '_' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+		}) {
+			if strings.HasPrefix(f, "BENCHGATE_") && f != "BENCHGATE_REF" && f != "BENCHGATE_REPO" &&
+				!strings.Contains(script, "${"+f) {
+				t.Errorf("%s sets %s, which the script does not read", name, f)
+			}
+		}
+	}
+}
