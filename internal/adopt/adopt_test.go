@@ -1,6 +1,7 @@
 package adopt
 
 import (
+	"archive/zip"
 	"bytes"
 	"errors"
 	"fmt"
@@ -243,13 +244,16 @@ func fakeGH(t *testing.T) (pathEnv, record string) {
 }
 
 // TestActionScriptGatesAThrowawayRepository: the no-change commit passes
-// against the base; the slowed commit fails against the no-change one,
-// its summary names BenchmarkMix as regressed and the base it chose, and the
-// report is commented on the pull request through gh.
+// against the base (benchgate built from this checkout); the slowed commit
+// fails against the no-change one with benchgate `go install`ed at v0.1.0
+// from a file proxy serving this checkout (the action's version input): its
+// summary names BenchmarkMix as regressed and the base auto chose, and the
+// report is commented on the pull request through gh; and the README's
+// `go run …@v0.1.0 run -base auto` fails the slowed commit too.
 func TestActionScriptGatesAThrowawayRepository(t *testing.T) {
 	needTools(t)
 	if testing.Short() {
-		t.Skip("builds and runs two gates (about 20 s)")
+		t.Skip("builds benchgate three ways and runs three gates (about 30 s)")
 	}
 	r := makeRepo(t)
 	bin := buildBenchgate(t)
@@ -279,8 +283,12 @@ func TestActionScriptGatesAThrowawayRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	path, record := fakeGH(t)
-	slow := action(t, r.dir, append(common, "BENCHGATE_BASE=auto", "BENCHGATE_TARGETS_FILE="+targets,
-		"BENCHGATE_GITHUB_TOKEN=tok", "GITHUB_REF=refs/pull/7/merge", "GITHUB_REPOSITORY=o/r", path)...)
+	proxy := fakeProxy(t)
+	// This time benchgate comes from `go install …@v0.1.0`, the action's version input.
+	slowEnv := append([]string{"BENCHGATE_VERSION=" + version, "BENCHGATE_COUNT=" + count, "BENCHGATE_ARGS=" + args,
+		"BENCHGATE_BASE=auto", "BENCHGATE_TARGETS_FILE=" + targets,
+		"BENCHGATE_GITHUB_TOKEN=tok", "GITHUB_REF=refs/pull/7/merge", "GITHUB_REPOSITORY=o/r", path}, proxy...)
+	slow := action(t, r.dir, slowEnv...)
 	t.Logf("slower:\n%s", slow.summary)
 	if slow.code != 1 {
 		t.Fatalf("slower commit: exit %d, want 1\n%s", slow.code, slow.log)
@@ -294,6 +302,10 @@ func TestActionScriptGatesAThrowawayRepository(t *testing.T) {
 	if !strings.Contains(slow.outputs, "result=regression") {
 		t.Errorf("GITHUB_OUTPUT lacks result=regression:\n%s", slow.outputs)
 	}
+	goRunLine(t, r.dir, args, proxy)
+	if !strings.Contains(slow.log, "go install github.com/writegc/writegc/cmd/benchgate@"+version) {
+		t.Errorf("benchgate was not installed at %s:\n%s", version, slow.log)
+	}
 	gh, err := os.ReadFile(record)
 	if err != nil {
 		t.Fatalf("gh was not called: %v\n%s", err, slow.log)
@@ -301,6 +313,29 @@ func TestActionScriptGatesAThrowawayRepository(t *testing.T) {
 	if s := string(gh); !strings.Contains(s, "token=tok args=pr comment 7 --repo o/r --body-file") || !strings.Contains(s, "BenchmarkMix") {
 		t.Errorf("gh call or comment body:\n%s", s)
 	}
+}
+
+// goRunLine runs the README's `go run …/cmd/benchgate@v0.1.0 run -base auto`
+// in dir (main checked out, the slowed commit) with the test's statistics
+// flags, and expects exit 1 naming BenchmarkMix.
+func goRunLine(t *testing.T, dir, args string, proxy []string) {
+	t.Helper()
+	cmdArgs := append([]string{"run", "github.com/writegc/writegc/cmd/benchgate@" + version, "run", "-base", "auto",
+		"-count", count, "-benchtime", benchtime}, strings.Fields(args)...)
+	cmd := exec.Command("go", cmdArgs...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "GOFLAGS="), proxy...)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("go %s: %v, want exit 1\n%s", strings.Join(cmdArgs, " "), err, out)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) > 2 && strings.HasPrefix(f[0], "BenchmarkMix-") && f[1] == "ns/op" && f[len(f)-1] == "REGRESSED" {
+			return
+		}
+	}
+	t.Errorf("go run …@%s: no REGRESSED ns/op row for BenchmarkMix:\n%s", version, out)
 }
 
 // regressedRow reports whether the Markdown report has a REGRESSED ns/op
@@ -410,4 +445,82 @@ func TestActionFilesMatchScript(t *testing.T) {
 			}
 		}
 	}
+}
+
+// version is the tag the README's install lines name; fakeProxy serves this
+// checkout under it.
+const version = "v0.1.0"
+
+// fakeProxy serves this checkout's tracked files as github.com/writegc/writegc
+// at version from a file GOPROXY (nested modules left out, as the real proxy
+// does), with the machine's module download cache behind it for the
+// dependencies, into a module cache of the test's own. It returns the
+// environment that makes `go install …@version` and `go run …@version` use it.
+func fakeProxy(t *testing.T) []string {
+	t.Helper()
+	root := "../.."
+	files := strings.Split(run(t, root, nil, "git", "ls-files"), "\n")
+	var nested []string
+	for _, f := range files {
+		if f != "go.mod" && filepath.Base(f) == "go.mod" {
+			nested = append(nested, filepath.Dir(f)+"/")
+		}
+	}
+	proxy := t.TempDir()
+	dir := filepath.Join(proxy, "github.com", "writegc", "writegc", "@v")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	zf, err := os.Create(filepath.Join(dir, version+".zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(zf)
+files:
+	for _, f := range files {
+		for _, n := range nested {
+			if strings.HasPrefix(f, n) {
+				continue files
+			}
+		}
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // deleted in the working tree
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		w, err := zw.Create("github.com/writegc/writegc@" + version + "/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := errors.Join(zw.Close(), zf.Close()); err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"list": version + "\n", version + ".mod": string(mod),
+		version + ".info": `{"Version":"` + version + `","Time":"2026-12-01T00:00:00Z"}`} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	realCache := run(t, root, nil, "go", "env", "GOMODCACHE")
+	modcache := t.TempDir()
+	env := []string{"GOMODCACHE=" + modcache, "GOSUMDB=off", "GOTOOLCHAIN=local", "GONOSUMDB=", "GOPRIVATE=",
+		"GOPROXY=file://" + filepath.ToSlash(proxy) + ",file://" + filepath.ToSlash(filepath.Join(realCache, "cache", "download"))}
+	// The module cache is read-only; go clean empties it before TempDir's removal.
+	t.Cleanup(func() {
+		cmd := exec.Command("go", "clean", "-modcache")
+		cmd.Env = append(os.Environ(), env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("go clean -modcache: %v\n%s", err, out)
+		}
+	})
+	return env
 }
