@@ -321,7 +321,7 @@ func TestActionScriptGatesAThrowawayRepository(t *testing.T) {
 func goRunLine(t *testing.T, dir, args string, proxy []string) {
 	t.Helper()
 	cmdArgs := append([]string{"run", "github.com/writegc/writegc/cmd/benchgate@" + version, "run", "-base", "auto",
-		"-count", count, "-benchtime", benchtime}, strings.Fields(args)...)
+		"-count", count, "-benchtime", benchtime, "-out", t.TempDir()}, strings.Fields(args)...)
 	cmd := exec.Command("go", cmdArgs...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "GOFLAGS="), proxy...)
