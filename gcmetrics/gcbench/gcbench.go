@@ -18,9 +18,9 @@
 // cpu-ns/op:
 //
 //   - Per op, in absolute units, for comparing benchmarks and commits:
-//     gc-ns/op (GC CPU time per op: all of /cpu/classes/gc/total, idle-
-//     priority marking included, since the work is the same whichever worker
-//     does it), assist-ns/op (mark assists charged to the benchmark's own
+//     gc-ns/op (GC CPU time per op: all of /cpu/classes/gc/total,
+//     idle-priority marking included, since the work is the same whichever
+//     worker does it), assist-ns/op (mark assists charged to the benchmark's own
 //     goroutines, /cpu/classes/gc/mark/assist), gc-cycles/Mop (completed GC
 //     cycles per million ops) and, on Unix, cpu-ns/op (the process's user
 //     plus system CPU time per op, every thread, from getrusage).
@@ -58,6 +58,11 @@
 //     must stay outside it: call Start before b.ResetTimer and Stop after
 //     b.StopTimer. They cost three full collections of the live heap per
 //     call of the benchmark function, in wall time only.
+//   - The runtime's CPU classes are its own estimates from the time its
+//     workers held a P, not the OS's CPU time: where other processes take
+//     cores, a worker waiting for one still counts, so gc-ns/op (idle
+//     marking most) can exceed cpu-ns/op, which is the OS's figure. Compare
+//     benchmarks measured on one machine at one load.
 //   - The figures cover the whole process between Start and Stop, other
 //     goroutines included (b.RunParallel workers are wanted; a leftover
 //     background goroutine is not).
@@ -73,8 +78,8 @@
 //     round, or run at a fixed op count (-benchtime=Nx) and say so.
 //
 // The package is meant for _test.go files; it imports testing. Its only
-// package state is that per-benchmark record of the last round (at most
-// maxTracked names, safe for concurrent use).
+// package state is that per-benchmark record of the last round (at most 4096
+// names, safe for concurrent use).
 package gcbench
 
 import (
@@ -165,7 +170,8 @@ func Interval(start, pre, end, cal gcmetrics.Snapshot) gcmetrics.Delta {
 	return d
 }
 
-// Metric is one figure Stop reports: a value and its benchmark unit.
+// Metric is one figure Stop reports: a value and its benchmark unit. It is
+// a plain value.
 type Metric struct {
 	Value float64
 	Unit  string
@@ -232,7 +238,8 @@ const (
 )
 
 // Round is one call of a benchmark function as Stop sees it: its b.N and
-// the live heap after the forced collection that ended it.
+// the live heap after the forced collection that ended it. It is a plain
+// value.
 type Round struct {
 	N    int
 	Live uint64 // bytes
