@@ -11,34 +11,89 @@
 //		m.Stop()
 //	}
 //
-// Stop reports, through b.ReportMetric, the figures [Metrics] names:
-// gc-cpu-%, assist-cpu-%, gc-pause-p99-ns and gc-cycles/op, all computed
-// by gcmetrics from the readings Start and Stop take, so a benchmark shows
-// the same GC share the gcstress harness and explain would for the same
-// interval. [UnitLines] gives the benchfmt "Unit" lines that tell
-// benchstat and benchgate each figure's direction; scripts/units.txt
-// carries them.
+// (With b.Loop, call Start before the loop and Stop after it: b.Loop stops
+// the timer when it returns false.)
+//
+// Stop reports, through b.ReportMetric, the figures [Metrics] names and
+// cpu-ns/op:
+//
+//   - Per op, in absolute units, for comparing benchmarks and commits:
+//     gc-ns/op (GC CPU time per op: all of /cpu/classes/gc/total,
+//     idle-priority marking included, since the work is the same whichever
+//     worker does it), assist-ns/op (mark assists charged to the benchmark's own
+//     goroutines, /cpu/classes/gc/mark/assist), gc-cycles/Mop (completed GC
+//     cycles per million ops) and, on Unix, cpu-ns/op (the process's user
+//     plus system CPU time per op, every thread, from getrusage).
+//   - Shares, as gcstress and explain print them: gc-cpu-% and assist-cpu-%
+//     of the CPU the process used (gcmetrics' definitions: gc-cpu-% leaves
+//     idle-priority marking out), gc-pause-p99-ns and gc-cycles/op. A share
+//     answers "how much of this benchmark's CPU is GC", not "which costs the
+//     collector more": a pointer-free benchmark can show a higher assist share
+//     than a pointer-heavy one while costing the collector a fortieth per op.
+//     Compare the per-op units.
+//
+// gc-cycles/op is kept beside gc-cycles/Mop so comparisons with results
+// from earlier versions still find it (a gate refuses a head that lacks a
+// unit its base has); it is deprecated and will go. benchstat prints the
+// -ns/op units as -sec/op with time prefixes, as it prints sec/op
+// (gc-sec/op 12.5µ is 12.5 µs of GC CPU per op). [UnitLines] gives the
+// benchfmt "Unit" lines that tell benchstat and benchgate each figure's
+// direction; scripts/units.txt carries them.
 //
 // Invariants and limits:
-//   - Start and Stop never touch the benchmark timer. Stop costs a few
-//     microseconds; call it after b.StopTimer to keep that out of ns/op.
-//     Start reads first, so call b.ResetTimer after it, not before.
-//   - The runtime's /cpu/classes counters advance only when a GC cycle
-//     ends, so a run in which no cycle completed reports gc-cpu-% and
-//     assist-cpu-% of 0 — and gc-cycles/op of 0, which is how a reader
-//     tells "no measurement" from "no cost". Nothing forces a cycle: a
-//     forced collection would be a cost the code under test did not cause.
-//     Give the benchmark enough iterations (-benchtime) to span cycles.
+//
+//   - The runtime's /cpu/classes counters advance only when a GC cycle ends,
+//     so readings between cycles would miss the cycle in progress. Start
+//     therefore forces a collection (runtime.GC) before its reading, so the
+//     interval begins at a cycle boundary, and Stop forces one before its
+//     reading, which completes the cycle the benchmark left in progress and
+//     brings every counter up to date. The forced collection at Stop is
+//     itself a full cycle the code under test did not cause: Stop forces a
+//     second one at once, over the same heap, and subtracts its cost (CPU,
+//     process CPU and one cycle) from the interval. Pauses are read before
+//     Stop's collections. What remains is the benchmark's own GC work to
+//     within the difference between two back-to-back forced cycles. That
+//     difference is small beside a run of several cycles, but not beside a
+//     run of none or one over a large heap (the first forced cycle also
+//     finishes sweeping and marks what the loop allocated; seen here: 0
+//     cycles and 300 GC-ns/op over a 1.4 GB heap): read gc-cycles/Mop
+//     beside the other figures, and give a benchmark enough ops to run
+//     several cycles.
+//   - Start and Stop never touch the benchmark timer; the forced collections
+//     must stay outside it: call Start before b.ResetTimer and Stop after
+//     b.StopTimer. They cost three full collections of the live heap per
+//     call of the benchmark function, in wall time only.
+//   - The runtime's CPU classes are its own estimates from the time its
+//     workers held a P, not the OS's CPU time: where other processes take
+//     cores, a worker waiting for one still counts, so gc-ns/op (idle
+//     marking most) can exceed cpu-ns/op, which is the OS's figure. Compare
+//     benchmarks measured on one machine at one load.
 //   - The figures cover the whole process between Start and Stop, other
 //     goroutines included (b.RunParallel workers are wanted; a leftover
 //     background goroutine is not).
+//   - Per-op figures divide by b.N and mean something only when the cost of
+//     an op does not depend on b.N. A benchmark that keeps state alive across
+//     ops (a map filled by the loop, a memtable never reset) has a live heap
+//     that grows with b.N, so the testing package's rounds at growing b.N
+//     measure different heaps and the figures, ns/op included, swing with
+//     b.N. Stop compares the live heap after each round with the previous
+//     round of the same benchmark (keyed by b.Name) and logs a warning
+//     through b.Logf (printed under "--- BENCH:") when it grew by at least
+//     1 MiB and 10% while b.N grew; see [LiveHeapGrows]. Reset such state per
+//     round, or run at a fixed op count (-benchtime=Nx) and say so.
 //
-// The package is meant for _test.go files; it imports testing.
+// The package is meant for _test.go files; it imports testing. Its only
+// package state is that per-benchmark record of the last round (at most 4096
+// names, safe for concurrent use).
 package gcbench
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/writegc/writegc/gcmetrics"
 )
@@ -49,36 +104,79 @@ import (
 // each call makes its own Measurement, and the last call's figures stand).
 // It is not safe for concurrent use.
 type Measurement struct {
-	b       *testing.B
-	r       *gcmetrics.Reader
-	start   gcmetrics.Snapshot
-	stopped bool
+	b        *testing.B
+	r        *gcmetrics.Reader
+	start    gcmetrics.Snapshot
+	startCPU time.Duration
+	cpuOK    bool
+	stopped  bool
 }
 
-// Start reads the collector's counters for b's measurement. Call it after
-// setup, just before b.ResetTimer and the loop.
+// Start forces a collection, then reads the collector's counters and the
+// process CPU time for b's measurement. Call it after setup, just before
+// b.ResetTimer and the loop.
 func Start(b *testing.B) *Measurement {
 	b.Helper()
 	m := &Measurement{b: b, r: gcmetrics.NewReader()}
+	runtime.GC()
 	m.start = m.r.Read()
+	m.startCPU, m.cpuOK = processCPU()
 	return m
 }
 
-// Stop reads the counters again and reports the interval's figures on the
-// benchmark (see Metrics). It leaves the timer as it finds it. Calls after
-// the first do nothing.
+// Stop forces two collections, reads the counters around them and reports
+// the interval's figures on the benchmark (see the package doc and
+// Metrics). It leaves the timer as it finds it. Calls after the first do
+// nothing.
 func (m *Measurement) Stop() {
 	if m.stopped {
 		return
 	}
 	m.stopped = true
-	d := gcmetrics.Sub(m.start, m.r.Read())
-	for _, x := range Metrics(d, m.b.N) {
+	pre := m.r.Read()
+	runtime.GC()
+	end := m.r.Read()
+	endCPU, ok1 := processCPU()
+	runtime.GC()
+	cal := m.r.Read()
+	calCPU, ok2 := processCPU()
+
+	d := Interval(m.start, pre, end, cal)
+	n := m.b.N
+	for _, x := range Metrics(d, n) {
 		m.b.ReportMetric(x.Value, x.Unit)
+	}
+	if m.cpuOK && ok1 && ok2 && n > 0 {
+		cpu := max((endCPU-m.startCPU)-(calCPU-endCPU), 0)
+		m.b.ReportMetric(float64(cpu.Nanoseconds())/float64(n), UnitCPUPerOp)
+	}
+	if w := trackRound(m.b.Name(), n, end.HeapLive); w != "" {
+		m.b.Logf("%s", w)
 	}
 }
 
-// Metric is one figure Stop reports: a value and its benchmark unit.
+// Interval returns the benchmark's share of the readings Stop takes: CPU
+// accounting and cycles from start to end (the reading after the collection
+// that completes the benchmark's last cycle), less those of the forced
+// cycle from end to cal (one more collection over the same heap, standing
+// for the forced cycle inside start..end); pauses from start to pre (the
+// reading before any forced collection). Differences are clamped at zero.
+func Interval(start, pre, end, cal gcmetrics.Snapshot) gcmetrics.Delta {
+	d := gcmetrics.Sub(start, end)
+	f := gcmetrics.CPUBetween(end, cal)
+	c := &d.CPU
+	c.CPUUsed = max(c.CPUUsed-f.CPUUsed, 0)
+	c.GCCPU = max(c.GCCPU-f.GCCPU, 0)
+	c.Assist = max(c.Assist-f.Assist, 0)
+	c.Dedicated = max(c.Dedicated-f.Dedicated, 0)
+	c.IdleMark = max(c.IdleMark-f.IdleMark, 0)
+	c.Cycles -= min(f.Cycles, c.Cycles)
+	d.Pauses = gcmetrics.Sub(start, pre).Pauses
+	return d
+}
+
+// Metric is one figure Stop reports: a value and its benchmark unit. It is
+// a plain value.
 type Metric struct {
 	Value float64
 	Unit  string
@@ -89,11 +187,19 @@ const (
 	UnitGCCPU    = "gc-cpu-%"        // gcmetrics.CPU.GCCPUPercent
 	UnitAssist   = "assist-cpu-%"    // gcmetrics.CPU.AssistPercent
 	UnitPauseP99 = "gc-pause-p99-ns" // gcmetrics.Delta.PauseP99, in ns
-	UnitCycles   = "gc-cycles/op"    // completed GC cycles over n
+	// UnitCycles is completed GC cycles over n. Deprecated: kept for
+	// comparisons with earlier results; read UnitCyclesPerMop.
+	UnitCycles       = "gc-cycles/op"
+	UnitGCPerOp      = "gc-ns/op"      // GC CPU (idle marking included) per op, ns
+	UnitAssistPerOp  = "assist-ns/op"  // mark-assist CPU per op, ns
+	UnitCyclesPerMop = "gc-cycles/Mop" // completed GC cycles per million ops
+	UnitCPUPerOp     = "cpu-ns/op"     // process user+system CPU per op, ns (Unix only)
 )
 
 // Metrics returns the figures for an interval d of n operations, in the
-// order Stop reports them. gc-cycles/op is left out when n is not positive.
+// order Stop reports them: the shares and pause, then (when n is positive)
+// gc-cycles/op, gc-ns/op, assist-ns/op and gc-cycles/Mop. cpu-ns/op comes
+// from the OS, not from d, and is Stop's alone.
 func Metrics(d gcmetrics.Delta, n int) []Metric {
 	ms := []Metric{
 		{d.GCCPUPercent(), UnitGCCPU},
@@ -101,9 +207,21 @@ func Metrics(d gcmetrics.Delta, n int) []Metric {
 		{d.PauseP99() * 1e9, UnitPauseP99},
 	}
 	if n > 0 {
-		ms = append(ms, Metric{float64(d.Cycles) / float64(n), UnitCycles})
+		per := float64(n)
+		ms = append(ms,
+			Metric{float64(d.Cycles) / per, UnitCycles},
+			Metric{(d.GCCPU + d.IdleMark) * 1e9 / per, UnitGCPerOp},
+			Metric{d.Assist * 1e9 / per, UnitAssistPerOp},
+			Metric{float64(d.Cycles) * 1e6 / per, UnitCyclesPerMop},
+		)
 	}
 	return ms
+}
+
+// AllUnits lists every unit Stop may report, in UnitLines' order.
+func AllUnits() []string {
+	return []string{UnitGCCPU, UnitAssist, UnitPauseP99, UnitCycles,
+		UnitGCPerOp, UnitAssistPerOp, UnitCyclesPerMop, UnitCPUPerOp}
 }
 
 // UnitLines returns the benchfmt lines that give each of Stop's units its
@@ -111,8 +229,74 @@ func Metrics(d gcmetrics.Delta, n int) []Metric {
 // prepending to stored results.
 func UnitLines() string {
 	var sb strings.Builder
-	for _, u := range []string{UnitGCCPU, UnitAssist, UnitPauseP99, UnitCycles} {
+	for _, u := range AllUnits() {
 		sb.WriteString("Unit " + u + " better=lower\n")
 	}
 	return sb.String()
+}
+
+// Live-heap growth that LiveHeapGrows calls growth with b.N.
+const (
+	minLiveGrowthBytes = 1 << 20 // at least this many bytes more live heap
+	minLiveGrowthRatio = 0.10    // and at least this fraction of the earlier round's
+	maxTracked         = 4096    // benchmark names remembered; the record restarts past it
+)
+
+// Round is one call of a benchmark function as Stop sees it: its b.N and
+// the live heap after the forced collection that ended it. It is a plain
+// value.
+type Round struct {
+	N    int
+	Live uint64 // bytes
+}
+
+// LiveHeapGrows reports whether the live heap grew with b.N from round
+// prev to round cur of the same benchmark: cur ran more ops, and its live
+// heap is at least 1 MiB and 10% above prev's. A benchmark whose ops keep
+// what they allocate (in a map, a memtable, a slice the loop appends to)
+// trips it at the testing package's second round; one that allocates and
+// drops, or keeps a fixed set built in setup, does not.
+func LiveHeapGrows(prev, cur Round) bool {
+	if cur.N <= prev.N || cur.Live <= prev.Live {
+		return false
+	}
+	g := cur.Live - prev.Live
+	return g >= minLiveGrowthBytes && float64(g) >= minLiveGrowthRatio*float64(prev.Live)
+}
+
+type tracked struct {
+	last   Round
+	warned bool
+}
+
+var rounds = struct {
+	sync.Mutex
+	m map[string]*tracked
+}{m: map[string]*tracked{}}
+
+// trackRound records the round of benchmark name and returns the warning
+// to log, or "" (a warning is given once per run of a benchmark; a round
+// with no more ops than the last starts a new run, as -count does).
+func trackRound(name string, n int, live uint64) string {
+	rounds.Lock()
+	defer rounds.Unlock()
+	cur := Round{N: n, Live: live}
+	t, ok := rounds.m[name]
+	if !ok || n <= t.last.N {
+		if len(rounds.m) >= maxTracked {
+			clear(rounds.m)
+		}
+		rounds.m[name] = &tracked{last: cur}
+		return ""
+	}
+	prev := t.last
+	t.last = cur
+	if t.warned || !LiveHeapGrows(prev, cur) {
+		return ""
+	}
+	t.warned = true
+	return fmt.Sprintf("gcbench: warning: the live heap grew with b.N, from %.1f MiB at b.N=%d to %.1f MiB at b.N=%d: "+
+		"the benchmark keeps per-op state alive, so its per-op figures (ns/op and the GC units) depend on b.N; "+
+		"reset that state in each call, or run at a fixed -benchtime=Nx and say so",
+		float64(prev.Live)/(1<<20), prev.N, float64(cur.Live)/(1<<20), cur.N)
 }

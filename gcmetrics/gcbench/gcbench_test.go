@@ -73,7 +73,7 @@ var sum uint64
 // TestAllocationFreeLoopShowsNoGC runs arithmetic only: no cycle starts,
 // so the GC share is zero.
 func TestAllocationFreeLoopShowsNoGC(t *testing.T) {
-	r := runFixed(t, "2000x", func(b *testing.B) {
+	r := runFixed(t, "20000x", func(b *testing.B) {
 		m := gcbench.Start(b)
 		b.ResetTimer()
 		x := uint64(88172645463325252)
@@ -106,7 +106,10 @@ func TestStopReportsMetrics(t *testing.T) {
 		b.ReportMetric(-1, gcbench.UnitGCCPU)
 		m.Stop()
 	})
-	for _, u := range []string{gcbench.UnitGCCPU, gcbench.UnitAssist, gcbench.UnitPauseP99, gcbench.UnitCycles} {
+	for _, u := range gcbench.AllUnits() {
+		if u == gcbench.UnitCPUPerOp && runtime.GOOS == "windows" {
+			continue // no getrusage
+		}
 		if _, ok := r.Extra[u]; !ok {
 			t.Errorf("Stop did not report %s: %v", u, r.Extra)
 		}
@@ -121,7 +124,8 @@ func TestStopReportsMetrics(t *testing.T) {
 func TestMetricsFollowGCMetrics(t *testing.T) {
 	d := gcmetrics.Delta{CPU: gcmetrics.CPU{CPUUsed: 8, GCCPU: 2, Assist: 0.5, IdleMark: 1, Cycles: 4},
 		Pauses: gcmetrics.Histogram{Buckets: []float64{0, 1e-4, 2e-4}, Counts: []uint64{3, 1}}}
-	want := map[string]float64{gcbench.UnitGCCPU: 25, gcbench.UnitAssist: 6.25, gcbench.UnitPauseP99: 2e5, gcbench.UnitCycles: 0.5}
+	want := map[string]float64{gcbench.UnitGCCPU: 25, gcbench.UnitAssist: 6.25, gcbench.UnitPauseP99: 2e5, gcbench.UnitCycles: 0.5,
+		gcbench.UnitGCPerOp: 3e9 / 8, gcbench.UnitAssistPerOp: 0.5e9 / 8, gcbench.UnitCyclesPerMop: 0.5e6}
 	got := gcbench.Metrics(d, 8)
 	if len(got) != len(want) {
 		t.Fatalf("Metrics = %v", got)
@@ -132,8 +136,9 @@ func TestMetricsFollowGCMetrics(t *testing.T) {
 		}
 	}
 	for _, m := range gcbench.Metrics(d, 0) {
-		if m.Unit == gcbench.UnitCycles {
-			t.Error("gc-cycles/op reported for n = 0")
+		switch m.Unit {
+		case gcbench.UnitCycles, gcbench.UnitGCPerOp, gcbench.UnitAssistPerOp, gcbench.UnitCyclesPerMop:
+			t.Errorf("%s reported for n = 0", m.Unit)
 		}
 	}
 }
@@ -160,8 +165,8 @@ func TestUnitFiles(t *testing.T) {
 		}
 	}
 	lines := strings.Split(strings.TrimSuffix(gcbench.UnitLines(), "\n"), "\n")
-	if len(lines) != 4 {
-		t.Fatalf("UnitLines has %d lines, want 4:\n%s", len(lines), gcbench.UnitLines())
+	if len(lines) != len(gcbench.AllUnits()) {
+		t.Fatalf("UnitLines has %d lines, want %d:\n%s", len(lines), len(gcbench.AllUnits()), gcbench.UnitLines())
 	}
 	for _, l := range lines {
 		if !have[l] {
