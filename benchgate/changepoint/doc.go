@@ -22,9 +22,11 @@
 //     time and O(n) memory from running row sums, so a window costs O(W²)
 //     per level of recursion, never the O(n³) of evaluating each split
 //     afresh.
+//
 //  2. Deduplication. Overlapping windows find the same shift more than once,
 //     a point or two apart. Candidates closer than MinSegment are reduced to
 //     the one whose local t statistic (half a window either side) is largest.
+//
 //  3. Elimination. Each remaining candidate is tested against its
 //     neighbours: Welch's t-test between the points since the previous
 //     change point and the points up to the next one, and the relative
