@@ -107,7 +107,9 @@ type Sample struct {
 }
 
 // Recording is a benchmark file prepared for Record: its content, resolved
-// labels and samples. It is built by Prepare and read-only afterwards.
+// labels and samples. It is built by Prepare; its Labels may be adjusted
+// (and are validated again) until it is given to a Store, and it is
+// read-only from then on, safe to share between goroutines.
 type Recording struct {
 	Labels  Labels
 	Content []byte
