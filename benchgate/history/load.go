@@ -13,6 +13,13 @@ import (
 // MaxRecords bounds what Records lists.
 const MaxRecords = 1_000_000
 
+// The limits Load and Records apply: the constants, lowered by tests.
+var (
+	loadMaxSeries    = MaxSeries
+	loadMaxPointRows = MaxPointRows
+	loadMaxRecords   = MaxRecords
+)
+
 func (q Query) where() (string, []any) {
 	var conds []string
 	var args []any
@@ -53,10 +60,10 @@ type pointRow struct {
 
 func (s *sqlStore) Load(ctx context.Context, q Query) ([]Series, error) {
 	where, args := q.where()
-	if err := s.count(ctx, "series", `SELECT COUNT(*) FROM series s`+where, MaxSeries, args...); err != nil {
+	if err := s.count(ctx, "series", `SELECT COUNT(*) FROM series s`+where, loadMaxSeries, args...); err != nil {
 		return nil, err
 	}
-	if err := s.count(ctx, "point rows", `SELECT COUNT(*) FROM points p JOIN series s ON s.id = p.series_id`+where, MaxPointRows, args...); err != nil {
+	if err := s.count(ctx, "point rows", `SELECT COUNT(*) FROM points p JOIN series s ON s.id = p.series_id`+where, loadMaxPointRows, args...); err != nil {
 		return nil, err
 	}
 	rows, err := s.db.QueryContext(ctx, s.d.rebind(`SELECT s.id, s.benchmark, s.unit, s.machine, s.mode, s.better,
@@ -141,7 +148,7 @@ func (b *seriesBuilder) finish() Series {
 }
 
 func (s *sqlStore) Records(ctx context.Context) ([]RecordInfo, error) {
-	if err := s.count(ctx, "records", `SELECT COUNT(*) FROM records`, MaxRecords); err != nil {
+	if err := s.count(ctx, "records", `SELECT COUNT(*) FROM records`, loadMaxRecords); err != nil {
 		return nil, err
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT id, hash, commit_sha, commit_time, branch, machine, mode, run_id, source,

@@ -466,3 +466,28 @@ func BenchmarkRecord10MB(b *testing.B) {
 	}
 	b.SetBytes(int64(len(content)))
 }
+
+func TestLoadLimits(t *testing.T) {
+	eachBackend(t, func(t *testing.T, dsn string) {
+		s := openT(t, dsn)
+		for i := range 3 {
+			record(t, s, benchFile(fmt.Sprint("c", i), t0, float64(100+i)), Labels{})
+		}
+		defer func(a, b, c int) { loadMaxSeries, loadMaxPointRows, loadMaxRecords = a, b, c }(loadMaxSeries, loadMaxPointRows, loadMaxRecords)
+		loadMaxSeries = 2
+		if _, err := s.Load(context.Background(), Query{}); !errors.Is(err, ErrTooMany) {
+			t.Errorf("3 series over a limit of 2: %v", err)
+		}
+		loadMaxSeries, loadMaxPointRows = 3, 8
+		if _, err := s.Load(context.Background(), Query{}); !errors.Is(err, ErrTooMany) {
+			t.Errorf("9 point rows over a limit of 8: %v", err)
+		}
+		loadMaxPointRows, loadMaxRecords = 9, 2
+		if _, err := s.Load(context.Background(), Query{}); err != nil {
+			t.Errorf("at the limits: %v", err)
+		}
+		if _, err := s.Records(context.Background()); !errors.Is(err, ErrTooMany) {
+			t.Errorf("3 records over a limit of 2: %v", err)
+		}
+	})
+}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -14,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/writegc/writegc/benchgate"
+	"github.com/writegc/writegc/benchgate/history"
 	"github.com/writegc/writegc/internal/golden"
 )
 
@@ -220,5 +224,45 @@ func TestHistoryCLIErrors(t *testing.T) {
 	}
 	if code, _, _ := cli(t, "record", "-h"); code != 0 {
 		t.Errorf("record -h: exit %d", code)
+	}
+}
+
+// TestRunRecordsBothSides checks run -db's recording step on the files a
+// run wrote: both sides are recorded in mode gate, the head with its ratio.
+func TestRunRecordsBothSides(t *testing.T) {
+	dir := t.TempDir()
+	files := historyFiles(t, dir, "CPU A", 2, 1)
+	res := &benchgate.RunResult{BaseFile: files[0], HeadFile: files[1], BaseCommit: "c00", HeadCommit: "c01+worktree"}
+	db := filepath.Join(dir, "h.db")
+	var stderr bytes.Buffer
+	if err := recordRun(context.Background(), db, res, nil, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "recorded base (record 1) and head (record 2)") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	st, err := history.Open(context.Background(), db, history.Options{MustExist: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ss, err := st.Load(context.Background(), history.Query{Mode: history.ModeGate})
+	if err != nil || len(ss) != 2 {
+		t.Fatalf("%d gate series, %v", len(ss), err)
+	}
+	for _, s := range ss {
+		if len(s.Points) != 2 || s.Points[0].Commit != "c00" || s.Points[1].Commit != "c01" || !s.Points[1].HasRatio {
+			t.Errorf("%s: %+v", s.Unit, s.Points)
+		}
+	}
+	// A regression stays exit 1 when recording fails; otherwise the
+	// failure is an error.
+	bad := filepath.Join(dir, "garbage.db")
+	os.WriteFile(bad, []byte("garbage garbage garbage"), 0o644)
+	if err := recordRun(context.Background(), bad, res, errRegression, &stderr); !errors.Is(err, errRegression) || !strings.Contains(stderr.String(), "garbage.db") {
+		t.Errorf("regression with a bad -db: %v, %q", err, stderr.String())
+	}
+	if err := recordRun(context.Background(), bad, res, nil, &stderr); err == nil || errors.Is(err, errRegression) {
+		t.Errorf("bad -db: %v, want an error other than a regression", err)
 	}
 }
