@@ -23,12 +23,15 @@ import (
 const recordUsage = `usage:
   benchgate record -db DB [label flags] FILE...
   benchgate record -db DB -dir DIR [label flags]
+  benchgate record -db DB -pair [-mode gate] [label flags] BASE HEAD
 Records benchmark files into the history database DB (a SQLite file path, or a
 postgres:// DSN). A file's "commit:" and "commit-time:" (RFC 3339) lines label it;
 the flags override them. A commit git knows is recorded by its full hash, and
 its commit time is taken from git when neither the file nor -commit-time gives
 one. -dir imports every DIR/<commit>.txt (a backfill), in commit-time order.
-Recording the same content twice stores it once.
+-pair BASE HEAD records the two sides of one benchmark run (benchgate run's
+base.txt and head.txt) as one gate run: the head's points get the head/base
+ratio. Recording the same content twice stores it once.
 `
 
 const historyUsage = `usage:
@@ -93,6 +96,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Usage = func() { io.WriteString(stderr, recordUsage); fs.PrintDefaults() }
 	db := fs.String("db", "", "history database: a SQLite file path or a postgres:// DSN (required)")
 	dir := fs.String("dir", "", "backfill: record every `DIR`/<commit>.txt")
+	pair := fs.Bool("pair", false, "record BASE HEAD as the two sides of one gate run (with the head/base ratio)")
 	lenient := fs.Bool("lenient", false, "record files with malformed lines (leaving those lines out) instead of failing")
 	var lf labelFlags
 	lf.register(fs)
@@ -106,6 +110,8 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return errors.New("record: want FILE arguments or -dir DIR")
 	case *dir != "" && (fs.NArg() > 0 || lf.commit != ""):
 		return errors.New("record: -dir takes no FILE arguments and no -commit (the file names are the commits)")
+	case *pair && (*dir != "" || fs.NArg() != 2):
+		return errors.New("record: -pair takes two files, BASE and HEAD, and no -dir")
 	case fs.NArg() > maxRecordFiles:
 		return fmt.Errorf("record: %d files, more than the limit of %d", fs.NArg(), maxRecordFiles)
 	}
@@ -127,6 +133,9 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer st.Close()
+	if *pair {
+		return recordPairFiles(ctx, st, jobs[0], jobs[1], history.PrepareOptions{Lenient: *lenient}, stdout)
+	}
 	for _, j := range jobs {
 		if err := recordFile(ctx, st, j, history.PrepareOptions{Lenient: *lenient}, stdout); err != nil {
 			return err
@@ -141,27 +150,63 @@ type recordJob struct {
 	labels history.Labels
 }
 
-func recordFile(ctx context.Context, st history.Store, j recordJob, o history.PrepareOptions, stdout io.Writer) error {
+// prepareFile reads and prepares one file, its commit resolved by git.
+func prepareFile(ctx context.Context, j recordJob, o history.PrepareOptions) (*history.Recording, error) {
 	content, err := readSmall(j.path, history.MaxRecordBytes)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rec, err := history.Prepare(content, j.path, j.labels, o)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	resolveCommit(ctx, &rec.Labels)
+	return rec, nil
+}
+
+func recordFile(ctx context.Context, st history.Store, j recordJob, o history.PrepareOptions, stdout io.Writer) error {
+	rec, err := prepareFile(ctx, j, o)
+	if err != nil {
+		return err
+	}
 	res, err := st.Record(ctx, rec)
 	if err != nil {
 		return fmt.Errorf("%s: %w", j.path, err)
 	}
+	return printRecorded(stdout, j.path, rec, res)
+}
+
+func printRecorded(stdout io.Writer, path string, rec *history.Recording, res history.Recorded) error {
 	if res.Duplicate {
-		_, err = fmt.Fprintf(stdout, "benchgate: %s: already recorded (record %d)\n", j.path, res.ID)
+		_, err := fmt.Fprintf(stdout, "benchgate: %s: already recorded (record %d)\n", path, res.ID)
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "benchgate: %s: recorded %s (%s), %d series (record %d)\n",
-		j.path, short(cmp.Or(rec.Labels.Commit, "unknown commit")), rec.Labels.Machine, res.Series, res.ID)
+	_, err := fmt.Fprintf(stdout, "benchgate: %s: recorded %s (%s), %d series (record %d)\n",
+		path, short(cmp.Or(rec.Labels.Commit, "unknown commit")), rec.Labels.Machine, res.Series, res.ID)
 	return err
+}
+
+// recordPairFiles records base and head as one gate run.
+func recordPairFiles(ctx context.Context, st history.Store, base, head recordJob, o history.PrepareOptions, stdout io.Writer) error {
+	br, err := prepareFile(ctx, base, o)
+	if err != nil {
+		return err
+	}
+	hr, err := prepareFile(ctx, head, o)
+	if err != nil {
+		return err
+	}
+	bres, hres, err := st.RecordPair(ctx, br, hr)
+	if err != nil {
+		return err
+	}
+	if err := printRecorded(stdout, base.path, br, bres); err != nil {
+		return err
+	}
+	if err := printRecorded(stdout, head.path, hr, hres); err != nil {
+		return err
+	}
+	return st.Close()
 }
 
 // resolveCommit replaces a commit git knows by its full hash (dropping

@@ -266,3 +266,25 @@ func TestRunRecordsBothSides(t *testing.T) {
 		t.Errorf("bad -db: %v, want an error other than a regression", err)
 	}
 }
+
+func TestRecordPairCLI(t *testing.T) {
+	dir := t.TempDir()
+	files := historyFiles(t, dir, "CPU A", 2, 1)
+	db := filepath.Join(dir, "h.db")
+	if code, out, errOut := cli(t, "record", "-db", db, "-pair", "-mode", "gate", files[0]); code != 2 || !strings.Contains(errOut, "-pair takes two files") {
+		t.Errorf("-pair with one file: exit %d %s %s", code, out, errOut)
+	}
+	code, out, errOut := cli(t, "record", "-db", db, "-pair", "-mode", "gate", files[0], files[1])
+	if code != 0 || strings.Count(out, "recorded c0") != 2 {
+		t.Fatalf("-pair: exit %d\n%s\n%s", code, out, errOut)
+	}
+	st, err := history.Open(context.Background(), db, history.Options{MustExist: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ss, err := st.Load(context.Background(), history.Query{Mode: history.ModeGate})
+	if err != nil || len(ss) != 2 || !ss[0].Points[1].HasRatio || ss[0].Points[0].HasRatio {
+		t.Errorf("gate series %+v, %v: want the head's point with a ratio", ss, err)
+	}
+}
