@@ -165,12 +165,13 @@ func Detect(s Series, o Options) (*Result, error) {
 		}
 		x[i] = p.Value
 	}
-	idx := eliminate(x, dedup(x, candidates(x, o), o), o)
+	d := &detector{x: x, o: o, floor: noiseFloor(x)}
+	idx := d.eliminate(d.refine(d.eliminate(d.dedup(d.candidates()))))
 	res := &Result{}
 	bounds := append(append([]int{0}, idx...), len(x))
 	for i, c := range idx {
 		left, right := x[bounds[i]:c], x[c:bounds[i+2]]
-		cp := ChangePoint{Index: c, Commit: s.Points[c].Commit, P: welch(left, right).p}
+		cp := ChangePoint{Index: c, Commit: s.Points[c].Commit, P: d.welch(left, right).p}
 		if c > 0 {
 			cp.PrevCommit = s.Points[c-1].Commit
 		}
@@ -188,14 +189,41 @@ func Detect(s Series, o Options) (*Result, error) {
 	return res, nil
 }
 
+// detector holds one series being analysed.
+type detector struct {
+	x []float64
+	o Options
+	// floor is the series' noise variance (see noiseFloor): the least
+	// variance the t-test grants a segment.
+	floor float64
+}
+
+// noiseFloor estimates the variance of the noise from the successive
+// differences, robustly: median(|x[i]-x[i-1]|) is 0.954σ for normal noise,
+// and a level shift moves only one difference. A segment of a few points
+// whose values happen to lie close together would otherwise look far more
+// certain than the noise of the series allows.
+func noiseFloor(x []float64) float64 {
+	if len(x) < 3 {
+		return 0
+	}
+	diffs := make([]float64, len(x)-1)
+	for i := range diffs {
+		diffs[i] = math.Abs(x[i+1] - x[i])
+	}
+	sigma := median(diffs) / 0.9539
+	return sigma * sigma
+}
+
 // candidates runs E-divisive in every window and returns the splits found.
-func candidates(x []float64, o Options) []int {
+func (d *detector) candidates() []int {
+	x, o := d.x, d.o
 	n, w := len(x), o.Window
 	var out []int
 	var split func(lo, hi int)
 	split = func(lo, hi int) {
 		tau, ok := energyBest(x[lo:hi], o.MinSegment)
-		if !ok || welch(x[lo:lo+tau], x[lo+tau:hi]).p >= o.P {
+		if !ok || d.welch(x[lo:lo+tau], x[lo+tau:hi]).p >= o.P {
 			return
 		}
 		out = append(out, lo+tau)
@@ -255,7 +283,8 @@ func energyBest(x []float64, minSeg int) (tau int, ok bool) {
 
 // dedup reduces candidates closer than MinSegment to the one with the
 // largest local t statistic; the result is in index order.
-func dedup(x []float64, cands []int, o Options) []int {
+func (d *detector) dedup(cands []int) []int {
+	x, o := d.x, d.o
 	slices.Sort(cands)
 	cands = slices.Compact(cands)
 	type scored struct {
@@ -265,7 +294,7 @@ func dedup(x []float64, cands []int, o Options) []int {
 	s := make([]scored, len(cands))
 	half := o.Window / 2
 	for i, c := range cands {
-		s[i] = scored{c, math.Abs(welch(x[max(0, c-half):c], x[c:min(len(x), c+half)]).t)}
+		s[i] = scored{c, math.Abs(d.welch(x[max(0, c-half):c], x[c:min(len(x), c+half)]).t)}
 	}
 	slices.SortStableFunc(s, func(a, b scored) int { return cmp.Compare(b.t, a.t) })
 	var out []int
@@ -279,7 +308,8 @@ func dedup(x []float64, cands []int, o Options) []int {
 }
 
 // eliminate drops the weakest failing candidate until all pass.
-func eliminate(x []float64, idx []int, o Options) []int {
+func (d *detector) eliminate(idx []int) []int {
+	x, o := d.x, d.o
 	for {
 		worst, worstP := -1, -1.0
 		for i, c := range idx {
@@ -291,7 +321,7 @@ func eliminate(x []float64, idx []int, o Options) []int {
 				hi = idx[i+1]
 			}
 			left, right := x[lo:c], x[c:hi]
-			p := welch(left, right).p
+			p := d.welch(left, right).p
 			short := len(left) < o.MinSegment || len(right) < o.MinSegment
 			if short {
 				p = math.Max(p, 1)
@@ -310,14 +340,48 @@ func eliminate(x []float64, idx []int, o Options) []int {
 
 type tTest struct{ t, p float64 }
 
-// welch is Welch's two-sample t-test (two-sided). Sides with fewer than two
-// values give p = 1; two constant sides give p = 0 when their means differ.
-func welch(a, b []float64) tTest {
+// refine moves each change point to the split of the segment between its
+// neighbours (within half a window of where it was found) that best
+// separates two means: the most likely place of a single shift under normal
+// noise, which E-divisive's energy statistic locates less precisely.
+func (d *detector) refine(idx []int) []int {
+	x, ms := d.x, d.o.MinSegment
+	prefix := make([]float64, len(x)+1)
+	for i, v := range x {
+		prefix[i+1] = prefix[i] + v
+	}
+	out := slices.Clone(idx)
+	for i, c := range idx {
+		lo, hi := 0, len(x)
+		if i > 0 {
+			lo = out[i-1]
+		}
+		if i+1 < len(idx) {
+			hi = idx[i+1]
+		}
+		best, bestQ := c, -1.0
+		for t := max(lo+ms, c-d.o.Window/2); t <= min(hi-ms, c+d.o.Window/2); t++ {
+			m, k := float64(t-lo), float64(hi-t)
+			diff := (prefix[t]-prefix[lo])/m - (prefix[hi]-prefix[t])/k
+			if q := m * k / (m + k) * diff * diff; q > bestQ {
+				best, bestQ = t, q
+			}
+		}
+		out[i] = best
+	}
+	return out
+}
+
+// welch is Welch's two-sample t-test (two-sided), each side's variance at
+// least the series' noise floor. Sides with fewer than two values give
+// p = 1; two constant sides give p = 0 when their means differ.
+func (d *detector) welch(a, b []float64) tTest {
 	if len(a) < 2 || len(b) < 2 {
 		return tTest{0, 1}
 	}
 	ma, va := meanVar(a)
 	mb, vb := meanVar(b)
+	va, vb = math.Max(va, d.floor), math.Max(vb, d.floor)
 	na, nb := float64(len(a)), float64(len(b))
 	sa, sb := va/na, vb/nb
 	se2 := sa + sb

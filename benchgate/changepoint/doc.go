@@ -37,6 +37,21 @@
 //     uses in place of the permutation test of the original method: the
 //     result depends on the data only, never on a random seed.
 //
+//  4. Refinement. Each change point moves to the split of the segment
+//     between its neighbours (within half a window) that best separates two
+//     means, m·k/(m+k)·(mean_left−mean_right)²: the most likely place of a
+//     single shift under normal noise, which the energy statistic locates
+//     less precisely. Elimination then runs once more on the moved points.
+//
+// Every t-test grants each side at least the noise variance of the whole
+// series, estimated robustly from the successive differences
+// (median |x[i]−x[i−1]| / 0.954 is σ for normal noise; a level shift moves
+// one difference only). Without that floor, three points at the end of a
+// series that happen to lie close together look far more certain than the
+// series' noise allows, and a flat series gets false change points at its
+// ends; with it, and Welch's degrees of freedom, a short segment must
+// differ by several σ.
+//
 // # Defaults and why
 //
 //   - Window 50: long enough that a level needs to hold for a few dozen
@@ -49,9 +64,11 @@
 //     hundred points free of false change points.
 //   - MinSegment 3: a change point needs three points on each side. One or
 //     two outlying commits (a noisy runner, a spike) can never form a
-//     segment of their own, so they are never a change point; the price is
-//     that a shift is reported only once three commits after it are
-//     measured.
+//     segment of their own, so they are never a change point. The price is
+//     latency: a shift is reported once enough commits after it are
+//     measured for the t-test to be sure. Under 2% noise, a 20% step is
+//     found (in 9 of 10 synthetic series) 4 commits after it, a 10% step 5
+//     to 6 commits after, a 5% step 7 to 10 commits after.
 //   - MinMagnitude 0.01: a change of the medians smaller than 1% is below
 //     what a benchmark on a shared machine can attribute to a commit, even
 //     when a long history makes it statistically significant.

@@ -30,7 +30,7 @@ const usage = `usage:
                 [-profiles=true] [-profile-benchtime 1s] [compare flags]
   benchgate calibrate -o FILE [-rev HEAD] [-rounds 30] [-chunks 20] [-k 2] [run's target flags]
   benchgate record -db DB [-commit C] [-commit-time T] [label flags] FILE... | -dir DIR
-  benchgate history -db DB [-window 50] [-p 0.001] [-min-magnitude 1%] [-format table|md|json] [-html DIR] [-fail-latest 5]
+  benchgate history -db DB [-window 50] [-p 0.001] [-min-magnitude 1%] [-format table|md|json] [-html DIR] [-fail-latest 10]
 Run "benchgate compare -h", "benchgate run -h" or "benchgate calibrate -h" for the flags.
 Exit status: 0 no regression, 1 regression, 2 usage, input or run error.
 Input: values must be finite and non-negative; files at most 64 MiB, lines

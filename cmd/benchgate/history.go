@@ -36,16 +36,16 @@ ratio. Recording the same content twice stores it once.
 
 const historyUsage = `usage:
   benchgate history -db DB [-window 50] [-p 0.001] [-min-magnitude 1%] [-min-segment 3]
-                    [-format table|md|json] [-html DIR] [-fail-latest 5]
+                    [-format table|md|json] [-html DIR] [-fail-latest 10]
                     [-machine FP] [-mode M] [-bench RE]
 Prints the change points of every series (benchmark x unit x machine x mode) of
 DB, found by E-divisive means with Welch's t-test (see package
 benchgate/changepoint). -html DIR also writes DIR/index.html, the trend page.
 Exit status: 1 when a regression change point lies within the latest
--fail-latest commits of its series (default 5: a change point needs
--min-segment commits after it to be seen, so 5 leaves two more commits to
-confirm it; 0 never fails), 0 otherwise, 2 on bad usage or an unreadable
-database.
+-fail-latest commits of its series (default 10: a shift is seen only once
+enough commits after it are measured, under 2% noise 5 to 6 for a 10% step
+and 7 to 10 for a 5% step; 0 never fails), 0 otherwise, 2 on bad usage or an
+unreadable database.
 `
 
 // Limits of the record and history commands.
@@ -298,7 +298,7 @@ func (h *historyFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&h.opts.MinSegment, "min-segment", changepoint.DefaultMinSegment, "fewest points on each side of a change point (at least 2)")
 	fs.StringVar(&h.format, "format", "table", "output: table, md or json")
 	fs.StringVar(&h.html, "html", "", "also write the trend page to `DIR`/index.html")
-	fs.IntVar(&h.failLatest, "fail-latest", 5, "exit 1 when a regression change point is within the latest `N` commits of its series (0: never)")
+	fs.IntVar(&h.failLatest, "fail-latest", 10, "exit 1 when a regression change point is within the latest `N` commits of its series (0: never)")
 	fs.StringVar(&h.machine, "machine", "", "only the series of this machine fingerprint")
 	fs.StringVar(&h.mode, "mode", "", "only the series of this mode (bench, gate)")
 	fs.StringVar(&h.bench, "bench", "", "only the benchmarks matching this `regexp`")

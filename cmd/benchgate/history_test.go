@@ -94,16 +94,16 @@ func TestRecordHistoryCLI(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "already recorded") {
 				t.Errorf("recording again: exit %d, %q", code, out)
 			}
-			// The step at c20 is within the latest 10 commits: exit 1.
-			code, out, errOut = cli(t, "history", "-db", db, "-format", "json", "-fail-latest", "10")
+			// The step at c20 is within the latest 10 commits (the default): exit 1.
+			code, out, errOut = cli(t, "history", "-db", db, "-format", "json")
 			if code != 1 || !strings.Contains(errOut, "regression: BenchmarkPut-2 ns/op") {
-				t.Errorf("history -fail-latest 10: exit %d, want 1; stderr %s", code, errOut)
+				t.Errorf("history: exit %d, want 1; stderr %s", code, errOut)
 			}
 			golden.Check(t, filepath.Join("testdata", "history.golden.json"), []byte(out))
 			checkJSONShape(t, out)
-			code, out, errOut = cli(t, "history", "-db", db, "-format", "md")
+			code, out, errOut = cli(t, "history", "-db", db, "-format", "md", "-fail-latest", "9")
 			if code != 0 {
-				t.Errorf("history (default -fail-latest 5): exit %d, want 0; %s", code, errOut)
+				t.Errorf("history -fail-latest 9: exit %d, want 0; %s", code, errOut)
 			}
 			golden.Check(t, filepath.Join("testdata", "history.golden.md"), []byte(out))
 			html := filepath.Join(t.TempDir(), "page")
@@ -111,7 +111,7 @@ func TestRecordHistoryCLI(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "0 series") {
 				t.Errorf("history -machine (no such fingerprint): exit %d, %q %s", code, out, errOut)
 			}
-			code, out, errOut = cli(t, "history", "-db", db, "-bench", "Put", "-html", html)
+			code, out, errOut = cli(t, "history", "-db", db, "-bench", "Put", "-html", html, "-fail-latest", "0")
 			if code != 0 || !strings.Contains(out, "c20") || !strings.Contains(out, "4 series, 1 change points (1 regressions)") {
 				t.Errorf("history table: exit %d\n%s\n%s", code, out, errOut)
 			}
@@ -181,7 +181,7 @@ func TestBackfillDir(t *testing.T) {
 		t.Fatalf("backfill: exit %d\n%s\n%s", code, out, errOut)
 	}
 	code, out, _ = cli(t, "history", "-db", db, "-format", "json")
-	if code != 0 || strings.Count(out, `"benchmark"`) != 2 {
+	if code != 0 || strings.Count(out, `"benchmark"`) != 2 { // flat: no change point
 		t.Errorf("after backfill: exit %d %s", code, out)
 	}
 }
