@@ -48,7 +48,7 @@ var ErrTooLarge = errors.New("trendpage: history too large for one page")
 var files embed.FS
 
 var page = template.Must(template.New("page.html.tmpl").Funcs(template.FuncMap{
-	"pct":   func(f float64) string { return strconv.FormatFloat(f*100, 'f', 1, 64) + "%" },
+	"pct":   func(f float64) string { return fmt.Sprintf("%+.1f%%", f*100) },
 	"num":   formatNum,
 	"short": short,
 }).ParseFS(files, "page.html.tmpl"))

@@ -148,32 +148,8 @@ func TestBrowser(t *testing.T) {
 	defer watchdog.Stop()
 	tab, cancel := chromedp.NewContext(alloc)
 	defer cancel()
-	var mu sync.Mutex
-	var pageErrs []string
-	listen := func(ev any) {
-		var msg string
-		switch ev := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
-				msg = "console." + string(ev.Type)
-				for _, a := range ev.Args {
-					msg += " " + string(a.Value) + a.Description
-				}
-			}
-		case *runtime.EventExceptionThrown:
-			msg = (&chromedp.ExceptionError{ExceptionDetails: ev.ExceptionDetails}).Error()
-		case *cdplog.EventEntryAdded:
-			if ev.Entry.Level == cdplog.EntryLevelError {
-				msg = "log: " + ev.Entry.Text + " " + ev.Entry.URL
-			}
-		}
-		if msg != "" {
-			mu.Lock()
-			pageErrs = append(pageErrs, msg)
-			mu.Unlock()
-		}
-	}
-	if err := chromedp.Listen(tab, listen); err != nil {
+	pe := &pageErrors{}
+	if err := chromedp.Listen(tab, pe.listen); err != nil {
 		t.Fatalf("browser: %v", err)
 	}
 	if _, err := chromedp.Call(tab, cdplog.Enable, cdp.Empty{}); err != nil {
@@ -220,9 +196,44 @@ func TestBrowser(t *testing.T) {
 	if got.ShownAll != 3 || got.ShownB != 1 || got.RowsB != 1 || got.ShownText != "1 of 3 series shown" {
 		t.Errorf("filter: %+v; want 3 shown unfiltered, 1 series and 1 row for machine B", got)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, e := range pageErrs {
+	pe.check(t)
+}
+
+// pageErrors collects console errors, exceptions and error log entries.
+type pageErrors struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func (p *pageErrors) listen(ev any) {
+	var msg string
+	switch ev := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+			msg = "console." + string(ev.Type)
+			for _, a := range ev.Args {
+				msg += " " + string(a.Value) + a.Description
+			}
+		}
+	case *runtime.EventExceptionThrown:
+		msg = (&chromedp.ExceptionError{ExceptionDetails: ev.ExceptionDetails}).Error()
+	case *cdplog.EventEntryAdded:
+		if ev.Entry.Level == cdplog.EntryLevelError {
+			msg = "log: " + ev.Entry.Text + " " + ev.Entry.URL
+		}
+	}
+	if msg != "" {
+		p.mu.Lock()
+		p.errs = append(p.errs, msg)
+		p.mu.Unlock()
+	}
+}
+
+func (p *pageErrors) check(t *testing.T) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range p.errs {
 		t.Errorf("page error: %s", e)
 	}
 }
