@@ -10,6 +10,7 @@ require (
 	github.com/felixge/fgprof v0.9.5
 	github.com/google/btree v1.1.3
 	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
+	github.com/jackc/pgx/v5 v5.12.0
 	github.com/pmezard/go-difflib v1.0.0
 	github.com/vbauerster/mpb/v8 v8.16.2
 	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
@@ -18,6 +19,7 @@ require (
 	golang.org/x/term v0.48.0
 	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
+	modernc.org/sqlite v1.62.0
 )
 
 require (
@@ -37,7 +39,6 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.12.0 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/mattn/go-runewidth v0.0.30 // indirect
@@ -50,7 +51,6 @@ require (
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
-	modernc.org/sqlite v1.62.0 // indirect
 )
 
 tool golang.org/x/perf/cmd/benchstat
