@@ -41,6 +41,9 @@ const historyUsage = `usage:
 Prints the change points of every series (benchmark x unit x machine x mode) of
 DB, found by E-divisive means with Welch's t-test (see package
 benchgate/changepoint). -html DIR also writes DIR/index.html, the trend page.
+Series of different machines are analysed apart; so are those of different
+modes: without -mode, a benchmark measured in two modes appears twice (the JSON
+names benchmark, unit and machine only, so pass -mode for a JSON report).
 Exit status: 1 when a regression change point lies within the latest
 -fail-latest commits of its series (default 10: a shift is seen only once
 enough commits after it are measured, under 2% noise 5 to 6 for a 10% step
