@@ -307,34 +307,50 @@ func (d *detector) dedup(cands []int) []int {
 	return out
 }
 
-// eliminate drops the weakest failing candidate until all pass.
+// eliminate drops the weakest failing candidate until all pass. Each
+// candidate's test is cached and redone only when a neighbour goes, so the
+// whole elimination costs O(k·n log n) for k candidates, not O(k²·n log n).
 func (d *detector) eliminate(idx []int) []int {
-	x, o := d.x, d.o
+	idx = slices.Clone(idx)
+	p := make([]float64, len(idx)) // the p-value; > 1 marks a failing candidate
+	eval := func(i int) {
+		lo, hi := 0, len(d.x)
+		if i > 0 {
+			lo = idx[i-1]
+		}
+		if i+1 < len(idx) {
+			hi = idx[i+1]
+		}
+		left, right := d.x[lo:idx[i]], d.x[idx[i]:hi]
+		p[i] = d.welch(left, right).p
+		switch {
+		case len(left) < d.o.MinSegment || len(right) < d.o.MinSegment:
+			p[i] = 3 // the weakest of all: removed first
+		case p[i] >= d.o.P || math.Abs(relChange(median(left), median(right))) < d.o.MinMagnitude:
+			p[i] += 1.5 // failing; the larger p goes first
+		}
+	}
+	for i := range idx {
+		eval(i)
+	}
 	for {
-		worst, worstP := -1, -1.0
-		for i, c := range idx {
-			lo, hi := 0, len(x)
-			if i > 0 {
-				lo = idx[i-1]
-			}
-			if i+1 < len(idx) {
-				hi = idx[i+1]
-			}
-			left, right := x[lo:c], x[c:hi]
-			p := d.welch(left, right).p
-			short := len(left) < o.MinSegment || len(right) < o.MinSegment
-			if short {
-				p = math.Max(p, 1)
-			}
-			small := math.Abs(relChange(median(left), median(right))) < o.MinMagnitude
-			if (short || small || p >= o.P) && p > worstP {
-				worst, worstP = i, p
+		worst := -1
+		for i := range idx {
+			if p[i] > 1 && (worst < 0 || p[i] > p[worst]) {
+				worst = i
 			}
 		}
 		if worst < 0 {
 			return idx
 		}
 		idx = slices.Delete(idx, worst, worst+1)
+		p = slices.Delete(p, worst, worst+1)
+		if worst > 0 {
+			eval(worst - 1)
+		}
+		if worst < len(idx) {
+			eval(worst)
+		}
 	}
 }
 

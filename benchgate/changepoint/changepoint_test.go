@@ -300,3 +300,14 @@ func BenchmarkDetect(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Seconds())/float64(b.N)*1000, "s/1000series")
 }
+
+// BenchmarkDetectWorst is a square wave of period 6 (3 points up, 3 down):
+// as many candidates as MinSegment allows, the elimination's worst case.
+func BenchmarkDetectWorst(b *testing.B) {
+	s := noisy(1, 500, 0.01, func(i int) float64 { return 100 + float64((i/3)%2)*10 })
+	for i := 0; i < b.N; i++ {
+		if _, err := Detect(s, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
