@@ -27,16 +27,18 @@
 // pgx's database/sql driver). Both run the same SQL and the same test suite.
 // A schema_version table holds the schema's version; Open applies the
 // migrations a database lacks and refuses one written by a newer version
-// (ErrNewerSchema). A SQLite file that is empty, truncated or not a
+// (ErrNewerSchema). A SQLite file that is truncated, damaged or not a
 // database is refused with an error naming it (ErrCorrupt), never read as an
-// empty history.
+// empty history; an empty file is a new database to a writer (SQLite's own
+// rule) and ErrCorrupt to a reader (Options.MustExist).
 //
 // # Concurrency
 //
 // A Store is safe for use by several goroutines, and several processes may
 // record into one database at once without losing a record: each Record is
 // one transaction; SQLite runs in WAL mode with immediate transactions and a
-// busy timeout (BusyTimeout) so that writers queue rather than fail, and
+// busy timeout (BusyTimeout) so that writers queue rather than fail (Open
+// also waits out another writer creating the same new file), and
 // PostgreSQL creates series in a fixed order under its row locks so that two
 // writers never deadlock.
 //

@@ -10,8 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver (pure Go)
+	"modernc.org/sqlite" // the "sqlite" database/sql driver (pure Go)
 )
 
 // sqliteMagic starts every SQLite 3 database file.
@@ -34,17 +35,43 @@ func openSQLite(ctx context.Context, path string, o Options) (*sqlStore, error) 
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	s := &sqlStore{db: db, d: sqliteDialect, name: path}
-	if err := s.quickCheck(ctx); err != nil {
-		db.Close()
-		return nil, err
+	// A connection's first statement switches a new database to WAL mode,
+	// which SQLite refuses (SQLITE_BUSY, without waiting) while another
+	// writer creates the same file: try again until BusyTimeout.
+	deadline := time.Now().Add(BusyTimeout)
+	for {
+		err := s.quickCheck(ctx)
+		if err == nil {
+			return s, nil
+		}
+		if !isBusy(err) || time.Now().After(deadline) {
+			db.Close()
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			db.Close()
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	return s, nil
 }
 
-// checkSQLiteFile refuses a file that cannot be a whole SQLite database:
-// empty, shorter than its header, without the magic string, or shorter than
-// the pages its header counts. A missing file is a new database unless
-// mustExist.
+// sqliteBusy is SQLite's primary result code SQLITE_BUSY.
+const sqliteBusy = 5
+
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqliteBusy
+}
+
+// checkSQLiteFile refuses a file that cannot be a SQLite database: not a
+// regular file, shorter than its header, without the magic string, or with
+// an impossible page size. A missing file, or an empty one (SQLite's own
+// rule), is a new database unless mustExist. A file shorter than its header
+// next to a non-empty write-ahead log is another writer's new database,
+// whose pages are still in the log: SQLite reads it. Damage past the header
+// (a truncated file, a page overwritten) is SQLite's to find: quickCheck.
 func checkSQLiteFile(path string, mustExist bool) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -64,31 +91,31 @@ func checkSQLiteFile(path string, mustExist bool) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%w: %s is not a regular file", ErrCorrupt, path)
 	}
-	if fi.Size() == 0 {
-		return fmt.Errorf("%w: %s is empty (0 bytes), not a SQLite database; remove it to start a new history", ErrCorrupt, path)
+	if fi.Size() < sqliteHeaderBytes {
+		if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
+			return nil
+		}
+		switch {
+		case fi.Size() == 0 && !mustExist:
+			return nil
+		case fi.Size() == 0:
+			return fmt.Errorf("%w: %s is empty (0 bytes): nothing was ever recorded there, or it was truncated", ErrCorrupt, path)
+		}
+		return fmt.Errorf("%w: %s: %d bytes, shorter than a SQLite header: truncated", ErrCorrupt, path, fi.Size())
 	}
 	var h [sqliteHeaderBytes]byte
 	if _, err := io.ReadFull(f, h[:]); err != nil {
-		return fmt.Errorf("%w: %s: %d bytes, shorter than a SQLite header: truncated", ErrCorrupt, path, fi.Size())
+		return fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
 	}
 	if string(h[:len(sqliteMagic)]) != sqliteMagic {
 		return fmt.Errorf("%w: %s is not a SQLite database (no SQLite header)", ErrCorrupt, path)
 	}
-	pageSize := int64(binary.BigEndian.Uint16(h[16:18]))
+	pageSize := int(binary.BigEndian.Uint16(h[16:18]))
 	if pageSize == 1 {
 		pageSize = 65536
 	}
 	if pageSize < 512 || pageSize&(pageSize-1) != 0 {
 		return fmt.Errorf("%w: %s: page size %d in its header", ErrCorrupt, path, pageSize)
-	}
-	// The page count is valid when the "version valid for" number equals
-	// the change counter.
-	if binary.BigEndian.Uint32(h[92:96]) == binary.BigEndian.Uint32(h[24:28]) {
-		pages := int64(binary.BigEndian.Uint32(h[28:32]))
-		if want := pages * pageSize; fi.Size() < want {
-			return fmt.Errorf("%w: %s: %d bytes, its header counts %d pages of %d bytes (%d): truncated",
-				ErrCorrupt, path, fi.Size(), pages, pageSize, want)
-		}
 	}
 	return nil
 }
@@ -96,6 +123,9 @@ func checkSQLiteFile(path string, mustExist bool) error {
 // quickCheck runs PRAGMA quick_check: anything but "ok" is ErrCorrupt.
 func (s *sqlStore) quickCheck(ctx context.Context) error {
 	rows, err := s.db.QueryContext(ctx, `PRAGMA quick_check(10)`)
+	if isBusy(err) {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrCorrupt, s.name, err)
 	}

@@ -15,7 +15,8 @@ var (
 	// ErrNewerSchema: the database was written by a newer version of this
 	// package; it is left untouched.
 	ErrNewerSchema = errors.New("history database has a newer schema than this benchgate knows")
-	// ErrCorrupt: a SQLite file is empty, truncated or not a database.
+	// ErrCorrupt: a SQLite file is truncated, damaged or not a database (or
+	// empty, when it must exist).
 	ErrCorrupt = errors.New("history database is corrupt")
 	// ErrNoDatabase: Options.MustExist and the SQLite file does not exist.
 	ErrNoDatabase = errors.New("no history database")

@@ -417,7 +417,6 @@ func TestSQLiteCorrupt(t *testing.T) {
 		{"garbage", write("garbage.db", garbage)},
 		{"truncated", write("truncated.db", data[:len(data)/2])},
 		{"short", write("short.db", data[:50])},
-		{"empty", write("empty.db", nil)},
 		{"directory", dir},
 	} {
 		_, err := Open(ctx, c.path, Options{})
@@ -430,6 +429,17 @@ func TestSQLiteCorrupt(t *testing.T) {
 	copy(broken[4096*2:], garbage[:4096])
 	if _, err := Open(ctx, write("broken.db", broken), Options{}); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("overwritten page: %v, want ErrCorrupt", err)
+	}
+	// An empty file is a new database to a writer (SQLite's rule), and an
+	// error to a reader, never an empty history.
+	empty := write("empty.db", nil)
+	if _, err := Open(ctx, empty, Options{MustExist: true}); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), empty) {
+		t.Errorf("empty file, MustExist: %v, want ErrCorrupt naming it", err)
+	}
+	if s, err := Open(ctx, empty, Options{}); err != nil {
+		t.Errorf("empty file as a new database: %v", err)
+	} else {
+		s.Close()
 	}
 	if _, err := Open(ctx, filepath.Join(dir, "missing.db"), Options{MustExist: true}); !errors.Is(err, ErrNoDatabase) {
 		t.Errorf("missing with MustExist: %v", err)
@@ -488,6 +498,41 @@ func TestLoadLimits(t *testing.T) {
 		}
 		if _, err := s.Records(context.Background()); !errors.Is(err, ErrTooMany) {
 			t.Errorf("3 records over a limit of 2: %v", err)
+		}
+	})
+}
+
+// TestConcurrentCreate opens a new database from several writers at once,
+// as CI jobs starting together would: every one opens it (none takes the
+// others' half-created file for a corrupt one) and every record is kept.
+func TestConcurrentCreate(t *testing.T) {
+	eachBackend(t, func(t *testing.T, dsn string) {
+		const writers = 6
+		var wg sync.WaitGroup
+		errs := make([]error, writers)
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s, err := Open(context.Background(), dsn, Options{})
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				defer s.Close()
+				r, err := Prepare(benchFile(fmt.Sprint("c", w), t0, float64(w)), "f", Labels{}, PrepareOptions{})
+				if err == nil {
+					_, err = s.Record(context.Background(), r)
+				}
+				errs[w] = err
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		if recs, err := openT(t, dsn).Records(context.Background()); err != nil || len(recs) != writers {
+			t.Errorf("%d records, %v; want %d", len(recs), err, writers)
 		}
 	})
 }
