@@ -27,6 +27,10 @@ const (
 	MaxSeriesPerRecord = 200_000
 )
 
+// prepareMaxSeries is the limit Prepare applies: MaxSeriesPerRecord, lowered
+// by tests.
+var prepareMaxSeries = MaxSeriesPerRecord
+
 // Per-label limits (bytes).
 const (
 	maxCommitBytes = 128
@@ -141,8 +145,8 @@ func Prepare(content []byte, name string, override Labels, o PrepareOptions) (*R
 	if err != nil && !(o.Lenient && errors.As(err, &mal) && !errors.Is(err, benchgate.ErrNoBenchmarks)) {
 		return nil, err
 	}
-	if len(set.Keys) > MaxSeriesPerRecord {
-		return nil, fmt.Errorf("%s: %d benchmark/unit pairs, more than the limit of %d: %w", name, len(set.Keys), MaxSeriesPerRecord, benchgate.ErrTooLarge)
+	if len(set.Keys) > prepareMaxSeries {
+		return nil, fmt.Errorf("%s: %d benchmark/unit pairs, more than the limit of %d: %w", name, len(set.Keys), prepareMaxSeries, benchgate.ErrTooLarge)
 	}
 	l, err := resolveLabels(set, name, override)
 	if err != nil {

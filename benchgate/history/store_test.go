@@ -371,6 +371,12 @@ func TestLimits(t *testing.T) {
 	if _, err := Prepare([]byte("commit-time: yesterday\nBenchmarkA 1 1 ns/op\n"), "f", Labels{}, PrepareOptions{}); !errors.Is(err, ErrBadLabel) {
 		t.Errorf("bad commit-time: %v", err)
 	}
+	defer func(n int) { prepareMaxSeries = n }(prepareMaxSeries)
+	prepareMaxSeries = 2
+	if _, err := Prepare(content, "f", Labels{}, PrepareOptions{}); !errors.Is(err, benchgate.ErrTooLarge) {
+		t.Errorf("3 series over a limit of 2: %v", err)
+	}
+	prepareMaxSeries = 3
 	mixed := append(benchFile("c", t0, 1), []byte("cpu: Other CPU\nBenchmarkPut-2 1 2 ns/op\n")...)
 	if _, err := Prepare(mixed, "f", Labels{}, PrepareOptions{}); !errors.Is(err, ErrMixedMachines) {
 		t.Errorf("two machines: %v", err)
