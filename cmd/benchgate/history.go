@@ -23,15 +23,15 @@ import (
 const recordUsage = `usage:
   benchgate record -db DB [label flags] FILE...
   benchgate record -db DB -dir DIR [label flags]
-  benchgate record -db DB -pair [-mode gate] [label flags] BASE HEAD
+  benchgate record -db DB -pair [label flags] BASE HEAD
 Records benchmark files into the history database DB (a SQLite file path, or a
 postgres:// DSN). A file's "commit:" and "commit-time:" (RFC 3339) lines label it;
 the flags override them. A commit git knows is recorded by its full hash, and
 its commit time is taken from git when neither the file nor -commit-time gives
 one. -dir imports every DIR/<commit>.txt (a backfill), in commit-time order.
 -pair BASE HEAD records the two sides of one benchmark run (benchgate run's
-base.txt and head.txt) as one gate run: the head's points get the head/base
-ratio. Recording the same content twice stores it once.
+base.txt and head.txt) as one gate run (mode gate unless -mode says otherwise):
+the head's points get the head/base ratio. Recording the same content twice stores it once.
 `
 
 const historyUsage = `usage:
@@ -113,10 +113,13 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return errors.New("record: want FILE arguments or -dir DIR")
 	case *dir != "" && (fs.NArg() > 0 || lf.commit != ""):
 		return errors.New("record: -dir takes no FILE arguments and no -commit (the file names are the commits)")
-	case *pair && (*dir != "" || fs.NArg() != 2):
-		return errors.New("record: -pair takes two files, BASE and HEAD, and no -dir")
+	case *pair && (*dir != "" || fs.NArg() != 2 || lf.commit != ""):
+		return errors.New("record: -pair takes two files, BASE and HEAD (each naming its commit), and no -dir or -commit")
 	case fs.NArg() > maxRecordFiles:
 		return fmt.Errorf("record: %d files, more than the limit of %d", fs.NArg(), maxRecordFiles)
+	}
+	if *pair && !flagSet(fs, "mode") {
+		lf.mode = string(history.ModeGate)
 	}
 	labels, err := lf.labels()
 	if err != nil {
@@ -145,6 +148,12 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	return st.Close()
+}
+
+// flagSet reports whether the flag name was given.
+func flagSet(fs *flag.FlagSet, name string) (set bool) {
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // recordJob is one file to record with its labels.

@@ -274,7 +274,10 @@ func TestRecordPairCLI(t *testing.T) {
 	if code, out, errOut := cli(t, "record", "-db", db, "-pair", "-mode", "gate", files[0]); code != 2 || !strings.Contains(errOut, "-pair takes two files") {
 		t.Errorf("-pair with one file: exit %d %s %s", code, out, errOut)
 	}
-	code, out, errOut := cli(t, "record", "-db", db, "-pair", "-mode", "gate", files[0], files[1])
+	if code, _, errOut := cli(t, "record", "-db", db, "-pair", "-commit", "x", files[0], files[1]); code != 2 || !strings.Contains(errOut, "-pair takes two files") {
+		t.Errorf("-pair with -commit: exit %d %s", code, errOut)
+	}
+	code, out, errOut := cli(t, "record", "-db", db, "-pair", files[0], files[1]) // mode gate by default
 	if code != 0 || strings.Count(out, "recorded c0") != 2 {
 		t.Fatalf("-pair: exit %d\n%s\n%s", code, out, errOut)
 	}
