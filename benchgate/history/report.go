@@ -56,7 +56,10 @@ type JSONChangePoint struct {
 	Direction string  `json:"direction"`
 }
 
-// WriteReport writes the change points of as to w in format f.
+// WriteReport writes the change points of as to w in format f. The table and
+// Markdown name each change point's commit and, as "since", the last commit
+// measured before it: the change came in one of the commits after that one,
+// up to and including its commit.
 func WriteReport(w io.Writer, f Format, as []Analysis) error {
 	switch f {
 	case FormatJSON:
@@ -104,9 +107,10 @@ func writeTable(w io.Writer, as []Analysis) error {
 			continue
 		}
 		fmt.Fprintf(tw, "%s %s [%s] (mode %s, %d points)\n", a.Benchmark, a.Unit, a.Machine, a.Mode, len(a.Points))
-		fmt.Fprintln(tw, "  commit\tindex\tbefore\tafter\tchange\tp\tdirection\t")
+		fmt.Fprintln(tw, "  commit\tsince\tindex\tbefore\tafter\tchange\tp\tdirection\t")
 		for _, cp := range a.Result.ChangePoints {
-			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%.2g\t%s\t\n", short(cp.Commit), cp.Index, num(cp.Before), num(cp.After), pct(cp.RelChange), cp.P, cp.Direction)
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%.2g\t%s\t\n", short(cp.Commit), short(cp.PrevCommit), cp.Index,
+				num(cp.Before), num(cp.After), pct(cp.RelChange), cp.P, cp.Direction)
 		}
 	}
 	n, reg := counts(as)
@@ -119,13 +123,13 @@ func writeMarkdown(w io.Writer, as []Analysis) error {
 	n, reg := counts(as)
 	fmt.Fprintf(&b, "### Benchmark history\n\n%d series, %d change points (%d regressions).\n", len(as), n, reg)
 	if n > 0 {
-		b.WriteString("\n| benchmark | unit | machine | commit | index | before | after | change | p | direction |\n")
-		b.WriteString("|---|---|---|---|--:|--:|--:|--:|--:|---|\n")
+		b.WriteString("\n| benchmark | unit | machine | commit | since | index | before | after | change | p | direction |\n")
+		b.WriteString("|---|---|---|---|---|--:|--:|--:|--:|--:|---|\n")
 	}
 	for _, a := range as {
 		for _, cp := range a.Result.ChangePoints {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %.2g | %s |\n", mdCell(a.Benchmark), mdCell(a.Unit), mdCell(a.Machine),
-				short(cp.Commit), cp.Index, num(cp.Before), num(cp.After), pct(cp.RelChange), cp.P, cp.Direction)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s | %s | %s | %.2g | %s |\n", mdCell(a.Benchmark), mdCell(a.Unit), mdCell(a.Machine),
+				short(cp.Commit), short(cp.PrevCommit), cp.Index, num(cp.Before), num(cp.After), pct(cp.RelChange), cp.P, cp.Direction)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
