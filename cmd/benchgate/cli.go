@@ -29,6 +29,8 @@ const usage = `usage:
                 [-units FILE] [-out DIR | -keep] [-max-output-mib 256] [-allow-empty-base] [-nice N]
                 [-profiles=true] [-profile-benchtime 1s] [compare flags]
   benchgate calibrate -o FILE [-rev HEAD] [-rounds 30] [-chunks 20] [-k 2] [run's target flags]
+  benchgate record -db DB [-commit C] [-commit-time T] [label flags] FILE... | -dir DIR
+  benchgate history -db DB [-window 50] [-p 0.001] [-min-magnitude 1%] [-format table|md|json] [-html DIR] [-fail-latest 10]
 Run "benchgate compare -h", "benchgate run -h" or "benchgate calibrate -h" for the flags.
 Exit status: 0 no regression, 1 regression, 2 usage, input or run error.
 Input: values must be finite and non-negative; files at most 64 MiB, lines
@@ -49,6 +51,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		err = runRun(ctx, args[1:], stdout, stderr)
 	case "calibrate":
 		err = runCalibrate(ctx, args[1:], stdout, stderr)
+	case "record":
+		err = runRecord(ctx, args[1:], stdout, stderr)
+	case "history":
+		err = runHistory(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		io.WriteString(stdout, usage)
 		return nil
@@ -399,6 +405,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&cfg.Head, "head", "", "git revision under test (default: the working tree)")
 	fs.IntVar(&cfg.Count, "count", 10, "rounds, 1 to 1000; each runs every binary once in base, then in head")
 	fs.BoolVar(&cfg.AllowEmptyBase, "allow-empty-base", false, "exit 0 (skip) when the base has none of the benchmarks")
+	histDB := fs.String("db", "", "also record both sides into this history database (SQLite path or postgres:// DSN; see benchgate record)")
 	profiles := fs.Bool("profiles", true, "on a regression, profile each regressed benchmark (CPU and allocations, base and head, the same op count) and report the functions whose cost per op grew most")
 	fs.StringVar(&cfg.ProfileBenchtime, "profile-benchtime", "1s", "-test.benchtime of the profiling runs")
 	if err := fs.Parse(args); err != nil {
@@ -450,10 +457,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	return gate(res.Base, res.Head, opts, &g, stdout, func(rep *benchgate.Report) {
+	err = gate(res.Base, res.Head, opts, &g, stdout, func(rep *benchgate.Report) {
 		rep.Info = append(rep.Info, baseLine(res))
 		rep.Profiles = benchgate.DiffProfileFiles(res.Profiles, benchgate.DefaultProfileTop)
 	})
+	return recordRun(ctx, *histDB, res, err, stderr)
 }
 
 // baseLine names the base a run compared against, and why it was chosen.

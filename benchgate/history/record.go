@@ -1,0 +1,262 @@
+package history
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/writegc/writegc/benchgate"
+)
+
+// Limits of what is recorded, checked before allocating.
+const (
+	// MaxRecordBytes bounds one benchmark file (benchgate.DefaultMaxBytes).
+	MaxRecordBytes = benchgate.DefaultMaxBytes
+	// MaxLabelBytes bounds the machine and source labels; the others have
+	// smaller limits (see Labels.Validate).
+	MaxLabelBytes = 1024
+	// MaxSeriesPerRecord bounds the benchmark × unit pairs of one file.
+	MaxSeriesPerRecord = 200_000
+)
+
+// prepareMaxSeries is the limit Prepare applies: MaxSeriesPerRecord, lowered
+// by tests.
+var prepareMaxSeries = MaxSeriesPerRecord
+
+// Per-label limits (bytes).
+const (
+	maxCommitBytes = 128
+	maxShortLabel  = 256
+	maxModeBytes   = 32
+)
+
+// Mode is how a record was measured. Series of different modes are kept
+// apart: a point of a gate run is not comparable with one of a plain run.
+type Mode string
+
+// Modes.
+const (
+	// ModeBench: a plain `go test -bench` run (the default).
+	ModeBench Mode = "bench"
+	// ModeGate: one side of an interleaved `benchgate run`.
+	ModeGate Mode = "gate"
+)
+
+// Config keys a benchmark file may label itself with.
+const (
+	ConfigCommit     = "commit"
+	ConfigCommitTime = "commit-time"
+)
+
+// Labels describe a record. The zero value of a field means unknown.
+type Labels struct {
+	Commit     string
+	CommitTime time.Time
+	Branch     string
+	// Machine is the machine fingerprint (see Fingerprint).
+	Machine string
+	Mode    Mode
+	RunID   string
+	Source  string
+}
+
+// Validate checks the labels' lengths and content: Commit at most 128
+// bytes, Mode at most 32 (letters, digits, '-', '_', '.'), Branch and RunID
+// at most 256, Machine and Source at most MaxLabelBytes; none may hold a
+// newline or NUL. Errors wrap ErrBadLabel.
+func (l Labels) Validate() error {
+	for _, f := range []struct {
+		name, v string
+		max     int
+	}{
+		{"commit", l.Commit, maxCommitBytes}, {"branch", l.Branch, maxShortLabel}, {"run id", l.RunID, maxShortLabel},
+		{"mode", string(l.Mode), maxModeBytes}, {"machine", l.Machine, MaxLabelBytes}, {"source", l.Source, MaxLabelBytes},
+	} {
+		if len(f.v) > f.max {
+			return fmt.Errorf("%w: %s is %d bytes, more than the limit of %d", ErrBadLabel, f.name, len(f.v), f.max)
+		}
+		if strings.ContainsAny(f.v, "\n\r\x00") {
+			return fmt.Errorf("%w: %s %q holds a newline or NUL", ErrBadLabel, f.name, f.v)
+		}
+	}
+	for _, r := range l.Mode {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.", r)) {
+			return fmt.Errorf("%w: mode %q: want letters, digits, '-', '_' or '.'", ErrBadLabel, l.Mode)
+		}
+	}
+	return nil
+}
+
+// Sample is one series' share of a record: every value of one benchmark and
+// unit in the file, with their median and its 95% interval (see summarize).
+type Sample struct {
+	Benchmark, Unit string
+	Direction       benchgate.Direction
+	Values          []float64
+	Median          float64
+	// Lo and Hi bound the median's 95% confidence interval when HasInterval.
+	Lo, Hi      float64
+	HasInterval bool
+	// Ratio is head/base of an interleaved run (RecordPair) when HasRatio.
+	Ratio, RatioLo, RatioHi float64
+	HasRatio                bool
+}
+
+// Recording is a benchmark file prepared for Record: its content, resolved
+// labels and samples. It is built by Prepare; its Labels may be adjusted
+// (and are validated again) until it is given to a Store, and it is
+// read-only from then on, safe to share between goroutines.
+type Recording struct {
+	Labels  Labels
+	Content []byte
+	// Hash is the hex SHA-256 of Content: the record's identity.
+	Hash    string
+	Samples []Sample
+}
+
+// PrepareOptions configure Prepare.
+type PrepareOptions struct {
+	// Lenient records a file with malformed lines (they are left out);
+	// otherwise such a file is an error wrapping benchgate.ErrMalformed.
+	Lenient bool
+}
+
+// Prepare parses content (a benchmark file; name labels messages) and
+// resolves its labels: a non-zero field of override wins, else the file's
+// `commit:` and `commit-time:` (RFC 3339) configuration lines, else
+// unknown. The machine is the file's Fingerprint unless override names one;
+// the mode defaults to ModeBench and the source to name. Errors wrap
+// benchgate.ErrTooLarge, ErrEmptyInput, ErrNoBenchmarks, ErrMalformed,
+// ErrBadLabel or ErrMixedMachines.
+func Prepare(content []byte, name string, override Labels, o PrepareOptions) (*Recording, error) {
+	if len(content) > MaxRecordBytes {
+		return nil, fmt.Errorf("%s: %d bytes, more than the limit of %d: %w", name, len(content), MaxRecordBytes, benchgate.ErrTooLarge)
+	}
+	set, err := benchgate.Parse(bytes.NewReader(content), name)
+	var mal *benchgate.MalformedError
+	if err != nil && !(o.Lenient && errors.As(err, &mal) && !errors.Is(err, benchgate.ErrNoBenchmarks)) {
+		return nil, err
+	}
+	if len(set.Keys) > prepareMaxSeries {
+		return nil, fmt.Errorf("%s: %d benchmark/unit pairs, more than the limit of %d: %w", name, len(set.Keys), prepareMaxSeries, benchgate.ErrTooLarge)
+	}
+	l, err := resolveLabels(set, name, override)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(content)
+	rec := &Recording{Labels: l, Content: content, Hash: hex.EncodeToString(sum[:])}
+	for _, k := range set.Keys {
+		rec.Samples = append(rec.Samples, newSample(k, set.Samples[k], benchgate.DirectionOf(k.Unit, set.Units)))
+	}
+	return rec, nil
+}
+
+func resolveLabels(set *benchgate.Set, name string, l Labels) (Labels, error) {
+	if l.Commit == "" {
+		if cs := set.Configs[ConfigCommit]; len(cs) > 1 {
+			return l, fmt.Errorf("%w: %s states %d commits (%s); give the commit", ErrBadLabel, name, len(cs), strings.Join(cs, ", "))
+		}
+		l.Commit = strings.TrimSpace(set.Config[ConfigCommit])
+	}
+	if l.CommitTime.IsZero() {
+		if v := strings.TrimSpace(set.Config[ConfigCommitTime]); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return l, fmt.Errorf("%w: %s: commit-time %q: want RFC 3339 (2006-01-02T15:04:05Z07:00)", ErrBadLabel, name, v)
+			}
+			l.CommitTime = t
+		}
+	}
+	if l.Machine == "" {
+		fp, err := Fingerprint(set)
+		if err != nil {
+			return l, fmt.Errorf("%s: %w", name, err)
+		}
+		l.Machine = fp
+	}
+	if l.Mode == "" {
+		l.Mode = ModeBench
+	}
+	if l.Source == "" {
+		l.Source = name
+	}
+	return l, l.Validate()
+}
+
+// UnknownMachine is the fingerprint of a file that states no machine key.
+const UnknownMachine = "unknown"
+
+// Fingerprint returns the machine fingerprint of a parsed file: its strict
+// machine keys (benchgate.StrictMachineKeys: goos, goarch, goamd64,
+// goversion, cpu, gomaxprocs) as "key=value" joined by "; ", or
+// UnknownMachine when it states none. A file whose strict keys hold several
+// values (two machines concatenated) is ErrMixedMachines.
+func Fingerprint(set *benchgate.Set) (string, error) {
+	fp := set.Fingerprint()
+	var parts []string
+	for _, k := range benchgate.StrictMachineKeys {
+		vs := fp[k]
+		switch {
+		case len(vs) > 1:
+			return "", fmt.Errorf("%w: %s has %d values (%s)", ErrMixedMachines, k, len(vs), strings.Join(vs, ", "))
+		case len(vs) == 1:
+			parts = append(parts, k+"="+vs[0])
+		}
+	}
+	if len(parts) == 0 {
+		return UnknownMachine, nil
+	}
+	return strings.Join(parts, "; "), nil
+}
+
+func newSample(k benchgate.Key, values []float64, d benchgate.Direction) Sample {
+	s := Sample{Benchmark: k.Name, Unit: k.Unit, Direction: d, Values: slices.Clone(values)}
+	s.Median, s.Lo, s.Hi, s.HasInterval = summarize(values)
+	return s
+}
+
+// summarize returns the median of values and its 95% confidence interval;
+// when a sample is too small for 95% (fewer than 6 values) the interval is
+// the sample's range, whose confidence is 1-2^(1-n) (94% for 5 values).
+func summarize(values []float64) (median, lo, hi float64, ok bool) {
+	sorted := slices.Clone(values)
+	sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(sorted, &benchmath.DefaultThresholds), 0.95)
+	switch {
+	case len(sorted) < 2:
+		return sum.Center, 0, 0, false
+	case finite(sum.Lo) && finite(sum.Hi):
+		return sum.Center, sum.Lo, sum.Hi, true
+	}
+	return sum.Center, slices.Min(sorted), slices.Max(sorted), true
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// pairRatios sets the head/base ratio of every head sample that base has.
+func pairRatios(base, head *Recording) {
+	byKey := map[[2]string]*Sample{}
+	for i := range base.Samples {
+		s := &base.Samples[i]
+		byKey[[2]string{s.Benchmark, s.Unit}] = s
+	}
+	for i := range head.Samples {
+		h := &head.Samples[i]
+		b, ok := byKey[[2]string{h.Benchmark, h.Unit}]
+		if !ok || b.Median <= 0 {
+			continue
+		}
+		h.Ratio, h.RatioLo, h.RatioHi, h.HasRatio = h.Median/b.Median, h.Median/b.Median, h.Median/b.Median, true
+		if h.HasInterval && b.HasInterval && b.Lo > 0 {
+			h.RatioLo, h.RatioHi = h.Lo/b.Hi, h.Hi/b.Lo
+		}
+	}
+}

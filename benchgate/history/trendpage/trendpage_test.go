@@ -1,0 +1,239 @@
+package trendpage
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/writegc/writegc/benchgate"
+	"github.com/writegc/writegc/benchgate/changepoint"
+	"github.com/writegc/writegc/benchgate/history"
+)
+
+// analyses builds three series: a step on two machines and a flat one.
+func analyses(t *testing.T) []history.Analysis {
+	t.Helper()
+	r := rand.New(rand.NewPCG(26, 1))
+	mk := func(bench, unit, machine string, n, step int) history.Series {
+		s := history.Series{SeriesKey: history.SeriesKey{Benchmark: bench, Unit: unit, Machine: machine, Mode: history.ModeBench},
+			Direction: benchgate.LowerIsBetter}
+		for i := range n {
+			v := 100.0
+			if step > 0 && i >= step {
+				v = 110
+			}
+			v *= 1 + 0.01*r.NormFloat64()
+			p := history.Point{Commit: fmt.Sprintf("%040x", i), Median: v, Values: []float64{v}, Records: 1}
+			if i%2 == 0 {
+				p.Lo, p.Hi, p.HasInterval = v*0.99, v*1.01, true
+			}
+			if i%5 == 0 {
+				p.Ratio, p.RatioLo, p.RatioHi, p.HasRatio = 1.01, 0.99, 1.03, true
+			}
+			s.Points = append(s.Points, p)
+		}
+		return s
+	}
+	as, err := history.Analyze([]history.Series{
+		mk("BenchmarkPut-2", "ns/op", "cpu=A", 60, 30),
+		mk("BenchmarkPut-2", "ns/op", "cpu=B <&>", 40, 20),
+		mk("BenchmarkGet-2", "B/op", "cpu=A", 1, 0),
+	}, changepoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(as[0].Result.ChangePoints) != 1 || len(as[1].Result.ChangePoints) != 1 {
+		t.Fatalf("want one change point in each step series: %+v %+v", as[0].Result, as[1].Result)
+	}
+	return as
+}
+
+func writePage(t *testing.T) (string, []history.Analysis) {
+	t.Helper()
+	as := analyses(t)
+	dir := filepath.Join(t.TempDir(), "history")
+	if err := Write(dir, "Benchmark history", time.Unix(0, 0), as); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, FileName), as
+}
+
+func TestWrite(t *testing.T) {
+	path, as := writePage(t)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	if n := strings.Count(html, `<circle class="pt"`); n != 101 {
+		t.Errorf("%d points drawn, want 101", n)
+	}
+	if n := strings.Count(html, `<tr class="cprow`); n != 2 {
+		t.Errorf("%d change point rows, want 2", n)
+	}
+	for _, want := range []string{short(as[0].Result.ChangePoints[0].Commit), "cpu=B &lt;&amp;&gt;", `data-points="60"`, "head/base 1.010"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"http://", "https://", "<script src", "<link"} {
+		if strings.Contains(html, bad) {
+			t.Errorf("page refers to the network: %q", bad)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*tmp"))
+	if len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	// Rewriting replaces the page.
+	if err := Write(filepath.Dir(path), "again", time.Unix(0, 0), nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "<title>again</title>") {
+		t.Error("rewritten page not replaced")
+	}
+}
+
+func TestWriteLimit(t *testing.T) {
+	a := history.Analysis{Series: history.Series{Points: make([]history.Point, MaxPoints+1)}, Result: &changepoint.Result{}}
+	if err := Write(t.TempDir(), "x", time.Now(), []history.Analysis{a}); err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("over MaxPoints: %v", err)
+	}
+}
+
+// browserPath finds a Chromium-like browser or skips the test (the same
+// rule as gcstress's browser tests: GCSTRESS_BROWSER names one).
+func browserPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("GCSTRESS_BROWSER"); p != "" {
+		return p
+	}
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		return "/usr/bin/chromium"
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no browser found (/usr/bin/chromium, or chromium/google-chrome on PATH; GCSTRESS_BROWSER names one): browser test skipped")
+	return ""
+}
+
+// TestBrowser opens the page in headless Chromium: it renders with no
+// console error, every chart holds its points, and the filters work.
+func TestBrowser(t *testing.T) {
+	exe := browserPath(t)
+	path, _ := writePage(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-dev-shm-usage", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1600),
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	watchdog := time.AfterFunc(2*time.Minute, cancelAlloc)
+	defer watchdog.Stop()
+	tab, cancel := chromedp.NewContext(alloc)
+	defer cancel()
+	pe := &pageErrors{}
+	if err := chromedp.Listen(tab, pe.listen); err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	if _, err := chromedp.Call(tab, cdplog.Enable, cdp.Empty{}); err != nil {
+		t.Fatalf("browser: Log.enable: %v", err)
+	}
+	ctx, cancelCtx := context.WithTimeout(tab, 60*time.Second)
+	defer cancelCtx()
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+path)); err != nil {
+		t.Fatalf("navigate: %v", err)
+	}
+	type counts struct {
+		Charts     int    `json:"charts"`
+		Mismatched int    `json:"mismatched"`
+		CPLines    int    `json:"cpLines"`
+		ShownAll   int    `json:"shownAll"`
+		ShownB     int    `json:"shownB"`
+		RowsB      int    `json:"rowsB"`
+		ShownText  string `json:"shownText"`
+	}
+	got, err := chromedp.Run(ctx, chromedp.Poll[counts](`document.getElementById("shown") && document.getElementById("shown").textContent && (function () {
+		var r = {};
+		r.charts = document.querySelectorAll("section.series svg.chart").length;
+		r.mismatched = Array.from(document.querySelectorAll("section.series")).filter(function (s) {
+			var pts = s.querySelectorAll("circle.pt");
+			return pts.length != Number(s.dataset.points) || pts[0].getBBox().width == 0;
+		}).length;
+		r.cpLines = document.querySelectorAll("svg line.cp").length;
+		r.shownAll = document.querySelectorAll("section.series:not(.hidden)").length;
+		var sel = document.getElementById("f-machine");
+		sel.value = "cpu=B <&>";
+		sel.dispatchEvent(new Event("change"));
+		r.shownB = document.querySelectorAll("section.series:not(.hidden)").length;
+		r.rowsB = document.querySelectorAll("tr.cprow:not(.hidden)").length;
+		r.shownText = document.getElementById("shown").textContent;
+		return r;
+	})()`, chromedp.WithPollingTimeout(45*time.Second)))
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	if got.Charts != 3 || got.Mismatched != 0 || got.CPLines != 2 {
+		t.Errorf("charts %d (want 3), charts whose points differ from the data %d (want 0), change point marks %d (want 2)",
+			got.Charts, got.Mismatched, got.CPLines)
+	}
+	if got.ShownAll != 3 || got.ShownB != 1 || got.RowsB != 1 || got.ShownText != "1 of 3 series shown" {
+		t.Errorf("filter: %+v; want 3 shown unfiltered, 1 series and 1 row for machine B", got)
+	}
+	pe.check(t)
+}
+
+// pageErrors collects console errors, exceptions and error log entries.
+type pageErrors struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func (p *pageErrors) listen(ev any) {
+	var msg string
+	switch ev := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+			msg = "console." + string(ev.Type)
+			for _, a := range ev.Args {
+				msg += " " + string(a.Value) + a.Description
+			}
+		}
+	case *runtime.EventExceptionThrown:
+		msg = (&chromedp.ExceptionError{ExceptionDetails: ev.ExceptionDetails}).Error()
+	case *cdplog.EventEntryAdded:
+		if ev.Entry.Level == cdplog.EntryLevelError {
+			msg = "log: " + ev.Entry.Text + " " + ev.Entry.URL
+		}
+	}
+	if msg != "" {
+		p.mu.Lock()
+		p.errs = append(p.errs, msg)
+		p.mu.Unlock()
+	}
+}
+
+func (p *pageErrors) check(t *testing.T) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range p.errs {
+		t.Errorf("page error: %s", e)
+	}
+}
