@@ -43,6 +43,9 @@ func newTCPConfig(quick bool) tcpConfig {
 func (c tcpConfig) childArgs() []string {
 	return []string{
 		"-max-reply", fmt.Sprint(c.maxReply), "-max-conns", fmt.Sprint(c.maxConns),
+		// Every abuse dials from 127.0.0.1, the well-behaved client too:
+		// one peer, allowed every slot, so that MaxConns is what is measured.
+		"-max-conns-per-peer", fmt.Sprint(c.maxConns),
 		"-read-timeout", c.readTimeout.String(), "-idle-timeout", c.idleTimeout.String(),
 		"-write-timeout", c.writeTimeout.String(),
 		// Keep every value the abuses store in a memtable, where Gets see it.
