@@ -104,7 +104,8 @@ type TCPServerOptions struct {
 	// the peer's large part is charged once the peer holds nothing else
 	// there. A peer over its share waits in its own queue, not in front of
 	// other peers, so slow or hostile senders on a few addresses cannot
-	// hold up everyone's large frames.
+	// hold up everyone's large frames. (A connection reads one frame at a
+	// time, so its own share of payloads being read is one frame.)
 	MaxPeerInFlightBytes int64
 	// MinReadRate is the slowest a payload of more than 64 KiB may arrive,
 	// in bytes per second, once its budget is charged (default
