@@ -54,6 +54,13 @@
 //     and byte offset, unless WALOptions.Recovery says otherwise (see
 //     WALRecoveryMode). The log format is version 2 (see wal.go); version 1
 //     logs fail the open.
+//   - One server per WAL directory: NewServer locks it (WALLockName, under
+//     flock(2) where the OS has it, and in a process-wide registry
+//     everywhere) before it reads anything, and holds the lock until Close;
+//     a failed open releases it. A second opener, in this process or
+//     another, in any recovery mode, fails with ErrWALLocked naming the
+//     holder's pid. Without flock (other OSes) only openers in the same
+//     process are refused.
 //   - Get sees the active and pending memtables of a key's region (newest
 //     first) and copies the value under the region lock; flushed data lives
 //     in segment files (ScanSegment).
@@ -67,10 +74,16 @@
 //     is built; over it the Get fails with ErrReplyTooLarge and the
 //     connection stays usable, in-process too), connections, unanswered
 //     requests per connection, in-flight request and reply bytes server-wide,
-//     and read, idle and write deadlines. Each connection's replies are
-//     written by its own writer goroutine, so a client that stops reading
-//     stalls only itself until WriteTimeout closes it; handlers never wait on
-//     a socket.
+//     and read, idle and write deadlines. One peer (remote IP) gets a share:
+//     MaxConnsPerPeer slots and MaxPeerInFlightBytes of the payload budget
+//     (a quarter of each by default), and a payload over 64 KiB that
+//     arrives slower than MinReadRate is cut off, so that slow or hostile
+//     senders on a few addresses cannot take every slot or the whole
+//     large-frame budget. A failed Accept (EMFILE and the like) is retried
+//     with backoff; only a closed listener stops accepting. Each
+//     connection's replies are written by its own writer goroutine, so a
+//     client that stops reading stalls only itself until WriteTimeout
+//     closes it; handlers never wait on a socket.
 //
 // Choices: one WAL per server (not per region), rolled at 64 MiB; flushers
 // are shared by all regions; backpressure is per region; segments are

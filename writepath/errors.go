@@ -34,6 +34,10 @@ var (
 	ErrUnknownMode      = errors.New("writepath: unknown multiget mode")
 	// ErrWALCorrupt: a WAL record failed its checksum before the tail.
 	ErrWALCorrupt = errors.New("writepath: WAL corrupt")
+	// ErrWALLocked: the WAL directory is held by another Server, of this
+	// process or (where the OS has flock) of another; NewServer returns a
+	// *WALLockedError naming the holder. See WALLockName.
+	ErrWALLocked = errors.New("writepath: WAL directory locked")
 	// ErrSegmentCorrupt: a segment file fails validation.
 	ErrSegmentCorrupt = errors.New("writepath: segment corrupt")
 	// ErrRemote: a server-side failure without a more specific sentinel.

@@ -193,7 +193,9 @@ func (s *Server) flushOne(m *memEntry) (int64, error) {
 		err = bw.Flush()
 	}
 	if f != nil {
-		if err == nil && s.wal != nil {
+		// With a WAL (also while it is replayed), the segment is fsynced:
+		// trimWAL may delete the logs it was flushed from.
+		if err == nil && s.opts.WAL.Dir != "" {
 			err = f.Sync()
 		}
 		err = errors.Join(err, f.Close())

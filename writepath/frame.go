@@ -118,13 +118,15 @@ func checkFrameLen(l uint32, maxPayload int) error {
 // than a chunk beyond what was received. A clean EOF before the first byte
 // is io.EOF; EOF inside a frame is io.ErrUnexpectedEOF.
 func ReadFrame(r io.Reader, buf []byte, maxPayload int) (Frame, []byte, error) {
-	return readFrame(r, buf, maxPayload, nil)
+	return readFrame(r, buf, maxPayload, nil, nil)
 }
 
 // readFrame is ReadFrame; charge, if not nil, is called with the payload
 // size once the header is read and checked, before anything is allocated,
-// and an error from it ends the read.
-func readFrame(r io.Reader, buf []byte, maxPayload int, charge func(n int) error) (Frame, []byte, error) {
+// and an error from it ends the read; chunk, if not nil, is called before
+// each chunk of the payload is read, with the payload offset the chunk
+// ends at (the TCP server sets read deadlines from it).
+func readFrame(r io.Reader, buf []byte, maxPayload int, charge func(n int) error, chunk func(end int)) (Frame, []byte, error) {
 	var hdr [frameHeader]byte
 	if _, err := io.ReadFull(r, hdr[:4]); err != nil {
 		return Frame{}, buf, err
@@ -145,6 +147,9 @@ func readFrame(r io.Reader, buf []byte, maxPayload int, charge func(n int) error
 	buf = buf[:0]
 	for len(buf) < n {
 		k := min(n-len(buf), readChunk)
+		if chunk != nil {
+			chunk(len(buf) + k)
+		}
 		buf = slices.Grow(buf, k)
 		if _, err := io.ReadFull(r, buf[len(buf):len(buf)+k]); err != nil {
 			return Frame{}, buf, noEOF(err)

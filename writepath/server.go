@@ -2,6 +2,7 @@ package writepath
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -128,6 +129,10 @@ type Server struct {
 
 	regions []*region
 	wal     *wal
+	walLock *walDirLock // held from openWAL to Close
+	// walOpen is wal once it is open, for the flushers: they run during
+	// replay, while wal is being set.
+	walOpen atomic.Pointer[wal]
 
 	queue   chan *call
 	closeMu sync.RWMutex
@@ -280,6 +285,22 @@ func (s *Server) openWAL() error {
 	if err := os.MkdirAll(s.opts.WAL.Dir, 0o755); err != nil {
 		return err
 	}
+	lock, err := lockWALDir(s.opts.WAL.Dir)
+	if err != nil {
+		return err
+	}
+	if err := s.replayAndOpenWAL(); err != nil {
+		if rerr := lock.release(); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		return err
+	}
+	s.walLock = lock
+	return nil
+}
+
+// replayAndOpenWAL is openWAL once the directory is locked.
+func (s *Server) replayAndOpenWAL() error {
 	nums, err := listLogs(s.opts.WAL.Dir)
 	if err != nil {
 		return err
@@ -298,6 +319,7 @@ func (s *Server) openWAL() error {
 		return err
 	}
 	s.wal = w
+	s.walOpen.Store(w)
 	s.trimWAL()
 	return nil
 }
@@ -502,17 +524,18 @@ func (s *Server) Stats() ServerStats {
 // are read before the memtables: an append released after the first read has
 // already charged its memtable, which the second read sees.
 func (s *Server) trimWAL() {
-	if s.wal == nil {
+	w := s.walOpen.Load()
+	if w == nil { // no WAL, or still replaying it: every log is needed
 		return
 	}
-	keep := s.wal.minInflight()
+	keep := w.minInflight()
 	for _, r := range s.regions {
 		keep = min(keep, r.minLog())
 	}
 	if keep == math.MaxUint64 {
-		keep = s.wal.num.Load()
+		keep = w.num.Load()
 	}
-	s.wal.deleteBelow(keep)
+	w.deleteBelow(keep)
 }
 
 // Close stops the server: new requests get ErrClosed, queued ones are
@@ -538,6 +561,10 @@ func (s *Server) Close() error {
 	var err error
 	if s.wal != nil {
 		err = s.wal.close()
+	}
+	if s.walLock != nil {
+		// After the log is closed: the next opener may replay it at once.
+		err = errors.Join(err, s.walLock.release())
 	}
 	s.releaseAll()
 	return err

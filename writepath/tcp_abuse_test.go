@@ -289,9 +289,11 @@ func TestTCPAbuseSlowloris(t *testing.T) {
 }
 
 // TestTCPAbuseConnLimit: connections over MaxConns are refused with
-// ErrTooManyConns; those admitted keep being served.
+// ErrTooManyConns; those admitted keep being served. (All dial from one
+// address, so the per-peer limit is raised to MaxConns here; see
+// TestTCPAbusePeerConnLimit.)
 func TestTCPAbuseConnLimit(t *testing.T) {
-	_, ts, good := abuseServer(t, ServerOptions{}, TCPServerOptions{MaxConns: 8})
+	_, ts, good := abuseServer(t, ServerOptions{}, TCPServerOptions{MaxConns: 8, MaxConnsPerPeer: 8})
 	h := startHeapPeak()
 	var idle []net.Conn
 	for range 200 {

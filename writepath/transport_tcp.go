@@ -20,6 +20,16 @@ const (
 	DefaultReadTimeout      = 30 * time.Second
 	DefaultIdleTimeout      = 5 * time.Minute
 	DefaultWriteTimeout     = 30 * time.Second
+	// DefaultMinReadRate is TCPServerOptions.MinReadRate's default.
+	DefaultMinReadRate = 1 << 20
+
+	// largeGrace is how long a large payload may lag behind MinReadRate
+	// (see TCPServerOptions.MinReadRate).
+	largeGrace = time.Second
+	// acceptBackoffMin and acceptBackoffMax bound the wait before the
+	// listener retries after a failed Accept (doubling from the first).
+	acceptBackoffMin = 5 * time.Millisecond
+	acceptBackoffMax = time.Second
 
 	connReadBuf  = 16 << 10
 	connWriteBuf = 16 << 10
@@ -51,6 +61,13 @@ type TCPServerOptions struct {
 	// MaxConns limits open connections (default DefaultMaxConns); a
 	// connection over it gets an ErrTooManyConns error frame and is closed.
 	MaxConns int
+	// MaxConnsPerPeer limits the open connections of one peer, that is one
+	// remote IP address (default MaxConns/4, at least 1), so that one
+	// client cannot take every slot for IdleTimeout. A connection over it
+	// is refused like one over MaxConns (ErrTooManyConns), while other
+	// peers still connect. Connections whose remote address is not an IP
+	// address (a listener of another kind) have no per-peer limit.
+	MaxConnsPerPeer int
 	// MaxConnRequests limits the requests of one connection that were read
 	// and not yet answered (default DefaultMaxConnRequests). At the limit,
 	// or while its unanswered requests and unsent replies hold more than
@@ -77,8 +94,27 @@ type TCPServerOptions struct {
 	// cannot hold up small requests. While its part is spent, a connection
 	// waits (first come, first served) before reading a payload, at most
 	// until its ReadTimeout. A client that announces frames and sends them
-	// slowly holds budget for up to ReadTimeout.
+	// slowly holds budget until MinReadRate or ReadTimeout cuts it off,
+	// and then only its peer's share (MaxPeerInFlightBytes).
 	MaxInFlightBytes int64
+	// MaxPeerInFlightBytes is one peer's (remote IP's) share of
+	// MaxInFlightBytes: its connections together hold at most this many
+	// request payload bytes, split into the small and large parts in the
+	// same proportion (default MaxInFlightBytes/4). A payload larger than
+	// the peer's large part is charged once the peer holds nothing else
+	// there. A peer over its share waits in its own queue, not in front of
+	// other peers, so slow or hostile senders on a few addresses cannot
+	// hold up everyone's large frames. (A connection reads one frame at a
+	// time, so its own share of payloads being read is one frame.)
+	MaxPeerInFlightBytes int64
+	// MinReadRate is the slowest a payload of more than 64 KiB may arrive,
+	// in bytes per second, once its budget is charged (default
+	// DefaultMinReadRate): its first n bytes must be in within
+	// 1 s + n/MinReadRate of the charge (and the whole frame within
+	// ReadTimeout as always). A sender that falls behind is closed and its
+	// budget released, so that a slowloris holds a large frame's budget
+	// for about a second, not for ReadTimeout.
+	MinReadRate int64
 	// ReadTimeout bounds how long a frame may take to arrive once its
 	// first byte has (the handshake: once the connection is accepted),
 	// waiting for MaxInFlightBytes included (default DefaultReadTimeout).
@@ -107,11 +143,18 @@ func (o TCPServerOptions) withDefaults() (TCPServerOptions, error) {
 	def(&o.MaxFrame, DefaultMaxFrame)
 	def(&o.MaxReply, DefaultMaxReply)
 	def(&o.MaxConns, DefaultMaxConns)
+	def(&o.MaxConnsPerPeer, max(1, o.MaxConns/4))
 	def(&o.MaxConnRequests, DefaultMaxConnRequests)
 	def(&o.MaxConnQueued, DefaultMaxConnQueued)
 	if o.MaxInFlightBytes <= 0 {
 		m := int64(max(o.MaxFrame, o.MaxReply))
 		o.MaxInFlightBytes = max(DefaultMaxInFlightBytes, m+m/4)
+	}
+	if o.MaxPeerInFlightBytes <= 0 {
+		o.MaxPeerInFlightBytes = o.MaxInFlightBytes / 4
+	}
+	if o.MinReadRate <= 0 {
+		o.MinReadRate = DefaultMinReadRate
 	}
 	defDur(&o.ReadTimeout, DefaultReadTimeout)
 	defDur(&o.IdleTimeout, DefaultIdleTimeout)
@@ -128,8 +171,11 @@ func (o TCPServerOptions) withDefaults() (TCPServerOptions, error) {
 // TCPStats is a snapshot of a TCPServer's counters.
 type TCPStats struct {
 	Conns         int   // open connections
+	Peers         int   // remote IP addresses with open connections
 	ConnErrors    int64 // connections closed because of an error or timeout
-	Refused       int64 // connections refused at MaxConns
+	Refused       int64 // connections refused at MaxConns or MaxConnsPerPeer
+	RefusedPeer   int64 // of Refused, those refused at MaxConnsPerPeer
+	AcceptErrors  int64 // failed Accepts, retried after a backoff
 	InFlightBytes int64 // request payload bytes charged to MaxInFlightBytes
 	ReplyBytes    int64 // Get reply bytes built and not yet written
 }
@@ -155,11 +201,24 @@ type TCPServer struct {
 	replies inFlight // Get replies built and not yet written
 	mu      sync.Mutex
 	conns   map[*tcpConn]struct{}
+	peers   map[string]*tcpPeer // by remote IP; entries with open connections
 	closed  bool
+	done    chan struct{} // closed by Close: ends the accept loop's backoff
 	wg      sync.WaitGroup
 
-	connErrors atomic.Int64
-	refused    atomic.Int64
+	connErrors   atomic.Int64
+	refused      atomic.Int64
+	refusedPeer  atomic.Int64
+	acceptErrors atomic.Int64
+}
+
+// tcpPeer is one remote IP's share: its open connections (guarded by
+// TCPServer.mu) and its part of the request payload budget. A connection
+// keeps its peer until its last request is released, even after the peer
+// left TCPServer.peers.
+type tcpPeer struct {
+	conns  int
+	budget inFlight
 }
 
 // ListenTCP listens on addr ("" = "127.0.0.1:0") and serves s.
@@ -188,9 +247,10 @@ func ServeTCP(s *Server, ln net.Listener, opts TCPServerOptions) (*TCPServer, er
 	if err != nil {
 		return nil, err
 	}
-	ts := &TCPServer{s: s, ln: ln, opts: opts, log: opts.Logger, conns: map[*tcpConn]struct{}{}}
-	ts.budget.init(opts.MaxInFlightBytes)
-	ts.replies.init(opts.MaxInFlightBytes)
+	ts := &TCPServer{s: s, ln: ln, opts: opts, log: opts.Logger, conns: map[*tcpConn]struct{}{},
+		peers: map[string]*tcpPeer{}, done: make(chan struct{})}
+	ts.budget.init("MaxInFlightBytes", opts.MaxInFlightBytes)
+	ts.replies.init("MaxInFlightBytes (replies)", opts.MaxInFlightBytes)
 	if ts.log == nil {
 		ts.log = slog.New(slog.DiscardHandler)
 	}
@@ -211,50 +271,114 @@ func (ts *TCPServer) ConnErrors() int64 { return ts.connErrors.Load() }
 // Stats returns a snapshot of the counters.
 func (ts *TCPServer) Stats() TCPStats {
 	ts.mu.Lock()
-	n := len(ts.conns)
+	n, peers := len(ts.conns), len(ts.peers)
 	ts.mu.Unlock()
-	return TCPStats{Conns: n, ConnErrors: ts.connErrors.Load(), Refused: ts.refused.Load(), InFlightBytes: ts.budget.used(), ReplyBytes: ts.replies.used()}
+	return TCPStats{Conns: n, Peers: peers, ConnErrors: ts.connErrors.Load(), Refused: ts.refused.Load(),
+		RefusedPeer: ts.refusedPeer.Load(), AcceptErrors: ts.acceptErrors.Load(),
+		InFlightBytes: ts.budget.used(), ReplyBytes: ts.replies.used()}
 }
 
+// accept is the listener's loop. A failed Accept (at the fd limit:
+// EMFILE, ENFILE; ECONNABORTED, ENOBUFS, ENOMEM, a timeout, or anything
+// else) is logged and retried after a backoff that doubles from 5 ms to
+// 1 s and starts over after the next success, as net/http's does; only a
+// closed listener ends the loop.
 func (ts *TCPServer) accept() {
 	defer ts.wg.Done()
+	var backoff time.Duration
 	for {
 		c, err := ts.ln.Accept()
 		if err != nil {
-			ts.mu.Lock()
-			closed := ts.closed
-			ts.mu.Unlock()
-			if closed {
+			if ts.isClosed() || errors.Is(err, net.ErrClosed) {
+				if !ts.isClosed() {
+					ts.log.Error("writepath: listener closed under the server; accept stops", "err", err)
+				}
 				return
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			ts.acceptErrors.Add(1)
+			backoff = min(max(2*backoff, acceptBackoffMin), acceptBackoffMax)
+			ts.log.Warn("writepath: accept failed; retrying", "err", err, "in", backoff)
+			select {
+			case <-time.After(backoff):
+			case <-ts.done:
+				return
 			}
-			ts.log.Error("writepath: accept failed; listener stops", "err", err)
-			return
-		}
-		if tc, ok := c.(*net.TCPConn); ok {
-			tc.SetNoDelay(true)
-		}
-		n := ts.opts.MaxConnRequests
-		conn := &tcpConn{ts: ts, c: c, out: make(chan outItem, n+1), quit: make(chan struct{}), wake: make(chan struct{}, 1)}
-		ts.mu.Lock()
-		switch {
-		case ts.closed:
-			ts.mu.Unlock()
-			c.Close()
-			return
-		case len(ts.conns) >= ts.opts.MaxConns:
-			ts.mu.Unlock()
-			ts.refuse(c)
 			continue
 		}
-		ts.conns[conn] = struct{}{}
+		backoff = 0
+		if !ts.admit(c) {
+			return
+		}
+	}
+}
+
+func (ts *TCPServer) isClosed() bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.closed
+}
+
+// peerKey is the per-peer limits' name for a remote address: its IP, or
+// "" (no per-peer limits) when it has none.
+func peerKey(a net.Addr) string {
+	if ta, ok := a.(*net.TCPAddr); ok && ta.IP != nil {
+		return ta.IP.String()
+	}
+	return ""
+}
+
+// admit starts serving c, or refuses it at MaxConns or MaxConnsPerPeer; it
+// returns false once the server is closed.
+func (ts *TCPServer) admit(c net.Conn) bool {
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+	}
+	n := ts.opts.MaxConnRequests
+	conn := &tcpConn{ts: ts, c: c, out: make(chan outItem, n+1), quit: make(chan struct{}), wake: make(chan struct{}, 1)}
+	key := peerKey(c.RemoteAddr())
+	ts.mu.Lock()
+	p := ts.peers[key]
+	switch {
+	case ts.closed:
 		ts.mu.Unlock()
-		ts.wg.Add(2)
-		go conn.read()
-		go conn.write()
+		c.Close()
+		return false
+	case len(ts.conns) >= ts.opts.MaxConns:
+		ts.mu.Unlock()
+		ts.refuse(c, fmt.Errorf("%w (limit %d)", ErrTooManyConns, ts.opts.MaxConns))
+		return true
+	case key != "" && p != nil && p.conns >= ts.opts.MaxConnsPerPeer:
+		ts.mu.Unlock()
+		ts.refusedPeer.Add(1)
+		ts.refuse(c, fmt.Errorf("%w (limit %d per peer, %s)", ErrTooManyConns, ts.opts.MaxConnsPerPeer, key))
+		return true
+	}
+	if key != "" {
+		if p == nil {
+			p = &tcpPeer{}
+			p.budget.init("MaxPeerInFlightBytes", ts.opts.MaxPeerInFlightBytes)
+			ts.peers[key] = p
+		}
+		p.conns++
+		conn.peer, conn.peerKey = p, key
+	}
+	ts.conns[conn] = struct{}{}
+	ts.mu.Unlock()
+	ts.wg.Add(2)
+	go conn.read()
+	go conn.write()
+	return true
+}
+
+// forget takes a closed connection off the server's counts.
+func (ts *TCPServer) forget(tc *tcpConn) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	delete(ts.conns, tc)
+	if p := tc.peer; p != nil {
+		if p.conns--; p.conns == 0 && ts.peers[tc.peerKey] == p {
+			delete(ts.peers, tc.peerKey)
+		}
 	}
 }
 
@@ -262,10 +386,10 @@ func (ts *TCPServer) accept() {
 // new socket's send buffer is empty) and closes it. Data the client sent is
 // not read, so the close may reset the connection, but only after the
 // frame was sent; the client reads it before the reset.
-func (ts *TCPServer) refuse(c net.Conn) {
+func (ts *TCPServer) refuse(c net.Conn, why error) {
 	ts.refused.Add(1)
 	c.SetWriteDeadline(time.Now().Add(refuseWrite))
-	e := appendError(nil, fmt.Errorf("%w (limit %d)", ErrTooManyConns, ts.opts.MaxConns))
+	e := appendError(nil, why)
 	c.Write(AppendFrame(nil, ftError, 0, e))
 	c.Close()
 }
@@ -279,6 +403,7 @@ func (ts *TCPServer) Close() error {
 		return nil
 	}
 	ts.closed = true
+	close(ts.done)
 	conns := make([]*tcpConn, 0, len(ts.conns))
 	for c := range ts.conns {
 		conns = append(conns, c)

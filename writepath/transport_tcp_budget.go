@@ -13,9 +13,10 @@ import (
 // large charges held by slow or hostile clients never hold up small ones.
 type inFlight struct{ small, large byteBudget }
 
-func (f *inFlight) init(limit int64) {
+func (f *inFlight) init(name string, limit int64) {
 	f.small.limit = limit / 8
 	f.large.limit = limit - f.small.limit
+	f.small.name, f.large.name = name, name
 }
 
 func (f *inFlight) part(n int64) *byteBudget {
@@ -40,6 +41,7 @@ func (f *inFlight) release(n int64) {
 // byteBudget is a first-come first-served counting semaphore of bytes. An
 // amount larger than the limit is granted when nothing else is charged.
 type byteBudget struct {
+	name  string // the option it enforces, for errors
 	limit int64
 	used  atomic.Int64 // written under mu; read without it by Stats
 	mu    sync.Mutex
@@ -54,7 +56,7 @@ type budgetWaiter struct {
 	granted bool
 }
 
-var errBudgetWait = errors.New("timed out waiting for MaxInFlightBytes")
+var errBudgetWait = errors.New("timed out waiting for payload budget")
 
 func (b *byteBudget) fitsLocked(n int64) bool {
 	u := b.used.Load()
@@ -129,7 +131,7 @@ func (b *byteBudget) acquire(n int64, quit <-chan struct{}, deadline time.Time) 
 		return ErrClosed
 	case <-timer.C:
 		b.cancel(w)
-		return fmt.Errorf("%w (%d B)", errBudgetWait, b.limit)
+		return fmt.Errorf("%w (%s, %d B part)", errBudgetWait, b.name, b.limit)
 	}
 }
 

@@ -31,6 +31,8 @@ type tcpConn struct {
 	pending atomic.Int64
 	queued  atomic.Int64 // requests in the server's queue, not yet on a handler
 	held    atomic.Int64
+	peer    *tcpPeer // nil: no per-peer limits (not an IP peer)
+	peerKey string
 
 	outMu   sync.Mutex // send against the writer's exit
 	outDone bool       // the writer exited; send releases instead
@@ -77,9 +79,7 @@ func (tc *tcpConn) fail(err error) {
 		}
 		close(tc.quit)
 		tc.c.Close()
-		tc.ts.mu.Lock()
-		delete(tc.ts.conns, tc)
-		tc.ts.mu.Unlock()
+		tc.ts.forget(tc)
 	})
 }
 
@@ -158,28 +158,85 @@ func (tc *tcpConn) read() {
 			return
 		}
 		pb := getFrameBuf()
-		charged := 0
-		f, buf, err := readFrame(br, (*pb)[:0], tc.ts.opts.MaxFrame, func(n int) error {
-			if err := tc.ts.budget.acquire(int64(n), tc.quit, dl); err != nil {
-				return err
-			}
-			charged += n
-			tc.held.Add(int64(n))
-			return nil
-		})
+		pr := payloadReader{tc: tc, dl: dl}
+		f, buf, err := readFrame(br, (*pb)[:0], tc.ts.opts.MaxFrame, pr.charge, pr.chunk)
 		*pb = buf
 		if err == nil {
-			err = tc.dispatch(f, pb, charged)
+			err = tc.dispatch(f, pb, pr.charged)
 		} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
-			err = fmt.Errorf("frame incomplete after ReadTimeout %v: %w", tc.ts.opts.ReadTimeout, err)
+			err = pr.timeoutError(err)
 		}
 		if err != nil {
-			tc.releaseRequest(charged, true)
+			tc.releaseRequest(pr.charged, true)
 			putFrameBuf(pb)
 			tc.fail(err)
 			return
 		}
 	}
+}
+
+// payloadReader charges one frame's payload to the peer's share and the
+// server's budget, and sets the read deadline of each chunk of a large
+// payload from MinReadRate.
+type payloadReader struct {
+	tc      *tcpConn
+	dl      time.Time // the frame's ReadTimeout deadline
+	charged int
+	t0      time.Time // when the charge was granted
+	rateDL  bool      // the deadline set last is MinReadRate's, before dl
+}
+
+func (pr *payloadReader) charge(n int) error {
+	tc := pr.tc
+	if err := tc.acquire(int64(n), pr.dl); err != nil {
+		return err
+	}
+	pr.charged = n
+	pr.t0 = time.Now()
+	tc.held.Add(int64(n))
+	return nil
+}
+
+// chunk (before the payload's bytes up to end are read) moves the read
+// deadline of a payload over readChunk to 1 s + end/MinReadRate after the
+// charge, never past the frame's deadline.
+func (pr *payloadReader) chunk(end int) {
+	if pr.charged <= readChunk {
+		return
+	}
+	rate := float64(pr.tc.ts.opts.MinReadRate)
+	d := pr.t0.Add(largeGrace + time.Duration(float64(end)/rate*float64(time.Second)))
+	pr.rateDL = d.Before(pr.dl)
+	if !pr.rateDL {
+		d = pr.dl
+	}
+	pr.tc.c.SetReadDeadline(d)
+}
+
+func (pr *payloadReader) timeoutError(err error) error {
+	o := &pr.tc.ts.opts
+	if pr.rateDL {
+		return fmt.Errorf("%d B payload arriving slower than MinReadRate %d B/s: %w", pr.charged, o.MinReadRate, err)
+	}
+	return fmt.Errorf("frame incomplete after ReadTimeout %v: %w", o.ReadTimeout, err)
+}
+
+// acquire charges n payload bytes to the connection's peer, then to the
+// server: a peer over its share waits in its own queue, ahead of nobody
+// else's requests.
+func (tc *tcpConn) acquire(n int64, dl time.Time) error {
+	if p := tc.peer; p != nil {
+		if err := p.budget.acquire(n, tc.quit, dl); err != nil {
+			return err
+		}
+	}
+	if err := tc.ts.budget.acquire(n, tc.quit, dl); err != nil {
+		if p := tc.peer; p != nil {
+			p.budget.release(n)
+		}
+		return err
+	}
+	return nil
 }
 
 // dispatch hands one request frame to the server; an error closes the
@@ -224,6 +281,9 @@ func tcpPicked(c *call) {
 // budget and, if conn, to the connection's held bytes.
 func (tc *tcpConn) releaseRequest(charged int, conn bool) {
 	tc.ts.budget.release(int64(charged))
+	if p := tc.peer; p != nil {
+		p.budget.release(int64(charged))
+	}
 	if conn && charged > 0 {
 		tc.held.Add(-int64(charged))
 		tc.poke()

@@ -52,7 +52,9 @@ func ParseSyncMode(s string) (SyncMode, error) {
 
 // WALOptions configure the server's write-ahead log.
 type WALOptions struct {
-	// Dir holds the log files wal-NNNNNNNNNNNNNNNN.log; "" = no WAL.
+	// Dir holds the log files wal-NNNNNNNNNNNNNNNN.log; "" = no WAL. The
+	// server holds the directory (WALLockName) from NewServer to Close;
+	// a second server on it fails with ErrWALLocked.
 	Dir  string
 	Sync SyncMode
 	// RollSize starts a new log file once the current one reaches it

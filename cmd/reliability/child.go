@@ -32,6 +32,7 @@ func runChildServer(args []string, stdout, stderr io.Writer) int {
 	fs.Int64Var(&so.FlushThreshold, "flush-threshold", 0, "ServerOptions.FlushThreshold")
 	fs.IntVar(&o.MaxReply, "max-reply", 0, "TCPServerOptions.MaxReply")
 	fs.IntVar(&o.MaxConns, "max-conns", 0, "TCPServerOptions.MaxConns")
+	fs.IntVar(&o.MaxConnsPerPeer, "max-conns-per-peer", 0, "TCPServerOptions.MaxConnsPerPeer")
 	fs.DurationVar(&o.ReadTimeout, "read-timeout", 0, "TCPServerOptions.ReadTimeout")
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", 0, "TCPServerOptions.IdleTimeout")
 	fs.DurationVar(&o.WriteTimeout, "write-timeout", 0, "TCPServerOptions.WriteTimeout")

@@ -2,7 +2,7 @@
 // hostile and careless input, and prints a Markdown table per subcommand.
 //
 //	reliability tcp [-out FILE] [-quick]   abusive TCP clients against a server in a child process
-//	reliability wal [-keys N] [-sync M]    the WAL corruption matrix (damage x recovery mode)
+//	reliability wal [-keys N] [-sync M]    the WAL corruption matrix (damage x recovery mode), the WAL directory lock
 //
 // Exit codes: 0 the run completed (whatever it measured), 1 the harness
 // itself failed, 2 usage (unknown subcommand or bad flag).

@@ -52,6 +52,20 @@ func TestTCPQuick(t *testing.T) {
 	if strings.Contains(table, "harness error") {
 		t.Error("an abuse failed to run")
 	}
+	// The per-peer limits: slow large Puts of one peer are all closed and
+	// do not hold up another's 1 MiB Put; one peer gets a quarter of the
+	// slots (32/4) and another still connects.
+	for _, want := range []string{
+		"| 4/4 closed, the last after ",
+		"| 8 admitted, 192 refused at MaxConnsPerPeer; another peer (127.0.0.3) still connects: yes |",
+	} {
+		if !strings.Contains(table, want) {
+			t.Errorf("no %q in the table", want)
+		}
+	}
+	if strings.Contains(table, "1 MiB Put from 127.0.0.1 meanwhile: failed") {
+		t.Error("the well-behaved 1 MiB Put failed during the slow large Puts")
+	}
 }
 
 func TestHelpExitsZero(t *testing.T) {

@@ -43,6 +43,9 @@ func newTCPConfig(quick bool) tcpConfig {
 func (c tcpConfig) childArgs() []string {
 	return []string{
 		"-max-reply", fmt.Sprint(c.maxReply), "-max-conns", fmt.Sprint(c.maxConns),
+		// Every abuse dials from 127.0.0.1, the well-behaved client too:
+		// one peer, allowed every slot, so that MaxConns is what is measured.
+		"-max-conns-per-peer", fmt.Sprint(c.maxConns),
 		"-read-timeout", c.readTimeout.String(), "-idle-timeout", c.idleTimeout.String(),
 		"-write-timeout", c.writeTimeout.String(),
 		// Keep every value the abuses store in a memtable, where Gets see it.
@@ -57,6 +60,9 @@ type abuse struct {
 	// run abuses the server at addr and says what happened to the abusive
 	// connections; it must return within c.maxAbuse.
 	run func(c tcpConfig, addr string) (string, error)
+	// childArgs, if not nil, are server flags for this abuse (after the
+	// config's, so they win).
+	childArgs func(c tcpConfig) []string
 }
 
 // tcpRow is one line of the report.
@@ -110,7 +116,11 @@ func runTCP(args []string, stdout, stderr io.Writer) int {
 // runAbuse runs one abuse against a fresh child server while a well-behaved
 // client measures latency and the child's memory is sampled.
 func runAbuse(cfg tcpConfig, a abuse) (tcpRow, error) {
-	ch, err := startChild(cfg.childArgs())
+	args := cfg.childArgs()
+	if a.childArgs != nil {
+		args = append(args, a.childArgs(cfg)...)
+	}
+	ch, err := startChild(args)
 	if err != nil {
 		return tcpRow{}, err
 	}

@@ -26,13 +26,15 @@ const (
 )
 
 var tcpAbuses = []abuse{
-	{"Get naming one 1 MiB key 5,000 times (20 KB request)", limitReply, abuseHugeGet},
-	{"multi-key Get of distinct 1 MiB values over the reply limit", limitReply, abuseBigMultiGet},
-	{"2,000 pipelined Gets of a 64 KiB value, replies never read", limitWrite, abuseNoRead},
-	{"10 connections each send a 9-byte header announcing 64 MiB", limitHeader, abuseHeaders},
-	{"50 slowloris connections (a byte every 100 ms)", limitRead, abuseSlowloris},
-	{"2,000 idle connections", limitConns, abuseIdle},
-	{"200 garbage connections (bytes, 4 GiB headers, truncated frames)", limitGarbage, abuseGarbage},
+	{"Get naming one 1 MiB key 5,000 times (20 KB request)", limitReply, abuseHugeGet, nil},
+	{"multi-key Get of distinct 1 MiB values over the reply limit", limitReply, abuseBigMultiGet, nil},
+	{"2,000 pipelined Gets of a 64 KiB value, replies never read", limitWrite, abuseNoRead, nil},
+	{"10 connections each send a 9-byte header announcing 64 MiB", limitHeader, abuseHeaders, nil},
+	{"50 slowloris connections (a byte every 100 ms)", limitRead, abuseSlowloris, nil},
+	{"2,000 idle connections", limitConns, abuseIdle, nil},
+	{"200 garbage connections (bytes, 4 GiB headers, truncated frames)", limitGarbage, abuseGarbage, nil},
+	{"4 connections of another peer announce 56 MiB Puts and send 4 B/s", limitSlowLarge, abuseSlowLarge, nil},
+	{"one peer opens 2,000 connections", limitPeerConns, abusePeerConns, peerConnsArgs},
 }
 
 func limitReply(c tcpConfig) string { return fmt.Sprintf("MaxReply=%d MiB", c.maxReply>>20) }
@@ -62,8 +64,16 @@ func getPayload(keys ...[]byte) []byte {
 }
 
 // dialHello connects and completes the handshake.
-func dialHello(addr string) (net.Conn, error) {
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+func dialHello(addr string) (net.Conn, error) { return dialHelloFrom(addr, "") }
+
+// dialHelloFrom is dialHello from the local address ip ("" = any): on
+// loopback, 127.0.0.2 and up are other peers to the server.
+func dialHelloFrom(addr, ip string) (net.Conn, error) {
+	d := net.Dialer{Timeout: 2 * time.Second}
+	if ip != "" {
+		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(ip)}
+	}
+	c, err := d.Dial("tcp", addr)
 	if err != nil {
 		return nil, err
 	}

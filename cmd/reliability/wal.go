@@ -58,7 +58,7 @@ func runWAL(args []string, stdout, stderr io.Writer) int {
 	keys := fs.Int("keys", 2000, "acknowledged keys to write per cell, 30..100000")
 	syncName := fs.String("sync", "none", "WAL sync mode while writing: none or batch")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: reliability wal [-keys N] [-sync none|batch] [-out FILE]\n\nFor each damage and each WAL recovery mode: writes N acknowledged keys through a\nwritegc server with a WAL, closes it, damages the log, reopens it and reports what\ncame back and what the server reported lost.")
+		fmt.Fprintln(stderr, "usage: reliability wal [-keys N] [-sync none|batch] [-out FILE]\n\nFor each damage and each WAL recovery mode: writes N acknowledged keys through a\nwritegc server with a WAL, closes it, damages the log, reopens it and reports what\ncame back and what the server reported lost. Then, for each recovery mode, a second\nserver (in this process, then in another) tries to open a WAL directory a first one\nholds: it must be refused, and the first one's keys must all survive.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -88,8 +88,14 @@ func runWAL(args []string, stdout, stderr io.Writer) int {
 			rows = append(rows, r)
 		}
 	}
+	lockRows, err := runWALLockCells(*keys, mode)
+	if err != nil {
+		fmt.Fprintf(stderr, "reliability wal: %v\n", err)
+		return 1
+	}
 	var b strings.Builder
 	writeWALTable(&b, *keys, mode, rows)
+	writeWALLockTable(&b, mode, lockRows)
 	io.WriteString(stdout, b.String())
 	if *out != "" {
 		if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {

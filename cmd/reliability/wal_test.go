@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/writegc/writegc/writepath"
 )
 
 // TestWALMatrix runs `reliability wal` end to end with few keys: every
@@ -14,7 +17,11 @@ func TestWALMatrix(t *testing.T) {
 	if code := run([]string{"wal", "-keys", "200"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d; stderr %s", code, errb.String())
 	}
-	table := out.String()
+	table, lock, ok := strings.Cut(out.String(), "## WAL directory lock")
+	if !ok {
+		t.Fatalf("no WAL directory lock table:\n%s", out.String())
+	}
+	checkWALLockTable(t, lock, 200)
 	if n := strings.Count(table, "\n| ") - 1; n != len(walDamages)*3 {
 		t.Fatalf("%d rows, want %d:\n%s", n, len(walDamages)*3, table)
 	}
@@ -40,6 +47,21 @@ func TestWALUsage(t *testing.T) {
 		var out, errb bytes.Buffer
 		if code := run(strings.Fields(c.args), &out, &errb); code != 2 || !strings.Contains(errb.String(), c.flag) {
 			t.Errorf("%s: exit %d, stderr %q; want 2 naming %s", c.args, code, errb.String(), c.flag)
+		}
+	}
+}
+
+// checkWALLockTable: in every recovery mode, a second opener in this
+// process and in another is refused with ErrWALLocked naming the holder,
+// and every key the holder acknowledged survives.
+func checkWALLockTable(t *testing.T, table string, keys int) {
+	t.Helper()
+	for _, holder := range []string{"this process", "another process"} {
+		for _, m := range writepath.WALRecoveryModes() {
+			want := fmt.Sprintf("| %s | %v | %d | refused: ErrWALLocked naming the holder's pid | %d | 0 |", holder, m, keys, keys)
+			if !strings.Contains(table, want) {
+				t.Errorf("no row %q in:\n%s", want, table)
+			}
 		}
 	}
 }
