@@ -3,7 +3,6 @@ package gcstress
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 
 	"gonum.org/v1/plot"
@@ -20,7 +19,7 @@ import (
 // after warm-up (top) and the p99 from intended start (bottom, log
 // scale); healthy steps are filled circles, unhealthy ones crosses, and
 // the panels mark the GC and latency limits. No searches, no chart.
-func writeKneeChart(dir string, cs []Capacity) ([]string, error) {
+func (o *outFiles) writeKneeChart(cs []Capacity) ([]string, error) {
 	if len(cs) == 0 {
 		return nil, nil
 	}
@@ -52,7 +51,7 @@ func writeKneeChart(dir string, cs []Capacity) ([]string, error) {
 	if th := thresholdLine(lo, hi, cs[0]); th != nil {
 		lat.Add(th)
 	}
-	if err := saveTiles(filepath.Join(dir, "capacity"), []*plot.Plot{gc, lat}, 9*vg.Inch, 8*vg.Inch); err != nil {
+	if err := o.saveTiles("capacity", []*plot.Plot{gc, lat}, 9*vg.Inch, 8*vg.Inch); err != nil {
 		return nil, err
 	}
 	return []string{"capacity.svg", "capacity.png"}, nil
