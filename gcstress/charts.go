@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -102,11 +103,13 @@ func (o *outFiles) writeCharts(sum *Summary) ([]string, error) {
 	return files, nil
 }
 
+// lineLabel is a line's legend: control characters escaped (they are not
+// valid XML in the SVG; vgsvg escapes the rest).
 func lineLabel(r Result) string {
 	if r.Scenario.Group == "matrix" {
-		return r.Scenario.Kind
+		return escape.Terminal(r.Scenario.Kind)
 	}
-	return r.Scenario.Name
+	return escape.Terminal(r.Scenario.Name)
 }
 
 func timelinePlots(title string, rs []Result) []*plot.Plot {
@@ -221,7 +224,7 @@ func throughputPlot(rs []Result) *plot.Plot {
 		l.Color, l.Width = c, vg.Points(1)
 		pts.Color, pts.Shape, pts.Radius = c, draw.CircleGlyph{}, vg.Points(4)
 		p.Add(l, pts)
-		p.Legend.Add(k.Kind, l, pts)
+		p.Legend.Add(escape.Terminal(k.Kind), l, pts)
 		if lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels}); err == nil {
 			lb.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(2)}
 			for i := range lb.TextStyle {

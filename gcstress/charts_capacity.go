@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -73,7 +74,7 @@ func kneeLines(gc, lat *plot.Plot, c Capacity, col interface{ RGBA() (r, g, b, a
 			lBad = append(lBad, plotter.XY{X: st.TargetMBps, Y: ms})
 		}
 	}
-	label := fmt.Sprintf("%s %s (sustains %.3g MB/s)", c.Kind, workload.FormatSize(c.Value), c.SustainableMBps)
+	label := fmt.Sprintf("%s %s (sustains %.3g MB/s)", escape.Terminal(c.Kind), workload.FormatSize(c.Value), c.SustainableMBps)
 	addLine(gc, g, col, nil, label)
 	addLine(lat, l, col, nil, label)
 	for _, pair := range []struct {

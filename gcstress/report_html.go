@@ -229,7 +229,7 @@ func newReportData(sum *Summary) reportData {
 	if len(sum.Capacity) > 0 {
 		h, rows = capacityTable(sum.Capacity)
 		d.Tables = append(d.Tables, webTable{Title: "Capacity", Note: "The highest open-loop rate (key+value MB/s) at which the collector stays healthy. " +
-			capacityNotes(sum.Capacity, thresholdsOf(rs)), Header: h, Rows: rows})
+			capacityNotes(sum.Capacity, thresholdsOf(rs), noEscape), Header: h, Rows: rows})
 	}
 	h, rows = gcTable(rs)
 	d.Tables = append(d.Tables, webTable{Title: "GC per scenario", Header: h, Rows: rows})

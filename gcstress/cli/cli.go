@@ -182,7 +182,7 @@ func reportMain(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: terminal report to %s: %w", gcstress.ErrWrite, writerName(stdout), err)
 		}
 	}
-	fmt.Fprintf(stderr, "gcstress: reports of %d scenario(s) written to %s (report.md, report.html, charts)\n", len(sum.Results), dir)
+	fmt.Fprintf(stderr, "gcstress: reports of %d scenario(s) written to %s (report.md, report.html, charts)\n", len(sum.Results), escape.Terminal(dir))
 	return nil
 }
 
