@@ -127,4 +127,3 @@ func TestMarkdownReportEscapes(t *testing.T) {
 		}
 	}
 }
-
