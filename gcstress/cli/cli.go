@@ -20,6 +20,8 @@
 // this process while it goes: a port alone (-http :8080) binds 127.0.0.1,
 // another interface only when its address is given. The URL goes to stderr;
 // the page stops with the run (report.html in the results folder stays).
+// It answers 403 to a Host header that is not localhost, a loopback
+// address or the address it listens on (DNS rebinding).
 //
 // Exit codes (the command's contract):
 //
