@@ -21,6 +21,7 @@ const (
 func hostileSummary(t *testing.T) *Summary {
 	sum := fixedSummary(t)
 	sum.Command = "gcstress -kinds `" + evilKind + "`"
+	sum.CPUModel = "cpu\u009b2J\x7f\u202e"
 	for i := range sum.Results {
 		r := &sum.Results[i]
 		switch r.Scenario.Group {
@@ -52,6 +53,7 @@ func TestTerminalReportsEscapeControls(t *testing.T) {
 		"table": func(b *bytes.Buffer) error { return WriteTable(b, sum) },
 		"ycsb":  func(b *bytes.Buffer) error { return WriteYCSB(b, sum) },
 		"pe":    func(b *bytes.Buffer) error { return WritePE(b, sum) },
+		"json":  func(b *bytes.Buffer) error { return WriteReport(b, FormatJSON, sum) },
 		"progress": func(b *bytes.Buffer) error {
 			pr := newProgress(b, len(sum.Results))
 			for i, r := range sum.Results {
@@ -66,10 +68,10 @@ func TestTerminalReportsEscapeControls(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := b.String()
-		if i := strings.IndexFunc(out, func(r rune) bool { return (r < 0x20 && r != '\n') || r == 0x7f || r == 0x202e }); i >= 0 {
+		if i := strings.IndexFunc(out, func(r rune) bool { return (r < 0x20 && r != '\n') || (r >= 0x7f && r <= 0x9f) || r == 0x202e }); i >= 0 {
 			t.Errorf("%s: control %q at %d: %q", name, out[i], i, out[max(0, i-40):min(len(out), i+40)])
 		}
-		if !strings.Contains(out, `\x1b[2J`) {
+		if !strings.Contains(out, `\x1b[2J`) && !(name == "json" && strings.Contains(out, `\u001b[2J`)) {
 			t.Errorf("%s: the kind's escape is not shown as \\x1b", name)
 		}
 		if strings.Contains(out, "\n## Forged heading") {
@@ -86,7 +88,7 @@ func TestMarkdownReportEscapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := b.String()
-	if i := strings.IndexFunc(md, func(r rune) bool { return (r < 0x20 && r != '\n') || r == 0x7f || r == 0x202e }); i >= 0 {
+	if i := strings.IndexFunc(md, func(r rune) bool { return (r < 0x20 && r != '\n') || (r >= 0x7f && r <= 0x9f) || r == 0x202e }); i >= 0 {
 		t.Fatalf("control %q in report.md at %d", md[i], i)
 	}
 	unescaped := regexp.MustCompile(`(^|[^\\])[<>]`)

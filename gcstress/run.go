@@ -386,9 +386,12 @@ func WriteReport(w io.Writer, format string, sum *Summary) error {
 	case FormatPE:
 		return WritePE(w, sum)
 	case FormatJSON:
-		e := json.NewEncoder(w)
-		e.SetIndent("", "  ")
-		return e.Encode(compact(sum))
+		b, err := json.MarshalIndent(compact(sum), "", "  ")
+		if err != nil {
+			return fmt.Errorf("gcstress: summary: %w", err)
+		}
+		_, err = w.Write(append(escape.JSON(b), '\n'))
+		return err
 	}
 	return fmt.Errorf("%w: -format: unknown format %q", ErrUsage, format)
 }

@@ -15,6 +15,10 @@
 //     break.
 //   - MarkdownCode's result is a code span that shows Terminal's text
 //     verbatim whatever backticks it holds.
+//   - JSON's result, given encoding/json's output, is the same JSON value
+//     with the characters encoding/json leaves raw (DEL, C1, bidi
+//     controls) as \u escapes: together with encoding/json's own escapes
+//     of C0, it holds no control character a terminal acts on.
 //
 // The functions are pure and safe for concurrent use; their output is at
 // most 6 bytes per input byte (a bidi control becomes \u202e), so callers
@@ -142,4 +146,26 @@ func MarkdownCode(s string) string {
 		s = " " + s + " "
 	}
 	return fence + s + fence
+}
+
+// JSON returns b, the output of encoding/json, with DEL, the C1 controls
+// and the bidi controls written as \u escapes. Such characters can only
+// be inside JSON strings, where the escape means the same character, so
+// the value is unchanged. b is returned as is when it holds none.
+func JSON(b []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == 0x7f || isC1(r) || isBidi(r) {
+			out = append(out, b[last:i]...)
+			out = fmt.Appendf(out, `\u%04x`, r)
+			last = i + n
+		}
+		i += n
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
 }

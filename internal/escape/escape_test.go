@@ -1,6 +1,7 @@
 package escape
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -83,5 +84,29 @@ func TestNoAllocWhenSafe(t *testing.T) {
 	s := "heap/10B, GC CPU 9.6% µs"
 	if n := testing.AllocsPerRun(100, func() { _ = Terminal(s); _ = Markdown(s) }); n != 0 {
 		t.Fatalf("%v allocations for text that needs no escaping", n)
+	}
+}
+
+// TestJSON: the escaped JSON decodes to the same value, and holds no raw
+// DEL, C1 or bidi control.
+func TestJSON(t *testing.T) {
+	in := map[string]string{"kind\u009b31m": "a\x7fb\u202ec\x1b", "plain": "µs"}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := JSON(b)
+	var back map[string]string
+	if err := json.Unmarshal(out, &back); err != nil || len(back) != 2 || back["kind\u009b31m"] != in["kind\u009b31m"] {
+		t.Fatalf("%s decodes to %q (%v)", out, back, err)
+	}
+	for _, r := range string(out) {
+		if r < 0x20 || r == 0x7f || isC1(r) || isBidi(r) {
+			t.Fatalf("%U left in %s", r, out)
+		}
+	}
+	plain := []byte(`{"a":"µs"}`)
+	if got := JSON(plain); &got[0] != &plain[0] {
+		t.Error("JSON copied input that needs no escaping")
 	}
 }
