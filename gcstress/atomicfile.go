@@ -64,13 +64,29 @@ func (c *countingHash) Write(p []byte) (int, error) {
 // temporary file is removed, path is as it was, and the error wraps
 // ErrWrite and names path.
 func writeAtomic(create createTempFunc, path string, write func(io.Writer) error) (fileRecord, error) {
+	tf, err := prepareAtomic(create, path, write)
+	if err != nil {
+		return fileRecord{}, err
+	}
+	return tf.rec, tf.commit()
+}
+
+// pendingFile is a temporary file written, synced and closed, waiting to
+// be renamed over path (commit) or removed (abort).
+type pendingFile struct {
+	tmp, path string
+	rec       fileRecord
+}
+
+// prepareAtomic is writeAtomic's first half: the temporary file, whole and
+// on disk. On error nothing is left.
+func prepareAtomic(create createTempFunc, path string, write func(io.Writer) error) (*pendingFile, error) {
 	if create == nil {
 		create = osCreateTemp
 	}
-	dir := filepath.Dir(path)
-	f, err := create(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := create(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fileRecord{}, fmt.Errorf("%w: %s: %w", ErrWrite, path, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrWrite, path, err)
 	}
 	tmp := f.Name()
 	sum := &countingHash{h: sha256.New()}
@@ -88,18 +104,28 @@ func writeAtomic(create createTempFunc, path string, write func(io.Writer) error
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, path)
+	if err != nil {
+		os.Remove(tmp)
+		return nil, fmt.Errorf("%w: %s: %w", ErrWrite, path, err)
 	}
+	return &pendingFile{tmp: tmp, path: path, rec: fileRecord{Size: sum.n, SHA256: hex.EncodeToString(sum.h.Sum(nil))}}, nil
+}
+
+// commit renames the temporary file over path and fsyncs the folder.
+func (p *pendingFile) commit() error {
+	err := os.Rename(p.tmp, p.path)
 	if err == nil {
-		err = syncDir(dir)
+		err = syncDir(filepath.Dir(p.path))
 	}
 	if err != nil {
-		os.Remove(tmp) // gone already after a successful rename
-		return fileRecord{}, fmt.Errorf("%w: %s: %w", ErrWrite, path, err)
+		p.abort() // gone already after a successful rename
+		return fmt.Errorf("%w: %s: %w", ErrWrite, p.path, err)
 	}
-	return fileRecord{Size: sum.n, SHA256: hex.EncodeToString(sum.h.Sum(nil))}, nil
+	return nil
 }
+
+// abort removes the temporary file.
+func (p *pendingFile) abort() { os.Remove(p.tmp) }
 
 // digestFile returns the size and SHA-256 of the regular file at path.
 func digestFile(path string) (fileRecord, error) {

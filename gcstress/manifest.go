@@ -18,7 +18,8 @@ import (
 // folders it created. It is rewritten, atomically, after every file, so at
 // any moment it lists what is on disk; samples.jsonl is listed from the
 // start as partial (it grows while the run goes) and with its digest once
-// the run has closed it. -replace-out removes only what a manifest lists
+// the run has closed it. A file is listed before it is renamed into
+// place, so a manifest never misses a file of the folder. -replace-out removes only what a manifest lists
 // and is still as recorded (outdir.go), never a file a run did not write.
 
 // ManifestFile is the name of the manifest in a results folder.
@@ -71,15 +72,30 @@ func openOutFiles(dir string, create createTempFunc) (*outFiles, error) {
 }
 
 // write writes the file name (slash-separated, relative to the folder)
-// with fn, atomically, records it and saves the manifest.
+// with fn, atomically, and records it. The manifest naming the new file is
+// saved before the file is renamed into place, so whatever fails, the
+// manifest accounts for every file of the folder: a failed save leaves
+// the earlier file (or none), a failed rename the earlier record.
 func (o *outFiles) write(name string, fn func(io.Writer) error) error {
-	rec, err := writeAtomic(o.create, o.path(name), fn)
+	pf, err := prepareAtomic(o.create, o.path(name), fn)
 	if err != nil {
 		return err
 	}
+	prev := slices.Clone(o.man.Files)
+	rec := pf.rec
 	rec.Path = name
 	o.put(rec)
-	return o.save()
+	if err := o.save(); err != nil {
+		pf.abort()
+		o.man.Files = prev
+		return fmt.Errorf("%s not written: %w", o.path(name), err)
+	}
+	if err := pf.commit(); err != nil {
+		o.man.Files = prev
+		_ = o.save() // best effort: the earlier file's record again; the error below is what matters
+		return err
+	}
+	return nil
 }
 
 func (o *outFiles) path(name string) string { return filepath.Join(o.dir, filepath.FromSlash(name)) }
