@@ -300,3 +300,39 @@ func mustWrite(t *testing.T, p, data string) {
 		t.Fatal(err)
 	}
 }
+
+// TestManifestListsEveryFileOnFailure: whichever save of the manifest
+// fails (the disk filling up between two files), every file left in the
+// folder is one the manifest lists, so -replace-out can remove it later.
+func TestManifestListsEveryFileOnFailure(t *testing.T) {
+	sum := fixedSummary(t)
+	for k := 1; k <= 8; k++ {
+		dir := t.TempDir()
+		saves := 0
+		create := func(d, pattern string) (tempFile, error) {
+			if strings.HasPrefix(pattern, "."+ManifestFile+".tmp-") {
+				if saves++; saves > k {
+					return nil, syscall.ENOSPC
+				}
+			}
+			return os.CreateTemp(d, pattern)
+		}
+		err := newOutFiles(dir, create).writeResults(sum)
+		if !errors.Is(err, ErrWrite) || !errors.Is(err, syscall.ENOSPC) {
+			t.Fatalf("save %d fails: %v", k+1, err)
+		}
+		m, err := readManifest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := map[string]bool{ManifestFile: true}
+		for _, f := range m.Files {
+			listed[f.Path] = true
+		}
+		for name := range listTree(t, dir) {
+			if !listed[name] {
+				t.Errorf("save %d fails: %s is in the folder but not in the manifest", k+1, name)
+			}
+		}
+	}
+}
