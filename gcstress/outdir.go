@@ -127,7 +127,7 @@ func prepareOut(dir string, replace bool, runs func(string) bool, stderr io.Writ
 		return err
 	}
 	if len(kept) > 0 {
-		fmt.Fprintf(stderr, "gcstress: -replace-out: left %d entr(ies) no run wrote in %s: %s\n",
+		fmt.Fprintf(stderr, "gcstress: -replace-out: left %d entr(ies) no run's manifest accounts for in %s: %s\n",
 			len(kept), escape.Terminal(dir), escape.Terminal(strings.Join(kept, ", ")))
 	}
 	return nil
