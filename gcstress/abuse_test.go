@@ -41,51 +41,6 @@ func TestOutReuseRefused(t *testing.T) {
 	}
 }
 
-// TestReplaceOut: -replace-out removes the earlier run's files (its samples
-// are not appended to) and keeps files gcstress did not write.
-func TestReplaceOut(t *testing.T) {
-	out := t.TempDir()
-	write := func(name, data string) {
-		t.Helper()
-		p := filepath.Join(out, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("samples.jsonl", `{"type":"start","scenario":"old/run"}`+"\n")
-	write("summary.json", `{"old":true}`)
-	write("timeline-old.png", "png")
-	write("old-scenario/cpu.pprof", "")
-	write("notes.txt", "mine")
-	write("mine/data.csv", "1,2")
-	var stderr syncBuf
-	c := tinyConfig(out)
-	c.ReplaceOut = true
-	if _, err := Run(context.Background(), c, Options{Progress: &stderr}); err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	b, _ := os.ReadFile(filepath.Join(out, "samples.jsonl"))
-	if strings.Contains(string(b), "old/run") || strings.Count(string(b), `"type":"start"`) != 1 {
-		t.Fatalf("samples.jsonl holds the earlier run's lines:\n%s", b)
-	}
-	for _, gone := range []string{"timeline-old.png", "old-scenario"} {
-		if _, err := os.Stat(filepath.Join(out, gone)); !os.IsNotExist(err) {
-			t.Errorf("%s left from the earlier run: %v", gone, err)
-		}
-	}
-	for _, kept := range []string{"notes.txt", "mine/data.csv"} {
-		if _, err := os.Stat(filepath.Join(out, kept)); err != nil {
-			t.Errorf("%s removed: %v", kept, err)
-		}
-	}
-	if !strings.Contains(stderr.String(), "notes.txt") {
-		t.Errorf("no note of the files left: %s", stderr.String())
-	}
-}
-
 // TestDefaultOutIsNew: without -out, two runs started in the same second
 // get different folders (what `make stress` twice relies on).
 func TestDefaultOutIsNew(t *testing.T) {

@@ -5,8 +5,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -16,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -33,7 +32,18 @@ import (
 //     on a log scale (MB/s spans orders of magnitude from 10 B to 10 KB
 //     values), each point labelled with its figure; a failed scenario has
 //     no point (the addendum's "?").
+//
+// Each file is written atomically and recorded in dir's manifest; an error
+// wraps ErrWrite and names the file.
 func WriteCharts(dir string, sum *Summary) ([]string, error) {
+	o, err := openOutFiles(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	return o.writeCharts(sum)
+}
+
+func (o *outFiles) writeCharts(sum *Summary) ([]string, error) {
 	var files []string
 	type grp struct {
 		name string
@@ -73,19 +83,19 @@ func WriteCharts(dir string, sum *Summary) ([]string, error) {
 			title = "collapse scenario (closed loop under GOMEMLIMIT; depends on the machine's spare CPU)"
 		}
 		plots := timelinePlots(title, g.rs)
-		if err := saveTiles(filepath.Join(dir, base), plots, 9*vg.Inch, 10*vg.Inch); err != nil {
+		if err := o.saveTiles(base, plots, 9*vg.Inch, 10*vg.Inch); err != nil {
 			return files, err
 		}
 		files = append(files, base+".svg", base+".png")
 	}
-	knee, err := writeKneeChart(dir, sum.Capacity)
+	knee, err := o.writeKneeChart(sum.Capacity)
 	if err != nil {
 		return files, err
 	}
 	files = append(files, knee...)
 	if len(group(sum.Results, "matrix")) > 0 {
 		p := throughputPlot(group(sum.Results, "matrix"))
-		if err := saveTiles(filepath.Join(dir, "throughput"), []*plot.Plot{p}, 8*vg.Inch, 5*vg.Inch); err != nil {
+		if err := o.saveTiles("throughput", []*plot.Plot{p}, 8*vg.Inch, 5*vg.Inch); err != nil {
 			return files, err
 		}
 		files = append(files, "throughput.svg", "throughput.png")
@@ -93,11 +103,13 @@ func WriteCharts(dir string, sum *Summary) ([]string, error) {
 	return files, nil
 }
 
+// lineLabel is a line's legend: control characters escaped (they are not
+// valid XML in the SVG; vgsvg escapes the rest).
 func lineLabel(r Result) string {
 	if r.Scenario.Group == "matrix" {
-		return r.Scenario.Kind
+		return escape.Terminal(r.Scenario.Kind)
 	}
-	return r.Scenario.Name
+	return escape.Terminal(r.Scenario.Name)
 }
 
 func timelinePlots(title string, rs []Result) []*plot.Plot {
@@ -212,7 +224,7 @@ func throughputPlot(rs []Result) *plot.Plot {
 		l.Color, l.Width = c, vg.Points(1)
 		pts.Color, pts.Shape, pts.Radius = c, draw.CircleGlyph{}, vg.Points(4)
 		p.Add(l, pts)
-		p.Legend.Add(k.Kind, l, pts)
+		p.Legend.Add(escape.Terminal(k.Kind), l, pts)
 		if lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels}); err == nil {
 			lb.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(2)}
 			for i := range lb.TextStyle {
@@ -239,7 +251,7 @@ func mbpsLabel(v float64) string {
 }
 
 // saveTiles draws plots stacked vertically into base.svg and base.png.
-func saveTiles(base string, plots []*plot.Plot, w, h vg.Length) error {
+func (o *outFiles) saveTiles(base string, plots []*plot.Plot, w, h vg.Length) error {
 	rows := make([][]*plot.Plot, len(plots))
 	for i, p := range plots {
 		rows[i] = []*plot.Plot{p}
@@ -255,25 +267,14 @@ func saveTiles(base string, plots []*plot.Plot, w, h vg.Length) error {
 	}
 	svg := vgsvg.New(w, h)
 	draws(svg)
-	if err := writeTo(base+".svg", svg); err != nil {
+	if err := o.write(base+".svg", writerTo(svg)); err != nil {
 		return err
 	}
 	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96))
 	draws(img)
-	return writeTo(base+".png", vgimg.PngCanvas{Canvas: img})
+	return o.write(base+".png", writerTo(vgimg.PngCanvas{Canvas: img}))
 }
 
-func writeTo(path string, wt io.WriterTo) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("gcstress: chart: %w", err)
-	}
-	_, werr := wt.WriteTo(f)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("gcstress: chart %s: %w", path, werr)
-	}
-	return nil
+func writerTo(wt io.WriterTo) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := wt.WriteTo(w); return err }
 }

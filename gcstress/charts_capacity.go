@@ -3,7 +3,6 @@ package gcstress
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 
 	"gonum.org/v1/plot"
@@ -12,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -20,7 +20,7 @@ import (
 // after warm-up (top) and the p99 from intended start (bottom, log
 // scale); healthy steps are filled circles, unhealthy ones crosses, and
 // the panels mark the GC and latency limits. No searches, no chart.
-func writeKneeChart(dir string, cs []Capacity) ([]string, error) {
+func (o *outFiles) writeKneeChart(cs []Capacity) ([]string, error) {
 	if len(cs) == 0 {
 		return nil, nil
 	}
@@ -52,7 +52,7 @@ func writeKneeChart(dir string, cs []Capacity) ([]string, error) {
 	if th := thresholdLine(lo, hi, cs[0]); th != nil {
 		lat.Add(th)
 	}
-	if err := saveTiles(filepath.Join(dir, "capacity"), []*plot.Plot{gc, lat}, 9*vg.Inch, 8*vg.Inch); err != nil {
+	if err := o.saveTiles("capacity", []*plot.Plot{gc, lat}, 9*vg.Inch, 8*vg.Inch); err != nil {
 		return nil, err
 	}
 	return []string{"capacity.svg", "capacity.png"}, nil
@@ -74,7 +74,7 @@ func kneeLines(gc, lat *plot.Plot, c Capacity, col interface{ RGBA() (r, g, b, a
 			lBad = append(lBad, plotter.XY{X: st.TargetMBps, Y: ms})
 		}
 	}
-	label := fmt.Sprintf("%s %s (sustains %.3g MB/s)", c.Kind, workload.FormatSize(c.Value), c.SustainableMBps)
+	label := fmt.Sprintf("%s %s (sustains %.3g MB/s)", escape.Terminal(c.Kind), workload.FormatSize(c.Value), c.SustainableMBps)
 	addLine(gc, g, col, nil, label)
 	addLine(lat, l, col, nil, label)
 	for _, pair := range []struct {

@@ -72,10 +72,23 @@
 //     scenario names are unique in a run.
 //   - A results folder (Config.Out) holds one run. A folder that is not
 //     empty is refused (ErrUsage) unless ReplaceOut is set, which removes
-//     only the files a run writes (samples.jsonl, summary.json, report.md,
-//     the charts, and scenario folders holding nothing but capture files);
-//     samples.jsonl is created exclusively, never appended to. Without Out
-//     every run gets a new folder (outdir.go).
+//     only what the earlier run's manifest (ManifestFile, manifest.go)
+//     lists and is still as that run wrote it (size and SHA-256), and the
+//     folders it created once empty; a folder with files but no manifest,
+//     or where this run would overwrite a file no manifest accounts for,
+//     is refused (ErrUsage) with nothing removed. samples.jsonl is created
+//     exclusively, never appended to. Without Out every run gets a new
+//     folder (outdir.go).
+//   - Every other file of a results folder (summary.json, the reports, the
+//     charts, the manifest) is written atomically: a temporary file in the
+//     folder, fsync, rename, fsync of the folder (atomicfile.go). A failed
+//     write, or a failed sync or close of samples.jsonl, is an error
+//     wrapping ErrWrite naming the file: no partial file, and no report
+//     resting on samples that may not be on disk.
+//   - Names, notes and errors that come from engines or children reach the
+//     terminal with control characters escaped and report.md with Markdown
+//     escaped (internal/escape); report.html and the live page escape as
+//     HTML.
 //   - A child stops its profiles as soon as its load ends, whatever ended
 //     it (SIGTERM or SIGINT from the parent included), before waiting for
 //     its writers and engine, so a child killed after its grace period keeps
@@ -108,6 +121,7 @@
 // Files: config.go (Config, its defaults and Validate), registry.go (Engine,
 // RegisterEngine, the kind lookup), engine.go (writegc's kinds: the region
 // server, directly or through a client), outdir.go (the results folder),
+// manifest.go and atomicfile.go (its manifest and atomic writes),
 // scenario.go and matrix.go (what runs, the embedded default), child.go
 // (the child's load loop), stream.go (the child's stream: its descriptor,
 // the bounded record reader, the captures of stdout and stderr), sample.go

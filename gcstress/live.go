@@ -10,7 +10,9 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -20,6 +22,12 @@ import (
 // serves a page drawing them (web/live.html.tmpl, web/live.js; everything
 // inlined, nothing loaded from elsewhere). A page opened mid-run first
 // receives the history recorded so far, then follows.
+//
+// Every request's Host header must name the server as only a local
+// browser can (allowedHost): localhost, a loopback address, or the address
+// the connection came in on. Anything else gets 403, so a page of another
+// site whose name was rebound to 127.0.0.1 (DNS rebinding) cannot read the
+// stream: its requests carry that site's name.
 
 // Errors of the live server.
 var (
@@ -81,8 +89,9 @@ func (o *LiveOptions) defaults() {
 
 // LiveServer serves the live page of one run and is its Observer (pass it
 // in Options.Observer). It is an http.Handler: GET or HEAD of / is the
-// page and of /events the event stream; other methods get 405, other paths
-// 404. Observer calls never block on clients: each client has a bounded
+// page and of /events the event stream; a Host header that is not
+// localhost, a loopback address or the connection's own address gets 403,
+// other methods 405, other paths 404. Observer calls never block on clients: each client has a bounded
 // queue (LiveOptions), filled without waiting. Memory is bounded by
 // MaxHistory events plus MaxClients x ClientBuffer queued ones. Safe for
 // concurrent use; the Observer methods come from Run's goroutine. Create
@@ -332,6 +341,11 @@ func (ls *LiveServer) trim() {
 
 // ServeHTTP serves the page (/) and the event stream (/events).
 func (ls *LiveServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !allowedHost(r) {
+		http.Error(w, "gcstress live page: Host "+strconv.Quote(r.Host)+" not allowed: open the page at localhost, 127.0.0.1 or the address it listens on",
+			http.StatusForbidden)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -350,6 +364,35 @@ func (ls *LiveServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// allowedHost reports whether r's Host header is localhost, a loopback
+// address, or the local address of r's connection (an interface the
+// server was bound to with -http ADDR), with any port. A name other than
+// localhost is refused: DNS rebinding needs one.
+func allowedHost(r *http.Request) bool {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	if ip.IsLoopback() {
+		return true
+	}
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
+	}
+	lp, err := netip.ParseAddrPort(local.String())
+	return err == nil && lp.Addr().Unmap().WithZone("") == ip.WithZone("")
 }
 
 // subscribe registers a client and returns the history it must be sent

@@ -161,7 +161,7 @@ func TestLiveSlowClientDoesNotStall(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		ls.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/events", nil))
+		ls.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "http://127.0.0.1/events", nil))
 	}()
 	for ls.Stats().Clients == 0 {
 		time.Sleep(time.Millisecond)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/explain"
+	"github.com/writegc/writegc/internal/escape"
 )
 
 // With -flight (no profiles) only the flight recorder runs; a dump is
@@ -39,12 +40,12 @@ func accountFor(dir string, stderr io.Writer) (md, headline string) {
 	}
 	a, err := explain.Explain(dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "gcstress: explain %s: %v\n", dir, err)
+		fmt.Fprintf(stderr, "gcstress: explain %s: %s\n", escape.Terminal(dir), escape.TerminalText(err.Error()))
 		return "", ""
 	}
 	var b bytes.Buffer
 	if err := a.WriteMarkdown(&b); err != nil {
-		fmt.Fprintf(stderr, "gcstress: explain %s: %v\n", dir, err)
+		fmt.Fprintf(stderr, "gcstress: explain %s: %s\n", escape.Terminal(dir), escape.TerminalText(err.Error()))
 		return "", ""
 	}
 	return b.String(), a.Headline()

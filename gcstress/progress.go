@@ -12,6 +12,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 
+	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -46,11 +47,11 @@ func newProgress(w io.Writer, n int) *progress {
 }
 
 func (pr *progress) start(i int, s Scenario) {
-	pr.i, pr.label, pr.last = i, fmt.Sprintf("[%d/%d] %-16s", i+1, pr.n, s.Name), time.Now()
+	pr.i, pr.label, pr.last = i, fmt.Sprintf("[%d/%d] %-16s", i+1, pr.n, escape.Terminal(s.Name)), time.Now()
 	st := &barStatus{s: "starting"}
 	pr.cur = st
 	if !pr.tty {
-		fmt.Fprintf(pr.w, "%s start: %s\n", pr.label, s.Describe())
+		fmt.Fprintf(pr.w, "%s start: %s\n", pr.label, escape.Terminal(s.Describe()))
 		return
 	}
 	pr.bar = pr.p.AddBar(1000,
@@ -116,14 +117,15 @@ func (pr *progress) line(s Scenario, l Sample, v Verdict) {
 // printed outside its stream (ForeignOutput.Warning) or its stream had a
 // fault (Result.StreamErr).
 func (pr *progress) done(r Result) {
-	msg := cellText(r) + " " + string(r.Verdict.Class)
+	msg := escape.Terminal(cellText(r) + " " + string(r.Verdict.Class))
 	if r.Verdict.Class != Healthy {
-		msg += ": " + r.Verdict.Why
+		msg += ": " + escape.Terminal(r.Verdict.Why)
 	}
 	warn := r.Foreign.Warning(r.Scenario.Name)
 	if r.StreamErr != "" {
 		warn = strings.TrimPrefix(warn+"\n", "\n") + fmt.Sprintf("warning: %s: %s", r.Scenario.Name, r.StreamErr)
 	}
+	warn = escape.TerminalText(warn) // names and errors are the user's
 	if !pr.tty {
 		fmt.Fprintf(pr.w, "%s done in %.1f s: %s\n", pr.label, r.Wall, msg)
 		if warn != "" {
@@ -134,7 +136,7 @@ func (pr *progress) done(r Result) {
 	if warn != "" {
 		fmt.Fprintln(pr.p, warn) // above the bars
 	}
-	pr.setStatus(fmt.Sprintf("%s %s in %.0f s", cellText(r), r.Verdict.Class, r.Wall))
+	pr.setStatus(escape.Terminal(fmt.Sprintf("%s %s in %.0f s", cellText(r), r.Verdict.Class, r.Wall)))
 	if r.End != nil && r.End.Reason == StopKeys && r.Verdict.Class != Failed {
 		pr.bar.SetTotal(-1, true)
 	} else {

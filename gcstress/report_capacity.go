@@ -39,8 +39,8 @@ func capacityTable(cs []Capacity) (header []string, rows [][]string) {
 }
 
 // capacityNotes says, per search, why its first unhealthy step was so, and
-// the rules a step is held to.
-func capacityNotes(cs []Capacity, th Thresholds) string {
+// the rules a step is held to; kinds and reasons go through esc.
+func capacityNotes(cs []Capacity, th Thresholds, esc func(string) string) string {
 	if len(cs) == 0 {
 		return ""
 	}
@@ -55,7 +55,7 @@ func capacityNotes(cs []Capacity, th Thresholds) string {
 	for _, c := range cs {
 		for _, st := range c.Steps {
 			if !st.Healthy && st.TargetMBps == c.FirstUnhealthyMBps {
-				fmt.Fprintf(&b, "%s %s: at %.3g MB/s %s.\n", c.Kind, workload.FormatSize(c.Value), st.TargetMBps, st.Why)
+				fmt.Fprintf(&b, "%s %s: at %.3g MB/s %s.\n", esc(c.Kind), workload.FormatSize(c.Value), st.TargetMBps, esc(st.Why))
 				break
 			}
 		}
@@ -64,12 +64,13 @@ func capacityNotes(cs []Capacity, th Thresholds) string {
 }
 
 // writeSetNotes prints each failure-like group's settings (failure,
-// collapse, stall) and the collapse scenario's machine dependence.
-func writeSetNotes(w io.Writer, rs []Result, prefix string) {
+// collapse, stall) and the collapse scenario's machine dependence; the
+// settings go through esc.
+func writeSetNotes(w io.Writer, rs []Result, prefix string, esc func(string) string) {
 	for _, g := range []string{SetFailure, SetCollapse, SetStall} {
 		for _, r := range rs {
 			if r.Scenario.Group == g {
-				fmt.Fprintf(w, "%s%s: %s.\n", prefix, g, strings.TrimPrefix(r.Scenario.Describe(), "kind "+r.Scenario.Kind+", "))
+				fmt.Fprintf(w, "%s%s: %s.\n", prefix, g, esc(strings.TrimPrefix(r.Scenario.Describe(), "kind "+r.Scenario.Kind+", ")))
 				break
 			}
 		}
@@ -79,9 +80,12 @@ func writeSetNotes(w io.Writer, rs []Result, prefix string) {
 	}
 }
 
+// noEscape is the esc of the HTML report, whose template escapes.
+func noEscape(s string) string { return s }
+
 // failureSettings is writeSetNotes on one line (for the HTML report).
 func failureSettings(rs []Result) string {
 	var b strings.Builder
-	writeSetNotes(&b, rs, "")
+	writeSetNotes(&b, rs, "", noEscape)
 	return strings.TrimSpace(strings.ReplaceAll(b.String(), "\n", " "))
 }

@@ -7,6 +7,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/writepath"
 )
 
@@ -36,7 +37,7 @@ func WriteYCSB(w io.Writer, sum *Summary) error {
 				gcMS += w.GCCPU * 1000
 			}
 		}
-		fmt.Fprintf(ew, "# %s: %s\n", r.Scenario.Name, r.Scenario.Describe())
+		fmt.Fprintf(ew, "# %s: %s\n", escape.Terminal(r.Scenario.Name), escape.Terminal(r.Scenario.Describe()))
 		runtime := time.Duration(f.Seconds * float64(time.Second))
 		if h := histOf(r); h != nil {
 			_ = writepath.WriteYCSBOverall(ew, runtime, f.Keys)
@@ -58,9 +59,9 @@ func WriteYCSB(w io.Writer, sum *Summary) error {
 		fmt.Fprintf(ew, "[GC_PAUSE], 50thPercentileLatency(us), %.0f\n", f.PauseP50)
 		fmt.Fprintf(ew, "[GC_PAUSE], 99thPercentileLatency(us), %.0f\n", f.PauseP99)
 		fmt.Fprintf(ew, "[GC_PAUSE], MaxLatency(us), %.0f\n", f.PMax)
-		fmt.Fprintf(ew, "[HEALTH], Class, %s\n", r.Verdict.Class)
+		fmt.Fprintf(ew, "[HEALTH], Class, %s\n", escape.Terminal(string(r.Verdict.Class)))
 		if r.Verdict.Class == Failed {
-			fmt.Fprintf(ew, "[HEALTH], Result, %s\n", cellText(r))
+			fmt.Fprintf(ew, "[HEALTH], Result, %s\n", escape.Terminal(cellText(r)))
 		}
 		fmt.Fprintln(ew)
 	}
@@ -75,15 +76,15 @@ func WritePE(w io.Writer, sum *Summary) error {
 	ew := &errWriter{w: w}
 	for _, r := range sum.Results {
 		f := figuresOf(r)
-		name := r.Scenario.Name + " RandomWriteTest:"
+		name := escape.Terminal(r.Scenario.Name) + " RandomWriteTest:"
 		if h := histOf(r); h != nil {
 			_ = writepath.WritePE(ew, name, h)
 		}
 		fmt.Fprintf(ew, "%s Finished in %.0fms for %d rows (%.2f MB/s)\n", name, f.Seconds*1000, f.Keys, f.MBps)
 		fmt.Fprintf(ew, "%s GC cycles=%d, gc-cpu=%.1f%%, assist=%.1f%%, pause p99=%.0fus, peak heap=%s, health=%s\n",
-			name, f.Cycles, f.GCPct, f.AssistPct, f.PauseP99, mib(f.PeakHeap), r.Verdict.Class)
+			name, f.Cycles, f.GCPct, f.AssistPct, f.PauseP99, mib(f.PeakHeap), escape.Terminal(string(r.Verdict.Class)))
 		if r.Verdict.Class == Failed {
-			fmt.Fprintf(ew, "%s %s: %s\n", name, cellText(r), r.Verdict.Why)
+			fmt.Fprintf(ew, "%s %s: %s\n", name, escape.Terminal(cellText(r)), escape.Terminal(r.Verdict.Why))
 		}
 	}
 	fmt.Fprintf(ew, "thresholds: %s\n", sum.Rules)

@@ -206,17 +206,15 @@ func WriteHTML(w io.Writer, sum *Summary) error {
 	return err
 }
 
-// WriteHTMLFile writes dir/report.html (WriteResults calls it), replacing
-// any earlier one.
+// WriteHTMLFile writes dir/report.html atomically, replacing any earlier
+// one, and records it in dir's manifest; an error wraps ErrWrite and names
+// the file.
 func WriteHTMLFile(dir string, sum *Summary) error {
-	var buf bytes.Buffer
-	if err := WriteHTML(&buf, sum); err != nil {
+	o, err := openOutFiles(dir, nil)
+	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "report.html"), buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("gcstress: %w", err)
-	}
-	return nil
+	return o.write("report.html", func(w io.Writer) error { return WriteHTML(w, sum) })
 }
 
 func newReportData(sum *Summary) reportData {
@@ -231,7 +229,7 @@ func newReportData(sum *Summary) reportData {
 	if len(sum.Capacity) > 0 {
 		h, rows = capacityTable(sum.Capacity)
 		d.Tables = append(d.Tables, webTable{Title: "Capacity", Note: "The highest open-loop rate (key+value MB/s) at which the collector stays healthy. " +
-			capacityNotes(sum.Capacity, thresholdsOf(rs)), Header: h, Rows: rows})
+			capacityNotes(sum.Capacity, thresholdsOf(rs), noEscape), Header: h, Rows: rows})
 	}
 	h, rows = gcTable(rs)
 	d.Tables = append(d.Tables, webTable{Title: "GC per scenario", Header: h, Rows: rows})
@@ -335,8 +333,11 @@ func throughputData(rs []Result) webThroughput {
 // and report.html. The run's metadata (command, machine, times, thresholds)
 // and what only the parent knew (profile accounts, exits, machine load) come
 // from summary.json when it is there; without it the default thresholds
-// classify the windows. summary.json and samples.jsonl are not modified. A
-// dir without samples.jsonl is refused with an error wrapping ErrUsage.
+// classify the windows. summary.json and samples.jsonl are not modified.
+// Each report is written atomically and recorded in dir's manifest (one is
+// started when dir has none); a failed write wraps ErrWrite and names the
+// file. A dir without samples.jsonl is refused with an error wrapping
+// ErrUsage.
 // It must not run while a run writes to dir; samples.jsonl lines are read
 // up to 16 MiB each (ReadResults).
 func RebuildReports(dir string) (*Summary, error) {
@@ -354,18 +355,11 @@ func RebuildReports(dir string) (*Summary, error) {
 		return nil, err
 	}
 	sum.Results = mergeResults(rs, sum.Results, sum.Thresholds)
-	charts, err := WriteCharts(dir, sum)
+	o, err := openOutFiles(dir, nil)
 	if err != nil {
 		return sum, err
 	}
-	var md bytes.Buffer
-	if err := WriteMarkdown(&md, sum, charts); err != nil {
-		return sum, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "report.md"), md.Bytes(), 0o644); err != nil {
-		return sum, fmt.Errorf("gcstress: %w", err)
-	}
-	return sum, WriteHTMLFile(dir, sum)
+	return sum, o.writeReports(sum)
 }
 
 // readSummary reads dir/summary.json; a missing one gives a Summary with the
@@ -405,6 +399,7 @@ func mergeResults(replayed, recorded []Result, th Thresholds) []Result {
 		}
 		r.Account, r.Headline, r.Machine, r.Flight = old.Account, old.Headline, old.Machine, old.Flight
 		r.Stopped, r.Stderr, r.Wall = old.Stopped, old.Stderr, old.Wall
+		r.Foreign, r.StreamErr = old.Foreign, old.StreamErr
 		if old.Exit != r.Exit {
 			r.Exit = old.Exit
 			r.Verdict = Classify(r.Windows, r.Exit, th)

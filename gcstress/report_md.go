@@ -5,23 +5,29 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/writegc/writegc/internal/escape"
 )
 
 // WriteMarkdown writes report.md: the run's settings and machine, the
 // addendum table, the failure scenarios, the GC table, each scenario's
 // settings and health reason, the profile accounts, the charts (file names
-// relative to the report) and the thresholds.
+// relative to the report) and the thresholds. Every name, note and
+// error that came from an engine, a child or the command line is
+// Markdown-escaped (internal/escape): it shows as text, never as HTML, a
+// heading, a link or a table cell of its own.
 func WriteMarkdown(w io.Writer, sum *Summary, charts []string) error {
+	md := escape.Markdown
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "# gcstress report\n\n")
-	fmt.Fprintf(ew, "- command: `%s`\n", sum.Command)
+	fmt.Fprintf(ew, "- command: %s\n", escape.MarkdownCode(sum.Command))
 	if sum.Commit != "" {
-		fmt.Fprintf(ew, "- commit: %s\n", sum.Commit)
+		fmt.Fprintf(ew, "- commit: %s\n", md(sum.Commit))
 	}
-	fmt.Fprintf(ew, "- Go: %s, GOEXPERIMENT %s, %s/%s\n", sum.GoVersion, sum.GOEXPERIMENT, sum.GOOS, sum.GOARCH)
-	fmt.Fprintf(ew, "- machine: %d CPUs (%s), %s memory%s\n", sum.CPUs, orUnknown(sum.CPUModel), gib(sum.MemTotal), machineLoad(sum))
+	fmt.Fprintf(ew, "- Go: %s, GOEXPERIMENT %s, %s/%s\n", md(sum.GoVersion), md(sum.GOEXPERIMENT), md(sum.GOOS), md(sum.GOARCH))
+	fmt.Fprintf(ew, "- machine: %d CPUs (%s), %s memory%s\n", sum.CPUs, md(orUnknown(sum.CPUModel)), gib(sum.MemTotal), machineLoad(sum))
 	if note := busyNote(sum.Results); note != "" {
-		fmt.Fprintf(ew, "- **%s**\n", note)
+		fmt.Fprintf(ew, "- **%s**\n", md(note))
 	}
 	fmt.Fprintf(ew, "- started %s, finished %s (%.0f s)\n", sum.Started.Format("2006-01-02 15:04:05Z"),
 		sum.Finished.Format("15:04:05Z"), sum.Finished.Sub(sum.Started).Seconds())
@@ -35,21 +41,22 @@ func WriteMarkdown(w io.Writer, sum *Summary, charts []string) error {
 		openLoop:   "\n## Open loop\n\nTarget vs achieved rate; service time vs latency from each Put's intended start.\n\n",
 		capacity:   "\n## Capacity\n\nThe highest open-loop rate (key+value MB/s) at which the collector stays healthy.\n\n",
 		notePrefix: "- ",
+		esc:        md,
 	})
 	fmt.Fprintf(ew, "\n## Scenarios\n\n")
 	for _, r := range sum.Results {
-		fmt.Fprintf(ew, "- **%s** (%s): %s. %s", r.Scenario.Name, r.Scenario.Describe(), r.Verdict.Class, r.Verdict.Why)
+		fmt.Fprintf(ew, "- **%s** (%s): %s. %s", md(r.Scenario.Name), md(r.Scenario.Describe()), md(string(r.Verdict.Class)), md(r.Verdict.Why))
 		if r.End != nil {
-			fmt.Fprintf(ew, "; load stopped: %s", r.End.Reason)
+			fmt.Fprintf(ew, "; load stopped: %s", md(string(r.End.Reason)))
 		}
 		if r.Stopped != "" {
-			fmt.Fprintf(ew, "; stopped by the parent: %s", r.Stopped)
+			fmt.Fprintf(ew, "; stopped by the parent: %s", md(string(r.Stopped)))
 		}
 		if r.Exit.Message != "" {
-			fmt.Fprintf(ew, "; exit: %s", r.Exit.Message)
+			fmt.Fprintf(ew, "; exit: %s", md(r.Exit.Message))
 		}
 		if r.Flight != "" {
-			fmt.Fprintf(ew, "; flight recorder: `%s`", rel(sum.Out, r.Flight))
+			fmt.Fprintf(ew, "; flight recorder: %s", escape.MarkdownCode(rel(sum.Out, r.Flight)))
 		}
 		if r.Machine != (Machine{}) {
 			fmt.Fprintf(ew, "; meanwhile other processes took %.2f cores and steal %.2f", r.Machine.OthersCores, r.Machine.StealCores)
@@ -65,7 +72,8 @@ func WriteMarkdown(w io.Writer, sum *Summary, charts []string) error {
 	if len(accounts) > 0 {
 		fmt.Fprintf(ew, "\n## Profile accounts\n\n")
 		for _, r := range accounts {
-			fmt.Fprintf(ew, "%s\n", strings.TrimSpace(r.Account))
+			// explain's own Markdown; only its control characters are escaped.
+			fmt.Fprintf(ew, "%s\n", escape.TerminalText(strings.TrimSpace(r.Account)))
 			fmt.Fprintln(ew)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -198,15 +199,17 @@ func gcTable(rs []Result) (header []string, rows [][]string) {
 
 // WriteTable prints the terminal report: the addendum table, the failure
 // scenarios, the GC table, why each unhealthy scenario is classed so, and
-// the thresholds.
+// the thresholds. Names, notes and errors from engines and children have
+// their control characters escaped (internal/escape).
 func WriteTable(w io.Writer, sum *Summary) error {
+	tx := escape.Terminal
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "gcstress: %s, GOEXPERIMENT %s, %s/%s, %d CPUs\n", sum.GoVersion, sum.GOEXPERIMENT, sum.GOOS, sum.GOARCH, sum.CPUs)
+	fmt.Fprintf(ew, "gcstress: %s, GOEXPERIMENT %s, %s/%s, %d CPUs\n", tx(sum.GoVersion), tx(sum.GOEXPERIMENT), tx(sum.GOOS), tx(sum.GOARCH), sum.CPUs)
 	if sum.GOMAXPROCS > 0 {
-		fmt.Fprintf(ew, "machine: %s%s\n", orUnknown(sum.CPUModel), machineLoad(sum))
+		fmt.Fprintf(ew, "machine: %s%s\n", tx(orUnknown(sum.CPUModel)), machineLoad(sum))
 	}
 	if note := busyNote(sum.Results); note != "" {
-		fmt.Fprintln(ew, note)
+		fmt.Fprintln(ew, tx(note))
 	}
 	if sum.Interrupted {
 		fmt.Fprintf(ew, "INTERRUPTED: the report covers the %d scenario(s) that ran.\n", len(sum.Results))
@@ -217,16 +220,17 @@ func WriteTable(w io.Writer, sum *Summary) error {
 		gc:       "\nGC per scenario:\n",
 		openLoop: "\nOpen loop: target vs achieved rate, service time vs latency from intended start:\n",
 		capacity: "\nCapacity: the highest open-loop rate at which the collector stays healthy (key+value MB/s):\n",
+		esc:      tx,
 	})
 	fmt.Fprintln(ew)
 	for _, r := range sum.Results {
 		if r.Verdict.Class != Healthy {
-			fmt.Fprintf(ew, "%s: %s: %s\n", r.Scenario.Name, r.Verdict.Class, r.Verdict.Why)
+			fmt.Fprintf(ew, "%s: %s: %s\n", tx(r.Scenario.Name), tx(string(r.Verdict.Class)), tx(r.Verdict.Why))
 		}
 	}
 	for _, r := range sum.Results {
 		if r.Headline != "" {
-			fmt.Fprintf(ew, "profile %s\n", r.Headline)
+			fmt.Fprintf(ew, "profile %s\n", tx(r.Headline))
 		}
 	}
 	fmt.Fprintf(ew, "\nThresholds: %s.\n%s\n", sum.Rules, sum.SpanNote)
@@ -240,8 +244,14 @@ func sizeOrOff(n int64) string {
 	return workload.FormatSize(n)
 }
 
-// renderTable prints a pipe table (valid Markdown, readable in a terminal).
-func renderTable(w io.Writer, header []string, rows [][]string) {
+// renderTable prints a pipe table (valid Markdown, readable in a terminal)
+// with every cell escaped by esc first.
+func renderTable(w io.Writer, header []string, rows [][]string, esc func(string) string) {
+	header = escapeCells(header, esc)
+	rows = slices.Clone(rows)
+	for i, r := range rows {
+		rows[i] = escapeCells(r, esc)
+	}
 	width := make([]int, len(header))
 	for i, h := range header {
 		width[i] = utf8.RuneCountInString(h)
@@ -268,6 +278,14 @@ func renderTable(w io.Writer, header []string, rows [][]string) {
 	for _, r := range rows {
 		line(r)
 	}
+}
+
+func escapeCells(cells []string, esc func(string) string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = esc(c)
+	}
+	return out
 }
 
 func commas(n int64) string {
@@ -322,8 +340,9 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// latencyNote says how Put latencies were sampled.
-func latencyNote(rs []Result) string {
+// latencyNote says how Put latencies were sampled; scenario names go
+// through esc.
+func latencyNote(rs []Result, esc func(string) string) string {
 	var parts []string
 	seen := map[int]bool{}
 	for _, r := range rs {
@@ -335,7 +354,7 @@ func latencyNote(rs []Result) string {
 		var names []string
 		for _, r2 := range rs {
 			if r2.Scenario.LatencyEvery == n {
-				names = append(names, r2.Scenario.Name)
+				names = append(names, esc(r2.Scenario.Name))
 			}
 		}
 		who := ""
@@ -357,9 +376,13 @@ func latencyNote(rs []Result) string {
 	return "Put latencies (HdrHistogram, 3 significant digits): " + strings.Join(parts, "; ") + "."
 }
 
-// tableHeadings are the lines a format prints before each result table;
-// failure takes the failure scenario's settings as its one %s.
-type tableHeadings struct{ addendum, failure, gc, openLoop, capacity, notePrefix string }
+// tableHeadings are the lines a format prints before each result table,
+// and esc, what every cell and note goes through (escape.Terminal or
+// escape.Markdown).
+type tableHeadings struct {
+	addendum, failure, gc, openLoop, capacity, notePrefix string
+	esc                                                   func(string) string
+}
 
 // writeResultTables writes the addendum, failure and GC tables (those that
 // apply) and the latency note, shared by the terminal and Markdown reports.
@@ -367,32 +390,32 @@ func writeResultTables(w io.Writer, results []Result, capa []Capacity, hd tableH
 	if len(group(results, "matrix")) > 0 {
 		fmt.Fprint(w, hd.addendum)
 		h, rows := addendumTable(results)
-		renderTable(w, h, rows)
+		renderTable(w, h, rows, hd.esc)
 	}
 	if len(group(results, SetFailure, SetCollapse, SetStall)) > 0 {
 		fmt.Fprint(w, hd.failure)
-		writeSetNotes(w, results, hd.notePrefix)
+		writeSetNotes(w, results, hd.notePrefix, hd.esc)
 		fmt.Fprintln(w)
 		h, rows := failureTable(results)
-		renderTable(w, h, rows)
+		renderTable(w, h, rows, hd.esc)
 	}
 	if h, rows := openLoopTable(results); len(rows) > 0 {
 		fmt.Fprint(w, hd.openLoop)
-		renderTable(w, h, rows)
+		renderTable(w, h, rows, hd.esc)
 	}
 	if len(capa) > 0 {
 		fmt.Fprint(w, hd.capacity)
 		h, rows := capacityTable(capa)
-		renderTable(w, h, rows)
-		fmt.Fprintf(w, "\n%s", capacityNotes(capa, thresholdsOf(results)))
+		renderTable(w, h, rows, hd.esc)
+		fmt.Fprintf(w, "\n%s", capacityNotes(capa, thresholdsOf(results), hd.esc))
 	}
 	fmt.Fprint(w, hd.gc)
 	h, rows := gcTable(results)
-	renderTable(w, h, rows)
-	if n := latencyNote(results); n != "" {
+	renderTable(w, h, rows, hd.esc)
+	if n := latencyNote(results, hd.esc); n != "" {
 		fmt.Fprintf(w, "\n%s\n", n)
 	}
-	writeEngineNotes(w, results)
+	writeEngineNotes(w, results, hd.esc)
 }
 
 // noteText prints an engine note: whole numbers in full, others with
@@ -406,7 +429,8 @@ func noteText(v float64) string {
 
 // writeEngineNotes lists the figures NoteEngines reported after Close, one
 // line per scenario that has any, keys sorted; nothing when none has.
-func writeEngineNotes(w io.Writer, results []Result) {
+// Names and keys go through esc.
+func writeEngineNotes(w io.Writer, results []Result, esc func(string) string) {
 	first := true
 	for _, r := range results {
 		if r.End == nil || len(r.End.Notes) == 0 {
@@ -419,9 +443,9 @@ func writeEngineNotes(w io.Writer, results []Result) {
 		keys := slices.Sorted(maps.Keys(r.End.Notes))
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = k + " " + noteText(r.End.Notes[k])
+			parts[i] = esc(k) + " " + noteText(r.End.Notes[k])
 		}
-		fmt.Fprintf(w, "- %s: %s\n", r.Scenario.Name, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "- %s: %s\n", esc(r.Scenario.Name), strings.Join(parts, ", "))
 	}
 }
 

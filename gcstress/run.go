@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/writegc/writegc/internal/escape"
 )
 
 // Summary is a whole run: what ran, on what, and each scenario's Result.
@@ -56,6 +59,8 @@ type Options struct {
 	// and must not block for long: a slow observer delays the reading of
 	// the child's stream.
 	Observer Observer
+
+	createTemp createTempFunc // how results files are created; nil: os.CreateTemp (tests inject failures)
 }
 
 // Observer follows a run as it goes: Begin once with every scenario the run
@@ -106,14 +111,13 @@ func RunChild(ctx context.Context, spec string, stdout, stderr io.Writer) error 
 
 func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary, error) {
 	progressW := writerOrDiscard(opts.Progress)
-	f, err := startRun(&cfg, progressW)
+	out, samples, err := startRun(&cfg, opts.createTemp, progressW)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	scen := Expand(cfg)
 	sum := newSummary(cfg)
-	r.Samples = f
+	r.Samples = samples
 	prog := newProgress(progressW, len(scen))
 	r.OnLine = prog.line
 	if obs := opts.Observer; obs != nil {
@@ -126,6 +130,9 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 		if i >= prog.n {
 			prog.n = i + 1 // a capacity step: not counted in advance
 		}
+		if err := claimScenarioDir(out, s); err != nil {
+			return Result{}, err
+		}
 		prog.start(i, s)
 		i++
 		res, err := r.Run(ctx, s)
@@ -134,6 +141,11 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 		}
 		if ctx.Err() != nil {
 			res.Stopped = "interrupted"
+		}
+		if out.ownsDir(s.dirName()) {
+			if err := out.recordTree(s.dirName()); err != nil {
+				return res, err
+			}
 		}
 		if s.Profile != "" || res.Flight != "" {
 			res.Account, res.Headline = accountFor(s.Dir, progressW)
@@ -147,10 +159,46 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 	}
 	err = runAll(ctx, cfg, scen, sum, step)
 	prog.close()
+	if cerr := closeSamples(out, samples); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return nil, err
 	}
-	return finishRun(ctx, cfg, sum, opts, progressW)
+	return finishRun(ctx, cfg, sum, opts, progressW, out)
+}
+
+// claimScenarioDir records the folder of a scenario whose child will
+// write captures there before the child starts, so even a run killed
+// mid-scenario leaves it listed. A folder of that name the run did not
+// create is refused: the child would write into someone else's files.
+func claimScenarioDir(out *outFiles, s Scenario) error {
+	if s.Profile == "" && !s.Flight {
+		return nil
+	}
+	name := s.dirName()
+	if _, err := os.Lstat(s.Dir); err == nil && !out.ownsDir(name) {
+		return fmt.Errorf("gcstress: scenario %s: %s exists and no run of this folder created it", escape.Terminal(s.Name), s.Dir)
+	}
+	out.recordDir(name)
+	return out.save()
+}
+
+// closeSamples syncs and closes samples.jsonl and records it whole in the
+// manifest. Any failure is an error wrapping ErrWrite naming the file:
+// samples that may not be on disk must not feed a verdict.
+func closeSamples(out *outFiles, f *os.File) error {
+	err := f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrWrite, f.Name(), err)
+	}
+	if err := out.recordFile(samplesFile, false); err != nil {
+		return err
+	}
+	return out.save()
 }
 
 // runAll runs the expanded scenarios, then the capacity search.
@@ -172,41 +220,68 @@ func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step
 }
 
 // finishRun writes the results folder and the terminal report.
-func finishRun(ctx context.Context, cfg Config, sum *Summary, opts Options, progressW io.Writer) (*Summary, error) {
+func finishRun(ctx context.Context, cfg Config, sum *Summary, opts Options, progressW io.Writer, out *outFiles) (*Summary, error) {
 	sum.Finished = time.Now().UTC()
 	sum.LoadEnd = loadAvg()
 	sum.Interrupted = ctx.Err() != nil
-	if err := WriteResults(cfg.Out, sum); err != nil {
+	if err := out.writeResults(sum); err != nil {
 		return sum, err
 	}
 	if err := WriteReport(writerOrDiscard(opts.Report), cfg.Format, sum); err != nil {
-		return sum, err
+		return sum, reportErr(opts.Report, err)
 	}
-	fmt.Fprintf(progressW, "results: %s\n", cfg.Out)
+	fmt.Fprintf(progressW, "results: %s\n", escape.Terminal(cfg.Out))
 	if sum.Interrupted {
 		return sum, fmt.Errorf("%w: reports of %d finished scenario(s) written to %s", ErrInterrupted, len(sum.Results), cfg.Out)
 	}
 	return sum, nil
 }
 
+// reportErr names the writer a terminal report could not be written to
+// (its file name when it has one: stdout redirected to a file).
+func reportErr(w io.Writer, err error) error {
+	if errors.Is(err, ErrUsage) {
+		return err
+	}
+	name := "the report writer"
+	if f, ok := w.(interface{ Name() string }); ok {
+		name = f.Name()
+	}
+	return fmt.Errorf("%w: terminal report to %s: %w", ErrWrite, name, err)
+}
+
+// samplesFile is the stream of every line the children wrote.
+const samplesFile = "samples.jsonl"
+
 // startRun validates cfg, settles its results folder (a new one when
-// cfg.Out is empty) and creates samples.jsonl there, exclusively: a run
-// never appends to another run's samples.
-func startRun(cfg *Config, notes io.Writer) (*os.File, error) {
+// cfg.Out is empty), creates samples.jsonl there, exclusively (a run
+// never appends to another run's samples), and the folder's manifest
+// listing it.
+func startRun(cfg *Config, create createTempFunc, notes io.Writer) (*outFiles, *os.File, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if cfg.Out == "" {
 		cfg.Out = newOutDir(DefaultOutParent, time.Now())
 	}
-	if err := prepareOut(cfg.Out, cfg.ReplaceOut, notes); err != nil {
-		return nil, err
+	if err := prepareOut(cfg.Out, cfg.ReplaceOut, runNames(*cfg), notes); err != nil {
+		return nil, nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(cfg.Out, "samples.jsonl"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	p := filepath.Join(cfg.Out, samplesFile)
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("gcstress: %w", err)
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrWrite, p, err)
 	}
-	return f, nil
+	out := newOutFiles(cfg.Out, create)
+	if err := out.recordFile(samplesFile, true); err == nil {
+		err = out.save()
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(p) // empty, and no manifest lists it
+		return nil, nil, err
+	}
+	return out, f, nil
 }
 
 func writerOrDiscard(w io.Writer) io.Writer {
@@ -266,32 +341,39 @@ func machine() (string, uint64) {
 	return model, mem
 }
 
-// WriteResults writes summary.json, report.md, the charts and report.html into dir
-// (samples.jsonl is written while the run goes).
+// WriteResults writes summary.json, the charts, report.md and report.html
+// into dir (samples.jsonl is written while the run goes), each atomically,
+// and records them in dir's manifest. An error wraps ErrWrite and names
+// the file; the files written before it are whole.
 func WriteResults(dir string, sum *Summary) error {
+	out, err := openOutFiles(dir, nil)
+	if err != nil {
+		return err
+	}
+	return out.writeResults(sum)
+}
+
+func (o *outFiles) writeResults(sum *Summary) error {
 	b, err := json.MarshalIndent(compact(sum), "", "  ")
 	if err != nil {
 		return fmt.Errorf("gcstress: summary: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("gcstress: %w", err)
+	if err := o.write("summary.json", func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
+		return err
 	}
-	charts, err := WriteCharts(dir, sum)
+	return o.writeReports(sum)
+}
+
+// writeReports writes the charts, report.md and report.html.
+func (o *outFiles) writeReports(sum *Summary) error {
+	charts, err := o.writeCharts(sum)
 	if err != nil {
 		return err
 	}
-	mf, err := os.Create(filepath.Join(dir, "report.md"))
-	if err != nil {
-		return fmt.Errorf("gcstress: %w", err)
+	if err := o.write("report.md", func(w io.Writer) error { return WriteMarkdown(w, sum, charts) }); err != nil {
+		return err
 	}
-	werr := WriteMarkdown(mf, sum, charts)
-	if cerr := mf.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return werr
-	}
-	return WriteHTMLFile(dir, sum)
+	return o.write("report.html", func(w io.Writer) error { return WriteHTML(w, sum) })
 }
 
 // WriteReport prints the terminal report in format (one of Formats; ""
@@ -305,9 +387,12 @@ func WriteReport(w io.Writer, format string, sum *Summary) error {
 	case FormatPE:
 		return WritePE(w, sum)
 	case FormatJSON:
-		e := json.NewEncoder(w)
-		e.SetIndent("", "  ")
-		return e.Encode(compact(sum))
+		b, err := json.MarshalIndent(compact(sum), "", "  ")
+		if err != nil {
+			return fmt.Errorf("gcstress: summary: %w", err)
+		}
+		_, err = w.Write(append(escape.JSON(b), '\n'))
+		return err
 	}
 	return fmt.Errorf("%w: -format: unknown format %q", ErrUsage, format)
 }

@@ -209,31 +209,19 @@ func (c *capture) contents() []byte {
 	return b.Bytes()
 }
 
-// writeFileAtomic writes b to path through a temporary file in the same
-// folder (fsynced, then renamed), creating the folder. Errors name path.
+// writeFileAtomic writes b to path with writeAtomic (the results folder's
+// one atomic writer), creating the folder. Errors wrap ErrStream and
+// ErrWrite and name path.
 func writeFileAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("%w: %w", ErrStream, err)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("%w: %w: %s: %w", ErrStream, ErrWrite, path, err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	_, err := writeAtomic(nil, path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("%w: write %s: %w", ErrStream, path, err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(b)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("%w: write %s: %w", ErrStream, path, werr)
+		return fmt.Errorf("%w: %w", ErrStream, err)
 	}
 	return nil
 }

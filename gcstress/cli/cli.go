@@ -20,13 +20,18 @@
 // this process while it goes: a port alone (-http :8080) binds 127.0.0.1,
 // another interface only when its address is given. The URL goes to stderr;
 // the page stops with the run (report.html in the results folder stays).
+// It answers 403 to a Host header that is not localhost, a loopback
+// address or the address it listens on (DNS rebinding).
 //
 // Exit codes (the command's contract):
 //
 //	0    the run completed, whatever the scenarios' health (also -h)
-//	1    a tool failure: a child could not start, a report could not be written
+//	1    a tool failure: a child could not start, a results file (samples.jsonl,
+//	     summary.json, a report, a chart) or the terminal report could not be
+//	     written; the message names the file
 //	2    usage: a bad flag or value (the message names the flag), or an -out
-//	     folder that cannot be used
+//	     folder that cannot be used (not empty without -replace-out; with it,
+//	     a folder no run's manifest accounts for)
 //	130  interrupted (SIGINT or SIGTERM): the current scenario was stopped and
 //	     the reports of what finished were written
 //
@@ -57,6 +62,7 @@ import (
 
 	"github.com/writegc/writegc/explain"
 	"github.com/writegc/writegc/gcstress"
+	"github.com/writegc/writegc/internal/escape"
 )
 
 // Exit codes Main returns.
@@ -79,7 +85,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err := run(ctx, args, stdout, stderr)
 	code := ExitCode(err)
 	if code != ExitOK {
-		fmt.Fprintf(stderr, "gcstress: %v\n", err)
+		fmt.Fprintf(stderr, "gcstress: %s\n", escape.TerminalText(err.Error()))
 	}
 	return code
 }
@@ -172,11 +178,22 @@ func reportMain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *format != "" {
 		if err := gcstress.WriteReport(stdout, *format, sum); err != nil {
-			return err
+			if errors.Is(err, gcstress.ErrUsage) {
+				return err
+			}
+			return fmt.Errorf("%w: terminal report to %s: %w", gcstress.ErrWrite, writerName(stdout), err)
 		}
 	}
-	fmt.Fprintf(stderr, "gcstress: reports of %d scenario(s) written to %s (report.md, report.html, charts)\n", len(sum.Results), dir)
+	fmt.Fprintf(stderr, "gcstress: reports of %d scenario(s) written to %s (report.md, report.html, charts)\n", len(sum.Results), escape.Terminal(dir))
 	return nil
+}
+
+// writerName is w's file name, or "stdout".
+func writerName(w io.Writer) string {
+	if f, ok := w.(interface{ Name() string }); ok {
+		return f.Name()
+	}
+	return "stdout"
 }
 
 // ExitCode maps an error of the command to its exit code: nil and

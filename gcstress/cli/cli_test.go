@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -162,5 +163,31 @@ func TestReportSubcommand(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "Value Size") {
 		t.Errorf("-format table printed %q", stdout.String())
+	}
+}
+
+// TestWriteFailureExitsOne: a terminal report that cannot be written
+// (stdout on a full disk, here a read-only file) is a tool failure, exit 1,
+// naming the file; so is any results-file error.
+func TestWriteFailureExitsOne(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "streams", "matrix.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "samples.jsonl"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	var stderr syncBuf
+	if code := Main(context.Background(), []string{"report", "-format", "table", dir}, ro, &stderr); code != ExitFailure || !strings.Contains(stderr.String(), os.DevNull) {
+		t.Fatalf("exit %d, message %q: want 1 naming %s", code, stderr.String(), os.DevNull)
+	}
+	if code := ExitCode(fmt.Errorf("wrapped: %w", gcstress.ErrWrite)); code != ExitFailure {
+		t.Fatalf("ErrWrite: exit %d, want 1", code)
 	}
 }
