@@ -29,6 +29,9 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := r.setMeasure(fs, "rounds", rounds); err != nil {
+		return err
+	}
 	switch {
 	case fs.NArg() != 0:
 		return fmt.Errorf("calibrate: unexpected argument %q (flags only)", fs.Arg(0))

@@ -1,0 +1,238 @@
+package benchgate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/writegc/writegc/benchgate/internal/callgrind"
+)
+
+func TestParseMeasure(t *testing.T) {
+	for _, s := range []string{"wall", "instructions"} {
+		if m, err := ParseMeasure(s); err != nil || string(m) != s {
+			t.Errorf("ParseMeasure(%q) = %q, %v", s, m, err)
+		}
+	}
+	for _, s := range []string{"", "foo", "Instructions", "cycles"} {
+		if _, err := ParseMeasure(s); !errors.Is(err, ErrBadOption) {
+			t.Errorf("ParseMeasure(%q): err = %v, want ErrBadOption", s, err)
+		}
+	}
+}
+
+func TestInstrValidate(t *testing.T) {
+	ok := RunConfig{Base: "x", Measure: MeasureInstructions, Benchtime: "100x",
+		Targets: []Target{{Pkg: ".", Bench: ".", Benchtime: "5x"}, {Pkg: ".", Bench: "A"}}}
+	if err := ok.validate(); err != nil {
+		t.Fatalf("valid config: %v", err)
+	}
+	for name, c := range map[string]RunConfig{
+		"duration benchtime":        {Base: "x", Measure: MeasureInstructions, Benchtime: "1s"},
+		"duration target benchtime": {Base: "x", Measure: MeasureInstructions, Targets: []Target{{Pkg: ".", Bench: ".", Benchtime: "50ms"}}},
+		"unknown measure":           {Base: "x", Measure: "foo"},
+		"jobs":                      {Base: "x", Measure: MeasureInstructions, Jobs: MaxJobs + 1},
+		"negative jobs":             {Base: "x", Jobs: -1},
+	} {
+		if err := c.validate(); !errors.Is(err, ErrBadOption) {
+			t.Errorf("%s: err = %v, want ErrBadOption", name, err)
+		}
+	}
+	// Wall mode keeps accepting durations.
+	if err := (RunConfig{Base: "x", Benchtime: "1s"}).validate(); err != nil {
+		t.Errorf("wall mode, 1s: %v", err)
+	}
+}
+
+func TestInstrOps(t *testing.T) {
+	for _, tc := range []struct {
+		target, cfg string
+		want        int
+	}{
+		{"5x", "100x", 5}, {"", "100x", 100}, {"", "", DefaultInstructionOps}, {"", "1s", DefaultInstructionOps},
+	} {
+		if got := instrOps(tc.target, tc.cfg); got != tc.want {
+			t.Errorf("instrOps(%q, %q) = %d, want %d", tc.target, tc.cfg, got, tc.want)
+		}
+	}
+}
+
+// TestInstrPreamble: the default gates are written for every unit key the
+// -units preamble leaves unset, and never conflict with it.
+func TestInstrPreamble(t *testing.T) {
+	all := instrPreamble("")
+	for _, u := range InstructionUnits {
+		if want := "Unit " + u.Unit + " better=lower gate=" + u.Gate + "\n"; !strings.Contains(all, want) {
+			t.Errorf("no %q in %q", want, all)
+		}
+	}
+	got := instrPreamble("Unit instructions/op better=lower gate=3%\nUnit LL-misses/op better=none\n")
+	if strings.Contains(got, "Unit instructions/op") {
+		t.Errorf("instructions/op set by the preamble, written again: %q", got)
+	}
+	if !strings.Contains(got, "Unit LL-misses/op gate=5%\n") || strings.Contains(got, "LL-misses/op better") {
+		t.Errorf("LL-misses/op: want only its gate= added: %q", got)
+	}
+	// The outputs parse: default gates and a preamble together.
+	in := "Unit LL-misses/op better=none\n" + got + "BenchmarkX\t10\t5 instructions/op\t1 LL-misses/op\n"
+	set, err := Parse(strings.NewReader(in), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, ok := UnitGateOf(UnitEstCycles, set.Units); !ok || g.Amount != 0.01 {
+		t.Errorf("est-cycles/op gate %+v %v, want 1%%", g, ok)
+	}
+}
+
+func TestWriteInstrLine(t *testing.T) {
+	var b bytes.Buffer
+	writeInstrLine(&b, "BenchmarkPut/kind=arena", 2000, callgrind.PerOp{
+		UnitInstructions: 10234.5, UnitD1Misses: 0.00125, UnitLLMisses: 0, UnitEstCycles: 10300.25})
+	want := "BenchmarkPut/kind=arena\t2000\t10234.5 instructions/op\t0.00125 D1-misses/op\t0 LL-misses/op\t10300.25 est-cycles/op\n"
+	if b.String() != want {
+		t.Fatalf("line\n%q\nwant\n%q", b.String(), want)
+	}
+	set, err := Parse(&b, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if xs := set.Samples[Key{Name: "BenchmarkPut/kind=arena", Unit: UnitInstructions}]; len(xs) != 1 || xs[0] != 10234.5 {
+		t.Errorf("parsed %v", set.Samples)
+	}
+}
+
+func TestConfigLines(t *testing.T) {
+	var c configLines
+	c.Write([]byte("goos: linux\ngoarch: amd64\npkg: example.com/x\ncpu: Some CPU\nBenchmarkA \t1\t5 ns/op\nPASS\n"))
+	if got, want := c.String(), "goos: linux\ngoarch: amd64\npkg: example.com/x\ncpu: Some CPU\n"; got != want {
+		t.Errorf("config %q, want %q", got, want)
+	}
+}
+
+// TestInstrCountNotUnderpowered: five rounds a side can reach p < 0.01, so
+// instruction mode's default count is not called underpowered.
+func TestInstrCountNotUnderpowered(t *testing.T) {
+	n := DefaultInstructionCount
+	if p := minUTestP(n, n); !(p < DefaultAlpha) {
+		t.Fatalf("minUTestP(%d, %d) = %g, want < %g", n, n, p, DefaultAlpha)
+	}
+	var bt, ht strings.Builder
+	bt.WriteString(instrPreamble(""))
+	ht.WriteString(instrPreamble(""))
+	for i := range n {
+		fmt.Fprintf(&bt, "BenchmarkX\t100\t%g instructions/op\n", 1000+float64(i)*0.1)
+		fmt.Fprintf(&ht, "BenchmarkX\t100\t%g instructions/op\n", 1020+float64(i)*0.1)
+	}
+	base, err := Parse(strings.NewReader(bt.String()), "base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := Parse(strings.NewReader(ht.String()), "head")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Compare(base, head, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row := findRow(t, rep, UnitInstructions); row.Verdict != Regressed || row.ThresholdFrom != "unit gate=1%" {
+		t.Errorf("2%% more instructions, 5+5 separated: %+v, want regressed", row)
+	}
+}
+
+func TestRunInstructionsNoValgrind(t *testing.T) {
+	dir := gitModuleDir(t)
+	gitT(t, dir, "init", "-q")
+	writeSynth(t, dir, 10, true)
+	gitT(t, dir, "add", ".")
+	gitT(t, dir, "commit", "-q", "-m", "x")
+	_, err := Run(context.Background(), RunConfig{Dir: dir, Base: "HEAD", Head: "HEAD",
+		Measure: MeasureInstructions, Valgrind: "/nonexistent/valgrind"})
+	if !errors.Is(err, ErrNoValgrind) {
+		t.Fatalf("err = %v, want ErrNoValgrind", err)
+	}
+}
+
+// TestRunInstructions runs the instruction mode end to end under real
+// valgrind: a head whose benchmark executes 2% more instructions regresses
+// on instructions/op, naming the benchmark; an identical head passes.
+func TestRunInstructions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs valgrind (-short)")
+	}
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		t.Skip("valgrind not in PATH")
+	}
+	dir := gitModuleDir(t)
+	gitT(t, dir, "init", "-q")
+	writeSynth(t, dir, 2000, true)
+	gitT(t, dir, "add", ".")
+	gitT(t, dir, "commit", "-q", "-m", "base")
+	gitT(t, dir, "tag", "base")
+	writeSynth(t, dir, 2040, true) // 2% more loop iterations per op
+	gitT(t, dir, "commit", "-q", "-am", "2% more instructions")
+	gitT(t, dir, "tag", "slow")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cfg := RunConfig{Dir: dir, Base: "base", Count: DefaultInstructionCount, Benchtime: "2000x",
+		Measure: MeasureInstructions, Jobs: 2}
+	t.Run("2% more instructions regresses", func(t *testing.T) {
+		c := cfg
+		c.Head, c.OutDir = "slow", t.TempDir()
+		res, err := Run(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(res.HeadFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"measure: instructions\n", "gomaxprocs: 1\n", "Unit instructions/op better=lower gate=1%\n", "\nBenchmarkWork\t2000\t"} {
+			if !strings.Contains(string(raw), want) {
+				t.Errorf("head.txt lacks %q:\n%s", want, raw)
+			}
+		}
+		rep, err := Compare(res.Base, res.Head, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := findRow(t, rep, UnitInstructions)
+		if row.Verdict != Regressed || row.Name != "BenchmarkWork" || row.NBase != 5 || row.NHead != 5 {
+			t.Errorf("instructions/op: %+v, want BenchmarkWork regressed with n=5+5", row)
+		}
+		if !(row.Delta > 0.015 && row.Delta < 0.025) {
+			t.Errorf("instructions/op delta %.4f, want about +2%%", row.Delta)
+		}
+		var text bytes.Buffer
+		if err := rep.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text.String(), "BenchmarkWork") || !strings.Contains(text.String(), "instructions/op") {
+			t.Errorf("report does not name the benchmark and unit:\n%s", text.String())
+		}
+	})
+	t.Run("identical head passes", func(t *testing.T) {
+		c := cfg
+		c.Head, c.OutDir = "base", t.TempDir()
+		res, err := Run(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Compare(res.Base, res.Head, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Regressed() {
+			var text bytes.Buffer
+			rep.WriteText(&text)
+			t.Errorf("identical commits regressed:\n%s", text.String())
+		}
+	})
+}
