@@ -76,7 +76,7 @@ func TestInstrPreamble(t *testing.T) {
 	if strings.Contains(got, "Unit instructions/op") {
 		t.Errorf("instructions/op set by the preamble, written again: %q", got)
 	}
-	if !strings.Contains(got, "Unit LL-misses/op gate=5%\n") || strings.Contains(got, "LL-misses/op better") {
+	if !strings.Contains(got, "Unit LL-misses/op gate=5%,0.5pt\n") || strings.Contains(got, "LL-misses/op better") {
 		t.Errorf("LL-misses/op: want only its gate= added: %q", got)
 	}
 	// The outputs parse: default gates and a preamble together.
@@ -235,4 +235,38 @@ func TestRunInstructions(t *testing.T) {
 			t.Errorf("identical commits regressed:\n%s", text.String())
 		}
 	})
+}
+
+// TestMissFloor: a miss unit regresses when it is worse by more than 5% and
+// by more than half a miss per op; a large relative change of a tiny count
+// does not.
+func TestMissFloor(t *testing.T) {
+	for _, tc := range []struct {
+		base, head float64
+		want       Verdict
+	}{
+		{0.1, 0.3, Within},    // +200%, +0.2 a op
+		{50, 51, Within},      // +2%, +1 a op
+		{3.6, 4.6, Regressed}, // one more last-level miss an op
+		{50, 40, Improved},
+	} {
+		var bt, ht strings.Builder
+		bt.WriteString(instrPreamble(""))
+		ht.WriteString(instrPreamble(""))
+		for i := range DefaultInstructionCount {
+			fmt.Fprintf(&bt, "BenchmarkX\t100\t%g LL-misses/op\n", tc.base+float64(i)*0.001)
+			fmt.Fprintf(&ht, "BenchmarkX\t100\t%g LL-misses/op\n", tc.head+float64(i)*0.001)
+		}
+		rep, err := Compare(parseString(t, bt.String()), parseString(t, ht.String()), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := findRow(t, rep, UnitLLMisses)
+		if row.Verdict != tc.want || row.ThresholdFloor != 0.5 {
+			t.Errorf("LL-misses/op %g -> %g: %+v, want %v", tc.base, tc.head, row, tc.want)
+		}
+		if got, want := row.thresholdCell(), "5% and +0.5pt (unit gate=5%,0.5pt)"; got != want {
+			t.Errorf("threshold cell %q, want %q", got, want)
+		}
+	}
 }
