@@ -7,6 +7,13 @@
 // Only Chunk.Copy (kind=arena) calls slowdown.Inject: HeapCopy (kind=heap) is
 // never slowed, so it is an A/A control inside every slowdown run.
 //
+// Cache-miss injection: every Copy also reads one byte of a 256 MiB probe
+// array, at offset ops x missStride (wrapping): the same byte every op in a
+// normal build, a new cache line every op with the gatemiss tag. The
+// instructions are the same in both (missStride is a variable, not a
+// constant), so under callgrind only the miss counts differ; the array costs
+// nothing until touched (zero pages).
+//
 // Invariants: the work per operation is fixed (a 16 B key and a 100 B value
 // are copied and both hashed, about 100-200 ns, the order of a memtable Put); kind=arena allocates nothing per op, kind=heap
 // allocates exactly one 112 B object per op. Nothing here is safe for
@@ -18,11 +25,21 @@ import "github.com/writegc/writegc/internal/slowdown"
 // chunkSize is the bump chunk's size; it wraps around when full.
 const chunkSize = 2 << 20
 
+// probeSize is the size of the probe array (a power of two): 4M ops at one
+// line each before it wraps, more than any instruction-mode run makes.
+const probeSize = 256 << 20
+
+var probe [probeSize]byte
+
+// probeSink keeps the probe read alive.
+var probeSink byte
+
 // Chunk is a bump allocator over one fixed chunk. Not safe for concurrent use;
 // allocations are overwritten after the chunk wraps (2 MiB later).
 type Chunk struct {
 	buf [chunkSize]byte
 	off int
+	ops int // Copy calls, for the probe offset
 }
 
 // Copy copies key and value into the chunk and returns the hash of both and
@@ -36,6 +53,8 @@ func (c *Chunk) Copy(key, value []byte) (uint64, []byte) {
 	copy(dst, key)
 	copy(dst[len(key):], value)
 	c.off += n
+	probeSink += probe[(c.ops*missStride)&(probeSize-1)]
+	c.ops++
 	slowdown.Inject(slowdown.GateSynth)
 	return hash(dst), dst[len(key):]
 }
