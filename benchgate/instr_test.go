@@ -270,3 +270,33 @@ func TestMissFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestInstrUnitFiles: scripts/units.txt and scripts/gate-units.txt name the
+// four instruction units, and the gate's file with Run's default gates
+// added parses (no conflicting metadata) and keeps the defaults.
+func TestInstrUnitFiles(t *testing.T) {
+	for _, f := range []string{"../scripts/units.txt", "../scripts/gate-units.txt"} {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range InstructionUnits {
+			if !strings.Contains(string(raw), "\nUnit "+u.Unit+" better=lower") {
+				t.Errorf("%s lacks a `Unit %s better=lower` line", f, u.Unit)
+			}
+		}
+		if !strings.HasSuffix(f, "gate-units.txt") {
+			continue
+		}
+		in := string(raw) + instrPreamble(string(raw)) + "BenchmarkX\t10\t5 instructions/op\n"
+		set, err := Parse(strings.NewReader(in), f)
+		if err != nil {
+			t.Fatalf("%s with the default gates: %v", f, err)
+		}
+		for _, u := range InstructionUnits {
+			if g, ok := UnitGateOf(u.Unit, set.Units); !ok || g.Spec != u.Gate {
+				t.Errorf("%s: gate %+v %v, want %s", u.Unit, g, ok, u.Gate)
+			}
+		}
+	}
+}
