@@ -2,7 +2,12 @@
 
 package synthbench
 
-// missStride is the distance between the probe bytes Chunk.Copy touches in
-// successive ops: 0, the same byte every op (a cache hit). A gatemiss build
-// sets one cache line: see miss_on.go.
-var missStride = 0
+// The probe of a normal build: Chunk.Copy reads the same byte every op (a
+// cache hit). A gatemiss build sets a cache line's stride over a large
+// region: see miss_on_linux.go.
+var (
+	probeSmall [64]byte
+	probe      = probeSmall[:]
+	probeMask  = len(probeSmall) - 1
+	missStride = 0
+)
