@@ -100,8 +100,9 @@
 // no prefetcher), so est-cycles/op ranks changes rather than predicting
 // time. The collector's pacing depends on time, so its cycles start at
 // different points from run to run: allocation-heavy benchmarks vary by
-// about 1-2% where pure computation varies by under 0.5% (0.15% seen on a
-// 14,000-instruction loop at 2000 ops). What it catches that wall time
+// about 1-2%, and any benchmark whose op count puts too few instructions into
+// the difference varies by more (see InstructionUnits for what was
+// measured). What it catches that wall time
 // misses: a change that adds 2% instructions per op is a 2% change of
 // instructions/op however busy the machine, above the 1% gate with five
 // rounds a side, where on a shared 2-core machine the wall-time gate needs

@@ -59,17 +59,22 @@ const (
 // them), and Compare applies them like any unit's gate= (which takes
 // precedence over a calibrated thresholds file).
 //
-// Why these amounts. At a fixed op count and GOMAXPROCS=1 the instruction
-// count of pure computation varies by under 0.1% between runs (0.15% seen
-// at 2000 ops of a 14,000-instruction loop), that of an allocation-heavy
-// loop by about 1-2% (the collector's pacing depends on time, so its cycles
-// start at different points): 1% for instructions/op and est-cycles/op is
-// above the first, and with p < Alpha needed as well a 2% change of a
-// steady benchmark is caught. Miss counts come from a cache model fed a heap
-// whose layout varies with the same pacing, and a count near zero per op
-// (a compute loop's 0.1 misses) moves by tens of percent from run to run:
-// 5% and at least half a miss per op, so that one added miss per op is
-// caught and noise on a tiny count is not.
+// Why these amounts. At a fixed op count and GOMAXPROCS=1, what varies
+// between runs is the runtime's work whose cost does not grow with the op
+// count and whose timing depends on the clock: a GC cycle that starts in one
+// of the two runs and not in the other, the scavenger returning memory. A
+// larger op count dilutes it. Measured here: a 14,000-instruction compute
+// loop at 2,000 ops (28 million instructions in the difference) within a
+// 0.3% range over ten runs; the synthetic benchmark (1,100 instructions an
+// op, a 2 MiB chunk per call) within 2% at 20,000 ops and 0.17% at 200,000;
+// allocation-heavy loops vary by about 1-2% (GC pacing). The gate set puts
+// over 100 million instructions into each difference. 1% for
+// instructions/op and est-cycles/op is above the noise of such counts, and
+// with p < Alpha needed as well a 2% change is caught. Miss counts come from
+// a cache model fed a heap whose layout varies with the same pacing, and a
+// count near zero per op (a compute loop's 0.1 misses) moves by tens of
+// percent from run to run: 5% and at least half a miss per op, so that one
+// added miss per op is caught and noise on a tiny count is not.
 var InstructionUnits = []struct{ Unit, Gate string }{
 	{UnitInstructions, "1%"},
 	{UnitEstCycles, "1%"},
