@@ -319,16 +319,18 @@ func measureAll(ctx context.Context, cfg RunConfig, tmp string, tasks []*instrTa
 
 // measure runs one callgrind measurement, bounded by cfg.Timeout.
 func (t *instrTask) measure(ctx context.Context, cfg RunConfig, tmp string) error {
-	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	mctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	r := callgrind.Runner{Valgrind: cfg.Valgrind, Dir: t.b.dir, TmpDir: tmp,
 		Env: append(os.Environ(), t.s.binEnv(t.b)...)}
 	n := instrOps(t.b.benchtime, cfg.Benchtime)
-	res, err := r.Measure(ctx, t.b.path, t.leaf, n)
-	if err != nil {
-		if ctx.Err() != nil && context.Cause(ctx) != nil {
-			return fmt.Errorf("%s %s at %dx: %w", t.s.name, t.leaf, n, context.Cause(ctx))
-		}
+	res, err := r.Measure(mctx, t.b.path, t.leaf, n)
+	switch {
+	case err != nil && ctx.Err() != nil: // cancelled from outside, or by another task's failure
+		return fmt.Errorf("%s %s at %dx: %w", t.s.name, t.leaf, n, context.Cause(ctx))
+	case err != nil && mctx.Err() != nil:
+		return fmt.Errorf("%w: %s %s at %dx: ran past the timeout of %v", ErrBenchFailed, t.s.name, t.leaf, n, cfg.Timeout)
+	case err != nil:
 		return fmt.Errorf("%w: %s %s at %dx: %v", ErrBenchFailed, t.s.name, t.leaf, n, err)
 	}
 	t.n, t.res = n, res

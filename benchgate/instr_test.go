@@ -300,3 +300,130 @@ func TestInstrUnitFiles(t *testing.T) {
 		}
 	}
 }
+
+// fakeValgrind is a stand-in for valgrind that runs the benchmark natively
+// and writes callgrind totals from its work/op metric: Ir 5,000,000 + N x
+// work, D1 misses 100 + N, LL misses 10 + N/2; with FAKE_FAIL set it fails.
+const fakeValgrind = `#!/bin/sh
+[ "$1" = --version ] && { echo valgrind-fake; exit 0; }
+[ -n "$FAKE_FAIL" ] && { echo "fake valgrind: failing" >&2; exit 1; }
+out=
+for a; do
+	case $a in
+	--callgrind-out-file=*) out=${a#*=} ;;
+	--*) ;;
+	*) break ;;
+	esac
+	shift
+done
+n=
+for a; do case $a in -test.benchtime=*x) v=${a#*=}; n=${v%x} ;; esac; done
+res=$("$@") || exit 1
+printf '%s\n' "$res"
+w=$(printf '%s\n' "$res" | awk '/^Benchmark/ { for (i = 3; i < NF; i++) if ($(i+1) == "work/op") print int($i) }')
+[ -n "$w" ] && [ -n "$n" ] && [ -n "$out" ] || exit 3
+echo "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw" >"$out"
+echo "totals: $((5000000 + n * w)) 0 0 0 $((100 + n)) 0 0 $((10 + n / 2)) 0" >>"$out"
+`
+
+// writeWorkModule writes a module whose two leaf benchmarks report their
+// work per op (the fake valgrind's instruction count): k=a does workA, k=b
+// a fixed 500.
+func writeWorkModule(t *testing.T, dir string, workA int) {
+	t.Helper()
+	files := map[string]string{
+		"go.mod": "module example.com/work\n\ngo 1.26\n",
+		"work_test.go": fmt.Sprintf(`package work
+
+import "testing"
+
+func BenchmarkW(b *testing.B) {
+	for _, c := range []struct{ name string; work int }{{"k=a", %d}, {"k=b", 500}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+			}
+			b.ReportMetric(float64(c.work), "work/op")
+		})
+	}
+}
+`, workA),
+	}
+	for name, body := range files {
+		if err := os.WriteFile(dir+"/"+name, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestRunInstructionsFake runs instruction mode's whole pipeline (leaf
+// listing, rounds with base and head at once, output files, compare) with a
+// fake valgrind, so it runs everywhere, fast and deterministically: the
+// leaf whose work grew 2% regresses on instructions/op and est-cycles/op,
+// the other is unchanged; a failing measurement is ErrBenchFailed.
+func TestRunInstructionsFake(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	dir := gitModuleDir(t)
+	vg := t.TempDir() + "/valgrind"
+	if err := os.WriteFile(vg, []byte(fakeValgrind), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, dir, "init", "-q")
+	writeWorkModule(t, dir, 1000)
+	gitT(t, dir, "add", ".")
+	gitT(t, dir, "commit", "-q", "-m", "base")
+	writeWorkModule(t, dir, 1020)
+	gitT(t, dir, "commit", "-q", "-am", "head")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg := RunConfig{Dir: dir, Base: "HEAD~1", Head: "HEAD", Count: DefaultInstructionCount,
+		Measure: MeasureInstructions, Valgrind: vg, Jobs: 2,
+		Targets: []Target{{Pkg: ".", Bench: "BenchmarkW", Benchtime: "40x"}}}
+	c := cfg
+	c.OutDir = t.TempDir()
+	res, err := Run(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(res.BaseFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "BenchmarkW/k=a\t40\t1000 instructions/op\t1 D1-misses/op\t0.5 LL-misses/op\t1060 est-cycles/op\n"
+	if got := strings.Count(string(raw), want); got != DefaultInstructionCount {
+		t.Errorf("base.txt has %d lines %q, want %d:\n%s", got, want, DefaultInstructionCount, raw)
+	}
+	for _, w := range []string{"measure: instructions\n", "valgrind: valgrind-fake\n", "pkg: example.com/work\n", "gomaxprocs: 1\n"} {
+		if !strings.Contains(string(raw), w) {
+			t.Errorf("base.txt lacks %q", w)
+		}
+	}
+	rep, err := Compare(res.Base, res.Head, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rep.Rows {
+		want := Unchanged
+		if row.Name == "BenchmarkW/k=a" && (row.Unit == UnitInstructions || row.Unit == UnitEstCycles) {
+			want = Regressed
+		}
+		if row.Verdict != want || row.NBase != 5 || row.NHead != 5 {
+			t.Errorf("%s %s: %v (n=%d+%d), want %v", row.Name, row.Unit, row.Verdict, row.NBase, row.NHead, want)
+		}
+	}
+	if len(rep.Rows) != 8 {
+		t.Errorf("%d rows, want 8 (2 leaves x 4 units)", len(rep.Rows))
+	}
+
+	c = cfg
+	c.HeadEnv = []string{"FAKE_FAIL=1"}
+	if _, err := Run(ctx, c); !errors.Is(err, ErrBenchFailed) || !strings.Contains(err.Error(), "head BenchmarkW/k=") {
+		t.Errorf("failing head: err = %v, want ErrBenchFailed naming the head's benchmark", err)
+	}
+	out, err := exec.Command("git", "-C", dir, "worktree", "list").Output()
+	if err != nil || countLines(string(out)) != 1 {
+		t.Errorf("worktrees left behind: %s (%v)", out, err)
+	}
+}
