@@ -70,6 +70,11 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := writeThresholds(th, *outPath, stdout); err != nil {
 		return err
 	}
+	if r.cfg.Measure == benchgate.MeasureInstructions {
+		// A unit's gate= wins over a thresholds file, and Run writes the
+		// instruction units' default gates into every output.
+		fmt.Fprintln(stderr, "benchgate calibrate: note: in instruction mode the units' own gates (benchgate.InstructionUnits, or a gate= in -units) judge these rows, not the thresholds written; the spreads say whether those gates fit this machine")
+	}
 	return printThresholds(th, *outPath, stdout)
 }
 
