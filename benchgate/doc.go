@@ -102,7 +102,12 @@
 // different points from run to run: allocation-heavy benchmarks vary by
 // about 1-2%, and any benchmark whose op count puts too few instructions into
 // the difference varies by more (see InstructionUnits for what was
-// measured). What it catches that wall time
+// measured). Nor can it make a benchmark deterministic that is not: one
+// whose work depends on a random seed drawn per process (a skiplist's tower
+// heights from math/rand/v2) or on timing (batching by a timer) varies
+// between processes by as much as the benchmark does, 8-30% for writegc's
+// Put and Write benchmarks, which scripts/gate therefore leaves out of this
+// mode. What it catches that wall time
 // misses: a change that adds 2% instructions per op is a 2% change of
 // instructions/op however busy the machine, above the 1% gate with five
 // rounds a side, where on a shared 2-core machine the wall-time gate needs
