@@ -142,6 +142,9 @@ type Row struct {
 	Threshold     float64
 	ThresholdAbs  bool
 	ThresholdFrom string
+	// ThresholdFloor, when not 0, is an absolute amount (in the unit's
+	// terms) the change must also exceed: a `gate=N%,Mpt` unit gate.
+	ThresholdFloor float64
 }
 
 // Report is the result of Compare. It is a plain value, safe to read from
@@ -286,14 +289,14 @@ func checkSides(base, head *Set, opts Options) ([]string, error) {
 
 // rowThreshold returns the threshold of k: the unit's own gate=, else the
 // calibrated one, else opts.Threshold.
-func rowThreshold(k Key, units benchfmt.UnitMetadataMap, opts Options) (th float64, abs bool, from string) {
+func rowThreshold(k Key, units benchfmt.UnitMetadataMap, opts Options) (th float64, abs bool, floor float64, from string) {
 	if g, ok := UnitGateOf(k.Unit, units); ok {
-		return g.Amount, g.Absolute, "unit gate=" + g.Spec
+		return g.Amount, g.Absolute, g.Floor, "unit gate=" + g.Spec
 	}
 	if th, ok := opts.Thresholds.Get(k); ok {
-		return th, false, "calibrated " + opts.Thresholds.File
+		return th, false, 0, "calibrated " + opts.Thresholds.File
 	}
-	return opts.Threshold, false, "default"
+	return opts.Threshold, false, 0, "default"
 }
 
 func compareKey(k Key, b, h []float64, units benchfmt.UnitMetadataMap, opts Options) Row {
@@ -326,13 +329,14 @@ func compareKey(k Key, b, h []float64, units benchfmt.UnitMetadataMap, opts Opti
 			slices.Min(b), slices.Max(b), slices.Min(h), slices.Max(h)))
 	}
 	row.Delta = delta(row.Base, row.Head)
-	row.Threshold, row.ThresholdAbs, row.ThresholdFrom = rowThreshold(k, units, opts)
+	row.Threshold, row.ThresholdAbs, row.ThresholdFloor, row.ThresholdFrom = rowThreshold(k, units, opts)
 	th := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
 	cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(b), th), benchmath.NewSample(slices.Clone(h), th))
 	row.P = cmp.P
 	worse := row.Delta * float64(row.Direction) * -1 // > 0 when head is worse
+	worseAbs := (row.Head - row.Base) * float64(row.Direction) * -1
 	if row.ThresholdAbs {
-		worse = (row.Head - row.Base) * float64(row.Direction) * -1
+		worse = worseAbs
 	}
 	switch {
 	case row.Direction == DirUnknown:
@@ -343,9 +347,9 @@ func compareKey(k Key, b, h []float64, units benchfmt.UnitMetadataMap, opts Opti
 		notes = append(notes, fmt.Sprintf("n=%d+%d cannot reach p < %g", len(b), len(h), opts.Alpha))
 	case !(cmp.P < opts.Alpha):
 		row.Verdict = Unchanged
-	case worse > row.Threshold:
+	case worse > row.Threshold && worseAbs > row.ThresholdFloor:
 		row.Verdict = Regressed
-	case -worse > row.Threshold:
+	case -worse > row.Threshold && -worseAbs > row.ThresholdFloor:
 		row.Verdict = Improved
 	default:
 		row.Verdict = Within

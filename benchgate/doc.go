@@ -70,12 +70,48 @@
 //     from older tools stay comparable. Run writes the machine into both of
 //     its outputs.
 //   - A row's threshold is, in order: its unit's own `gate=` metadata (an
-//     absolute `+Npt` or a relative `N%`, see UnitGate), a calibrated
+//     absolute `+Npt`, a relative `N%`, or both `N%,Mpt`, see UnitGate), a calibrated
 //     Thresholds row, Options.Threshold; the row records which (Row.ThresholdFrom).
 //     Calibrated thresholds are never below the default they were made with.
 //   - Accepted regressions expire: every entry carries until=DATE or
 //     commits=N, and CheckExpiry turns an expired one into ErrAcceptExpired.
 //     Compare itself reads no clock and no git history.
+//   - Instruction mode (RunConfig.Measure = MeasureInstructions, `benchgate
+//     run -measure instructions`) counts instead of timing: each leaf
+//     benchmark runs in its own process under `valgrind --tool=callgrind
+//     --cache-sim=yes`, GOMAXPROCS=1 and GODEBUG=asyncpreemptoff=1, at a
+//     fixed op count N and at 2N, and the difference divided by N is the per
+//     op figure (startup, setup and the testing package's N=1 probe cancel):
+//     instructions/op, D1-misses/op (first-level data misses), LL-misses/op
+//     (last-level misses) and est-cycles/op = Ir + 10·(I1mr + D1mr + D1mw) +
+//     100·(ILmr + DLmr + DLmw). Counts do not depend on timing, so base and
+//     head run side by side (RunConfig.Jobs) and the rounds need not be
+//     interleaved with care; they are gated like timed units, with their own
+//     default gates (InstructionUnits: 1%; misses 5% and at least half a miss
+//     per op). A duration benchtime is an error in this mode.
+//
+// What instruction mode cannot see. Valgrind runs one thread at a time, so
+// GC concurrency, lock contention, false sharing between goroutines and
+// memory-level parallelism are not real: a mutex that eight writers fight
+// over, or two counters sharing a cache line written from two cores, costs
+// the same instructions and the same modelled misses as uncontended code,
+// however much slower it runs on hardware; the wall-time mode (or gcstress)
+// is what sees those. The caches are a model (sizes read from the host, LRU,
+// no prefetcher), so est-cycles/op ranks changes rather than predicting
+// time. The collector's pacing depends on time, so its cycles start at
+// different points from run to run: allocation-heavy benchmarks vary by
+// about 1-2%, and any benchmark whose op count puts too few instructions into
+// the difference varies by more (see InstructionUnits for what was
+// measured). Nor can it make a benchmark deterministic that is not: one
+// whose work depends on a random seed drawn per process (a skiplist's tower
+// heights from math/rand/v2) or on timing (batching by a timer) varies
+// between processes by as much as the benchmark does, 8-30% for writegc's
+// Put and Write benchmarks, which scripts/gate therefore leaves out of this
+// mode. What it catches that wall time
+// misses: a change that adds 2% instructions per op is a 2% change of
+// instructions/op however busy the machine, above the 1% gate with five
+// rounds a side, where on a shared 2-core machine the wall-time gate needs
+// its 10% threshold against noise and lets the change through.
 //
 // The package imports nothing else from writegc; it stands alone so the gate
 // can judge any module's benchmarks.

@@ -58,4 +58,7 @@ var (
 	// ErrTestJSON: an input without benchmark results is `go test -json`
 	// (test2json) output; it also wraps ErrNoBenchmarks.
 	ErrTestJSON = errors.New("go test -json output")
+	// ErrNoValgrind: instruction mode (MeasureInstructions) found no
+	// valgrind binary to run.
+	ErrNoValgrind = errors.New("valgrind not found")
 )

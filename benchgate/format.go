@@ -79,6 +79,8 @@ func (row *Row) thresholdCell() string {
 		return "-"
 	case row.ThresholdAbs:
 		return fmt.Sprintf("+%gpt (%s)", row.Threshold, row.ThresholdFrom)
+	case row.ThresholdFloor > 0:
+		return fmt.Sprintf("%s and +%gpt (%s)", formatPct(round4(row.Threshold)), row.ThresholdFloor, row.ThresholdFrom)
 	}
 	return fmt.Sprintf("%s (%s)", formatPct(round4(row.Threshold)), row.ThresholdFrom)
 }

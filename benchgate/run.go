@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/writegc/writegc/benchgate/internal/callgrind"
 )
 
 // Target is one package pattern (as `go list` takes it: "./arena", "./...")
@@ -112,6 +114,27 @@ type RunConfig struct {
 	ProfileSelect    func(base, head *Set) []string
 	ProfileBenchtime string
 	ProfileMax       int
+	// Measure is MeasureWall ("" too) or MeasureInstructions. In instruction
+	// mode both sides are built as in wall mode; each binary is run natively
+	// once (-test.benchtime 1x, GOMAXPROCS=1) to list its leaf benchmarks;
+	// then every round measures each leaf of each side with
+	// callgrind.Runner.Measure at the target's fixed op count (its Benchtime
+	// Nx, else RunConfig.Benchtime's, else DefaultInstructionOps; a duration
+	// is ErrBadOption) and writes a line of the instruction units (see
+	// InstructionUnits) per leaf. The outputs carry `measure: instructions`,
+	// the valgrind version and the units' default gates. Benchmem, Nice (but
+	// for the listing run) and ProfileSelect do not apply (a note says so);
+	// Timeout bounds each measurement (two callgrind runs). Valgrind missing
+	// is ErrNoValgrind.
+	Measure Measure
+	// Jobs bounds the callgrind runs at once in instruction mode: 0 means
+	// min(2, GOMAXPROCS), at most MaxJobs. Each run uses one core (valgrind
+	// serialises a process's threads); counts do not depend on timing, so
+	// base and head may run side by side.
+	Jobs int
+	// Valgrind is the valgrind binary of instruction mode; "" means
+	// "valgrind" from PATH.
+	Valgrind string
 }
 
 // MaxCount bounds RunConfig.Count: more rounds are a typo, not a plan.
@@ -132,6 +155,13 @@ func (c RunConfig) validate() error {
 		return fmt.Errorf("%w: MaxOutput %d: want 0 (for %d) or more", ErrBadOption, c.MaxOutput, DefaultMaxOutput)
 	case c.ProfileMax < 0:
 		return fmt.Errorf("%w: ProfileMax %d: want 0 (for 3) or more", ErrBadOption, c.ProfileMax)
+	case c.Jobs < 0 || c.Jobs > MaxJobs:
+		return fmt.Errorf("%w: Jobs %d: want 0 (for min(2, GOMAXPROCS)) up to %d", ErrBadOption, c.Jobs, MaxJobs)
+	}
+	if c.Measure != "" {
+		if _, err := ParseMeasure(string(c.Measure)); err != nil {
+			return err
+		}
 	}
 	if err := CheckBenchtime(c.Benchtime); err != nil {
 		return fmt.Errorf("%w: Benchtime: %v", ErrBadOption, err)
@@ -139,6 +169,16 @@ func (c RunConfig) validate() error {
 	for _, t := range c.Targets {
 		if err := CheckBenchtime(t.Benchtime); err != nil {
 			return fmt.Errorf("%w: target %s:%s: Benchtime: %v", ErrBadOption, t.Pkg, t.Bench, err)
+		}
+	}
+	if c.Measure == MeasureInstructions {
+		if err := checkInstrBenchtime("Benchtime", c.Benchtime); err != nil {
+			return err
+		}
+		for _, t := range c.Targets {
+			if err := checkInstrBenchtime("target "+t.Pkg+":"+t.Bench+" Benchtime", t.Benchtime); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -187,6 +227,8 @@ type binary struct {
 	bench      string
 	headEnv    []string // the target's extra head environment
 	benchtime  string   // the target's -test.benchtime; "" means RunConfig's
+	leaves     []string // instruction mode: the leaf benchmarks it runs
+	config     string   // instruction mode: the goos/goarch/pkg/cpu lines it printed
 }
 
 // side is one tree (base or head) being measured.
@@ -246,6 +288,11 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s (git rev-parse: %v)", ErrNotGitRepo, absOr(cfg.Dir), err)
 	}
+	if cfg.Measure == MeasureInstructions {
+		if err := (callgrind.Runner{Valgrind: cfg.Valgrind}).Available(); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrNoValgrind, err)
+		}
+	}
 	res = &RunResult{BaseRev: cfg.Base}
 	if cfg.Base == BaseAuto {
 		if cfg.Base, res.BaseReason, err = AutoBase(ctx, root); err != nil {
@@ -278,7 +325,12 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	if err != nil {
 		return res, err
 	}
-	if err := runRounds(ctx, cfg, res, base, head); err != nil {
+	if cfg.Measure == MeasureInstructions {
+		err = runInstrRounds(ctx, cfg, res, tmp, base, head)
+	} else {
+		err = runRounds(ctx, cfg, res, base, head)
+	}
+	if err != nil {
 		return res, err
 	}
 	if err := errors.Join(base.out.Close(), head.out.Close()); err != nil {
@@ -290,7 +342,9 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	if err := errors.Join(berr, herr); err != nil {
 		return res, err
 	}
-	if cfg.ProfileSelect != nil {
+	if cfg.ProfileSelect != nil && cfg.Measure == MeasureInstructions {
+		res.Notes = append(res.Notes, "profiles are not taken in instruction mode (callgrind_annotate on a callgrind run of the benchmark shows where the instructions went)")
+	} else if cfg.ProfileSelect != nil {
 		res.Profiles = profileAll(ctx, cfg, res, base, head, cfg.ProfileSelect(res.Base, res.Head))
 	}
 	return res, nil
@@ -391,6 +445,9 @@ func (c RunConfig) withDefaults() RunConfig {
 	if c.MaxOutput == 0 {
 		c.MaxOutput = DefaultMaxOutput
 	}
+	if c.Measure == "" {
+		c.Measure = MeasureWall
+	}
 	if len(c.Targets) == 0 {
 		pkgs, bench := c.Pkgs, c.Bench
 		if len(pkgs) == 0 {
@@ -434,10 +491,23 @@ func openOutputs(ctx context.Context, cfg RunConfig, res *RunResult, base, head 
 		if s.tags != "" {
 			fmt.Fprintf(&b, "tags: %s\n", s.tags)
 		}
-		b.WriteString(machineHeader(ctx, s.tree, append(os.Environ(), s.env...)))
+		env := append(os.Environ(), s.env...)
+		if cfg.Measure == MeasureInstructions {
+			env = append(env, callgrind.Env...)
+		}
+		b.WriteString(machineHeader(ctx, s.tree, env))
+		if cfg.Measure == MeasureInstructions {
+			fmt.Fprintf(&b, "measure: %s\n", MeasureInstructions)
+			if v := valgrindVersion(ctx, cfg.Valgrind); v != "" {
+				fmt.Fprintf(&b, "valgrind: %s\n", v)
+			}
+		}
 		b.WriteString(cfg.Preamble)
 		if cfg.Preamble != "" && !strings.HasSuffix(cfg.Preamble, "\n") {
 			b.WriteString("\n")
+		}
+		if cfg.Measure == MeasureInstructions {
+			b.WriteString(instrPreamble(cfg.Preamble))
 		}
 		if _, err := io.WriteString(s.out, b.String()); err != nil {
 			return err

@@ -65,15 +65,16 @@ func TestUnitGateDefaultReportOnly(t *testing.T) {
 
 func TestUnitGateSyntax(t *testing.T) {
 	for in, want := range map[string]UnitGate{
-		"+2pt":  {Amount: 2, Absolute: true, Spec: "+2pt"},
-		"0.5pt": {Amount: 0.5, Absolute: true, Spec: "0.5pt"},
-		"25%":   {Amount: 0.25, Spec: "25%"},
+		"+2pt":     {Amount: 2, Absolute: true, Spec: "+2pt"},
+		"0.5pt":    {Amount: 0.5, Absolute: true, Spec: "0.5pt"},
+		"25%":      {Amount: 0.25, Spec: "25%"},
+		"5%,0.5pt": {Amount: 0.05, Floor: 0.5, Spec: "5%,0.5pt"},
 	} {
 		if got, err := ParseUnitGate(in); err != nil || got != want {
 			t.Errorf("ParseUnitGate(%q) = %+v, %v; want %+v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"2", "-2pt", "NaNpt", "+Infpt", "150%", "pt", "2 pt"} {
+	for _, bad := range []string{"2", "-2pt", "NaNpt", "+Infpt", "150%", "pt", "2 pt", "1pt,5%", "5%,5%", "5%,", ",1pt", "5%,1pt,2pt"} {
 		if _, err := ParseUnitGate(bad); err == nil {
 			t.Errorf("ParseUnitGate(%q): no error", bad)
 		}

@@ -89,20 +89,25 @@ func mergeUnits(a, b benchfmt.UnitMetadataMap) (benchfmt.UnitMetadataMap, error)
 
 // UnitGate is a unit's own gate, declared by `gate=` unit metadata:
 //
-//	Unit gc-cpu-% better=lower gate=+2pt   regress when the median is worse by more than 2 (points)
-//	Unit p99-ns better=lower gate=25%      regress when it is worse by more than 25%
+//	Unit gc-cpu-% better=lower gate=+2pt      regress when the median is worse by more than 2 (points)
+//	Unit p99-ns better=lower gate=25%         regress when it is worse by more than 25%
+//	Unit LL-misses/op better=lower gate=5%,0.5pt   worse by more than 5% and by more than 0.5
 //
 // An absolute gate (`+Npt`: N in the unit's own terms, percentage points for
 // a -% unit, the "+" optional) suits units that are already percentages,
 // where a relative change of a small share (1% to 2% of CPU is +100%) says
 // little. A relative gate (`N%`, at most 100%) replaces the gate's
-// threshold for that unit. Either way the U test must also give p < Alpha,
+// threshold for that unit. Both (`N%,Mpt`) need the change to exceed both:
+// a relative gate with an absolute floor, for counts that are sometimes
+// near zero (cache misses per op), where a large relative change of a tiny
+// count is noise. Either way the U test must also give p < Alpha,
 // and the unit needs a direction (better=lower|higher): with better=none, or
 // with no gate= at all for a unit set better=none, it stays report-only.
 type UnitGate struct {
 	Amount   float64 // fraction (relative) or absolute amount
 	Absolute bool
-	Spec     string // as written, "+2pt"
+	Floor    float64 // with a relative Amount: the absolute amount also needed (0: none)
+	Spec     string  // as written, "+2pt"
 }
 
 // UnitGateOf returns the `gate=` metadata of unit, if any and valid.
@@ -115,14 +120,27 @@ func UnitGateOf(unit string, meta benchfmt.UnitMetadataMap) (UnitGate, bool) {
 	return g, err == nil
 }
 
-// ParseUnitGate parses a `gate=` value: "+2pt", "2pt", "0.5pt", "25%".
+// ParseUnitGate parses a `gate=` value: "+2pt", "2pt", "0.5pt", "25%",
+// "5%,0.5pt".
 func ParseUnitGate(v string) (UnitGate, error) {
+	if rel, abs, ok := strings.Cut(v, ","); ok {
+		r, err1 := parseGatePart(rel)
+		a, err2 := parseGatePart(abs)
+		if err1 != nil || err2 != nil || r.Absolute || !a.Absolute {
+			return UnitGate{Spec: v}, fmt.Errorf("gate=%s: want N%%,Mpt (relative, then an absolute floor)", v)
+		}
+		return UnitGate{Amount: r.Amount, Floor: a.Amount, Spec: v}, nil
+	}
+	return parseGatePart(v)
+}
+
+func parseGatePart(v string) (UnitGate, error) {
 	g := UnitGate{Spec: v}
 	num, abs := strings.CutSuffix(strings.TrimPrefix(v, "+"), "pt")
 	if !abs {
 		var pct bool
 		if num, pct = strings.CutSuffix(num, "%"); !pct {
-			return g, fmt.Errorf("gate=%s: want +Npt (absolute, in the unit's own terms) or N%% (relative)", v)
+			return g, fmt.Errorf("gate=%s: want +Npt (absolute, in the unit's own terms), N%% (relative) or N%%,Mpt (both)", v)
 		}
 	}
 	f, err := strconv.ParseFloat(num, 64)

@@ -29,6 +29,9 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := r.setMeasure(fs, "rounds", rounds); err != nil {
+		return err
+	}
 	switch {
 	case fs.NArg() != 0:
 		return fmt.Errorf("calibrate: unexpected argument %q (flags only)", fs.Arg(0))
@@ -66,6 +69,11 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if err := writeThresholds(th, *outPath, stdout); err != nil {
 		return err
+	}
+	if r.cfg.Measure == benchgate.MeasureInstructions {
+		// A unit's gate= wins over a thresholds file, and Run writes the
+		// instruction units' default gates into every output.
+		fmt.Fprintln(stderr, "benchgate calibrate: note: in instruction mode the units' own gates (benchgate.InstructionUnits, or a gate= in -units) judge these rows, not the thresholds written; the spreads say whether those gates fit this machine")
 	}
 	return printThresholds(th, *outPath, stdout)
 }

@@ -27,7 +27,8 @@ const usage = `usage:
   benchgate run -base REF|auto [-head REF] [-bench RE] [-pkgs ./a,./b] [-target 'PKG:RE[@T] [K=V ...]' ...]
                 [-count 10] [-benchtime T] [-tags T] [-head-tags T] [-head-env K=V ...]
                 [-units FILE] [-out DIR | -keep] [-max-output-mib 256] [-allow-empty-base] [-nice N]
-                [-profiles=true] [-profile-benchtime 1s] [compare flags]
+                [-profiles=true] [-profile-benchtime 1s] [-measure wall|instructions] [-jobs N]
+                [compare flags]
   benchgate calibrate -o FILE [-rev HEAD] [-rounds 30] [-chunks 20] [-k 2] [run's target flags]
   benchgate record -db DB [-commit C] [-commit-time T] [label flags] FILE... | -dir DIR
   benchgate history -db DB [-window 50] [-p 0.001] [-min-magnitude 1%] [-format table|md|json] [-html DIR] [-fail-latest 10]
@@ -347,6 +348,7 @@ type runFlags struct {
 	targets, headEnv, baseEnv listFlag
 	quiet, keep               bool
 	maxOutputMiB              int64
+	measure                   string
 }
 
 func (r *runFlags) register(fs *flag.FlagSet) {
@@ -367,6 +369,31 @@ func (r *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "limit for each benchmark binary run (positive)")
 	fs.IntVar(&cfg.Nice, "nice", 0, "run the benchmark binaries under `nice -n N`, -20 to 19 (negative: higher priority; needs root)")
 	fs.BoolVar(&r.quiet, "q", false, "no progress lines on stderr")
+	fs.StringVar(&r.measure, "measure", string(benchgate.MeasureWall), "`wall`: the benchmarks' own timings; instructions: each leaf benchmark under valgrind's callgrind at a fixed op count (-benchtime or @Nx, default "+strconv.Itoa(benchgate.DefaultInstructionOps)+"x), gated on instructions/op, D1-misses/op, LL-misses/op and est-cycles/op (default -count "+strconv.Itoa(benchgate.DefaultInstructionCount)+")")
+	fs.IntVar(&cfg.Jobs, "jobs", 0, "instruction mode: callgrind runs at once, 1 to "+strconv.Itoa(benchgate.MaxJobs)+" (default min(2, GOMAXPROCS))")
+}
+
+// setMeasure checks -measure and, in instruction mode, lowers the default
+// of the rounds flag (named countFlag) to DefaultInstructionCount unless it
+// was given.
+func (r *runFlags) setMeasure(fs *flag.FlagSet, countFlag string, count *int) error {
+	m, err := benchgate.ParseMeasure(r.measure)
+	if err != nil {
+		return fmt.Errorf("-measure %q: want wall or instructions", r.measure)
+	}
+	r.cfg.Measure = m
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == countFlag })
+	if m == benchgate.MeasureInstructions && !given {
+		*count = benchgate.DefaultInstructionCount
+	}
+	if r.cfg.Jobs < 0 || r.cfg.Jobs > benchgate.MaxJobs {
+		return fmt.Errorf("-jobs %d: want 1 to %d (0: min(2, GOMAXPROCS))", r.cfg.Jobs, benchgate.MaxJobs)
+	}
+	if m == benchgate.MeasureInstructions && r.cfg.Benchtime != "" && !strings.HasSuffix(r.cfg.Benchtime, "x") {
+		return fmt.Errorf("-benchtime %s: -measure instructions needs a fixed op count (Nx)", r.cfg.Benchtime)
+	}
+	return nil
 }
 
 // finish checks the flags (naming the flag) and completes the RunConfig.
@@ -417,6 +444,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if fs.NArg() != 0 {
 		return fmt.Errorf("run: unexpected argument %q (flags only)", fs.Arg(0))
 	}
+	if err := r.setMeasure(fs, "count", &cfg.Count); err != nil {
+		return err
+	}
 	if err := r.finish(stderr); err != nil {
 		return err
 	}
@@ -427,7 +457,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if *profiles {
+	if *profiles && cfg.Measure != benchgate.MeasureInstructions {
 		cfg.ProfileSelect = func(base, head *benchgate.Set) []string { return regressedNames(base, head, opts) }
 	}
 	res, err := benchgate.Run(ctx, *cfg)

@@ -7,6 +7,15 @@
 // Only Chunk.Copy (kind=arena) calls slowdown.Inject: HeapCopy (kind=heap) is
 // never slowed, so it is an A/A control inside every slowdown run.
 //
+// Cache-miss injection: every Copy also reads one byte of a probe region, at
+// offset ops x missStride masked by probeMask: in a normal build the same
+// byte of a 64-byte array every op, with the gatemiss tag a new cache line of
+// a 64 MiB region every op (1M ops before it wraps). The instructions are the
+// same in both (the stride, mask and region are variables, not constants),
+// so under callgrind only the miss counts differ. On Linux the gatemiss
+// region is an anonymous mapping outside the Go heap, so the collector's
+// pacing does not change either (elsewhere it is a heap allocation).
+//
 // Invariants: the work per operation is fixed (a 16 B key and a 100 B value
 // are copied and both hashed, about 100-200 ns, the order of a memtable Put); kind=arena allocates nothing per op, kind=heap
 // allocates exactly one 112 B object per op. Nothing here is safe for
@@ -18,11 +27,15 @@ import "github.com/writegc/writegc/internal/slowdown"
 // chunkSize is the bump chunk's size; it wraps around when full.
 const chunkSize = 2 << 20
 
+// probeSink keeps the probe read alive.
+var probeSink byte
+
 // Chunk is a bump allocator over one fixed chunk. Not safe for concurrent use;
 // allocations are overwritten after the chunk wraps (2 MiB later).
 type Chunk struct {
 	buf [chunkSize]byte
 	off int
+	ops int // Copy calls, for the probe offset
 }
 
 // Copy copies key and value into the chunk and returns the hash of both and
@@ -36,6 +49,8 @@ func (c *Chunk) Copy(key, value []byte) (uint64, []byte) {
 	copy(dst, key)
 	copy(dst[len(key):], value)
 	c.off += n
+	probeSink += probe[(c.ops*missStride)&probeMask]
+	c.ops++
 	slowdown.Inject(slowdown.GateSynth)
 	return hash(dst), dst[len(key):]
 }
