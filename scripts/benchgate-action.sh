@@ -20,9 +20,9 @@
 #   BENCHGATE_BENCHTIME=t        -benchtime per run (default the testing package's 1s;
 #                                a fixed op count such as 20000x compares equal work)
 #   BENCHGATE_MODE=wall|instructions  wall (default) measures time. instructions passes
-#                                `-measure instructions`, the instruction-count mode planned
-#                                for benchgate (writegc issue 27); a benchgate without that
-#                                flag refuses it (exit 2).
+#                                `-measure instructions`: per-op instruction and cache-miss
+#                                counts under callgrind (the runner needs valgrind; a
+#                                fixed op count BENCHGATE_BENCHTIME=Nx; count 5 suffices).
 #   BENCHGATE_BASE=rev           base revision (default auto: the merge base with the
 #                                default branch, or HEAD~1 on it; needs the full history)
 #   BENCHGATE_UNITS=file         `Unit NAME better=...` lines for custom units (benchgate -units)
