@@ -273,7 +273,7 @@ func kindName(offHeap bool) string {
 }
 
 func (t *arenaTable) Put(key, value []byte) error {
-	if err := checkKV(key, value); err != nil {
+	if err := CheckEntry(key, value); err != nil {
 		return err
 	}
 	g := t.guard.enter()
