@@ -57,8 +57,14 @@ bench:
 gate:
 	./scripts/gate
 
+## lint: gofmt, vet (also with the invariants tag), staticcheck (a `go tool`
+## pinned in go.mod) and the cross-OS checks: the module must vet on macOS
+## and build on Windows, Linux-only code staying in _linux.go files.
 lint: fmt-check vet
 	$(GO) vet -tags invariants $(PKGS)
+	$(GO) tool staticcheck $(PKGS)
+	GOOS=darwin $(GO) vet $(PKGS)
+	GOOS=windows $(GO) build $(PKGS)
 
 clean:
 	$(GO) clean -testcache

@@ -23,10 +23,21 @@ type Options struct {
 	// New rejects a larger value, which would promise to fit in a chunk what
 	// cannot. 0 means DefaultMaxAlloc, capped at the chunk size. The
 	// threshold in effect (Arena.MaxAlloc) is further capped at the chunk
-	// size minus the worst-case alignment padding (7 bytes), so that every
-	// request served from a regular chunk fits in a fresh one.
+	// size minus Overflow and the worst-case alignment padding (7 bytes), so
+	// that every request served from a regular chunk fits in a fresh one.
 	MaxAlloc int
+	// Overflow is how many bytes every allocation leaves free after its end,
+	// inside its chunk: in [0, MaxOverflow]. It lets a reader view an
+	// allocation through a fixed-size type that runs past its end (a
+	// skiplist node allocated with only part of its tower) without the view
+	// leaving the chunk, which the race detector's pointer checks reject
+	// for an on-heap chunk, and which could fault past an off-heap one. The
+	// bytes are never handed out: they count as the chunk's waste. 0: none.
+	Overflow int
 }
+
+// MaxOverflow bounds Options.Overflow.
+const MaxOverflow = 1 << 10
 
 // maxAlignPad is the worst-case padding of an AllocAligned request: it aligns
 // to 8 bytes.
@@ -47,12 +58,16 @@ const maxAlignPad = 7
 // Close does).
 // Limits: one allocation is at most MaxSize bytes; one from a regular chunk
 // at most MaxAlloc(), which is below the chunk size by the alignment
-// padding, so an allocation grabs at most one chunk; an arena holds at most
-// 2^32-1 chunks.
+// padding and the Overflow reserve, so an allocation grabs at most one
+// chunk; an arena holds at most 2^32-1 chunks (allocations that need a
+// Compact address: 32 GiB of chunks).
 type Arena struct {
 	pool        *Pool
 	privatePool bool
 	maxAlloc    int
+	overflow    int
+	cshift      uint   // bits of offset/8 in a Compact
+	cmask       uint32 // 1<<cshift - 1
 
 	cur   atomic.Pointer[chunk]    // chunk being filled; nil before the first Alloc and after release
 	table atomic.Pointer[[]*chunk] // every chunk, by index; appended in place, reallocated when full (attach)
@@ -72,6 +87,9 @@ type Arena struct {
 
 // New returns an arena. It fails only on invalid options.
 func New(opts Options) (*Arena, error) {
+	if opts.Overflow < 0 || opts.Overflow > MaxOverflow {
+		return nil, fmt.Errorf("%w: Overflow %d not in [0, %d]", ErrInvalidOption, opts.Overflow, MaxOverflow)
+	}
 	a := &Arena{pool: opts.Pool}
 	if a.pool == nil {
 		p, err := NewPool(PoolOptions{ChunkSize: opts.ChunkSize, OffHeap: opts.OffHeap})
@@ -82,15 +100,18 @@ func New(opts Options) (*Arena, error) {
 	} else if opts.ChunkSize != 0 && opts.ChunkSize != a.pool.chunkSize {
 		return nil, fmt.Errorf("%w: ChunkSize %d but the pool's chunks are %d", ErrPoolMismatch, opts.ChunkSize, a.pool.chunkSize)
 	}
+	a.overflow = opts.Overflow
+	a.cshift, a.cmask = compactLayout(a.pool.chunkSize)
+	fit := a.pool.chunkSize - a.overflow - maxAlignPad // fits a fresh chunk
 	switch cs := a.pool.chunkSize; {
 	case opts.MaxAlloc < 0:
 		return nil, fmt.Errorf("%w: negative MaxAlloc %d", ErrInvalidOption, opts.MaxAlloc)
 	case opts.MaxAlloc > cs:
 		return nil, fmt.Errorf("%w: MaxAlloc %d exceeds the chunk size %d (larger requests always take a jumbo chunk)", ErrInvalidOption, opts.MaxAlloc, cs)
 	case opts.MaxAlloc == 0:
-		a.maxAlloc = min(DefaultMaxAlloc, cs-maxAlignPad)
+		a.maxAlloc = min(DefaultMaxAlloc, fit)
 	default:
-		a.maxAlloc = min(opts.MaxAlloc, cs-maxAlignPad)
+		a.maxAlloc = min(opts.MaxAlloc, fit)
 	}
 	empty := []*chunk{}
 	a.table.Store(&empty)
@@ -102,8 +123,8 @@ func New(opts Options) (*Arena, error) {
 func (a *Arena) Pool() *Pool { return a.pool }
 
 // MaxAlloc returns the largest allocation served from a regular chunk: the
-// MaxAlloc option (or its default), capped at the chunk size minus the
-// worst-case alignment padding. Larger allocations get a jumbo chunk.
+// MaxAlloc option (or its default), capped at the chunk size minus Overflow
+// and the worst-case alignment padding. Larger allocations get a jumbo chunk.
 func (a *Arena) MaxAlloc() int { return a.maxAlloc }
 
 // Alloc returns n bytes (n in [1, MaxSize]) with no particular alignment.
@@ -145,7 +166,7 @@ func (a *Arena) alloc(n int, pad int) (Handle, []byte, error) {
 		c := a.cur.Load()
 		if c != nil {
 			end := c.off.Add(size)
-			if end <= uint64(len(c.buf)) {
+			if end <= c.limit {
 				start := uint32(end - size)
 				if pad != 0 {
 					// Chunk bases are 8-byte aligned (mmap'd pages or Go heap
@@ -155,8 +176,9 @@ func (a *Arena) alloc(n int, pad int) (Handle, []byte, error) {
 				}
 				return makeHandle(c.idx, start), unsafe.Slice((*byte)(unsafe.Add(c.base, start)), n), nil
 			}
-			if start := end - size; start <= uint64(len(c.buf)) {
-				// This Add crossed the end: it alone records the unused tail.
+			if start := end - size; start <= c.limit {
+				// This Add crossed the limit: it alone records the unused
+				// tail (the overflow reserve included).
 				c.waste.Store(int64(uint64(len(c.buf)) - start))
 				if start == 0 {
 					// Not even a fresh chunk holds the request: growing
@@ -186,6 +208,7 @@ func (a *Arena) grow(old *chunk) error {
 	if err != nil {
 		return err
 	}
+	c.limit = uint64(len(c.buf) - a.overflow)
 	a.attach(c)
 	a.cur.Store(c)
 	return nil
@@ -231,13 +254,14 @@ func (a *Arena) allocJumbo(n int) (Handle, []byte, error) {
 	if a.released.Load() {
 		return Nil, nil, ErrReleased
 	}
-	c, err := a.pool.getJumbo(n)
+	c, err := a.pool.getJumbo(n + a.overflow)
 	if err != nil {
 		return Nil, nil, err
 	}
-	c.off.Store(uint64(n))
+	c.off.Store(uint64(len(c.buf)))
+	c.limit = uint64(n)
 	a.attach(c)
-	return makeHandle(c.idx, 0), c.buf, nil
+	return makeHandle(c.idx, 0), c.buf[:n], nil
 }
 
 // Pointer returns the address of the allocation h. h must come from this

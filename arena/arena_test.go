@@ -55,7 +55,7 @@ func TestAllocErrors(t *testing.T) {
 }
 
 func TestBadOptions(t *testing.T) {
-	for _, o := range []Options{{ChunkSize: 100}, {ChunkSize: MaxChunkSize + 1}, {MaxAlloc: -1}} {
+	for _, o := range []Options{{ChunkSize: 100}, {ChunkSize: MaxChunkSize + 1}, {MaxAlloc: -1}, {Overflow: -1}, {Overflow: MaxOverflow + 1}} {
 		if _, err := New(o); !errors.Is(err, ErrInvalidOption) {
 			t.Errorf("New(%+v) = %v, want ErrInvalidOption", o, err)
 		}

@@ -10,8 +10,11 @@ import (
 type chunk struct {
 	buf  []byte         // the memory; len(buf) is the chunk's capacity
 	base unsafe.Pointer // &buf[0], cached for Pointer
+	// limit is where allocations must end: len(buf) less the owning
+	// arena's Overflow (set when the arena attaches the chunk).
+	limit uint64
 	// off is the bump offset. Concurrent Allocs add to it; it may pass
-	// len(buf), which retires the chunk. Exactly one Add crosses len(buf);
+	// limit, which retires the chunk. Exactly one Add crosses limit;
 	// that caller records the tail it leaves unused in waste.
 	off     atomic.Uint64
 	waste   atomic.Int64
@@ -28,7 +31,7 @@ func newChunk(buf []byte, offHeap, jumbo bool) *chunk {
 // included), whatever the state of its offset.
 func (c *chunk) used() int64 {
 	off := c.off.Load()
-	if off > uint64(len(c.buf)) {
+	if off > c.limit {
 		return int64(len(c.buf)) - c.waste.Load()
 	}
 	return int64(off)

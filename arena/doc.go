@@ -18,6 +18,14 @@
 //   - An allocation is addressed by a Handle: chunk index and offset in one
 //     uint64. The zero Handle is nil and is never returned by a successful
 //     Alloc.
+//   - An 8-byte-aligned allocation also has a Compact address, 32 bits (chunk
+//     index plus one and offset / 8, split by the chunk size), for structures
+//     that pack a link and other bits into one word; (*Arena).Compact makes
+//     it and CompactPointer resolves it, so callers never decode a handle's
+//     bits.
+//   - With Options.Overflow, every allocation leaves that many bytes of its
+//     chunk free after it, so a fixed-size view of a shorter allocation
+//     (a skiplist node with part of its tower) never leaves the chunk.
 //   - Allocation ranges never overlap, whatever the concurrency: the fast
 //     path is one atomic add on the current chunk's offset; only moving to a
 //     new chunk takes the arena's mutex.

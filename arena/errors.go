@@ -14,4 +14,9 @@ var (
 	ErrInvalidOption = errors.New("arena: invalid option")
 	// ErrPoolMismatch: an arena option that contradicts its pool.
 	ErrPoolMismatch = errors.New("arena: options do not match the pool")
+	// ErrUnaligned: Compact of a handle whose offset is not a multiple of 8.
+	ErrUnaligned = errors.New("arena: handle not 8-byte aligned")
+	// ErrCompactRange: Compact of a handle beyond what 32 bits address
+	// (32 GiB of chunks).
+	ErrCompactRange = errors.New("arena: handle beyond the compact address range")
 )

@@ -2,10 +2,9 @@ package memtable
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"iter"
-	"math"
-	"math/bits"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -19,6 +18,7 @@ func init() {
 }
 
 // Arena layout: one node per key in the table's node arena, 8-byte aligned,
+// an arenaNode whose tower holds only its height's links,
 //
 //	0        8
 //	| record | tower[h] uint64 |
@@ -45,58 +45,68 @@ func init() {
 // and its record, as before (the node's header, then its value). Each tower
 // entry is a link word naming the next node at that level: its high 32 bits
 // are the first four bytes of that node's key (keyPrefix), its low 32 bits
-// the node's compact address in the node arena (chunk index + 1 and offset /
-// 8, packed by the chunk size). A search compares against the prefix in the
-// link and touches the next node only to move onto it, or to read its key
-// through its record to break a prefix tie. Nothing here is a Go pointer:
-// the collector never looks inside a chunk.
+// the node's arena.Compact address in the node arena. A search compares
+// against the prefix in the link and touches the next node only to move onto
+// it, or to read its key through its record to break a prefix tie. Nothing
+// here is a Go pointer: the collector never looks inside a chunk.
 //
 // Limits: compact addresses are 32 bits of 8-byte units, so one memtable
 // addresses at most 32 GiB of node chunks (with 2 MiB chunks: 16383 chunks);
 // beyond that Put returns ErrFull.
 const (
-	offRecord  = 0
-	offTower   = 8
+	offTower   = 8 // unsafe.Offsetof(arenaNode{}.tower), which a test checks
 	recordHdr  = 8
 	headHeight = maxHeight
+	// nodeOverflow is the node arena's arena.Options.Overflow: room after
+	// every node for the tower entries it was not allocated with, so that
+	// the *arenaNode view of the shortest node (height 1) stays inside its
+	// chunk. 504 bytes per 2 MiB chunk.
+	nodeOverflow = int(unsafe.Sizeof(arenaNode{})) - offTower - 8
 )
 
-// arenaNode is a node of the greatest height, for documentation and the
-// no-pointers test; the code addresses fields by offset.
+// arenaNode is a node over arena memory, reached by converting its address
+// (arenaStore.node). A node of height h owns only tower[:h]: the rest of the
+// struct overlaps the memory after it (the next node, or the node arena's
+// overflow reserve), which no code reads or writes. Its fields are atomics
+// because readers load them while writers link and overwrite; the two plain
+// stores (plainStore) write words no other goroutine can reach yet.
+//
+// The tower is towerLen (64) entries long although no node is higher than
+// maxHeight (40): a level is indexed as tower[level&(towerLen-1)], which
+// the compiler knows is in range, so a link's load or CAS costs one AND
+// instead of a bounds check, whose panic path would also give the store's
+// leaf methods a stack frame. Only the view is longer: nodes are allocated
+// by height, and the overflow reserve (nodeOverflow) covers the view.
 type arenaNode struct {
-	record uint64
-	tower  [maxHeight]uint64
+	record atomic.Uint64           // arena.Handle of the current record (record arena)
+	tower  [towerLen]atomic.Uint64 // link words; only tower[:height] is the node's
 }
+
+// towerLen is arenaNode's tower length: a power of two, at least maxHeight.
+const towerLen = 64
+
+// link returns n's link word at level (below n's height).
+func (n *arenaNode) link(level int) *atomic.Uint64 { return &n.tower[level&(towerLen-1)] }
+
+// plainStore writes v into w without an atomic instruction. It is for words
+// of a node not yet published (a new node's record and its tower before the
+// CAS that links it at that level): the CAS orders the store for every
+// reader, and a locked store (an XCHG on amd64) would wait for the record's
+// lines to be written.
+func plainStore(w *atomic.Uint64, v uint64) { *(*uint64)(unsafe.Pointer(w)) = v }
 
 // arenaStore is the nodeStore of the arena layouts. Its references are link
 // words (see the layout above); the zero link is nil.
 type arenaStore struct {
-	a     *arena.Arena // nodes
-	va    *arena.Arena // records (key and value)
-	shift uint         // bits of offset/8 in a compact address
-	mask  uint32       // 1<<shift - 1
+	a  *arena.Arena // nodes
+	va *arena.Arena // records (key and value)
 }
 
-func newArenaStore(a, va *arena.Arena) arenaStore {
-	shift := uint(bits.Len(uint(a.Pool().ChunkSize()-1))) - 3
-	return arenaStore{a: a, va: va, shift: shift, mask: 1<<shift - 1}
-}
+func newArenaStore(a, va *arena.Arena) arenaStore { return arenaStore{a: a, va: va} }
 
-// handle turns a link word back into the arena handle of its node.
-//
-// It is on a search's critical path (link, then address, then load): shift
-// is at most 27 (chunks are at most arena.MaxChunkSize, 1 GiB), and masking
-// it with 31 tells the compiler so, which otherwise guards the shift
-// against counts of 32 or more; mask is precomputed.
-func (s arenaStore) handle(l uint64) arena.Handle {
-	c := uint32(l)
-	return arena.Handle(uint64(c>>(s.shift&31))<<32 | uint64(c&s.mask)<<3)
-}
-
-func (s arenaStore) ptr(l uint64) unsafe.Pointer { return s.a.Pointer(s.handle(l)) }
-
-func (s arenaStore) word(l uint64, off uintptr) *uint64 {
-	return (*uint64)(unsafe.Add(s.ptr(l), off))
+// node returns the node a link word names (not nil).
+func (s arenaStore) node(l uint64) *arenaNode {
+	return (*arenaNode)(s.a.CompactPointer(arena.Compact(l)))
 }
 
 // newRecord allocates a record for key and value in the record arena and
@@ -148,42 +158,36 @@ func (s arenaStore) newNodeAt(key []byte, rec arena.Handle, height int) (uint64,
 	if err != nil {
 		return 0, 0, err
 	}
-	p := unsafe.Pointer(unsafe.SliceData(b))
-	chunk1, off := uint64(h>>32), uint64(uint32(h))
-	if off&7 != 0 || uintptr(p)&7 != 0 {
+	c, err := s.a.Compact(h)
+	if errors.Is(err, arena.ErrUnaligned) {
 		panic("memtable: arena node not 8-byte aligned (something else allocated from the node arena)")
 	}
-	c := chunk1<<s.shift | off>>3
-	if c > math.MaxUint32 {
+	if err != nil {
 		return 0, 0, ErrFull
 	}
-	clear(unsafe.Slice((*byte)(unsafe.Add(p, offTower)), 8*height))
-	// Plain store: the node is not published yet (its publishing CAS orders
-	// it), and a locked store would wait for the record's lines to be
-	// written.
-	*(*uint64)(p) = uint64(rec)
-	return uint64(keyPrefix(key))<<32 | c, int64(size), nil
+	n := (*arenaNode)(unsafe.Pointer(unsafe.SliceData(b)))
+	clear(n.tower[:height])
+	plainStore(&n.record, uint64(rec))
+	return uint64(keyPrefix(key))<<32 | uint64(c), int64(size), nil
 }
 
-func (s arenaStore) next(n uint64, level int) uint64 {
-	return atomic.LoadUint64(s.word(n, offTower+8*uintptr(level)))
-}
+func (s arenaStore) next(n uint64, level int) uint64 { return s.node(n).link(level).Load() }
 
 // setNext is a plain store: n is not linked at level yet, so no other
 // goroutine reads this link until the CAS that links n there orders it.
 func (s arenaStore) setNext(n uint64, level int, to uint64) {
-	*s.word(n, offTower+8*uintptr(level)) = to
+	plainStore(s.node(n).link(level), to)
 }
 
 func (s arenaStore) casNext(n uint64, level int, old, new uint64) bool {
-	return atomic.CompareAndSwapUint64(s.word(n, offTower+8*uintptr(level)), old, new)
+	return s.node(n).link(level).CompareAndSwap(old, new)
 }
 
 func (s arenaStore) prefix(n uint64) uint32 { return uint32(n >> 32) }
 
 // record returns the address of n's current record and its key length.
 func (s arenaStore) record(n uint64) (unsafe.Pointer, uint32) {
-	p := s.va.Pointer(arena.Handle(atomic.LoadUint64(s.word(n, offRecord))))
+	p := s.va.Pointer(arena.Handle(s.node(n).record.Load()))
 	return p, *(*uint32)(p)
 }
 
@@ -217,7 +221,7 @@ func (s arenaStore) setValue(n uint64, value []byte) (int64, error) {
 
 // setRecord swaps n's record handle to rec, whose key is n's.
 func (s arenaStore) setRecord(n uint64, rec arena.Handle) {
-	atomic.StoreUint64(s.word(n, offRecord), uint64(rec))
+	s.node(n).record.Store(uint64(rec))
 }
 
 // arenaTable is the "arena" and "offheap" kinds: the skiplist over arena
@@ -241,7 +245,7 @@ func newArenaTable(o Options, offHeap bool) (Memtable, error) {
 	if o.Pool != nil && o.Pool.OffHeapRequested() != offHeap {
 		return nil, fmt.Errorf("%w: kind %s needs an off-heap=%v pool", ErrInvalidOption, kindName(offHeap), offHeap)
 	}
-	a, err := arena.New(arena.Options{Pool: o.Pool, ChunkSize: o.ChunkSize, OffHeap: offHeap, MaxAlloc: o.MaxAlloc})
+	a, err := arena.New(arena.Options{Pool: o.Pool, ChunkSize: o.ChunkSize, OffHeap: offHeap, MaxAlloc: o.MaxAlloc, Overflow: nodeOverflow})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
@@ -269,7 +273,7 @@ func kindName(offHeap bool) string {
 }
 
 func (t *arenaTable) Put(key, value []byte) error {
-	if err := checkKV(key, value); err != nil {
+	if err := CheckEntry(key, value); err != nil {
 		return err
 	}
 	g := t.guard.enter()

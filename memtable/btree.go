@@ -36,7 +36,7 @@ func newBTree(Options) (Memtable, error) {
 
 func (m *bTree) Put(key, value []byte) error {
 	slowdown.Inject(slowdown.MemtablePut)
-	if err := checkKV(key, value); err != nil {
+	if err := CheckEntry(key, value); err != nil {
 		return err
 	}
 	buf := make([]byte, len(key)+len(value))

@@ -7,9 +7,10 @@
 //     HBase's ConcurrentSkipListMap of KeyValues before MSLAB. Every live
 //     entry is five objects the collector must find and mark.
 //   - "arena": the same skiplist algorithm over on-heap arena chunks (MSLAB):
-//     each node (a record handle and its tower of links) in one arena, each
+//     each node (an arenaNode: a record handle and its tower of atomic
+//     links, viewed as a struct over arena memory) in one arena, each
 //     key-and-value record in a second arena of the same pool, nodes linked
-//     by arena handles (offsets). A search walks nodes only, so they are
+//     by arena.Compact addresses. A search walks nodes only, so they are
 //     packed densely (arenatable.go says why). Chunks are noscan []byte: they
 //     count toward the heap goal but are never scanned.
 //   - "offheap": "arena" over chunks mmap'd outside the Go heap: neither
@@ -20,7 +21,9 @@
 // The kinds are named by the constants KindHeap, KindArena, KindOffHeap and
 // KindBTree. Register adds a kind of the user's (registry.go): New, Kinds,
 // the writepath server and gcstress then take it like writegc's own. The
-// registry is safe for concurrent use; a kind registered twice panics.
+// registry is safe for concurrent use; a kind registered twice, or named
+// outside ValidKindName's rule ([a-z0-9][a-z0-9._-]*), panics. CheckEntry
+// is the one check of key and value sizes, shared with the writepath server.
 //
 // One algorithm: heap, arena and offheap share skiplist.go, generic over a
 // nodeStore (heap.go, arenatable.go), so their benchmarks differ only in

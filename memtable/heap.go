@@ -91,7 +91,7 @@ func newHeap(Options) (Memtable, error) {
 }
 
 func (t *heapTable) Put(key, value []byte) error {
-	if err := checkKV(key, value); err != nil {
+	if err := CheckEntry(key, value); err != nil {
 		return err
 	}
 	if t.closed.Load() {

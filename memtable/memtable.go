@@ -9,8 +9,9 @@ import (
 	"github.com/writegc/writegc/arena"
 )
 
-// Limits on what a Memtable accepts. They match HBase's cell limits closely
-// enough for the experiments and keep lengths in 32 bits.
+// Limits on what a Memtable accepts (CheckEntry checks them). They match
+// HBase's cell limits closely enough for the experiments and keep lengths
+// in 32 bits.
 const (
 	MinKeySize   = 1
 	MaxKeySize   = 64 << 10
@@ -85,8 +86,15 @@ func New(kind string, opts Options) (Memtable, error) {
 	return c(opts)
 }
 
-// checkKV validates sizes; every kind calls it first in Put.
-func checkKV(key, value []byte) error {
+// CheckEntry reports whether a Put of key and value is within the limits
+// every Memtable accepts: a key of MinKeySize to MaxKeySize bytes and a value
+// of at most MaxValueSize. It returns an error wrapping ErrKeySize or
+// ErrValueSize, or nil. Every kind of this package calls it first in Put,
+// and the writepath server calls it before it logs or applies an entry, so
+// that an entry is refused whole, before any of it is written anywhere; a
+// kind added with Register should call it too. It allocates only for the
+// error.
+func CheckEntry(key, value []byte) error {
 	if len(key) < MinKeySize || len(key) > MaxKeySize {
 		return fmt.Errorf("%w: %d B", ErrKeySize, len(key))
 	}

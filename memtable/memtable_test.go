@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/writegc/writegc/arena"
 	"github.com/writegc/writegc/internal/ptrcheck"
@@ -300,10 +301,9 @@ func TestArenaNodeHoldsNoPointers(t *testing.T) {
 	if !ptrcheck.HasPointers(reflect.TypeFor[heapNode]()) {
 		t.Fatal("check is broken: heapNode has pointers")
 	}
-	// The offsets the code uses match the documented struct.
-	var n arenaNode
-	if got := reflect.TypeOf(n).Field(1).Offset; got != offTower {
-		t.Fatalf("tower at %d, code uses %d", got, offTower)
+	// The layout the doc draws: an 8-byte record, then 8 bytes per level.
+	if unsafe.Offsetof(arenaNode{}.tower) != offTower || unsafe.Sizeof(arenaNode{}) != 8+8*towerLen || towerLen < maxHeight || towerLen&(towerLen-1) != 0 {
+		t.Fatalf("arenaNode: tower at %d (code: %d), size %d", unsafe.Offsetof(arenaNode{}.tower), offTower, unsafe.Sizeof(arenaNode{}))
 	}
 }
 
@@ -401,7 +401,7 @@ func TestKeyPrefixOrder(t *testing.T) {
 
 func TestArenaLinkRoundTrip(t *testing.T) {
 	for _, cs := range []int{4 << 10, 64 << 10, 2 << 20, 3 << 20} {
-		a, err := arena.New(arena.Options{ChunkSize: cs, MaxAlloc: 1 << 10})
+		a, err := arena.New(arena.Options{ChunkSize: cs, MaxAlloc: 1 << 10, Overflow: nodeOverflow})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,9 +1,9 @@
 package memtable
 
 import (
+	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 )
 
@@ -35,13 +35,12 @@ var registry struct {
 // memtable, from any goroutine. Options are passed as given; a kind may
 // ignore the arena settings.
 //
-// Register panics when kind is empty, contains a comma or a space (kinds
-// are listed comma-separated on command lines), is already registered, or
-// when newMemtable is nil: these are programming errors, found at start-up.
-// Registration cannot be undone.
+// Register panics when kind is not a valid kind name (ValidKindName), is
+// already registered, or when newMemtable is nil: these are programming
+// errors, found at start-up. Registration cannot be undone.
 func Register(kind string, newMemtable func(Options) (Memtable, error)) {
-	if kind == "" || strings.ContainsAny(kind, ", \t\n") {
-		panic(fmt.Sprintf("memtable: Register: bad kind name %q", kind))
+	if err := ValidKindName(kind); err != nil {
+		panic(fmt.Sprintf("memtable: Register: %v", err))
 	}
 	if newMemtable == nil {
 		panic(fmt.Sprintf("memtable: Register(%q): nil constructor", kind))
@@ -55,6 +54,36 @@ func Register(kind string, newMemtable func(Options) (Memtable, error)) {
 		registry.kinds = map[string]func(Options) (Memtable, error){}
 	}
 	registry.kinds[kind] = newMemtable
+}
+
+// MaxKindNameLen bounds the length of a kind name.
+const MaxKindNameLen = 64
+
+// ErrKindName: a kind name outside the rule of ValidKindName.
+var ErrKindName = errors.New("memtable: invalid kind name")
+
+// ValidKindName reports whether name may name a kind: 1 to MaxKindNameLen
+// bytes of lower-case ASCII letters, digits, '.', '_' and '-', starting with
+// a letter or a digit ([a-z0-9][a-z0-9._-]*). Kind names travel where other
+// characters have a meaning: comma-separated lists on command lines
+// (-kinds), key=value sub-benchmark names and scenario names split at '/',
+// and file names of results folders. It returns nil or an error wrapping
+// ErrKindName. Register applies it; every registry of kinds (gcstress's
+// engines) should apply the same rule, so a kind valid in one is valid in
+// all.
+func ValidKindName(name string) error {
+	if name == "" || len(name) > MaxKindNameLen {
+		return fmt.Errorf("%w %q: length %d not in [1, %d]", ErrKindName, name, len(name), MaxKindNameLen)
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == '-'):
+		default:
+			return fmt.Errorf("%w %q: byte %d (%q) outside [a-z0-9._-] (or a punctuation mark first)", ErrKindName, name, i, c)
+		}
+	}
+	return nil
 }
 
 // register is Register for this package's own kinds.

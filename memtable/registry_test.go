@@ -1,7 +1,9 @@
 package memtable
 
 import (
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -16,8 +18,8 @@ func unregister(t *testing.T, kind string) {
 }
 
 // TestRegister: a registered kind is listed by Kinds and built by New; a
-// duplicate (of a user kind or of writegc's own), an empty or
-// comma-carrying name and a nil constructor panic.
+// duplicate (of a user kind or of writegc's own), an empty name, one with a
+// comma or a slash, and a nil constructor panic.
 func TestRegister(t *testing.T) {
 	const kind = "test-counting"
 	built := 0
@@ -39,6 +41,7 @@ func TestRegister(t *testing.T) {
 		"duplicate own kind":  func() { Register(KindArena, newHeap) },
 		"empty name":          func() { Register("", newHeap) },
 		"comma in name":       func() { Register("a,b", newHeap) },
+		"slash in name":       func() { Register("a/b", newHeap) },
 		"nil constructor":     func() { Register("test-nil", nil) },
 	} {
 		func() {
@@ -52,5 +55,21 @@ func TestRegister(t *testing.T) {
 	}
 	if slices.Contains(Kinds(), "test-nil") {
 		t.Fatal("a refused registration was kept")
+	}
+}
+
+// TestValidKindName: the documented set, [a-z0-9][a-z0-9._-]* of at most
+// MaxKindNameLen bytes, and nothing else; writegc's own kinds pass.
+func TestValidKindName(t *testing.T) {
+	long := strings.Repeat("k", MaxKindNameLen)
+	for _, name := range []string{KindHeap, KindArena, KindOffHeap, KindBTree, "a", "0", "my-store.v2_x", long} {
+		if err := ValidKindName(name); err != nil {
+			t.Errorf("ValidKindName(%q) = %v, want nil", name, err)
+		}
+	}
+	for _, name := range []string{"", long + "k", "a/b", "a,b", "a b", "a\tb", "Arena", "-a", ".a", "_a", "a=b", "a:b", "é", "a\x00"} {
+		if err := ValidKindName(name); !errors.Is(err, ErrKindName) {
+			t.Errorf("ValidKindName(%q) = %v, want ErrKindName", name, err)
+		}
 	}
 }

@@ -47,11 +47,9 @@ var entriesPool = sync.Pool{New: func() any { s := make([]entry, 0, 256); return
 func decodeBatch(data []byte, dst []entry) ([]entry, int64, error) {
 	var nbytes int64
 	_, err := walkBatch(data, func(i, koff, klen, vlen int) error {
-		if klen < memtable.MinKeySize || klen > memtable.MaxKeySize {
-			return fmt.Errorf("%w: entry %d: %d B", memtable.ErrKeySize, i, klen)
-		}
-		if vlen > memtable.MaxValueSize {
-			return fmt.Errorf("%w: entry %d: %d B", memtable.ErrValueSize, i, vlen)
+		vend := koff + klen + vlen
+		if err := memtable.CheckEntry(data[koff:koff+klen], data[koff+klen:vend]); err != nil {
+			return fmt.Errorf("entry %d: %w", i, err)
 		}
 		if i > math.MaxInt32 {
 			return fmt.Errorf("%w: more than %d entries", ErrMalformed, math.MaxInt32)
@@ -105,14 +103,8 @@ func (s *Server) applyBatch(data []byte) error {
 	nreg := len(s.regions)
 	for i, e := range es {
 		slowdown.Inject(slowdown.WritepathPut)
-		if s.testPutHook != nil {
-			err = s.testPutHook(i)
-		}
-		if err == nil {
-			k := e.key(data)
-			err = s.regions[RegionOf(k, nreg)].put(k, e.value(data), logNum)
-		}
-		if err != nil {
+		k := e.key(data)
+		if err = s.regions[RegionOf(k, nreg)].put(k, e.value(data), logNum); err != nil {
 			var kv int64
 			for _, a := range es[:i] {
 				kv += int64(a.klen + a.vlen)

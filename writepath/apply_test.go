@@ -36,15 +36,17 @@ func TestSortedApply(t *testing.T) {
 // TestSortedApplyFailure: a sorted batch that fails part-way reports how
 // many entries were applied, and those are the smallest keys.
 func TestSortedApplyFailure(t *testing.T) {
-	s := newTestServer(t, ServerOptions{Kind: "btree"})
+	kind, fault := faultKind(t, "btree")
+	s := newTestServer(t, ServerOptions{Kind: kind})
 	boom := errors.New("boom")
 	const n, stop = 3 * SortedApplyMin, SortedApplyMin + 5
-	s.testPutHook = func(i int) error {
-		if i == stop {
+	// Entries go in key order, so the one that fails is entry stop.
+	fault.set(func(key []byte) error {
+		if string(key) == fmt.Sprintf("key-%04d", stop) {
 			return boom
 		}
 		return nil
-	}
+	})
 	b := NewBatch(0)
 	for i := n - 1; i >= 0; i-- {
 		b.Add(fmt.Appendf(nil, "key-%04d", i), []byte("v"))

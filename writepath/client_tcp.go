@@ -47,7 +47,7 @@ type TCPTransport struct {
 }
 
 type tcpReq struct {
-	typ     uint8
+	typ     FrameType
 	id      uint32
 	payload []byte
 	ch      chan struct{}
@@ -75,14 +75,14 @@ func DialTCP(addr string, opts TCPClientOptions) (*TCPTransport, error) {
 		tc.SetNoDelay(true)
 	}
 	c.SetDeadline(time.Now().Add(opts.DialTimeout))
-	if _, err := c.Write(AppendFrame(nil, ftHello, 0, []byte(protoMagic))); err != nil {
+	if _, err := c.Write(AppendFrame(nil, FrameHello, 0, []byte(ProtocolMagic))); err != nil {
 		c.Close()
 		return nil, err
 	}
 	f, _, err := ReadFrame(c, nil, 4096)
-	if err == nil && f.Type == ftError {
-		err = decodeError(f.Payload) // e.g. ErrTooManyConns
-	} else if err == nil && (f.Type != ftHelloOK || len(f.Payload) < 8) {
+	if err == nil && f.Type == FrameError {
+		err = DecodeError(f.Payload) // e.g. ErrTooManyConns
+	} else if err == nil && (f.Type != FrameHelloOK || len(f.Payload) < 8) {
 		err = fmt.Errorf("%w: bad handshake reply type %#x", ErrProtocol, f.Type)
 	}
 	if err != nil {
@@ -135,7 +135,7 @@ func (t *TCPTransport) start(r *tcpReq) error {
 	}
 }
 
-func (t *TCPTransport) roundTrip(typ uint8, payload []byte) (resp []byte, err error) {
+func (t *TCPTransport) roundTrip(typ FrameType, payload []byte) (resp []byte, err error) {
 	r := &tcpReq{typ: typ, payload: payload, ch: make(chan struct{}, 1)}
 	if err := t.start(r); err != nil {
 		return nil, err
@@ -146,13 +146,13 @@ func (t *TCPTransport) roundTrip(typ uint8, payload []byte) (resp []byte, err er
 
 // Put implements Transport.
 func (t *TCPTransport) Put(b *Batch) error {
-	_, err := t.roundTrip(ftPut, b.Bytes())
+	_, err := t.roundTrip(FramePut, b.Bytes())
 	return err
 }
 
 // PutAsync implements Transport.
 func (t *TCPTransport) PutAsync(b *Batch, done func(error)) {
-	r := &tcpReq{typ: ftPut, payload: b.Bytes(), cb: done}
+	r := &tcpReq{typ: FramePut, payload: b.Bytes(), cb: done}
 	if err := t.start(r); err != nil {
 		done(err)
 	}
@@ -160,7 +160,7 @@ func (t *TCPTransport) PutAsync(b *Batch, done func(error)) {
 
 // Get implements Transport.
 func (t *TCPTransport) Get(keys [][]byte) ([][]byte, error) {
-	resp, err := t.roundTrip(ftGet, appendKeys(nil, keys))
+	resp, err := t.roundTrip(FrameGet, appendKeys(nil, keys))
 	if err != nil {
 		return nil, err
 	}
@@ -214,11 +214,11 @@ func (t *TCPTransport) reader() {
 			return
 		}
 		switch f.Type {
-		case ftPutOK:
-		case ftGetOK:
+		case FramePutOK:
+		case FrameGetOK:
 			r.resp = append([]byte(nil), f.Payload...)
-		case ftError:
-			r.err = decodeError(f.Payload)
+		case FrameError:
+			r.err = DecodeError(f.Payload)
 		default:
 			r.err = fmt.Errorf("%w: response type %#x", ErrProtocol, f.Type)
 		}

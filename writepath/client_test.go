@@ -82,14 +82,15 @@ func TestServerFailsMidBatch(t *testing.T) {
 	boom := errors.New("injected disk failure")
 	for _, tr := range Transports() {
 		t.Run("transport="+tr, func(t *testing.T) {
-			s := newTestServer(t, ServerOptions{Kind: "btree"})
+			kind, fault := faultKind(t, "btree")
+			s := newTestServer(t, ServerOptions{Kind: kind})
 			var fail atomic.Bool
-			s.testPutHook = func(i int) error {
-				if fail.Load() && i == 3 {
+			fault.set(func(key []byte) error {
+				if fail.Load() && key[0] == 4 { // entry 3 of the batches below
 					return fmt.Errorf("%w: %w", memtable.ErrClosed, boom)
 				}
 				return nil
-			}
+			})
 			tp := connect(t, tr, s)
 			fail.Store(true)
 			b := NewBatch(0)
@@ -121,7 +122,7 @@ func TestServerFailsMidBatch(t *testing.T) {
 			}
 			// Async: the failure reaches the callback.
 			fail.Store(true)
-			s.testPutHook = func(i int) error { return boom }
+			fault.set(func([]byte) error { return boom })
 			ac, _ := NewAsync(tp, ClientOptions{})
 			f := ac.PutFuture([]byte("k"), []byte("v"))
 			if err := f.Wait(); err == nil {

@@ -40,47 +40,50 @@ const (
 	// carry; MaxFrame and MaxReply options above it are invalid.
 	MaxFramePayload = math.MaxUint32 - 5
 	maxFrame        = DefaultMaxFrame
-	protoMagic      = "WGP1"
 	// readChunk is how much of a payload ReadFrame reads (and allocates)
 	// at a time: buffers grow with the bytes that arrived, never from the
 	// length prefix alone.
 	readChunk = 64 << 10
 )
 
-// Frame types.
-const (
-	ftHello   uint8 = 1
-	ftPut     uint8 = 2
-	ftGet     uint8 = 3
-	ftHelloOK uint8 = 0x81
-	ftPutOK   uint8 = 0x82
-	ftGetOK   uint8 = 0x83
-	ftError   uint8 = 0xff
+// FrameType is a frame's type byte: requests below 0x80, responses above.
+type FrameType uint8
 
-	opPut = ftPut
-	opGet = ftGet
+// Frame types of the wire protocol (see above).
+const (
+	FrameHello   FrameType = 1 // request: the handshake, payload ProtocolMagic
+	FramePut     FrameType = 2 // request: an encoded Batch
+	FrameGet     FrameType = 3 // request: encoded keys
+	FrameHelloOK FrameType = 0x81
+	FramePutOK   FrameType = 0x82
+	FrameGetOK   FrameType = 0x83
+	FrameError   FrameType = 0xff // payload: DecodeError's input
 )
+
+// ProtocolMagic is the payload of a Hello frame: the protocol's name and
+// version.
+const ProtocolMagic = "WGP1"
 
 // Frame is one decoded frame. Payload aliases the buffer it was read into.
 type Frame struct {
-	Type    uint8
+	Type    FrameType
 	ID      uint32
 	Payload []byte
 }
 
 // AppendFrame appends an encoded frame to dst.
-func AppendFrame(dst []byte, typ uint8, id uint32, payload []byte) []byte {
+func AppendFrame(dst []byte, typ FrameType, id uint32, payload []byte) []byte {
 	dst = appendFrameHeader(dst, typ, id, len(payload))
 	return append(dst, payload...)
 }
 
-func appendFrameHeader(dst []byte, typ uint8, id uint32, payloadLen int) []byte {
+func appendFrameHeader(dst []byte, typ FrameType, id uint32, payloadLen int) []byte {
 	if payloadLen < 0 || uint64(payloadLen) > MaxFramePayload {
 		// Every caller checks its limits (MaxFrame, MaxReply) first.
 		panic(fmt.Sprintf("writepath: frame payload of %d B does not fit the length prefix", payloadLen))
 	}
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(5+payloadLen))
-	dst = append(dst, typ)
+	dst = append(dst, byte(typ))
 	return binary.LittleEndian.AppendUint32(dst, id)
 }
 
@@ -98,7 +101,7 @@ func DecodeFrame(data []byte, maxPayload int) (Frame, int, error) {
 	if uint64(len(data)-4) < uint64(l) {
 		return Frame{}, 0, io.ErrUnexpectedEOF
 	}
-	f := Frame{Type: data[4], ID: binary.LittleEndian.Uint32(data[5:]), Payload: data[frameHeader : 4+l : 4+l]}
+	f := Frame{Type: FrameType(data[4]), ID: binary.LittleEndian.Uint32(data[5:]), Payload: data[frameHeader : 4+l : 4+l]}
 	return f, int(4 + l), nil
 }
 
@@ -156,7 +159,7 @@ func readFrame(r io.Reader, buf []byte, maxPayload int, charge func(n int) error
 		}
 		buf = buf[:len(buf)+k]
 	}
-	return Frame{Type: hdr[4], ID: binary.LittleEndian.Uint32(hdr[5:]), Payload: buf}, buf, nil
+	return Frame{Type: FrameType(hdr[4]), ID: binary.LittleEndian.Uint32(hdr[5:]), Payload: buf}, buf, nil
 }
 
 func noEOF(err error) error {
@@ -280,8 +283,12 @@ type remoteError struct {
 func (e *remoteError) Error() string { return e.msg }
 func (e *remoteError) Unwrap() error { return e.sentinel }
 
-// decodeError rebuilds the error of an Error payload.
-func decodeError(p []byte) error {
+// DecodeError rebuilds the error of an Error frame's payload: it wraps the
+// sentinel the sender's error wrapped (ErrClosed, ErrReplyTooLarge,
+// memtable.ErrKeySize, ...; ErrRemote for any other), in a *BatchError when
+// the sender had applied part of a batch. A payload too short to hold an
+// error is ErrProtocol.
+func DecodeError(p []byte) error {
 	if len(p) < 5 {
 		return fmt.Errorf("%w: short error frame", ErrProtocol)
 	}

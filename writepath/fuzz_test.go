@@ -16,10 +16,10 @@ import (
 func FuzzDecodeFrame(f *testing.F) {
 	b := NewBatch(0)
 	b.Add([]byte("key"), []byte("value"))
-	f.Add(AppendFrame(nil, ftPut, 7, b.Bytes()))
-	f.Add(AppendFrame(nil, ftGet, 1, appendKeys(nil, [][]byte{[]byte("a"), []byte("bc")})))
-	f.Add(AppendFrame(nil, ftGetOK, 1, []byte{2, 0, 0, 0, 1, 1, 'x', 0, 0}))
-	f.Add(AppendFrame(nil, ftError, 3, appendError(nil, &BatchError{Applied: 2, Err: ErrClosed})))
+	f.Add(AppendFrame(nil, FramePut, 7, b.Bytes()))
+	f.Add(AppendFrame(nil, FrameGet, 1, appendKeys(nil, [][]byte{[]byte("a"), []byte("bc")})))
+	f.Add(AppendFrame(nil, FrameGetOK, 1, []byte{2, 0, 0, 0, 1, 1, 'x', 0, 0}))
+	f.Add(AppendFrame(nil, FrameError, 3, appendError(nil, &BatchError{Applied: 2, Err: ErrClosed})))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 2})
 	f.Add([]byte{5, 0, 0, 0, 2, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -47,7 +47,7 @@ func FuzzDecodeFrame(f *testing.F) {
 			t.Fatal("re-encoding differs")
 		}
 		switch fr.Type {
-		case ftPut:
+		case FramePut:
 			// Varints may be non-minimal on the wire: compare decoded forms.
 			var re Batch
 			if _, err := forEachEntry(fr.Payload, func(_ int, k, v []byte) error { re.Add(k, v); return nil }); err == nil {
@@ -57,7 +57,7 @@ func FuzzDecodeFrame(f *testing.F) {
 				}
 			}
 			validateBatch(fr.Payload)
-		case ftGet:
+		case FrameGet:
 			if keys, err := decodeKeys(fr.Payload, nil); err == nil {
 				again, err := decodeKeys(appendKeys(nil, keys), nil)
 				if err != nil || len(again) != len(keys) {
@@ -69,7 +69,7 @@ func FuzzDecodeFrame(f *testing.F) {
 					}
 				}
 			}
-		case ftGetOK:
+		case FrameGetOK:
 			// resultCost predicts the size of the (minimal) re-encoding.
 			if vals, err := decodeGetResults(fr.Payload, nil); err == nil {
 				re, size := binary.LittleEndian.AppendUint32(nil, uint32(len(vals))), 4
@@ -85,8 +85,8 @@ func FuzzDecodeFrame(f *testing.F) {
 					t.Fatalf("resultCost sums to %d, encoding is %d B", size, len(re))
 				}
 			}
-		case ftError:
-			decodeError(fr.Payload)
+		case FrameError:
+			DecodeError(fr.Payload)
 		}
 	})
 }

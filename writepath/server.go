@@ -150,14 +150,14 @@ type Server struct {
 	flushErrors                 atomic.Int64
 	blocked, blockedNanos       atomic.Int64
 	walReplay                   WALReplayStats // set once by NewServer
-
-	// testPutHook, if set, runs before entry i of a batch is applied; an
-	// error fails the batch there (tests of mid-batch failure).
-	testPutHook func(i int) error
 }
 
-// NewServer starts a server: it replays WAL.Dir's logs (if any) into fresh
-// memtables, then starts the flushers, the WAL writer and the handlers.
+// NewServer starts a server, in this order: it makes each region's first
+// memtable and starts the flushers; then, with a WAL, it replays WAL.Dir's
+// logs (if any) into those memtables, with the flushers running, so that a
+// replay larger than the flush threshold rotates and flushes as it goes,
+// and opens the next log (starting the WAL writer); last it starts the
+// handlers. On an error it stops what it started and returns it.
 func NewServer(opts ServerOptions) (*Server, error) {
 	opts.setDefaults()
 	if err := opts.validate(); err != nil {
@@ -337,13 +337,10 @@ func (s *Server) Regions() int { return len(s.regions) }
 // Put writes one entry directly (no transport, no request queue) and returns
 // once it is in the memtable and durable per the WAL mode.
 func (s *Server) Put(key, value []byte) error {
-	if s.wal == nil && s.testPutHook == nil {
+	if s.wal == nil {
 		slowdown.Inject(slowdown.WritepathPut)
-		if len(key) < memtable.MinKeySize || len(key) > memtable.MaxKeySize {
-			return fmt.Errorf("%w: %d B", memtable.ErrKeySize, len(key))
-		}
-		if len(value) > memtable.MaxValueSize {
-			return fmt.Errorf("%w: %d B", memtable.ErrValueSize, len(value))
+		if err := memtable.CheckEntry(key, value); err != nil {
+			return err
 		}
 		if s.closed.Load() {
 			return ErrClosed
@@ -589,7 +586,7 @@ func (s *Server) releaseAll() {
 
 // call is one request through the server's queue.
 type call struct {
-	op      uint8 // opPut or opGet
+	op      FrameType // FramePut or FrameGet
 	payload []byte
 	keys    [][]byte
 	err     error
@@ -654,9 +651,9 @@ func (s *Server) handler() {
 		}
 		s.requests.Add(1)
 		switch c.op {
-		case opPut:
+		case FramePut:
 			c.err = s.applyBatch(c.payload)
-		case opGet:
+		case FrameGet:
 			s.serveGet(c)
 			if d := s.opts.ReadLatency; d > 0 {
 				// The modelled block read: answer later, off the handler.

@@ -217,7 +217,7 @@ func TestTCPAbuseNonReadingClient(t *testing.T) {
 	}
 	var req []byte
 	for id := range uint32(2000) {
-		req = AppendFrame(req, ftGet, id, appendKeys(nil, [][]byte{[]byte("v64k")}))
+		req = AppendFrame(req, FrameGet, id, appendKeys(nil, [][]byte{[]byte("v64k")}))
 	}
 	h := startHeapPeak()
 	const conns = 8
@@ -248,7 +248,7 @@ func TestTCPAbuseHugeHeader(t *testing.T) {
 	const conns = 10
 	for i := range conns {
 		c := rawConn(t, ts, true)
-		hdr := appendFrameHeader(nil, ftPut, 1, 60<<20)
+		hdr := appendFrameHeader(nil, FramePut, 1, 60<<20)
 		if i == 0 {
 			hdr = append(hdr, make([]byte, 100<<10)...)
 		}
@@ -269,7 +269,7 @@ func TestTCPAbuseSlowloris(t *testing.T) {
 	rawConn(t, ts, false) // no hello
 	rawConn(t, ts, true)  // idle
 	go func() {
-		for _, b := range AppendFrame(nil, ftGet, 1, appendKeys(nil, [][]byte{[]byte("some-key")})) {
+		for _, b := range AppendFrame(nil, FrameGet, 1, appendKeys(nil, [][]byte{[]byte("some-key")})) {
 			if _, err := slow.Write([]byte{b}); err != nil {
 				return
 			}
@@ -332,18 +332,19 @@ func TestTCPAbuseConnLimit(t *testing.T) {
 // send 32 MiB of Puts; the server reads at most MaxInFlightBytes of them,
 // then stops reading, and applies every one once the handlers move again.
 func TestTCPAbuseInFlightBudget(t *testing.T) {
-	s, ts, _ := abuseServer(t, ServerOptions{Handlers: 1},
+	kind, fault := faultKind(t, "btree")
+	s, ts, _ := abuseServer(t, ServerOptions{Kind: kind, Handlers: 1},
 		TCPServerOptions{MaxFrame: 1 << 20, MaxReply: 1 << 20, MaxInFlightBytes: 2 << 20}) // large part: 1.75 MiB
 	release := make(chan struct{})
 	var once sync.Once
 	unblock := func() { once.Do(func() { close(release) }) }
 	defer unblock()
-	s.testPutHook = func(int) error { <-release; return nil }
+	fault.set(func([]byte) error { <-release; return nil })
 	b := NewBatch(0)
 	b.Add([]byte("k"), make([]byte, 1<<20-64))
 	var req []byte // shared by the eight connections
 	for id := range uint32(4) {
-		req = AppendFrame(req, ftPut, id, b.Bytes())
+		req = AppendFrame(req, FramePut, id, b.Bytes())
 	}
 	h := startHeapPeak()
 	var peakCharged atomic.Int64
@@ -377,7 +378,7 @@ func TestTCPAbuseInFlightBudget(t *testing.T) {
 		c.SetReadDeadline(time.Now().Add(20 * time.Second))
 		for range 4 {
 			f, _, err := ReadFrame(c, nil, 1<<10)
-			if err != nil || f.Type != ftPutOK {
+			if err != nil || f.Type != FramePutOK {
 				t.Fatalf("reply %+v, %v", f, err)
 			}
 		}

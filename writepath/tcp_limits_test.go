@@ -111,10 +111,10 @@ func dialFrom(t *testing.T, ts *TCPServer, ip string) (net.Conn, error) {
 	t.Cleanup(func() { c.Close() })
 	c.SetDeadline(time.Now().Add(5 * time.Second))
 	defer c.SetDeadline(time.Time{})
-	c.Write(AppendFrame(nil, ftHello, 0, []byte(protoMagic)))
+	c.Write(AppendFrame(nil, FrameHello, 0, []byte(ProtocolMagic)))
 	f, _, err := ReadFrame(c, nil, 1024)
-	if err == nil && f.Type != ftHelloOK {
-		err = decodeError(f.Payload)
+	if err == nil && f.Type != FrameHelloOK {
+		err = DecodeError(f.Payload)
 	}
 	return c, err
 }
@@ -178,7 +178,7 @@ func slowLargePuts(t *testing.T, n, size int, dial func() net.Conn) {
 	t.Cleanup(func() { close(stop); wg.Wait() })
 	for range n {
 		c := dial()
-		if _, err := c.Write(append(appendFrameHeader(nil, ftPut, 1, size), 1, 0, 0, 0)); err != nil {
+		if _, err := c.Write(append(appendFrameHeader(nil, FramePut, 1, size), 1, 0, 0, 0)); err != nil {
 			t.Fatal(err)
 		}
 		wg.Go(func() {

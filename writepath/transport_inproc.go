@@ -40,7 +40,7 @@ func (t *InProc) Put(b *Batch) error {
 		return err
 	}
 	c := getCall()
-	c.op, c.payload, c.done = opPut, b.Bytes(), syncDone
+	c.op, c.payload, c.done = FramePut, b.Bytes(), syncDone
 	if err := t.s.submit(c); err != nil {
 		putCall(c)
 		return err
@@ -58,7 +58,7 @@ func (t *InProc) PutAsync(b *Batch, done func(error)) {
 		return
 	}
 	c := getCall()
-	c.op, c.payload, c.done, c.cb = opPut, b.Bytes(), asyncDone, done
+	c.op, c.payload, c.done, c.cb = FramePut, b.Bytes(), asyncDone, done
 	if err := t.s.submit(c); err != nil {
 		putCall(c)
 		done(err)
@@ -71,7 +71,7 @@ func (t *InProc) Get(keys [][]byte) ([][]byte, error) {
 		return nil, err
 	}
 	c := getCall()
-	c.op, c.keys, c.done = opGet, keys, syncDone
+	c.op, c.keys, c.done = FrameGet, keys, syncDone
 	if err := t.s.submit(c); err != nil {
 		putCall(c)
 		return nil, err

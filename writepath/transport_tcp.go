@@ -390,7 +390,7 @@ func (ts *TCPServer) refuse(c net.Conn, why error) {
 	ts.refused.Add(1)
 	c.SetWriteDeadline(time.Now().Add(refuseWrite))
 	e := appendError(nil, why)
-	c.Write(AppendFrame(nil, ftError, 0, e))
+	c.Write(AppendFrame(nil, FrameError, 0, e))
 	c.Close()
 }
 

@@ -135,12 +135,12 @@ func (tc *tcpConn) handshake(br *bufio.Reader) bool {
 		tc.fail(fmt.Errorf("handshake: %w", err))
 		return false
 	}
-	if f.Type != ftHello || string(f.Payload) != protoMagic {
+	if f.Type != FrameHello || string(f.Payload) != ProtocolMagic {
 		tc.fail(fmt.Errorf("%w: handshake: frame type %#x payload %q", ErrProtocol, f.Type, f.Payload))
 		return false
 	}
 	fb := getFrameBuf()
-	*fb = AppendFrame((*fb)[:0], ftHelloOK, f.ID, tc.ts.handshakeReply())
+	*fb = AppendFrame((*fb)[:0], FrameHelloOK, f.ID, tc.ts.handshakeReply())
 	tc.send(outItem{fb: fb})
 	return true
 }
@@ -246,10 +246,10 @@ func (tc *tcpConn) dispatch(f Frame, pb *[]byte, charged int) error {
 	c.tc, c.id, c.pbuf, c.done, c.picked, c.charged = tc, f.ID, pb, tcpDone, tcpPicked, charged
 	var err error
 	switch f.Type {
-	case ftPut:
-		c.op, c.payload = opPut, f.Payload
-	case ftGet:
-		c.op, c.maxReply, c.respHeader, c.admit = opGet, tc.ts.opts.MaxReply, frameHeader, tcpAdmit
+	case FramePut:
+		c.op, c.payload = FramePut, f.Payload
+	case FrameGet:
+		c.op, c.maxReply, c.respHeader, c.admit = FrameGet, tc.ts.opts.MaxReply, frameHeader, tcpAdmit
 		c.keys, err = decodeKeys(f.Payload, nil)
 	default:
 		err = fmt.Errorf("%w: unknown frame type %#x", ErrProtocol, f.Type)
@@ -339,14 +339,14 @@ func tcpDone(c *call) {
 	case c.err != nil:
 		var p [64]byte
 		out = getFrameBuf()
-		*out = AppendFrame((*out)[:0], ftError, c.id, appendError(p[:0], c.err))
-	case c.op == opPut:
+		*out = AppendFrame((*out)[:0], FrameError, c.id, appendError(p[:0], c.err))
+	case c.op == FramePut:
 		out = getFrameBuf()
-		*out = appendFrameHeader((*out)[:0], ftPutOK, c.id, 0)
+		*out = appendFrameHeader((*out)[:0], FramePutOK, c.id, 0)
 	default:
 		// serveGet left frameHeader bytes before the results.
 		resp := c.resp
-		appendFrameHeader(resp[:0], ftGetOK, c.id, len(resp)-frameHeader)
+		appendFrameHeader(resp[:0], FrameGetOK, c.id, len(resp)-frameHeader)
 		out = &resp
 	}
 	tc.releaseRequest(c.charged, true)
@@ -388,7 +388,7 @@ func (tc *tcpConn) drop(it outItem) {
 func (tc *tcpConn) buildDeferred(c *call, size int) *[]byte {
 	s := tc.ts.s
 	out := getFrameBuf()
-	*out = appendFrameHeader((*out)[:0], ftGetOK, c.id, size)
+	*out = appendFrameHeader((*out)[:0], FrameGetOK, c.id, size)
 	var err error
 	*out, err = s.appendGetResults(*out, c.keys, c.maxReply)
 	if err == nil && len(*out)-frameHeader != size {
@@ -397,7 +397,7 @@ func (tc *tcpConn) buildDeferred(c *call, size int) *[]byte {
 	}
 	if err != nil {
 		var p [64]byte
-		*out = AppendFrame((*out)[:0], ftError, c.id, appendError(p[:0], err))
+		*out = AppendFrame((*out)[:0], FrameError, c.id, appendError(p[:0], err))
 	}
 	putFrameBuf(c.pbuf)
 	putCall(c)
@@ -481,7 +481,7 @@ func (cw *connWriter) nextDeferred() error {
 		cw.waiting = cw.waiting[1:]
 		var p [64]byte
 		fb := getFrameBuf()
-		*fb = AppendFrame((*fb)[:0], ftError, c.id, appendError(p[:0], err))
+		*fb = AppendFrame((*fb)[:0], FrameError, c.id, appendError(p[:0], err))
 		putFrameBuf(c.pbuf)
 		putCall(c)
 		it.fb, it.c = fb, nil

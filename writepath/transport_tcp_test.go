@@ -39,7 +39,7 @@ func rawConn(t *testing.T, ts *TCPServer, hello bool) net.Conn {
 	}
 	t.Cleanup(func() { c.Close() })
 	if hello {
-		c.Write(AppendFrame(nil, ftHello, 0, []byte(protoMagic)))
+		c.Write(AppendFrame(nil, FrameHello, 0, []byte(ProtocolMagic)))
 		if _, _, err := ReadFrame(c, nil, 64); err != nil {
 			t.Fatal(err)
 		}
@@ -95,9 +95,9 @@ func TestTCPBadClients(t *testing.T) {
 		{"garbage-frame", true, AppendFrame(nil, 0x42, 1, []byte("zzz")), false, "unknown frame type"},
 		{"oversized-length", true, binary.LittleEndian.AppendUint32(nil, 0xfffffff0), false, "frame too large"},
 		{"short-length", true, binary.LittleEndian.AppendUint32(nil, 2), false, "frame length"},
-		{"truncated-frame", true, AppendFrame(nil, ftPut, 1, putBatch.Bytes())[:12], true, "unexpected EOF"},
-		{"malformed-batch", true, AppendFrame(nil, ftPut, 1, []byte{5, 0, 0, 0, 200}), false, "malformed"},
-		{"malformed-keys", true, AppendFrame(nil, ftGet, 1, []byte{9, 0, 0, 0, 1}), false, "malformed"},
+		{"truncated-frame", true, AppendFrame(nil, FramePut, 1, putBatch.Bytes())[:12], true, "unexpected EOF"},
+		{"malformed-batch", true, AppendFrame(nil, FramePut, 1, []byte{5, 0, 0, 0, 200}), false, "malformed"},
+		{"malformed-keys", true, AppendFrame(nil, FrameGet, 1, []byte{9, 0, 0, 0, 1}), false, "malformed"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,7 +137,7 @@ func TestTCPBadClients(t *testing.T) {
 		}
 		var req []byte
 		for id := range uint32(20) {
-			req = AppendFrame(req, ftPut, id, big.Bytes())
+			req = AppendFrame(req, FramePut, id, big.Bytes())
 		}
 		c.Write(req)
 		c.(*net.TCPConn).SetLinger(0)

@@ -8,22 +8,11 @@ import (
 	"net"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/writegc/writegc/writepath"
 )
 
 // The hostile clients speak the wire protocol byte by byte (see the
-// protocol comment in writepath/frame.go); these are its frame types.
-const (
-	ftHello   uint8 = 1
-	ftPut     uint8 = 2
-	ftGet     uint8 = 3
-	ftHelloOK uint8 = 0x81
-	ftGetOK   uint8 = 0x83
-	ftError   uint8 = 0xff
-	magic           = "WGP1"
-)
+// protocol comment in writepath/frame.go), with writepath's frame types.
 
 var tcpAbuses = []abuse{
 	{"Get naming one 1 MiB key 5,000 times (20 KB request)", limitReply, abuseHugeGet, nil},
@@ -50,10 +39,6 @@ func limitConns(c tcpConfig) string {
 }
 func limitGarbage(tcpConfig) string { return "protocol checks (MaxFrame=64 MiB)" }
 
-func frame(dst []byte, typ uint8, id uint32, payload []byte) []byte {
-	return writepath.AppendFrame(dst, typ, id, payload)
-}
-
 func getPayload(keys ...[]byte) []byte {
 	p := binary.LittleEndian.AppendUint32(nil, uint32(len(keys)))
 	for _, k := range keys {
@@ -78,12 +63,12 @@ func dialHelloFrom(addr, ip string) (net.Conn, error) {
 		return nil, err
 	}
 	c.SetDeadline(time.Now().Add(2 * time.Second))
-	if _, err := c.Write(frame(nil, ftHello, 0, []byte(magic))); err != nil {
+	if _, err := c.Write(writepath.AppendFrame(nil, writepath.FrameHello, 0, []byte(writepath.ProtocolMagic))); err != nil {
 		c.Close()
 		return nil, err
 	}
 	f, _, err := writepath.ReadFrame(c, nil, 4096)
-	if err == nil && f.Type != ftHelloOK {
+	if err == nil && f.Type != writepath.FrameHelloOK {
 		err = fmt.Errorf("handshake answered with frame type %#x", f.Type)
 	}
 	if err != nil {
@@ -114,7 +99,7 @@ func putValues(addr string, n, size int, key func(i int) []byte) error {
 func askTooLarge(c net.Conn, get []byte, small []byte) error {
 	c.SetDeadline(time.Now().Add(10 * time.Second))
 	defer c.SetDeadline(time.Time{})
-	if _, err := c.Write(frame(frame(nil, ftGet, 1, get), ftGet, 2, small)); err != nil {
+	if _, err := c.Write(writepath.AppendFrame(writepath.AppendFrame(nil, writepath.FrameGet, 1, get), writepath.FrameGet, 2, small)); err != nil {
 		return err
 	}
 	for id := uint32(1); id <= 2; id++ {
@@ -122,11 +107,11 @@ func askTooLarge(c net.Conn, get []byte, small []byte) error {
 		if err != nil {
 			return fmt.Errorf("connection lost: %v", err)
 		}
-		want := ftError
+		want := writepath.FrameError
 		if f.ID == 2 {
-			want = ftGetOK
+			want = writepath.FrameGetOK
 		}
-		if f.Type != want || len(f.Payload) < 1 || (want == ftError && f.Payload[0] != 8) {
+		if f.Type != want || want == writepath.FrameError && !errors.Is(writepath.DecodeError(f.Payload), writepath.ErrReplyTooLarge) {
 			return fmt.Errorf("request %d answered with frame type %#x", f.ID, f.Type)
 		}
 	}
@@ -197,7 +182,7 @@ func abuseNoRead(c tcpConfig, addr string) (string, error) {
 	const n = 2000
 	var req []byte
 	for id := range uint32(n) {
-		req = frame(req, ftGet, id, getPayload([]byte("v64k")))
+		req = writepath.AppendFrame(req, writepath.FrameGet, id, getPayload([]byte("v64k")))
 	}
 	t0 := time.Now()
 	go conn.Write(req) // blocks once the server stops reading; ends at close
@@ -212,24 +197,6 @@ func abuseNoRead(c tcpConfig, addr string) (string, error) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return fmt.Sprintf("still open after %v", c.maxAbuse), nil
-}
-
-// established tells, without reading, whether the server has not closed c
-// yet: the kernel's TCP state is still ESTABLISHED (Linux).
-func established(c net.Conn) (bool, error) {
-	rc, err := c.(*net.TCPConn).SyscallConn()
-	if err != nil {
-		return false, err
-	}
-	var info *unix.TCPInfo
-	var ierr error
-	if err := rc.Control(func(fd uintptr) { info, ierr = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO) }); err != nil {
-		return false, err
-	}
-	if ierr != nil {
-		return false, ierr
-	}
-	return info.State == unix.BPF_TCP_ESTABLISHED, nil
 }
 
 // holdAndCount dials n connections with dial, lets feed talk on each, and
@@ -270,7 +237,7 @@ func abuseHeaders(c tcpConfig, addr string) (string, error) {
 	n := 10
 	k, err := holdAndCount(n, c.readTimeout*3, func(int) (net.Conn, error) { return dialHello(addr) }, func(_ int, conn net.Conn) {
 		hdr := binary.LittleEndian.AppendUint32(nil, 5+64<<20)
-		conn.Write(append(hdr, ftPut, 1, 0, 0, 0))
+		conn.Write(append(hdr, byte(writepath.FramePut), 1, 0, 0, 0))
 	})
 	return fmt.Sprintf("%d/%d closed after ReadTimeout", k, n), err
 }
@@ -278,7 +245,7 @@ func abuseHeaders(c tcpConfig, addr string) (string, error) {
 func abuseSlowloris(c tcpConfig, addr string) (string, error) {
 	n := 50 / c.scale
 	k, err := holdAndCount(n, c.readTimeout*3, func(int) (net.Conn, error) { return dialHello(addr) }, func(_ int, conn net.Conn) {
-		for _, b := range frame(nil, ftGet, 1, getPayload(make([]byte, 200))) {
+		for _, b := range writepath.AppendFrame(nil, writepath.FrameGet, 1, getPayload(make([]byte, 200))) {
 			if _, err := conn.Write([]byte{b}); err != nil {
 				return
 			}
@@ -320,7 +287,7 @@ func abuseGarbage(c tcpConfig, addr string) (string, error) {
 	kinds := [][]byte{
 		[]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
 		binary.LittleEndian.AppendUint32(nil, 0xffffffff),
-		frame(nil, ftPut, 1, make([]byte, 1000))[:100],
+		writepath.AppendFrame(nil, writepath.FramePut, 1, make([]byte, 1000))[:100],
 	}
 	k, err := holdAndCount(n, 10*time.Second, func(i int) (net.Conn, error) {
 		if i%2 == 0 { // garbage before the handshake

@@ -49,7 +49,7 @@ func abuseSlowLarge(c tcpConfig, addr string) (string, error) {
 		}
 		conns = append(conns, conn)
 		hdr := binary.LittleEndian.AppendUint32(nil, 5+56<<20)
-		if _, err := conn.Write(append(hdr, ftPut, 1, 0, 0, 0)); err != nil {
+		if _, err := conn.Write(append(hdr, byte(writepath.FramePut), 1, 0, 0, 0)); err != nil {
 			return "", err
 		}
 		go func() {

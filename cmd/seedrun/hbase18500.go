@@ -46,7 +46,7 @@ func run18500(cfg cfg18500) error {
 			for _, path := range paths18500 {
 				h, total, err := write18500(cfg, tr, path, uint64(run))
 				if err != nil {
-					return fmt.Errorf("Test%d %s %s: %w", run, tr, path, err)
+					return fmt.Errorf("run %d (Test%d) %s %s: %w", run, run, tr, path, err)
 				}
 				stats[tr][path] = append(stats[tr][path], h)
 				rates[tr][path] = append(rates[tr][path], float64(cfg.rows)/total.Seconds())

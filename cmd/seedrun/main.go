@@ -18,7 +18,7 @@
 //
 // Runs of different cases are interleaved (run 1 of every case, then run 2,
 // ...), so load that drifts on a shared machine hits every case alike.
-// It is a driver for results/hbase-18500 and results/hbase-3553, not part
+// It is a driver for results/put-latency-by-client-path and results/multiget-sequential-vs-parallel, not part
 // of the library; errors go to stderr with exit status 1 (2: bad usage).
 package main
 

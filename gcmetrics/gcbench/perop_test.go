@@ -22,6 +22,8 @@ const (
 )
 
 // pnode is a 64-byte object with three pointers.
+//
+//lint:ignore U1000 the fields give the object its size and pointer layout; only val is read
 type pnode struct {
 	next, prev *pnode
 	val        *uint64

@@ -2,7 +2,8 @@
 // `gateslow` build tag, Inject burns a fixed number of loop iterations at a
 // hot-path site, so the gate's detection rate can be measured against a known,
 // deliberately injected slowdown. Without the tag (every normal build) Inject
-// is an empty function the compiler inlines away: the hot paths pay nothing.
+// is an empty function the compiler inlines away: the hot paths pay nothing
+// (TestInjectInlinesAway checks every call site in the module).
 //
 // Sites are fixed; the amount per site comes from the environment variable
 // WRITEGC_SLOWDOWN_SPINS ("arena=6,memtable=400"), read once per process: a
@@ -77,6 +78,8 @@ func Parse(spec string) (spins [NumSites]uint64, err error) {
 // spinSink is written only when a spin's result hits an (in practice)
 // impossible value, so that the loop is not dead code and Spin stores
 // nothing shared.
+//
+//lint:ignore U1000 never read: written so that Spin's loop is not dead code
 var spinSink uint64
 
 // Spin runs n steps of a dependency chain of one-cycle operations (adds and

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The larger run of issue 8, item 5, and of issue 16, item 7, for a session
-# that is lent the 16-core, 128 GiB device machine: the same commands as
+# Do the results hold at scale (16 writers and regions; 10M keys; 1 to 16
+# writers on one memtable)? The larger run for a session that is lent the
+# 16-core, 128 GiB device machine: the same commands as
 # results/, with more writers and keys. One script, bounded to fit a
 # 10-minute call; everything it measures goes under $OUT (default
 # results/device/out) as it goes.
@@ -25,7 +26,7 @@ timeout 180 /tmp/benches.test -test.run '^$' -test.count 3 \
 	-test.bench '^BenchmarkPut$/kind=(heap|arena|offheap)/value=100B/keys=10M$' \
 	-test.benchtime 10000000x >"$OUT/memtable-10m.txt" 2>&1
 grep '^Unit' scripts/units.txt >>"$OUT/memtable-10m.txt"
-# 3. Issue 16 item 7: 1, 2, 4, 8 and 16 writers on one arena memtable, 1M keys of
+# 3. How do Puts scale with writers? 1, 2, 4, 8 and 16 on one arena memtable, 1M keys of
 #    100 B (BenchmarkPutParallel's goroutines are the powers of two up to
 #    GOMAXPROCS), interleaved over 3 counts (about 1 min).
 timeout 90 /tmp/benches.test -test.run '^$' -test.count 3 \

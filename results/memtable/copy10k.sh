@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16 item 3: the 10 KB Put against the copy limit, and OLD against the
+# How close does a 10 KB Put come to the copy limit? And OLD against the
 # working tree. Interleaved in one run, ROUNDS rounds (order alternating each
 # round): BenchmarkPutRecycled at 10 KB (arena and offheap, 100K keys, chunks
 # the pool recycled) from the benches binary of OLD (default HEAD~1) and of the
@@ -9,6 +9,7 @@
 # Memmove/size=10KB/dst=pool. Run on a quiet machine from the repo root.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/lib.sh # alternate
 R=results/memtable
 ROUNDS=${ROUNDS:-12}
 OLD=${OLD:-HEAD~1}
@@ -21,15 +22,11 @@ scripts/machine-header start "$state" >$R/copy10k-new.txt
 put() { # BINARY OUT
 	(cd benches && "$1" -test.run '^$' -test.bench '^BenchmarkPutRecycled$/kind=(arena|offheap)/value=10KB/keys=100K$' -test.benchtime 300000x) >>"$2"
 }
+put_old() { put "$tmp/old.test" $R/copy10k-old.txt; }
+put_new() { put "$tmp/new.test" $R/copy10k-new.txt; }
 for round in $(seq "$ROUNDS"); do
 	echo "round $round/$ROUNDS" >&2
-	if [ $((round % 2)) = 1 ]; then
-		put "$tmp/old.test" $R/copy10k-old.txt
-		put "$tmp/new.test" $R/copy10k-new.txt
-	else
-		put "$tmp/new.test" $R/copy10k-new.txt
-		put "$tmp/old.test" $R/copy10k-old.txt
-	fi
+	alternate "$round" put_old put_new
 	(cd benches && "$tmp/new.test" -test.run '^$' -test.bench '^BenchmarkMemmove$/size=10KB' -test.benchtime 200ms) >>$R/copy10k-new.txt
 done
 for f in copy10k-old copy10k-new; do

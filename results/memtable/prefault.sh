@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16 item 2: on-heap chunks pre-faulted (arena.prefaultHeap) or not.
+# Does pre-faulting on-heap chunks (arena.prefaultHeap) make Puts faster?
 # Interleaved in one run, ROUNDS rounds (order alternating each round):
 #   the benches binary of OLD (default HEAD~1, chunks fault on first touch) and of
 #   the working tree (pre-faulted), BenchmarkPut kind=arena 100 B at 1M and 5M keys,
@@ -8,6 +8,7 @@
 # the ratio) and benchstat-prefault.txt. Run on a quiet machine from the repo root.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/lib.sh # alternate
 R=results/memtable
 ROUNDS=${ROUNDS:-10}
 OLD=${OLD:-HEAD~1}
@@ -21,17 +22,13 @@ scripts/machine-header start "$state" >$R/prefault-new.txt
 run() { # BINARY KEYS N OUT
 	(cd benches && "$1" -test.run '^$' -test.bench "^BenchmarkPut\$/kind=$2/value=100B/keys=$3\$" -test.benchtime "$4x") >>"$5"
 }
+run_old() { run "$tmp/old.test" arena "$k" "$n" $R/prefault-old.txt; }
+run_new() { run "$tmp/new.test" arena "$k" "$n" $R/prefault-new.txt; }
 for round in $(seq "$ROUNDS"); do
 	echo "round $round/$ROUNDS" >&2
 	for keys in 1M:1000000 5M:5000000; do
 		k=${keys%:*} n=${keys#*:}
-		if [ $((round % 2)) = 1 ]; then
-			run "$tmp/old.test" arena "$k" "$n" $R/prefault-old.txt
-			run "$tmp/new.test" arena "$k" "$n" $R/prefault-new.txt
-		else
-			run "$tmp/new.test" arena "$k" "$n" $R/prefault-new.txt
-			run "$tmp/old.test" arena "$k" "$n" $R/prefault-old.txt
-		fi
+		alternate "$round" run_old run_new
 		(cd benches/peers && "$tmp/peers.test" -test.run '^$' -test.bench "^BenchmarkPut\$/kind=badger-skl/value=100B/keys=$k\$" -test.benchtime "${n}x") >>$R/prefault-new.txt
 	done
 done

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Reproduces the issue 14/16 speed figures of results/memtable, interleaved
+# Reproduces the speed figures of results/memtable (how fast are the arena
+# kinds beside Badger's skl, at 100 B and 10 KB, with 1 and 2 writers?), interleaved
 # round by round (writegc's suite, then the peers module):
 #   - arena and offheap vs Badger's skl at 1M, 5M and 10M keys of 100 B, one goroutine
 #     (speed-ratios.txt: 1M and 5M every round, 10M in ROUNDS10M rounds);

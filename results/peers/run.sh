@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces results/peers (issue 13): writegc's kinds beside Pebble, Badger and
+# Reproduces results/peers: writegc's kinds beside Pebble, Badger and
 # ristretto under the same harness. Run from the repo root on a quiet machine
 # (uptime load below 0.5, nothing else running):
 #   results/peers/run.sh          (PARTS="stress hog explain held ingest nocgo")
@@ -25,10 +25,8 @@ KINDS=heap,arena,offheap,pebble,badger,ristretto
 bin=${bin:-/tmp/writegc-gcstress-peers}
 (cd benches/peers && go build -o $bin ./cmd/gcstress-peers && go test -c -o /tmp/writegc-peers.test .)
 state=$(mktemp)
-hogs=()
-stop_hogs() { for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done; hogs=(); }
+. scripts/lib.sh # start_hogs, stop_hogs
 trap 'stop_hogs; rm -f "$state"' EXIT
-start_hogs() { for _ in 1 2; do (while :; do :; done) & hogs+=($!); done; sleep 1; }
 
 # run NAME ARGS...: one gcstress-peers run into $R/NAME, with the machine
 # header and what it printed in $R/NAME.txt.

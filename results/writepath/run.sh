@@ -1,10 +1,11 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Reproduces results/writepath/ (about 12 minutes on 2 shared cores). Run from the repo root:
 #   ./results/writepath/run.sh
 # Cases run interleaved (one round of every case, ten rounds), so load that
 # drifts over the run hits every case alike.
 set -e
 cd "$(dirname "$0")/../.."
+. scripts/lib.sh # alternate
 # STEPS selects steps (default all): 1 write paths, 2 sorted-apply A/B, 3 multiget, 4 buffered profile,
 # 5 multiget profile; the benchstat tables are always redone.
 steps=${STEPS:-12345}
@@ -32,13 +33,17 @@ case $steps in *1*)
 done; footer write; } > "$OLDPWD/$out/write-100B.txt"
 esac
 
-# 2. A/B of the sorted batch apply: buffered 100 B, the commit before vs this one, alternating.
+# 2. A/B of the sorted batch apply: buffered 100 B, the commit before vs this one, order alternating each round.
 case $steps in *2*)
 { header apply; echo "# code: $before (insert in batch order)"; units; } > "$OLDPWD/$out/apply-before.txt"
 sed 's/^# code: .*/# code: HEAD (batches of >=64 entries inserted in key order)/' "$OLDPWD/$out/apply-before.txt" > "$OLDPWD/$out/apply-after.txt"
+apply_ab() { # BINARY OUT
+	"$1" -test.run '^$' -test.bench 'Write/path=buffered/transport=(tcp|inproc)/value=100B' -test.benchtime 200000x | grep ^Benchmark >> "$OLDPWD/$out/$2"
+}
+apply_before() { apply_ab ./old.test apply-before.txt; }
+apply_after() { apply_ab ./new.test apply-after.txt; }
 for i in 1 2 3 4 5 6 7 8 9 10; do
-	./old.test -test.run '^$' -test.bench 'Write/path=buffered/transport=(tcp|inproc)/value=100B' -test.benchtime 200000x | grep ^Benchmark >> "$OLDPWD/$out/apply-before.txt"
-	./new.test -test.run '^$' -test.bench 'Write/path=buffered/transport=(tcp|inproc)/value=100B' -test.benchtime 200000x | grep ^Benchmark >> "$OLDPWD/$out/apply-after.txt"
+	alternate "$i" apply_before apply_after
 done
 footer apply | tee -a "$OLDPWD/$out/apply-before.txt" >> "$OLDPWD/$out/apply-after.txt"
 esac

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Reproduces results/gcstress/robust (issue 14): the memory-capped failure
+# Reproduces results/gcstress/robust: do the verdicts hold under load and at
+# capacity? The memory-capped failure
 # scenario quiet and beside two busy loops, the collapse scenario the same two
 # ways, an open-loop run at 20 MB/s, and the capacity search at 10 B, 100 B,
 # 1 KB and 10 KB for heap, arena and offheap. Run from the repo root on a quiet
@@ -11,10 +12,8 @@ R=results/gcstress/robust
 go build -o /tmp/writegc-gcstress ./cmd/gcstress
 PARTS=${PARTS:-failure collapse openloop capacity}
 state=$(mktemp)
-hogs=()
-stop_hogs() { for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done; hogs=(); }
+. scripts/lib.sh # start_hogs, stop_hogs
 trap 'stop_hogs; rm -f "$state"' EXIT
-start_hogs() { for _ in 1 2; do (while :; do :; done) & hogs+=($!); done; sleep 1; }
 
 # run NAME ARGS...: one gcstress run into $R/NAME, with the machine header and
 # what it printed in $R/NAME.txt.

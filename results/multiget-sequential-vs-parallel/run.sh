@@ -1,16 +1,16 @@
 #!/bin/sh
-# Reproduces results/hbase-3553/ with one command, from the repository root:
-#   ./results/hbase-3553/run.sh
+# Reproduces results/multiget-sequential-vs-parallel/ with one command, from the repository root:
+#   ./results/multiget-sequential-vs-parallel/run.sh
 # HBASE-3553 in Go: multiget sequential vs parallel, 16 and 32 threads, 100
 # keys a request, 8 regions preloaded with ROWS rows, three runs each, over
 # loopback TCP, for modelled read latencies LATENCIES per region request
 # (0 = CPU-bound memtable lookups). REQUESTS are the multigets per run at 16
 # and 32 threads; OUT the output directory. About 10 minutes on 2 shared cores
 # with the defaults (10M rows; the preload alone is about 1 minute per latency).
-# The smaller run in rows=1M/: ROWS=1000000 OUT=results/hbase-3553/rows=1M ./results/hbase-3553/run.sh
+# The smaller run in rows=1M/: ROWS=1000000 OUT=results/multiget-sequential-vs-parallel/rows=1M ./results/multiget-sequential-vs-parallel/run.sh
 set -e
 cd "$(dirname "$0")/../.."
-out=${OUT:-results/hbase-3553}
+out=${OUT:-results/multiget-sequential-vs-parallel}
 mkdir -p "$out"
 rows=${ROWS:-10000000}
 requests=${REQUESTS:-2000,4000}
@@ -19,7 +19,7 @@ bin=$(mktemp -d)/seedrun
 go build -o "$bin" ./cmd/seedrun
 state=$(mktemp)
 {
-	echo "command: ROWS=$rows REQUESTS=$requests LATENCIES=$latencies OUT=$out ./results/hbase-3553/run.sh  (seedrun -exp 3553 -rows $rows -runs 3 -requests $requests -latencies $latencies -transports tcp)"
+	echo "command: ROWS=$rows REQUESTS=$requests LATENCIES=$latencies OUT=$out ./results/multiget-sequential-vs-parallel/run.sh  (seedrun -exp 3553 -rows $rows -runs 3 -requests $requests -latencies $latencies -transports tcp)"
 	scripts/machine-header start "$state"
 	echo "goexperiment: $(go env GOEXPERIMENT | sed "s/^$/default (Green Tea GC)/")"
 	echo "gogc: ${GOGC:-100}"

@@ -1,12 +1,12 @@
 #!/bin/sh
-# Reproduces results/hbase-18500/ with one command, from the repository root:
-#   ./results/hbase-18500/run.sh
+# Reproduces results/put-latency-by-client-path/ with one command, from the repository root:
+#   ./results/put-latency-by-client-path/run.sh
 # HBASE-18500 in Go: direct, autoflush, buffered and async Put latency, five
 # runs (Test1..Test5) of ROWS rows each (default 100,000, as the seed's PE
 # --rows=100000), in-process and over loopback TCP. About 3 minutes on 2 cores.
 set -e
 cd "$(dirname "$0")/../.."
-out=results/hbase-18500
+out=results/put-latency-by-client-path
 rows=${ROWS:-100000}
 bin=$(mktemp -d)/seedrun
 go build -o "$bin" ./cmd/seedrun

@@ -1,0 +1,49 @@
+# shellcheck shell=bash
+# lib.sh: shell helpers the results scripts share. Source it from bash, after
+# cd to the repository root:
+#
+#   . scripts/lib.sh
+#
+# Busy loops (machine load on purpose, for "does the verdict move with the
+# load" runs):
+#   start_hogs [N]   starts N busy loops (default 2), then waits a second for
+#                    them to spin up; their pids go to the array hogs
+#   stop_hogs        kills the loops start_hogs started and empties hogs
+# A script that starts hogs must stop them on every exit:
+#   trap 'stop_hogs' EXIT
+#
+# Old/new interleave (the same measurement of two builds, round by round, so
+# that drift over a run falls on both sides alike):
+#   alternate ROUND OLD NEW   runs the command OLD then NEW in odd rounds and
+#                             NEW then OLD in even ones (OLD and NEW are
+#                             command names, usually small functions)
+# scripts/old-new builds the two benches binaries such a loop runs.
+
+hogs=()
+
+start_hogs() {
+	local i
+	for ((i = 0; i < ${1:-2}; i++)); do
+		(while :; do :; done) &
+		hogs+=($!)
+	done
+	sleep 1
+}
+
+stop_hogs() {
+	local p
+	for p in "${hogs[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	hogs=()
+}
+
+alternate() {
+	if [ $(($1 % 2)) = 1 ]; then
+		"$2"
+		"$3"
+	else
+		"$3"
+		"$2"
+	fi
+}
