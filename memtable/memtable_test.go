@@ -462,13 +462,54 @@ func TestArenaIteratorOutlivesClose(t *testing.T) {
 	}
 }
 
-// TestRandomHeight checks the tower height distribution: heights in
-// [1, maxHeight] and P(h > k) = (5/8)^k within sampling error.
+// TestRandomHeight checks the tower height distribution, from rand and
+// from the seeded sequence: heights in [1, maxHeight] and P(h > k) =
+// (5/8)^k within sampling error.
 func TestRandomHeight(t *testing.T) {
+	t.Run("seeded=false", func(t *testing.T) { checkHeights(t, false) })
+	t.Run("seeded=true", func(t *testing.T) { checkHeights(t, true) })
+}
+
+// TestSeededHeightsRepeat: with SeedEnv's sequence, two lists made in the
+// same order draw the same heights, and two lists of one process differ.
+func TestSeededHeightsRepeat(t *testing.T) {
+	defer func(seed uint64, on bool, n uint64) { towerSeed, towerSeeded = seed, on; lists.Store(n) }(towerSeed, towerSeeded, lists.Load())
+	towerSeed, towerSeeded = 1, true
+	draw := func() []int {
+		var a, b skiplist[uint64, arena.Handle, arenaStore]
+		a.init(arenaStore{}, 0)
+		b.init(arenaStore{}, 0)
+		var hs []int
+		for range 1000 {
+			hs = append(hs, a.randomHeight(), b.randomHeight())
+		}
+		return hs
+	}
+	lists.Store(0)
+	first := draw()
+	lists.Store(0)
+	second := draw()
+	if !slices.Equal(first, second) {
+		t.Fatal("the same seed and order gave other heights")
+	}
+	same := true
+	for i := 0; i < len(first); i += 2 {
+		same = same && first[i] == first[i+1]
+	}
+	if same {
+		t.Fatal("two lists of one process drew the same heights")
+	}
+}
+
+func checkHeights(t *testing.T, seeded bool) {
+	defer func(seed uint64, on bool) { towerSeed, towerSeeded = seed, on }(towerSeed, towerSeeded)
+	towerSeed, towerSeeded = 7, seeded
+	var sl skiplist[uint64, arena.Handle, arenaStore]
+	sl.init(arenaStore{}, 0)
 	const draws = 400_000
 	var above [maxHeight + 1]int
 	for range draws {
-		h := randomHeight()
+		h := sl.randomHeight()
 		if h < 1 || h > maxHeight {
 			t.Fatalf("height %d outside [1, %d]", h, maxHeight)
 		}

@@ -6,6 +6,8 @@ import (
 	"iter"
 	"math/bits"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/writegc/writegc/internal/slowdown"
@@ -81,14 +83,18 @@ type nodeStore[R comparable, V any] interface {
 type skiplist[R comparable, V any, S nodeStore[R, V]] struct {
 	store  S
 	head   R
-	height atomic.Int32 // current list height, 1..maxHeight
-	n      atomic.Int64 // distinct keys
-	size   atomic.Int64 // bytes charged
+	height atomic.Int32  // current list height, 1..maxHeight
+	n      atomic.Int64  // distinct keys
+	size   atomic.Int64  // bytes charged
+	seq    atomic.Uint64 // tower-height sequence, used only when SeedEnv is set
 }
 
 func (s *skiplist[R, V, S]) init(store S, head R) {
 	s.store, s.head = store, head
 	s.height.Store(1)
+	if towerSeeded {
+		s.seq.Store(towerSeed*0xd1342543de82ef95 + lists.Add(1))
+	}
 }
 
 // randomHeight draws a tower height with P(h > k) = (5/8)^k.
@@ -103,18 +109,63 @@ func (s *skiplist[R, V, S]) init(store S, head R) {
 // 5/8 inserted about 3% faster than 1/2 and 11/16 about 1% faster.
 //
 // Each 3-bit group of a random word continues the tower with probability
-// 5/8; a word gives 21 groups.
-func randomHeight() int {
-	r, left := rand.Uint64(), 21
+// 5/8; a word gives 21 groups. The words come from rand.Uint64, or, when
+// SeedEnv is set, from the list's own seeded sequence (towerWord).
+func (s *skiplist[R, V, S]) randomHeight() int {
+	r, left := s.towerWord(), 21
 	h := 1
 	for h < maxHeight && r&7 < 5 {
 		h++
 		r >>= 3
 		if left--; left == 0 {
-			r, left = rand.Uint64(), 21
+			r, left = s.towerWord(), 21
 		}
 	}
 	return h
+}
+
+// SeedEnv names the environment variable that makes tower heights
+// reproducible: set to a number (WRITEGC_SKIPLIST_SEED=1), every skiplist
+// of the process draws its heights from a sequence fixed by that number and
+// by the order the lists were made in, so a single-goroutine benchmark
+// builds the same lists, and executes the same instructions, in every run
+// (benchgate's instruction mode needs that; with per-process random
+// heights Put's instructions per op varied by 8-13% between runs). Unset,
+// heights come from rand.Uint64, seeded per process: a caller that chooses
+// the keys cannot know which of them will be tall. It is read once, at
+// start-up.
+const SeedEnv = "WRITEGC_SKIPLIST_SEED"
+
+// towerSeed is SeedEnv's value and towerSeeded whether it was set; lists
+// counts the skiplists made, to give each its own sequence.
+var (
+	towerSeed, towerSeeded = seedFromEnv()
+	lists                  atomic.Uint64
+)
+
+func seedFromEnv() (uint64, bool) {
+	v := os.Getenv(SeedEnv)
+	if v == "" {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(v, 0, 64)
+	if err != nil {
+		panic("memtable: " + SeedEnv + "=" + v + ": want an unsigned number")
+	}
+	return n, true
+}
+
+// towerWord is 64 random bits: rand.Uint64, or the next word of the list's
+// seeded sequence (splitmix64 over an atomic counter, so concurrent Puts
+// each get a distinct word without a lock).
+func (s *skiplist[R, V, S]) towerWord() uint64 {
+	if !towerSeeded {
+		return rand.Uint64()
+	}
+	z := s.seq.Add(0x9e3779b97f4a7c15)
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }
 
 // keyPrefix is the first four bytes of key, big-endian, zero-padded. If
@@ -269,7 +320,7 @@ func coldLevels(n int64) int {
 // height the search saw) at the head.
 func (s *skiplist[R, V, S]) grow(listHeight int, prev, next *[maxHeight]R) int {
 	var zero R
-	h := randomHeight()
+	h := s.randomHeight()
 	for {
 		cur := int(s.height.Load())
 		if h <= cur || s.height.CompareAndSwap(int32(cur), int32(h)) {
