@@ -114,15 +114,6 @@ func (o *runOutput) endLine() {
 	o.results = append(o.results, benchLine{name: f[0], iters: iters})
 }
 
-// names lists the distinct benchmark names printed, in order.
-func (o *runOutput) names() []string {
-	out := make([]string, len(o.results))
-	for i, r := range o.results {
-		out[i] = r.name
-	}
-	return out
-}
-
 // tooLarge is the error of a run stopped at the limit. It names the
 // benchmark that was running when the testing package had printed its name;
 // else (a benchmark printing before its first result, as most do) the
