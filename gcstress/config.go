@@ -1,7 +1,9 @@
 package gcstress
 
 import (
+	"errors"
 	"fmt"
+	"github.com/writegc/writegc/gcstress/results"
 	"math"
 	"math/bits"
 	"slices"
@@ -24,18 +26,15 @@ const (
 // Formats lists the report formats.
 var Formats = []string{FormatTable, FormatYCSB, FormatPE, FormatJSON}
 
-// Scenario sets (Config.Sets) and the groups of Scenario.Group. SetAll is
-// every set.
+// Scenario sets (Config.Sets) and the groups of Scenario.Group, as
+// package results names them. SetAll is every set.
 const (
-	SetAll     = "all"
-	SetMatrix  = "matrix"
-	SetFailure = "failure"
-	SetStall   = "stall"
-	// SetCollapse is the CPU-starvation collapse: closed loop, GOMEMLIMIT
-	// below the heap layout's live data, no binding hard cap.
-	SetCollapse = "collapse"
-	// SetCapacity is the capacity search (capacity.go), run last.
-	SetCapacity = "capacity"
+	SetAll      = results.SetAll
+	SetMatrix   = results.SetMatrix
+	SetFailure  = results.SetFailure
+	SetStall    = results.SetStall
+	SetCollapse = results.SetCollapse
+	SetCapacity = results.SetCapacity
 )
 
 // ScenarioSets lists the scenario sets.
@@ -215,7 +214,14 @@ func (c *Config) Validate() error {
 			return usageErr(r.flag, "%v", err)
 		}
 	}
-	return c.Thresholds.validate()
+	if err := c.Thresholds.Validate(); err != nil {
+		var fe *results.FlagError
+		if errors.As(err, &fe) {
+			return usageErr(fe.Flag, "%s", fe.Msg)
+		}
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	return nil
 }
 
 // validateCapacity checks the capacity search's settings when it runs.

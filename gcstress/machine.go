@@ -10,27 +10,6 @@ import (
 	"time"
 )
 
-// Machine is what the rest of the machine did while one scenario ran, from
-// /proc/stat: the CPU that processes other than the scenario's child and
-// gcstress itself used, and the CPU the hypervisor gave to other guests
-// (steal), each as average cores over the scenario's wall time. A plain
-// value; zero where /proc/stat cannot be read (not Linux).
-//
-// A verdict that holds only on a quiet machine is not a result: a scenario
-// run while others took more than BusyCores is flagged in every report.
-type Machine struct {
-	OthersCores float64 `json:"others_cores"`
-	StealCores  float64 `json:"steal_cores"`
-}
-
-// BusyCores is the average CPU (cores) that other processes and steal may
-// take during a scenario before the reports warn that the machine was busy:
-// a quarter of a core.
-const BusyCores = 0.25
-
-// Busy reports whether others and steal together took more than BusyCores.
-func (m Machine) Busy() bool { return m.OthersCores+m.StealCores > BusyCores }
-
 // userHZ is the unit of /proc/stat's counters: USER_HZ, 100 on every Linux
 // architecture's user ABI.
 const userHZ = 100

@@ -159,7 +159,7 @@ func Expand(c Config) []Scenario {
 		out = append(out, s)
 	}
 	for i := range out {
-		out[i].Dir = filepath.Join(c.Out, out[i].dirName())
+		out[i].Dir = filepath.Join(c.Out, out[i].DirName())
 	}
 	return out
 }

@@ -48,7 +48,7 @@ func isChart(name string) bool {
 func runNames(cfg Config) func(name string) bool {
 	dirs := map[string]bool{}
 	for _, s := range Expand(cfg) {
-		dirs[s.dirName()] = true
+		dirs[s.DirName()] = true
 	}
 	capa := cfg.wants(SetCapacity)
 	return func(name string) bool {

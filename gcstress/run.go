@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/writegc/writegc/gcstress/results"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,34 +17,6 @@ import (
 
 	"github.com/writegc/writegc/internal/escape"
 )
-
-// Summary is a whole run: what ran, on what, and each scenario's Result.
-// It is written as summary.json and feeds every report. A plain value.
-type Summary struct {
-	Command      string     `json:"command"`
-	Started      time.Time  `json:"started"`
-	Finished     time.Time  `json:"finished"`
-	GoVersion    string     `json:"go_version"`
-	GOEXPERIMENT string     `json:"goexperiment"`
-	Commit       string     `json:"commit,omitempty"`
-	GOOS         string     `json:"goos"`
-	GOARCH       string     `json:"goarch"`
-	CPUs         int        `json:"cpus"`
-	GOMAXPROCS   int        `json:"gomaxprocs"`
-	LoadStart    [3]float64 `json:"load_start"` // 1-, 5- and 15-minute load averages when the run started
-	LoadEnd      [3]float64 `json:"load_end"`   // and when it finished
-	CPUModel     string     `json:"cpu_model,omitempty"`
-	MemTotal     uint64     `json:"mem_total,omitempty"`
-	Thresholds   Thresholds `json:"thresholds"`
-	Rules        string     `json:"rules"`
-	SpanNote     string     `json:"span_note"`
-	Interrupted  bool       `json:"interrupted,omitempty"`
-	Out          string     `json:"out"`
-	Results      []Result   `json:"results"`
-	// Capacity is the capacity search's outcome, one entry per kind x
-	// value size (SetCapacity); its steps are also in Results.
-	Capacity []Capacity `json:"capacity,omitempty"`
-}
 
 // Options say where Run writes besides the results folder. The zero
 // Options writes nothing else. Writers are used from Run's goroutine only.
@@ -142,8 +115,8 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 		if ctx.Err() != nil {
 			res.Stopped = "interrupted"
 		}
-		if out.ownsDir(s.dirName()) {
-			if err := out.recordTree(s.dirName()); err != nil {
+		if out.ownsDir(s.DirName()) {
+			if err := out.recordTree(s.DirName()); err != nil {
 				return res, err
 			}
 		}
@@ -176,7 +149,7 @@ func claimScenarioDir(out *outFiles, s Scenario) error {
 	if s.Profile == "" && !s.Flight {
 		return nil
 	}
-	name := s.dirName()
+	name := s.DirName()
 	if _, err := os.Lstat(s.Dir); err == nil && !out.ownsDir(name) {
 		return fmt.Errorf("gcstress: scenario %s: %s exists and no run of this folder created it", escape.Terminal(s.Name), s.Dir)
 	}
@@ -354,7 +327,7 @@ func WriteResults(dir string, sum *Summary) error {
 }
 
 func (o *outFiles) writeResults(sum *Summary) error {
-	b, err := json.MarshalIndent(compact(sum), "", "  ")
+	b, err := json.MarshalIndent(results.Compact(sum), "", "  ")
 	if err != nil {
 		return fmt.Errorf("gcstress: summary: %w", err)
 	}
@@ -387,7 +360,7 @@ func WriteReport(w io.Writer, format string, sum *Summary) error {
 	case FormatPE:
 		return WritePE(w, sum)
 	case FormatJSON:
-		b, err := json.MarshalIndent(compact(sum), "", "  ")
+		b, err := json.MarshalIndent(results.Compact(sum), "", "  ")
 		if err != nil {
 			return fmt.Errorf("gcstress: summary: %w", err)
 		}
@@ -395,21 +368,4 @@ func WriteReport(w io.Writer, format string, sum *Summary) error {
 		return err
 	}
 	return fmt.Errorf("%w: -format: unknown format %q", ErrUsage, format)
-}
-
-// compact returns a copy of sum without the latency histograms (each is
-// about 28K counts; they stay in samples.jsonl's end lines) for summary.json.
-func compact(sum *Summary) *Summary {
-	c := *sum
-	c.Results = make([]Result, len(sum.Results))
-	for i, r := range sum.Results {
-		if r.End != nil {
-			e := *r.End
-			e.Hist = nil
-			r.End = &e
-		}
-		r.Last.Hist = nil
-		c.Results[i] = r
-	}
-	return &c
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/writegc/writegc/gcstress/results"
 	"io"
 	"os"
 	"os/exec"
@@ -51,34 +52,6 @@ const pipeDelay = 2 * time.Second
 
 // stderrTail is how much of a child's stderr Result.Stderr keeps.
 const stderrTail = 16 << 10
-
-// Result is what a scenario produced. It is a plain value.
-type Result struct {
-	Scenario Scenario `json:"scenario"`
-	Windows  []Sample `json:"-"` // window lines, in order (in samples.jsonl)
-	End      *Sample  `json:"end,omitempty"`
-	// Last is the last window or end line seen: the progress of a child
-	// that died.
-	Last    Sample     `json:"last"`
-	Flight  string     `json:"flight,omitempty"` // flight-recorder dump, if written
-	Exit    Exit       `json:"exit"`
-	Stopped StopReason `json:"stopped,omitempty"` // StopFailed, StopInterrupted, StopHung or StopStalled when the parent stopped it
-	Stderr  string     `json:"stderr,omitempty"`  // the tail of the child's stderr
-	// Foreign is what the child printed on stdout and stderr outside its
-	// stream (nil: nothing); Warning is the line to show for it.
-	Foreign *ForeignOutput `json:"foreign,omitempty"`
-	// StreamErr is the first fault of the child's stream (a record over
-	// MaxRecord, skipped), if any.
-	StreamErr string  `json:"stream_error,omitempty"`
-	Verdict   Verdict `json:"verdict"`
-	Wall      float64 `json:"wall_s"`
-	// Machine is what other processes and steal took while it ran.
-	Machine Machine `json:"machine"`
-	// Account is the explain package's account of the captured profiles
-	// (markdown), when the scenario captured any.
-	Account  string `json:"account,omitempty"`
-	Headline string `json:"headline,omitempty"`
-}
 
 // Run runs scenario s in a child process and returns its Result. The error
 // is non-nil only for a tool failure: the child could not be started, or
@@ -167,7 +140,7 @@ func (r *Runner) command(s Scenario) (*exec.Cmd, error) {
 		return nil, fmt.Errorf("gcstress: %w", err)
 	}
 	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), s.env()...)
+	cmd.Env = append(os.Environ(), s.Env()...)
 	cmd.Env = append(cmd.Env, ChildEnv+"="+string(spec), fmt.Sprintf("%s=%d", StreamEnv, StreamFD))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.WaitDelay = pipeDelay
@@ -340,7 +313,7 @@ func (p *childProc) read(res *Result) {
 			continue // not a record: kept on disk, ignored here
 		}
 		p.noteProgress(smp)
-		res.add(smp)
+		res.Add(smp)
 		v := Classify(res.Windows, Exit{}, p.s.Thresholds)
 		if p.r.OnLine != nil {
 			p.r.OnLine(p.s, smp, v)
@@ -408,20 +381,6 @@ func (p *childProc) exitLine(res Result) []byte {
 	return b
 }
 
-// add records one line of a scenario's stream in its Result.
-func (res *Result) add(l Sample) {
-	switch l.Type {
-	case SampleWindow:
-		res.Windows = append(res.Windows, l)
-		res.Last = l
-	case SampleEnd:
-		e := l
-		res.End, res.Last = &e, l
-	case SampleFlight:
-		res.Flight = l.Flight
-	}
-}
-
 // finish completes res once the child exited: wall time, stderr, how it
 // ended (from its end line, or from waitErr when it left none; a stall or
 // an interruption the parent caused takes precedence) and the final
@@ -453,12 +412,14 @@ func (p *childProc) finish(res *Result, waitErr error) {
 		if res.StreamErr != "" {
 			res.Exit.Message += "; " + res.StreamErr
 		}
-	case res.End.Reason == StopRSSCap:
-		res.Exit.RSSCap = true
-		res.Exit.Message = fmt.Sprintf("stopped itself at RSS %s > cap %s", mib(res.End.PeakRSS), mib(uint64(p.s.RSSCap)))
-	case res.End.Reason == StopError:
-		res.Exit.Died = true
-		res.Exit.Message = "error: " + res.End.Err
+	default:
+		if e, ok := results.ExitOfEnd(res.End); ok {
+			res.Exit.RSSCap, res.Exit.Died = res.Exit.RSSCap || e.RSSCap, res.Exit.Died || e.Died
+			res.Exit.Message = e.Message
+			if e.RSSCap {
+				res.Exit.Message = fmt.Sprintf("stopped itself at RSS %s > cap %s", mib(res.End.PeakRSS), mib(uint64(p.s.RSSCap)))
+			}
+		}
 	}
 	res.Verdict = Classify(res.Windows, res.Exit, p.s.Thresholds)
 }

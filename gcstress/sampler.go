@@ -180,25 +180,6 @@ func fillIntended(w *Sample, h *hdrhistogram.Histogram, spec Scenario) {
 	w.ILatMax = h.Max()
 }
 
-// SetGC sets w's collector fields from the interval d that ends at the
-// reading at: pause percentiles, CPU accounting and shares, heap levels and
-// limiter state. It is how the sampler fills each window and the end
-// record, and every figure is gcmetrics' (the GC share leaves out
-// idle-priority marking; see gcmetrics). It only writes w.
-func (w *Sample) SetGC(d gcmetrics.Delta, at gcmetrics.Snapshot) {
-	w.Pauses = d.Pauses.Count()
-	w.PauseP50us = d.Pauses.Quantile(0.50) * 1e6
-	w.PauseP99us = d.PauseP99() * 1e6
-	w.PauseMaxus = d.Pauses.Max() * 1e6
-	w.CPUUsed, w.GCCPU, w.Assist, w.Dedicated, w.IdleMark = d.CPUUsed, d.GCCPU, d.Assist, d.Dedicated, d.IdleMark
-	w.GCPct, w.AssistPct = d.GCCPUPercent(), d.AssistPercent()
-	w.HeapLive, w.HeapGoal, w.HeapObjects, w.HeapUnused = at.HeapLive, at.HeapGoal, at.HeapObjects, at.HeapUnused
-	if at.MemLimit < math.MaxInt64 {
-		w.MemLimit = at.MemLimit
-	}
-	w.LimiterLast, w.LimiterCycles = at.LimiterLastEnabled, at.Cycles
-}
-
 func fillEngine(w *Sample, st EngineStats) {
 	w.Flushes, w.FlushedBytes, w.PendingFlushes = st.Flushes, st.FlushedBytes, st.PendingFlushes
 	w.MemtableBytes, w.BlockedNanos = st.MemtableBytes, st.BlockedNanos

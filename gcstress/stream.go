@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/writegc/writegc/gcstress/results"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,10 +32,10 @@ const (
 	StreamFD = 3
 	// StreamProto is the protocol version on every start line (Sample.Proto):
 	// 2 is the stream on its own descriptor, and the parent's exit lines.
-	StreamProto = 2
+	StreamProto = results.StreamProto
 	// MaxRecord is the longest record (line) the parent reads: a longer one
 	// is skipped, and the scenario names the limit.
-	MaxRecord = 16 << 20
+	MaxRecord = results.MaxRecord
 	// CaptureKeep is how much of each end of a child's stdout and stderr
 	// the parent keeps.
 	CaptureKeep = 64 << 10
@@ -46,40 +47,6 @@ const (
 	ChildStderrFile = "child-stderr.txt"
 )
 
-// ForeignOutput is what a scenario's child printed outside its stream: the
-// byte counts (all of it) and the files holding its ends ("" when nothing
-// was printed or the scenario has no folder). A plain value.
-type ForeignOutput struct {
-	StdoutBytes int64  `json:"stdout_bytes"`
-	StderrBytes int64  `json:"stderr_bytes"`
-	StdoutFile  string `json:"stdout_file,omitempty"`
-	StderrFile  string `json:"stderr_file,omitempty"`
-	// ExitedOK: the child exited with status 0 (a failed child's stderr is
-	// its diagnosis, not foreign output to warn about).
-	ExitedOK bool `json:"exited_ok"`
-}
-
-// Warning is the line to show for a scenario's foreign output ("" when
-// there is none to warn about): every byte on stdout, and stderr of a
-// child that exited normally.
-func (f *ForeignOutput) Warning(name string) string {
-	if f == nil || (f.StdoutBytes == 0 && (f.StderrBytes == 0 || !f.ExitedOK)) {
-		return ""
-	}
-	msg := fmt.Sprintf("warning: %s: the child printed %d bytes on stdout and %d on stderr outside its stream", name, f.StdoutBytes, f.StderrBytes)
-	var kept []string
-	for _, p := range []string{f.StdoutFile, f.StderrFile} {
-		if p != "" {
-			kept = append(kept, p)
-		}
-	}
-	if len(kept) > 0 {
-		msg += fmt.Sprintf(" (kept in %v)", kept)
-	}
-	return msg
-}
-
-// errRecordTooLong is the recordReader's error for a record over the limit.
 var errRecordTooLong = fmt.Errorf("%w: a record longer than the %d MiB limit (MaxRecord) was skipped", ErrStream, MaxRecord>>20)
 
 // recordReader reads a stream's records (lines without their newline),

@@ -405,7 +405,7 @@ func TestRunKeepsForeignOutputInResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := sum.Results[0]
-	file := filepath.Join(out, r.Scenario.dirName(), ChildStdoutFile)
+	file := filepath.Join(out, r.Scenario.DirName(), ChildStdoutFile)
 	if b, err := os.ReadFile(file); err != nil || len(b) != 20_000 || r.Verdict.Class == Failed {
 		t.Fatalf("%s: %d bytes, %v; verdict %s", file, len(b), err, r.Verdict.Class)
 	}

@@ -1,4 +1,4 @@
-package gcstress
+package results
 
 import (
 	"fmt"
@@ -40,7 +40,9 @@ const (
 	Interrupted Class = "interrupted"
 )
 
-func (c Class) rank() int {
+// Rank orders the health classes: 0 healthy to 3 failed; -1 for
+// Interrupted or an unknown class.
+func (c Class) Rank() int {
 	switch c {
 	case Healthy:
 		return 0
@@ -77,27 +79,29 @@ func DefaultThresholds() Thresholds {
 		FailLive: 90, FailThroughput: 25, FailWindows: 3, Warmup: 2 * time.Second, Share: 25}
 }
 
-func (t Thresholds) validate() error {
+// Validate checks the thresholds; an error is a *FlagError naming the
+// flag that sets the bad field.
+func (t Thresholds) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
 	}{{"healthy-gc", t.HealthyGC}, {"healthy-assist", t.HealthyAssist}, {"degraded-gc", t.DegradedGC},
 		{"degraded-assist", t.DegradedAssist}, {"fail-live", t.FailLive}, {"fail-throughput", t.FailThroughput}, {"share", t.Share}} {
 		if f.v < 0 || f.v > 100 || math.IsNaN(f.v) {
-			return usageErr(f.name, "%v: a percentage from 0 to 100", f.v)
+			return flagErr(f.name, "%v: a percentage from 0 to 100", f.v)
 		}
 	}
 	if t.HealthyGC > t.DegradedGC {
-		return usageErr("healthy-gc", "%v is above -degraded-gc %v", t.HealthyGC, t.DegradedGC)
+		return flagErr("healthy-gc", "%v is above -degraded-gc %v", t.HealthyGC, t.DegradedGC)
 	}
 	if t.HealthyAssist > t.DegradedAssist {
-		return usageErr("healthy-assist", "%v is above -degraded-assist %v", t.HealthyAssist, t.DegradedAssist)
+		return flagErr("healthy-assist", "%v is above -degraded-assist %v", t.HealthyAssist, t.DegradedAssist)
 	}
 	if t.FailWindows < 1 {
-		return usageErr("fail-windows", "%d: at least 1", t.FailWindows)
+		return flagErr("fail-windows", "%d: at least 1", t.FailWindows)
 	}
 	if t.Warmup < 0 {
-		return usageErr("warmup", "negative")
+		return flagErr("warmup", "negative")
 	}
 	return nil
 }
@@ -288,7 +292,7 @@ func (v *Verdict) markWindows(w []Sample, th Thresholds) {
 		case run >= th.FailWindows && v.Class != Failed:
 			wh.Class = Failed
 			wh.Why = fmt.Sprintf("live heap %s >= %g%% of GOMEMLIMIT %s, limiter engaged, %.1f MB/s < %g%% of best %.1f, %d windows in a row",
-				mib(s.HeapLive), th.FailLive, mib(s.MemLimit), s.MBps, th.FailThroughput, best, run)
+				MiB(s.HeapLive), th.FailLive, MiB(s.MemLimit), s.MBps, th.FailThroughput, best, run)
 			v.Class, v.Why = Failed, "collector could not hold the heap: "+wh.Why
 			v.FailedAt, v.FailedT = s.Progress, s.T
 		case run > 0 && v.Class == Failed:
@@ -303,7 +307,7 @@ func markOverGoal(wh *WindowHealth, s Sample) {
 		return
 	}
 	wh.OverGoal = true
-	if wh.Class.rank() < Degraded.rank() {
+	if wh.Class.Rank() < Degraded.Rank() {
 		wh.Class = Degraded
 		wh.Why = fmt.Sprintf("heap %.1f MiB above goal %.1f MiB", float64(s.HeapObjects)/(1<<20), float64(s.HeapGoal)/(1<<20))
 	}
@@ -370,7 +374,7 @@ func (v *Verdict) classByShare(th Thresholds) {
 	for _, c := range []Class{Degraded, Elevated} {
 		n, first := 0, -1
 		for i, wh := range counted {
-			if wh.Class.rank() >= c.rank() {
+			if wh.Class.Rank() >= c.Rank() {
 				n++
 				if first < 0 {
 					first = i
@@ -386,4 +390,18 @@ func (v *Verdict) classByShare(th Thresholds) {
 	v.Why = fmt.Sprintf("GC CPU %.1f%%, assist %.1f%% over the run", v.GCPct, v.AssistPct)
 }
 
-func mib(b uint64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
+// MiB prints a byte count in whole MiB, as every report does.
+func MiB(b uint64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
+
+// FlagError is a bad setting, named by the flag that sets it (without its
+// dash); package gcstress reports it as a usage error.
+type FlagError struct {
+	Flag string
+	Msg  string
+}
+
+func (e *FlagError) Error() string { return "-" + e.Flag + ": " + e.Msg }
+
+func flagErr(flagName, format string, args ...any) error {
+	return &FlagError{Flag: flagName, Msg: fmt.Sprintf(format, args...)}
+}

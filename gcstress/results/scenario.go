@@ -1,4 +1,4 @@
-package gcstress
+package results
 
 import (
 	"fmt"
@@ -58,7 +58,7 @@ type Scenario struct {
 
 // TargetMBps is the open-loop schedule in key+value MB/s (0 closed loop).
 func (s Scenario) TargetMBps() float64 {
-	return s.Rate * float64(int64(workload.KeySize)+s.Value) / bytesPerMB
+	return s.Rate * float64(int64(workload.KeySize)+s.Value) / BytesPerMB
 }
 
 // Label is the scenario's short description for tables and bars.
@@ -70,13 +70,13 @@ func (s Scenario) Label() string {
 	return b
 }
 
-// dirName is a file-system-safe form of Name.
-func (s Scenario) dirName() string {
+// DirName is a file-system-safe form of Name.
+func (s Scenario) DirName() string {
 	return strings.NewReplacer("/", "-", " ", "_").Replace(s.Name)
 }
 
-// env is the child's environment additions: GOGC and GOMEMLIMIT.
-func (s Scenario) env() []string {
+// Env is the child's environment additions: GOGC and GOMEMLIMIT.
+func (s Scenario) Env() []string {
 	gogc := "off"
 	if s.GOGC > 0 {
 		gogc = fmt.Sprint(s.GOGC)
@@ -106,7 +106,7 @@ func (s Scenario) Describe() string {
 	if s.Path != PathServer {
 		fmt.Fprintf(&b, "/%s", s.Transport)
 	}
-	fmt.Fprintf(&b, ", GOGC %s", strings.TrimPrefix(s.env()[0], "GOGC="))
+	fmt.Fprintf(&b, ", GOGC %s", strings.TrimPrefix(s.Env()[0], "GOGC="))
 	if s.MemLimit > 0 {
 		fmt.Fprintf(&b, ", GOMEMLIMIT %s", memText(s.MemLimit))
 	}

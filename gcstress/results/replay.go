@@ -1,4 +1,4 @@
-package gcstress
+package results
 
 import (
 	"bufio"
@@ -43,7 +43,7 @@ func ReadResults(r io.Reader, th Thresholds) ([]Result, error) {
 			res.Exit, res.Stopped = *s.Exit, s.Reason
 			exited[i] = true
 		}
-		res.add(s)
+		res.Add(s)
 	}
 	if err := sc.Err(); err != nil {
 		return out, fmt.Errorf("gcstress: read samples: %w", err)
@@ -56,10 +56,10 @@ func ReadResults(r io.Reader, th Thresholds) ([]Result, error) {
 			res.Exit, res.Stopped = Exit{Interrupted: true, Message: "parent killed: gcstress stopped recording before the scenario ended"}, StopInterrupted
 		case res.End == nil:
 			res.Exit = Exit{Died: true, Message: "no end record"}
-		case res.End.Reason == StopRSSCap:
-			res.Exit = Exit{RSSCap: true}
-		case res.End.Reason == StopError:
-			res.Exit = Exit{Died: true, Message: "error: " + res.End.Err}
+		default:
+			if e, ok := ExitOfEnd(res.End); ok {
+				res.Exit = e
+			}
 		}
 		res.Verdict = Classify(res.Windows, res.Exit, th)
 	}
@@ -72,9 +72,9 @@ func ReadResults(r io.Reader, th Thresholds) ([]Result, error) {
 func remeasure(s *Sample) {
 	switch s.Type {
 	case SampleWindow:
-		s.MBps = mbps(s.WinBytes, s.Dur)
+		s.MBps = MBps(s.WinBytes, s.Dur)
 	case SampleEnd:
-		s.MBps = mbps(s.Bytes, s.T)
+		s.MBps = MBps(s.Bytes, s.T)
 	}
 }
 

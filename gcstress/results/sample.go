@@ -1,4 +1,9 @@
-package gcstress
+package results
+
+import (
+	"github.com/writegc/writegc/gcmetrics"
+	"math"
+)
 
 import hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -42,19 +47,6 @@ const (
 	// (no record, or no key written) for Scenario.StallTimeout.
 	StopStalled StopReason = "stalled"
 )
-
-// bytesPerMB is the MB of every MB/s in gcstress (Sample.MBps, the reports,
-// the charts): 10^6 bytes, the unit of the Hypertable addendum's MB/s and of
-// Go's testing.B.SetBytes. Memory sizes (heap, RSS) are printed in MiB.
-const bytesPerMB = 1e6
-
-// mbps is n bytes over secs seconds in MB/s (10^6 B/s); 0 when secs <= 0.
-func mbps(n int64, secs float64) float64 {
-	if secs <= 0 {
-		return 0
-	}
-	return float64(n) / bytesPerMB / secs
-}
 
 // Sample is one JSON line of a child's stream (see SampleType). Window fields
 // marked "delta" cover the window only; the others are cumulative since the
@@ -165,4 +157,23 @@ type Sample struct {
 	// Notes (end line only) are the engine's own figures, when it is a
 	// NoteEngine (a cache's accepted writes and hit ratio, say).
 	Notes map[string]float64 `json:"engine_notes,omitempty"`
+}
+
+// SetGC sets w's collector fields from the interval d that ends at the
+// reading at: pause percentiles, CPU accounting and shares, heap levels and
+// limiter state. It is how the sampler fills each window and the end
+// record, and every figure is gcmetrics' (the GC share leaves out
+// idle-priority marking; see gcmetrics). It only writes w.
+func (w *Sample) SetGC(d gcmetrics.Delta, at gcmetrics.Snapshot) {
+	w.Pauses = d.Pauses.Count()
+	w.PauseP50us = d.Pauses.Quantile(0.50) * 1e6
+	w.PauseP99us = d.PauseP99() * 1e6
+	w.PauseMaxus = d.Pauses.Max() * 1e6
+	w.CPUUsed, w.GCCPU, w.Assist, w.Dedicated, w.IdleMark = d.CPUUsed, d.GCCPU, d.Assist, d.Dedicated, d.IdleMark
+	w.GCPct, w.AssistPct = d.GCCPUPercent(), d.AssistPercent()
+	w.HeapLive, w.HeapGoal, w.HeapObjects, w.HeapUnused = at.HeapLive, at.HeapGoal, at.HeapObjects, at.HeapUnused
+	if at.MemLimit < math.MaxInt64 {
+		w.MemLimit = at.MemLimit
+	}
+	w.LimiterLast, w.LimiterCycles = at.LimiterLastEnabled, at.Cycles
 }
