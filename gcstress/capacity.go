@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -44,14 +46,14 @@ const (
 	CapacityProbe = 3 * time.Second
 	// CapacityResolution: bisection stops when first unhealthy / highest
 	// healthy is below 1 + CapacityResolution.
-	CapacityResolution = 0.10
+	CapacityResolution = results.CapacityResolution
 	// CapacityMaxSteps bounds the bisection steps of one search (probe,
 	// contended re-runs and confirmations excluded; those are bounded by
 	// CapacityContendedRetries, CapacityConfirmRuns and CapacityMaxDescents).
 	CapacityMaxSteps = 10
 	// CapacityMinAchieved: a step whose achieved rate after warm-up is
 	// below this share of its target is unhealthy (limit LimitRate).
-	CapacityMinAchieved = 0.95
+	CapacityMinAchieved = results.CapacityMinAchieved
 	// CapacityContendedRetries bounds the re-runs of a step that failed on
 	// latency or rate while the machine was busy.
 	CapacityContendedRetries = 2
@@ -321,7 +323,7 @@ func judgeStep(r Result, target float64, c Config) CapacityStep {
 		}
 	}
 	if c.SLO > 0 && st.P99 > int64(c.SLO) {
-		blame(LimitLatency, "p99 from intended start %s > %v", ns(st.P99), c.SLO)
+		blame(LimitLatency, "p99 from intended start %s > %v", view.NS(st.P99), c.SLO)
 	}
 	if st.AchievedMBps < CapacityMinAchieved*target {
 		blame(LimitRate, "achieved %.3g MB/s < %.0f%% of %.3g", st.AchievedMBps, 100*CapacityMinAchieved, target)

@@ -3,6 +3,8 @@ package gcstress
 import (
 	"io"
 
+	"github.com/writegc/writegc/gcstress/live"
+	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -79,3 +81,25 @@ const bytesPerMB = results.BytesPerMB
 
 func mbps(n int64, secs float64) float64 { return results.MBps(n, secs) }
 func mib(b uint64) string                { return results.MiB(b) }
+
+// Deprecated forms of package report's writers.
+func WriteTable(w io.Writer, sum *Summary) error { return report.WriteTable(w, sum) }
+func WriteYCSB(w io.Writer, sum *Summary) error  { return report.WriteYCSB(w, sum) }
+func WritePE(w io.Writer, sum *Summary) error    { return report.WritePE(w, sum) }
+func WriteHTML(w io.Writer, sum *Summary) error  { return report.WriteHTML(w, sum) }
+func WriteMarkdown(w io.Writer, sum *Summary, charts []string) error {
+	return report.WriteMarkdown(w, sum, charts)
+}
+
+// Deprecated forms of package live's names.
+type (
+	LiveServer  = live.Server
+	LiveOptions = live.Options
+	LiveStats   = live.Stats
+)
+
+// NewLiveServer is live.NewServer.
+func NewLiveServer(opts LiveOptions) *LiveServer { return live.NewServer(opts) }
+
+// LiveAddr is live.Addr.
+func LiveAddr(s string) (string, error) { return live.Addr(s) }

@@ -3,7 +3,6 @@ package gcstress
 import (
 	"errors"
 	"fmt"
-	"github.com/writegc/writegc/gcstress/results"
 	"math"
 	"math/bits"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/explain"
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/memtable"
 )

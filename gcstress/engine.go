@@ -3,8 +3,8 @@ package gcstress
 import (
 	"errors"
 	"fmt"
-	"github.com/writegc/writegc/gcstress/results"
 
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/memtable"
 	"github.com/writegc/writegc/writepath"
 )

@@ -1,13 +1,17 @@
 package gcstress
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/writegc/writegc/gcstress/internal/usage"
+)
 
 // Sentinel errors. Errors returned by this package wrap one of these; test
 // with errors.Is.
 var (
 	// ErrUsage: bad command-line usage; the message names the flag. The
 	// command exits 2.
-	ErrUsage = errors.New("usage")
+	ErrUsage = usage.ErrUsage
 	// ErrInterrupted: the run was stopped (Ctrl-C); the reports of what
 	// finished were still written.
 	ErrInterrupted = errors.New("interrupted")

@@ -2,7 +2,6 @@ package gcstress
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -99,29 +98,4 @@ func loadAvg() [3]float64 {
 		l[i], _ = strconv.ParseFloat(f[i], 64)
 	}
 	return l
-}
-
-// busyNote is the reports' warning for the scenarios run on a busy
-// machine, or "" when none was.
-func busyNote(rs []Result) string {
-	var b strings.Builder
-	for _, r := range rs {
-		if r.Machine.Busy() {
-			if b.Len() == 0 {
-				fmt.Fprintf(&b, "Busy machine (other processes and steal above %.2g cores on average; verdicts and MB/s may not hold on a quiet machine):", BusyCores)
-			}
-			fmt.Fprintf(&b, " %s others %.2f + steal %.2f cores;", r.Scenario.Name, r.Machine.OthersCores, r.Machine.StealCores)
-		}
-	}
-	return strings.TrimSuffix(b.String(), ";")
-}
-
-// machineLoad is ", GOMAXPROCS n; load average a b c at start, d e f at
-// the end" for a summary that recorded them (older ones did not: "").
-func machineLoad(sum *Summary) string {
-	if sum.GOMAXPROCS == 0 {
-		return ""
-	}
-	return fmt.Sprintf(", GOMAXPROCS %d; load average %.2f %.2f %.2f at start, %.2f %.2f %.2f at the end", sum.GOMAXPROCS,
-		sum.LoadStart[0], sum.LoadStart[1], sum.LoadStart[2], sum.LoadEnd[0], sum.LoadEnd[1], sum.LoadEnd[2])
 }

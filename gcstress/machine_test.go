@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/writegc/writegc/gcstress/internal/view"
 )
 
 func TestParseCPUStat(t *testing.T) {
@@ -28,10 +30,10 @@ func TestParseCPUStat(t *testing.T) {
 func TestBusyNote(t *testing.T) {
 	quiet := Result{Scenario: Scenario{Name: "arena/100B"}, Machine: Machine{OthersCores: 0.1, StealCores: 0.05}}
 	busy := Result{Scenario: Scenario{Name: "heap/100B"}, Machine: Machine{OthersCores: 0.9, StealCores: 0.1}}
-	if n := busyNote([]Result{quiet}); n != "" {
+	if n := view.BusyNote([]Result{quiet}); n != "" {
 		t.Errorf("quiet run noted busy: %q", n)
 	}
-	n := busyNote([]Result{quiet, busy})
+	n := view.BusyNote([]Result{quiet, busy})
 	if !strings.Contains(n, "heap/100B others 0.90 + steal 0.10") || strings.Contains(n, "arena/100B") {
 		t.Errorf("busy note = %q, want heap/100B only, with its figures", n)
 	}

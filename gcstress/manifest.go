@@ -98,6 +98,9 @@ func (o *outFiles) write(name string, fn func(io.Writer) error) error {
 	return nil
 }
 
+// Write is write: outFiles is the report package's Sink.
+func (o *outFiles) Write(name string, fn func(io.Writer) error) error { return o.write(name, fn) }
+
 func (o *outFiles) path(name string) string { return filepath.Join(o.dir, filepath.FromSlash(name)) }
 
 // put adds rec to the manifest, replacing an earlier record of its path.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/internal/escape"
 )
 
@@ -29,19 +30,10 @@ import (
 // DefaultOutParent/<UTC start time>, relative to the working directory.
 const DefaultOutParent = "results/gcstress"
 
-// resultFiles are the fixed names of the files a run writes at the top of
-// its folder; charts (timeline-*, throughput, capacity) are matched by isChart.
-var resultFiles = []string{"samples.jsonl", "summary.json", "report.md", "report.html", ManifestFile}
-
-// isChart reports whether name is a chart a run writes.
-func isChart(name string) bool {
-	ext := filepath.Ext(name)
-	if ext != ".svg" && ext != ".png" {
-		return false
-	}
-	stem := strings.TrimSuffix(name, ext)
-	return stem == "throughput" || stem == "capacity" || strings.HasPrefix(stem, "timeline-")
-}
+// runFiles are the files a run writes at the top of its folder besides
+// those of the report formats (report.Owns: summary.json, the reports,
+// the charts).
+var runFiles = []string{samplesFile, ManifestFile}
 
 // runNames returns whether a run of cfg may write the entry name at the
 // top of its folder: a result file, a chart, or a scenario's folder.
@@ -52,7 +44,7 @@ func runNames(cfg Config) func(name string) bool {
 	}
 	capa := cfg.wants(SetCapacity)
 	return func(name string) bool {
-		return slices.Contains(resultFiles, name) || isChart(name) || dirs[name] || (capa && strings.HasPrefix(name, SetCapacity+"-"))
+		return slices.Contains(runFiles, name) || report.Owns(name) || dirs[name] || (capa && strings.HasPrefix(name, SetCapacity+"-"))
 	}
 }
 

@@ -10,10 +10,10 @@ import (
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
-	"golang.org/x/term"
-
+	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/internal/workload"
+	"golang.org/x/term"
 )
 
 // progress shows the run as it goes: on a terminal, one mpb bar per
@@ -117,7 +117,7 @@ func (pr *progress) line(s Scenario, l Sample, v Verdict) {
 // printed outside its stream (ForeignOutput.Warning) or its stream had a
 // fault (Result.StreamErr).
 func (pr *progress) done(r Result) {
-	msg := escape.Terminal(cellText(r) + " " + string(r.Verdict.Class))
+	msg := escape.Terminal(view.CellText(r) + " " + string(r.Verdict.Class))
 	if r.Verdict.Class != Healthy {
 		msg += ": " + escape.Terminal(r.Verdict.Why)
 	}
@@ -136,7 +136,7 @@ func (pr *progress) done(r Result) {
 	if warn != "" {
 		fmt.Fprintln(pr.p, warn) // above the bars
 	}
-	pr.setStatus(escape.Terminal(fmt.Sprintf("%s %s in %.0f s", cellText(r), r.Verdict.Class, r.Wall)))
+	pr.setStatus(escape.Terminal(fmt.Sprintf("%s %s in %.0f s", view.CellText(r), r.Verdict.Class, r.Wall)))
 	if r.End != nil && r.End.Reason == StopKeys && r.Verdict.Class != Failed {
 		pr.bar.SetTotal(-1, true)
 	} else {

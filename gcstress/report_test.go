@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/internal/golden"
 )
 
@@ -90,11 +91,11 @@ func TestChartsFromRecordedStreams(t *testing.T) {
 
 func TestCellText(t *testing.T) {
 	r := Result{Verdict: Verdict{Class: Failed, FailedAt: 0.6, LimiterOn: 12}, Last: Sample{T: 10, Bytes: 10 << 20}}
-	if got := cellText(r); got != "failed at 60% (limiter on 12 s)" {
+	if got := view.CellText(r); got != "failed at 60% (limiter on 12 s)" {
 		t.Fatalf("cell %q", got)
 	}
 	r = Result{Verdict: Verdict{Class: Healthy}, End: &Sample{T: 2, Bytes: 200e6, Reason: StopKeys}}
-	if got := cellText(r); got != "100.0" {
+	if got := view.CellText(r); got != "100.0" {
 		t.Fatalf("cell %q", got)
 	}
 }

@@ -3,10 +3,8 @@ package gcstress
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/writegc/writegc/gcstress/results"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/internal/escape"
 )
 
@@ -327,45 +326,17 @@ func WriteResults(dir string, sum *Summary) error {
 }
 
 func (o *outFiles) writeResults(sum *Summary) error {
-	b, err := json.MarshalIndent(results.Compact(sum), "", "  ")
-	if err != nil {
-		return fmt.Errorf("gcstress: summary: %w", err)
-	}
-	if err := o.write("summary.json", func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
-		return err
-	}
-	return o.writeReports(sum)
-}
-
-// writeReports writes the charts, report.md and report.html.
-func (o *outFiles) writeReports(sum *Summary) error {
-	charts, err := o.writeCharts(sum)
-	if err != nil {
-		return err
-	}
-	if err := o.write("report.md", func(w io.Writer) error { return WriteMarkdown(w, sum, charts) }); err != nil {
-		return err
-	}
-	return o.write("report.html", func(w io.Writer) error { return WriteHTML(w, sum) })
+	return report.WriteFolder(o, sum, report.AtRun)
 }
 
 // WriteReport prints the terminal report in format (one of Formats; ""
 // is FormatTable). An unknown format wraps ErrUsage.
 func WriteReport(w io.Writer, format string, sum *Summary) error {
-	switch format {
-	case FormatTable, "":
-		return WriteTable(w, sum)
-	case FormatYCSB:
-		return WriteYCSB(w, sum)
-	case FormatPE:
-		return WritePE(w, sum)
-	case FormatJSON:
-		b, err := json.MarshalIndent(results.Compact(sum), "", "  ")
-		if err != nil {
-			return fmt.Errorf("gcstress: summary: %w", err)
+	if err := report.WriteTerminal(w, format, sum); err != nil {
+		if errors.Is(err, report.ErrUnknownFormat) {
+			return fmt.Errorf("%w: -format: unknown format %q", ErrUsage, format)
 		}
-		_, err = w.Write(append(escape.JSON(b), '\n'))
 		return err
 	}
-	return fmt.Errorf("%w: -format: unknown format %q", ErrUsage, format)
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/writegc/writegc/gcstress/results"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +12,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 // Runner starts one child process per scenario and collects its stream.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/writegc/writegc/gcmetrics"
 )
 

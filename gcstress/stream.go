@@ -5,12 +5,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/writegc/writegc/gcstress/results"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 // The child's stream (the protocol between a scenario's child and its

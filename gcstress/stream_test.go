@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/gcstress/internal/view"
 )
 
 // Kinds of hostile engines, registered in init so that this test binary's
@@ -160,8 +162,8 @@ func TestStallWatchdog(t *testing.T) {
 			if res.Stopped != StopStalled || !res.Exit.Stalled || res.Verdict.Class != Failed {
 				t.Fatalf("stopped %q exit %+v verdict %s", res.Stopped, res.Exit, res.Verdict.Class)
 			}
-			if !strings.Contains(res.Verdict.Why, "no progress for 1s") || !strings.Contains(cellText(res), "stalled") {
-				t.Fatalf("why %q, cell %q", res.Verdict.Why, cellText(res))
+			if !strings.Contains(res.Verdict.Why, "no progress for 1s") || !strings.Contains(view.CellText(res), "stalled") {
+				t.Fatalf("why %q, cell %q", res.Verdict.Why, view.CellText(res))
 			}
 		})
 	}
@@ -190,8 +192,8 @@ func TestInterruptedBeforeEndRecord(t *testing.T) {
 	if res.End != nil || res.Stopped != StopInterrupted || !res.Exit.Interrupted || res.Exit.Died {
 		t.Fatalf("end %+v stopped %q exit %+v", res.End, res.Stopped, res.Exit)
 	}
-	if res.Verdict.Class != Interrupted || !strings.Contains(cellText(res), "interrupted at") {
-		t.Fatalf("verdict %s (%s), cell %q", res.Verdict.Class, res.Verdict.Why, cellText(res))
+	if res.Verdict.Class != Interrupted || !strings.Contains(view.CellText(res), "interrupted at") {
+		t.Fatalf("verdict %s (%s), cell %q", res.Verdict.Class, res.Verdict.Why, view.CellText(res))
 	}
 	// The recorded stream replays the same way, from the parent's exit line.
 	rs, err := ReadResults(strings.NewReader(samples.String()), DefaultThresholds())

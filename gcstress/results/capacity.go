@@ -60,3 +60,14 @@ type CapacityStep struct {
 	Contended    bool          `json:"contended,omitempty"` // failed on latency or rate while the machine was busy
 	Repeat       bool          `json:"repeat,omitempty"`    // a re-run (contention or confirmation)
 }
+
+// The capacity search's resolution and rate bar, which every capacity
+// report prints (package gcstress runs the search).
+const (
+	// CapacityResolution: bisection stops when first unhealthy / highest
+	// healthy is below 1 + CapacityResolution.
+	CapacityResolution = 0.10
+	// CapacityMinAchieved: a step whose achieved rate after warm-up is
+	// below this share of its target is unhealthy (limit LimitRate).
+	CapacityMinAchieved = 0.95
+)

@@ -42,3 +42,12 @@ func MBps(n int64, secs float64) float64 {
 	}
 	return float64(n) / BytesPerMB / secs
 }
+
+// CollapseNote is the collapse scenario's description in every report: its
+// verdict depends on the machine, which is why it is not the failure
+// scenario.
+const CollapseNote = "collapse: the heap layout's live data passes GOMEMLIMIT with no hard cap in reach; the collector then runs " +
+	"back to back and the GC CPU limiter holds it to about half the CPU. Whether throughput then falls below a quarter of its best " +
+	"(failed) or only slows (degraded) depends on how much CPU the machine leaves the writers, so this verdict can differ between " +
+	"machines and loads: compare it only between runs on the same machine under the same load (the failure scenario, bounded by " +
+	"memory, is the one that holds anywhere)."

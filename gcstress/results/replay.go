@@ -3,8 +3,12 @@ package results
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 )
 
 // ReadResults rebuilds scenario Results from a samples.jsonl stream (one
@@ -126,4 +130,50 @@ func unmarshalRenamed(b []byte, v any, renamed map[string]string) error {
 		return err
 	}
 	return json.Unmarshal(b, v)
+}
+
+// ReadSummary reads dir/summary.json; a missing one gives a Summary with the
+// default thresholds.
+func ReadSummary(dir string) (*Summary, error) {
+	sum := &Summary{Thresholds: DefaultThresholds(), SpanNote: SpanNote, Out: dir}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		sum.Rules = sum.Thresholds.String()
+		return sum, nil
+	case err != nil:
+		return nil, fmt.Errorf("gcstress: %w", err)
+	}
+	if err := json.Unmarshal(b, sum); err != nil {
+		return nil, fmt.Errorf("gcstress: %s: %w", filepath.Join(dir, "summary.json"), err)
+	}
+	if sum.Rules == "" {
+		sum.Rules = sum.Thresholds.String()
+	}
+	return sum, nil
+}
+
+// MergeResults gives each scenario replayed from samples.jsonl what only
+// summary.json holds of it (the parent's view: exit, stop, accounts,
+// machine load), reclassifying it when the exit differs.
+func MergeResults(replayed, recorded []Result, th Thresholds) []Result {
+	byName := map[string]Result{}
+	for _, r := range recorded {
+		byName[r.Scenario.Name] = r
+	}
+	for i := range replayed {
+		r := &replayed[i]
+		old, ok := byName[r.Scenario.Name]
+		if !ok {
+			continue
+		}
+		r.Account, r.Headline, r.Machine, r.Flight = old.Account, old.Headline, old.Machine, old.Flight
+		r.Stopped, r.Stderr, r.Wall = old.Stopped, old.Stderr, old.Wall
+		r.Foreign, r.StreamErr = old.Foreign, old.StreamErr
+		if old.Exit != r.Exit {
+			r.Exit = old.Exit
+			r.Verdict = Classify(r.Windows, r.Exit, th)
+		}
+	}
+	return replayed
 }

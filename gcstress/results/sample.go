@@ -1,8 +1,9 @@
 package results
 
 import (
-	"github.com/writegc/writegc/gcmetrics"
 	"math"
+
+	"github.com/writegc/writegc/gcmetrics"
 )
 
 import hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"

@@ -1,18 +1,18 @@
-package gcstress
+package report
 
 import (
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/escape"
+	"github.com/writegc/writegc/internal/workload"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/writegc/writegc/internal/escape"
-	"github.com/writegc/writegc/internal/workload"
 )
 
 // writeKneeChart draws capacity.{svg,png}: for every search (kind x value
@@ -20,7 +20,7 @@ import (
 // after warm-up (top) and the p99 from intended start (bottom, log
 // scale); healthy steps are filled circles, unhealthy ones crosses, and
 // the panels mark the GC and latency limits. No searches, no chart.
-func (o *outFiles) writeKneeChart(cs []Capacity) ([]string, error) {
+func writeKneeChart(o Sink, cs []results.Capacity) ([]string, error) {
 	if len(cs) == 0 {
 		return nil, nil
 	}
@@ -52,16 +52,16 @@ func (o *outFiles) writeKneeChart(cs []Capacity) ([]string, error) {
 	if th := thresholdLine(lo, hi, cs[0]); th != nil {
 		lat.Add(th)
 	}
-	if err := o.saveTiles("capacity", []*plot.Plot{gc, lat}, 9*vg.Inch, 8*vg.Inch); err != nil {
+	if err := saveTiles(o, "capacity", []*plot.Plot{gc, lat}, 9*vg.Inch, 8*vg.Inch); err != nil {
 		return nil, err
 	}
 	return []string{"capacity.svg", "capacity.png"}, nil
 }
 
 // kneeLines adds one search's steps, in rate order, to both panels.
-func kneeLines(gc, lat *plot.Plot, c Capacity, col interface{ RGBA() (r, g, b, a uint32) }) {
+func kneeLines(gc, lat *plot.Plot, c results.Capacity, col interface{ RGBA() (r, g, b, a uint32) }) {
 	steps := slices.Clone(c.Steps)
-	slices.SortFunc(steps, func(a, b CapacityStep) int {
+	slices.SortFunc(steps, func(a, b results.CapacityStep) int {
 		return cmpFloat(a.TargetMBps, b.TargetMBps)
 	})
 	var g, l, gBad, lBad plotter.XYs
@@ -92,7 +92,7 @@ func kneeLines(gc, lat *plot.Plot, c Capacity, col interface{ RGBA() (r, g, b, a
 }
 
 // thresholdLine is the SLO as a dashed horizontal line (nil without one).
-func thresholdLine(lo, hi float64, c Capacity) *plotter.Line {
+func thresholdLine(lo, hi float64, c results.Capacity) *plotter.Line {
 	if c.SLO <= 0 {
 		return nil
 	}

@@ -1,11 +1,16 @@
-package gcstress
+package report
 
 import (
 	"fmt"
 	"image/color"
 	"io"
 	"math"
+	"path/filepath"
+	"strings"
 
+	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/escape"
+	"github.com/writegc/writegc/internal/workload"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -13,10 +18,24 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
-
-	"github.com/writegc/writegc/internal/escape"
-	"github.com/writegc/writegc/internal/workload"
 )
+
+// Charts names the chart files of a results folder (PNG and SVG): the
+// timelines, the throughput chart and the capacity knee chart.
+const Charts Name = "charts"
+
+var chartsFormat = Format{Name: Charts, When: AtRun | AtRebuild, Owns: isChart,
+	Files: func(sink Sink, sum *results.Summary, _ []string) ([]string, error) { return WriteCharts(sink, sum) }}
+
+// isChart reports whether name is a chart a run writes.
+func isChart(name string) bool {
+	ext := filepath.Ext(name)
+	if ext != ".svg" && ext != ".png" {
+		return false
+	}
+	stem := strings.TrimSuffix(name, ext)
+	return stem == "throughput" || stem == "capacity" || strings.HasPrefix(stem, "timeline-")
+}
 
 // WriteCharts draws the run's charts into dir, each as SVG and PNG, and
 // returns their file names (relative to dir):
@@ -33,21 +52,13 @@ import (
 //     values), each point labelled with its figure; a failed scenario has
 //     no point (the addendum's "?").
 //
-// Each file is written atomically and recorded in dir's manifest; an error
-// wraps ErrWrite and names the file.
-func WriteCharts(dir string, sum *Summary) ([]string, error) {
-	o, err := openOutFiles(dir, nil)
-	if err != nil {
-		return nil, err
-	}
-	return o.writeCharts(sum)
-}
-
-func (o *outFiles) writeCharts(sum *Summary) ([]string, error) {
+// Each file goes through the sink (written atomically and recorded in
+// the folder's manifest).
+func WriteCharts(o Sink, sum *results.Summary) ([]string, error) {
 	var files []string
 	type grp struct {
 		name string
-		rs   []Result
+		rs   []results.Result
 	}
 	var groups []grp
 	idx := map[string]int{}
@@ -57,13 +68,13 @@ func (o *outFiles) writeCharts(sum *Summary) ([]string, error) {
 		}
 		name := workload.FormatSize(r.Scenario.Value)
 		switch r.Scenario.Group {
-		case SetMatrix:
-		case SetCapacity:
+		case results.SetMatrix:
+		case results.SetCapacity:
 			continue // one short run per step: the knee chart draws them (charts_capacity.go)
-		case SetCollapse:
-			name = SetCollapse
+		case results.SetCollapse:
+			name = results.SetCollapse
 		default:
-			name = SetFailure // the failure scenario and its stall variant
+			name = results.SetFailure // the failure scenario and its stall variant
 		}
 		i, ok := idx[name]
 		if !ok {
@@ -77,25 +88,25 @@ func (o *outFiles) writeCharts(sum *Summary) ([]string, error) {
 		base := "timeline-" + g.name
 		title := "values " + g.name
 		switch g.name {
-		case SetFailure:
+		case results.SetFailure:
 			title = "failure scenario (memory cap, flush slower than ingest, backpressure off; stall = on)"
-		case SetCollapse:
+		case results.SetCollapse:
 			title = "collapse scenario (closed loop under GOMEMLIMIT; depends on the machine's spare CPU)"
 		}
 		plots := timelinePlots(title, g.rs)
-		if err := o.saveTiles(base, plots, 9*vg.Inch, 10*vg.Inch); err != nil {
+		if err := saveTiles(o, base, plots, 9*vg.Inch, 10*vg.Inch); err != nil {
 			return files, err
 		}
 		files = append(files, base+".svg", base+".png")
 	}
-	knee, err := o.writeKneeChart(sum.Capacity)
+	knee, err := writeKneeChart(o, sum.Capacity)
 	if err != nil {
 		return files, err
 	}
 	files = append(files, knee...)
 	if len(group(sum.Results, "matrix")) > 0 {
 		p := throughputPlot(group(sum.Results, "matrix"))
-		if err := o.saveTiles("throughput", []*plot.Plot{p}, 8*vg.Inch, 5*vg.Inch); err != nil {
+		if err := saveTiles(o, "throughput", []*plot.Plot{p}, 8*vg.Inch, 5*vg.Inch); err != nil {
 			return files, err
 		}
 		files = append(files, "throughput.svg", "throughput.png")
@@ -105,14 +116,14 @@ func (o *outFiles) writeCharts(sum *Summary) ([]string, error) {
 
 // lineLabel is a line's legend: control characters escaped (they are not
 // valid XML in the SVG; vgsvg escapes the rest).
-func lineLabel(r Result) string {
+func lineLabel(r results.Result) string {
 	if r.Scenario.Group == "matrix" {
 		return escape.Terminal(r.Scenario.Kind)
 	}
 	return escape.Terminal(r.Scenario.Name)
 }
 
-func timelinePlots(title string, rs []Result) []*plot.Plot {
+func timelinePlots(title string, rs []results.Result) []*plot.Plot {
 	mbps, heap, gc := plot.New(), plot.New(), plot.New()
 	mbps.Title.Text = title
 	mbps.Y.Label.Text = "MB/s (10^6 B/s)"
@@ -184,7 +195,7 @@ func addLine(p *plot.Plot, xys plotter.XYs, c color.Color, dashes []vg.Length, l
 	}
 }
 
-func throughputPlot(rs []Result) *plot.Plot {
+func throughputPlot(rs []results.Result) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = "Random write throughput by value size (MB/s, log scale; failed = no point)"
 	p.Y.Label.Text = "MB/s (key+value, MB = 10^6 B)"
@@ -251,7 +262,7 @@ func mbpsLabel(v float64) string {
 }
 
 // saveTiles draws plots stacked vertically into base.svg and base.png.
-func (o *outFiles) saveTiles(base string, plots []*plot.Plot, w, h vg.Length) error {
+func saveTiles(o Sink, base string, plots []*plot.Plot, w, h vg.Length) error {
 	rows := make([][]*plot.Plot, len(plots))
 	for i, p := range plots {
 		rows[i] = []*plot.Plot{p}
@@ -267,12 +278,12 @@ func (o *outFiles) saveTiles(base string, plots []*plot.Plot, w, h vg.Length) er
 	}
 	svg := vgsvg.New(w, h)
 	draws(svg)
-	if err := o.write(base+".svg", writerTo(svg)); err != nil {
+	if err := o.Write(base+".svg", writerTo(svg)); err != nil {
 		return err
 	}
 	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96))
 	draws(img)
-	return o.write(base+".png", writerTo(vgimg.PngCanvas{Canvas: img}))
+	return o.Write(base+".png", writerTo(vgimg.PngCanvas{Canvas: img}))
 }
 
 func writerTo(wt io.WriterTo) func(io.Writer) error {

@@ -1,4 +1,4 @@
-package gcstress
+package report
 
 import (
 	"fmt"
@@ -6,8 +6,24 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
 )
+
+// MarkdownFile is the results folder's report.md.
+const MarkdownFile Name = "report.md"
+
+var markdownFormat = Format{Name: MarkdownFile, When: AtRun | AtRebuild, Owns: is(string(MarkdownFile)),
+	Files: one(string(MarkdownFile), func(w io.Writer, sum *results.Summary, written []string) error {
+		var charts []string
+		for _, n := range written {
+			if isChart(n) {
+				charts = append(charts, n)
+			}
+		}
+		return WriteMarkdown(w, sum, charts)
+	})}
 
 // WriteMarkdown writes report.md: the run's settings and machine, the
 // addendum table, the failure scenarios, the GC table, each scenario's
@@ -16,7 +32,7 @@ import (
 // error that came from an engine, a child or the command line is
 // Markdown-escaped (internal/escape): it shows as text, never as HTML, a
 // heading, a link or a table cell of its own.
-func WriteMarkdown(w io.Writer, sum *Summary, charts []string) error {
+func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 	md := escape.Markdown
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "# gcstress report\n\n")
@@ -25,8 +41,8 @@ func WriteMarkdown(w io.Writer, sum *Summary, charts []string) error {
 		fmt.Fprintf(ew, "- commit: %s\n", md(sum.Commit))
 	}
 	fmt.Fprintf(ew, "- Go: %s, GOEXPERIMENT %s, %s/%s\n", md(sum.GoVersion), md(sum.GOEXPERIMENT), md(sum.GOOS), md(sum.GOARCH))
-	fmt.Fprintf(ew, "- machine: %d CPUs (%s), %s memory%s\n", sum.CPUs, md(orUnknown(sum.CPUModel)), gib(sum.MemTotal), machineLoad(sum))
-	if note := busyNote(sum.Results); note != "" {
+	fmt.Fprintf(ew, "- machine: %s%s\n", view.MachineLine(sum, md), view.LoadLine(sum))
+	if note := view.BusyNote(sum.Results); note != "" {
 		fmt.Fprintf(ew, "- **%s**\n", md(note))
 	}
 	fmt.Fprintf(ew, "- started %s, finished %s (%.0f s)\n", sum.Started.Format("2006-01-02 15:04:05Z"),
@@ -58,12 +74,12 @@ func WriteMarkdown(w io.Writer, sum *Summary, charts []string) error {
 		if r.Flight != "" {
 			fmt.Fprintf(ew, "; flight recorder: %s", escape.MarkdownCode(rel(sum.Out, r.Flight)))
 		}
-		if r.Machine != (Machine{}) {
+		if r.Machine != (results.Machine{}) {
 			fmt.Fprintf(ew, "; meanwhile other processes took %.2f cores and steal %.2f", r.Machine.OthersCores, r.Machine.StealCores)
 		}
 		fmt.Fprintf(ew, ".\n")
 	}
-	var accounts []Result
+	var accounts []results.Result
 	for _, r := range sum.Results {
 		if r.Account != "" {
 			accounts = append(accounts, r)
@@ -94,18 +110,4 @@ func rel(base, p string) string {
 		return r
 	}
 	return p
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "model unknown"
-	}
-	return s
-}
-
-func gib(b uint64) string {
-	if b == 0 {
-		return "unknown"
-	}
-	return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
 }

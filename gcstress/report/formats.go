@@ -1,4 +1,4 @@
-package gcstress
+package report
 
 import (
 	"fmt"
@@ -6,14 +6,27 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
+	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/writepath"
 )
 
+// FormatYCSB and FormatPE print the run as YCSB's and HBase
+// PerformanceEvaluation's reports do (internal/ycsbfmt).
+const (
+	FormatYCSB Name = "ycsb"
+	FormatPE   Name = "pe"
+)
+
+var (
+	ycsbFormat = Format{Name: FormatYCSB, Terminal: WriteYCSB}
+	peFormat   = Format{Name: FormatPE, Terminal: WritePE}
+)
+
 // histOf is the whole run's latency histogram of a scenario (nil when the
 // child died before its end line or latencies were off).
-func histOf(r Result) *hdrhistogram.Histogram {
+func histOf(r results.Result) *hdrhistogram.Histogram {
 	if r.End == nil || r.End.Hist == nil {
 		return nil
 	}
@@ -25,10 +38,10 @@ func histOf(r Result) *hdrhistogram.Histogram {
 // then YCSB's GC lines ([TOTAL_GCS], [TOTAL_GC_TIME], [TOTAL_GC_TIME_%])
 // and writegc's own ([GC_ASSIST_TIME_%], [GC_PAUSE], [HEALTH]).
 // Throughput(MB/sec) is key+value bytes in MB = 10^6 B.
-func WriteYCSB(w io.Writer, sum *Summary) error {
+func WriteYCSB(w io.Writer, sum *results.Summary) error {
 	ew := &errWriter{w: w}
 	for _, r := range sum.Results {
-		f := figuresOf(r)
+		f := view.FiguresOf(r)
 		gcMS := 0.0
 		if e := r.End; e != nil {
 			gcMS = e.GCCPU * 1000
@@ -60,8 +73,8 @@ func WriteYCSB(w io.Writer, sum *Summary) error {
 		fmt.Fprintf(ew, "[GC_PAUSE], 99thPercentileLatency(us), %.0f\n", f.PauseP99)
 		fmt.Fprintf(ew, "[GC_PAUSE], MaxLatency(us), %.0f\n", f.PMax)
 		fmt.Fprintf(ew, "[HEALTH], Class, %s\n", escape.Terminal(string(r.Verdict.Class)))
-		if r.Verdict.Class == Failed {
-			fmt.Fprintf(ew, "[HEALTH], Result, %s\n", escape.Terminal(cellText(r)))
+		if r.Verdict.Class == results.Failed {
+			fmt.Fprintf(ew, "[HEALTH], Result, %s\n", escape.Terminal(view.CellText(r)))
 		}
 		fmt.Fprintln(ew)
 	}
@@ -72,19 +85,19 @@ func WriteYCSB(w io.Writer, sum *Summary) error {
 // WritePE prints each scenario as HBase's PerformanceEvaluation prints a
 // RandomWriteTest: writepath's latency line, then the "Finished ... in Nms
 // for N rows (MB/s)" line (key+value, MB = 10^6 B) and a GC line.
-func WritePE(w io.Writer, sum *Summary) error {
+func WritePE(w io.Writer, sum *results.Summary) error {
 	ew := &errWriter{w: w}
 	for _, r := range sum.Results {
-		f := figuresOf(r)
+		f := view.FiguresOf(r)
 		name := escape.Terminal(r.Scenario.Name) + " RandomWriteTest:"
 		if h := histOf(r); h != nil {
 			_ = writepath.WritePE(ew, name, h)
 		}
 		fmt.Fprintf(ew, "%s Finished in %.0fms for %d rows (%.2f MB/s)\n", name, f.Seconds*1000, f.Keys, f.MBps)
 		fmt.Fprintf(ew, "%s GC cycles=%d, gc-cpu=%.1f%%, assist=%.1f%%, pause p99=%.0fus, peak heap=%s, health=%s\n",
-			name, f.Cycles, f.GCPct, f.AssistPct, f.PauseP99, mib(f.PeakHeap), escape.Terminal(string(r.Verdict.Class)))
-		if r.Verdict.Class == Failed {
-			fmt.Fprintf(ew, "%s %s: %s\n", name, escape.Terminal(cellText(r)), escape.Terminal(r.Verdict.Why))
+			name, f.Cycles, f.GCPct, f.AssistPct, f.PauseP99, results.MiB(f.PeakHeap), escape.Terminal(string(r.Verdict.Class)))
+		if r.Verdict.Class == results.Failed {
+			fmt.Fprintf(ew, "%s %s: %s\n", name, escape.Terminal(view.CellText(r)), escape.Terminal(r.Verdict.Why))
 		}
 	}
 	fmt.Fprintf(ew, "thresholds: %s\n", sum.Rules)

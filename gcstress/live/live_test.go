@@ -1,4 +1,4 @@
-package gcstress
+package live
 
 import (
 	"bufio"
@@ -13,20 +13,23 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/gcstress/internal/usage"
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 // synthScenario and liveWindow are synthetic Observer input.
-func synthScenario(name string) Scenario {
-	return Scenario{Name: name, Group: "matrix", Kind: "arena", Value: 100}
+func synthScenario(name string) results.Scenario {
+	return results.Scenario{Name: name, Group: "matrix", Kind: "arena", Value: 100}
 }
 
-func liveWindow(name string, i int) (Sample, Verdict) {
-	w := Sample{Type: SampleWindow, Scenario: name, T: float64(i+1) * 0.25, MBps: 10 + float64(i%7), HeapLive: 10 << 20,
+func liveWindow(name string, i int) (results.Sample, results.Verdict) {
+	w := results.Sample{Type: results.SampleWindow, Scenario: name, T: float64(i+1) * 0.25, MBps: 10 + float64(i%7), HeapLive: 10 << 20,
 		HeapGoal: 20 << 20, MemLimit: 64 << 20, RSS: 40 << 20, LatN: 10, LatP99: 1e6, Progress: float64(i) / 1000}
-	return w, Verdict{Class: Healthy, Windows: []WindowHealth{{T: w.T, Class: Healthy, GCPct: 3}}}
+	return w, results.Verdict{Class: results.Healthy, Windows: []results.WindowHealth{{T: w.T, Class: results.Healthy, GCPct: 3}}}
 }
 
-func feedLines(ls *LiveServer, name string, n int) {
+func feedLines(ls *Server, name string, n int) {
 	s := synthScenario(name)
 	for i := range n {
 		w, v := liveWindow(name, i)
@@ -79,22 +82,22 @@ func count(kinds []liveKind, k liveKind) int {
 // begin event and every window so far, then follows; a scenario that was
 // not announced at Begin is streamed like the others.
 func TestLiveLateClientGetsHistory(t *testing.T) {
-	ls := NewLiveServer(LiveOptions{})
+	ls := NewServer(Options{})
 	srv := httptest.NewServer(ls)
 	defer srv.Close()
 	defer ls.Close()
-	ls.Begin(&Summary{Command: "gcstress test"}, []Scenario{synthScenario("arena/100B")})
+	ls.Begin(&results.Summary{Command: "gcstress test"}, []results.Scenario{synthScenario("arena/100B")})
 	feedLines(ls, "arena/100B", 5)
-	ls.Done(Result{Scenario: synthScenario("arena/100B"), Verdict: Verdict{Class: Healthy}})
+	ls.Done(results.Result{Scenario: synthScenario("arena/100B"), Verdict: results.Verdict{Class: results.Healthy}})
 	_, r := openEvents(t, srv.URL)
 	kinds := readEvents(t, r, liveDone)
 	if kinds[0] != liveBegin || count(kinds, liveLine) != 5 {
 		t.Fatalf("history: %v", kinds)
 	}
 	late := synthScenario("capacity/step-1") // not announced at Begin
-	ls.Line(late, Sample{Type: SampleStart, Scenario: late.Name}, Verdict{})
+	ls.Line(late, results.Sample{Type: results.SampleStart, Scenario: late.Name}, results.Verdict{})
 	feedLines(ls, late.Name, 2)
-	ls.End(&Summary{})
+	ls.End(&results.Summary{})
 	kinds = readEvents(t, r, liveEnd)
 	if count(kinds, liveScenario) != 1 || count(kinds, liveLine) != 2 {
 		t.Fatalf("after history: %v", kinds)
@@ -104,7 +107,7 @@ func TestLiveLateClientGetsHistory(t *testing.T) {
 // TestLiveTooManyClients: streams beyond MaxClients get 503; one that
 // closes frees its place.
 func TestLiveTooManyClients(t *testing.T) {
-	ls := NewLiveServer(LiveOptions{MaxClients: 2})
+	ls := NewServer(Options{MaxClients: 2})
 	srv := httptest.NewServer(ls)
 	defer srv.Close()
 	defer ls.Close()
@@ -153,9 +156,9 @@ func (w *stuckWriter) Flush() {}
 // TestLiveSlowClientDoesNotStall: a client that reads nothing never delays
 // the Observer calls; once its queue is full it is dropped.
 func TestLiveSlowClientDoesNotStall(t *testing.T) {
-	ls := NewLiveServer(LiveOptions{ClientBuffer: 8})
+	ls := NewServer(Options{ClientBuffer: 8})
 	defer ls.Close()
-	ls.Begin(&Summary{}, nil)
+	ls.Begin(&results.Summary{}, nil)
 	w := &stuckWriter{h: http.Header{}, release: make(chan struct{})}
 	defer w.once.Do(func() { close(w.release) })
 	done := make(chan struct{})
@@ -184,7 +187,7 @@ func TestLiveSlowClientDoesNotStall(t *testing.T) {
 
 // TestLiveBadMethodAndPath: only GET and HEAD, only / and /events.
 func TestLiveBadMethodAndPath(t *testing.T) {
-	ls := NewLiveServer(LiveOptions{})
+	ls := NewServer(Options{})
 	srv := httptest.NewServer(ls)
 	defer srv.Close()
 	defer ls.Close()
@@ -223,14 +226,14 @@ func TestLiveBadMethodAndPath(t *testing.T) {
 // event is kept, the oldest windows go first, and a late page is told how
 // many it missed.
 func TestLiveHistoryBound(t *testing.T) {
-	ls := NewLiveServer(LiveOptions{MaxHistory: 100})
+	ls := NewServer(Options{MaxHistory: 100})
 	srv := httptest.NewServer(ls)
 	defer srv.Close()
 	defer ls.Close()
-	ls.Begin(&Summary{}, nil)
-	ls.Done(Result{Scenario: synthScenario("a")})
+	ls.Begin(&results.Summary{}, nil)
+	ls.Done(results.Result{Scenario: synthScenario("a")})
 	feedLines(ls, "a", 5000)
-	ls.End(&Summary{})
+	ls.End(&results.Summary{})
 	st := ls.Stats()
 	if st.History > 100 || st.DroppedWindows < 4900 {
 		t.Fatalf("stats %+v", st)
@@ -245,7 +248,7 @@ func TestLiveHistoryBound(t *testing.T) {
 // TestLiveReadHeaderTimeout: a client that never finishes its headers is
 // disconnected.
 func TestLiveReadHeaderTimeout(t *testing.T) {
-	ls := NewLiveServer(LiveOptions{ReadHeaderTimeout: 200 * time.Millisecond})
+	ls := NewServer(Options{ReadHeaderTimeout: 200 * time.Millisecond})
 	url, err := ls.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -268,20 +271,20 @@ func TestLiveReadHeaderTimeout(t *testing.T) {
 func TestLiveAddr(t *testing.T) {
 	for in, want := range map[string]string{":8080": "127.0.0.1:8080", "0.0.0.0:80": "0.0.0.0:80",
 		"[::1]:9000": "[::1]:9000", "localhost:1": "localhost:1", "127.0.0.1:0": "127.0.0.1:0"} {
-		if got, err := LiveAddr(in); err != nil || got != want {
+		if got, err := Addr(in); err != nil || got != want {
 			t.Errorf("%q: %q %v, want %q", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"8080", ":99999", ":http", "example.com:80", ""} {
-		if _, err := LiveAddr(bad); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "-http") {
-			t.Errorf("%q: %v, want ErrUsage naming -http", bad, err)
+		if _, err := Addr(bad); !errors.Is(err, usage.ErrUsage) || !strings.Contains(err.Error(), "-http") {
+			t.Errorf("%q: %v, want usage.ErrUsage naming -http", bad, err)
 		}
 	}
 }
 
 // TestLiveCloseEndsStreams: Close ends open streams and stops the server.
 func TestLiveCloseEndsStreams(t *testing.T) {
-	ls := NewLiveServer(LiveOptions{})
+	ls := NewServer(Options{})
 	url, err := ls.Start(":0")
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package gcstress
+package live
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 // TestLiveRefusesForeignHost is issue 23's DNS-rebinding case: a request
@@ -17,11 +19,11 @@ import (
 // for the page and the stream, and registers no client; the loopback
 // names and addresses the URL printed uses are served.
 func TestLiveRefusesForeignHost(t *testing.T) {
-	ls := NewLiveServer(LiveOptions{})
+	ls := NewServer(Options{})
 	srv := httptest.NewServer(ls)
 	defer srv.Close()
 	defer ls.Close()
-	ls.Begin(&Summary{Command: "gcstress"}, []Scenario{synthScenario("arena/100B")})
+	ls.Begin(&results.Summary{Command: "gcstress"}, []results.Scenario{synthScenario("arena/100B")})
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 	get := func(host, path string) int {
 		t.Helper()
@@ -62,7 +64,7 @@ func TestLiveRefusesForeignHost(t *testing.T) {
 // TestLiveRefusesNoHost: an HTTP/1.0 request without a Host header is
 // refused too.
 func TestLiveRefusesNoHost(t *testing.T) {
-	ls := NewLiveServer(LiveOptions{})
+	ls := NewServer(Options{})
 	srv := httptest.NewServer(ls)
 	defer srv.Close()
 	defer ls.Close()

@@ -1,4 +1,4 @@
-package gcstress
+package live
 
 import (
 	"bytes"
@@ -15,9 +15,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/writegc/writegc/gcstress/internal/usage"
+	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/results"
 )
 
-// The live page (`gcstress -http 127.0.0.1:8080`): LiveServer is an
+// The live page (`gcstress -http 127.0.0.1:8080`): Server is an
 // Observer that turns every event of a run into a server-sent event and
 // serves a page drawing them (web/live.html.tmpl, web/live.js; everything
 // inlined, nothing loaded from elsewhere). A page opened mid-run first
@@ -31,7 +35,7 @@ import (
 
 // Errors of the live server.
 var (
-	// ErrLiveBusy: the cap on concurrent event streams (LiveOptions.MaxClients)
+	// ErrLiveBusy: the cap on concurrent event streams (Options.MaxClients)
 	// is reached; the client gets 503.
 	ErrLiveBusy = errors.New("gcstress: live page: too many clients")
 	// ErrLiveClosed: the server was closed.
@@ -45,15 +49,15 @@ type liveKind string
 const (
 	liveBegin     liveKind = "begin"     // the run's settings and the scenarios announced at Begin
 	liveScenario  liveKind = "scenario"  // a scenario's child started (also one not announced at Begin)
-	liveLine      liveKind = "line"      // one window (webPoint)
+	liveLine      liveKind = "line"      // one window (view.Point)
 	liveDone      liveKind = "done"      // a scenario's result row
 	liveEnd       liveKind = "end"       // the run ended; the page stops listening
 	liveTruncated liveKind = "truncated" // sent first to a late page when old windows were dropped
 )
 
-// LiveOptions bound what a LiveServer holds and waits for; zero fields take
-// the defaults named. A plain value, read once by NewLiveServer.
-type LiveOptions struct {
+// Options bound what a Server holds and waits for; zero fields take
+// the defaults named. A plain value, read once by NewServer.
+type Options struct {
 	// MaxClients caps concurrent event streams (default 16); more get 503.
 	MaxClients int
 	// ClientBuffer is the events queued for one client (default 1024). A
@@ -70,7 +74,7 @@ type LiveOptions struct {
 	ReadHeaderTimeout, WriteTimeout time.Duration
 }
 
-func (o *LiveOptions) defaults() {
+func (o *Options) defaults() {
 	def := func(v *int, d int) {
 		if *v <= 0 {
 			*v = d
@@ -87,18 +91,18 @@ func (o *LiveOptions) defaults() {
 	}
 }
 
-// LiveServer serves the live page of one run and is its Observer (pass it
+// Server serves the live page of one run and is its Observer (pass it
 // in Options.Observer). It is an http.Handler: GET or HEAD of / is the
 // page and of /events the event stream; a Host header that is not
 // localhost, a loopback address or the connection's own address gets 403,
 // other methods 405, other paths 404. Observer calls never block on clients: each client has a bounded
-// queue (LiveOptions), filled without waiting. Memory is bounded by
+// queue (Options), filled without waiting. Memory is bounded by
 // MaxHistory events plus MaxClients x ClientBuffer queued ones. Safe for
 // concurrent use; the Observer methods come from Run's goroutine. Create
-// it with NewLiveServer, serve it with Start (or any http.Server), and
+// it with NewServer, serve it with Start (or any http.Server), and
 // Close it after the run: its streams end and Start's server stops.
-type LiveServer struct {
-	opts LiveOptions
+type Server struct {
+	opts Options
 	page []byte
 
 	mu          sync.Mutex
@@ -119,23 +123,23 @@ type liveFrame struct {
 
 type liveClient struct{ ch chan []byte }
 
-// LiveStats is what a LiveServer holds now (for tests and diagnostics). A
+// Stats is what a Server holds now (for tests and diagnostics). A
 // plain value: a snapshot, stale as soon as it is returned.
-type LiveStats struct {
+type Stats struct {
 	Clients        int // event streams open
 	History        int // events kept for late pages, the begin event included
 	DroppedWindows int // window events dropped from the history (MaxHistory)
 	SlowClients    int // clients dropped because their queue was full
 }
 
-// NewLiveServer returns a LiveServer with opts (zero fields: defaults).
-func NewLiveServer(opts LiveOptions) *LiveServer {
+// NewServer returns a Server with opts (zero fields: defaults).
+func NewServer(opts Options) *Server {
 	opts.defaults()
-	ls := &LiveServer{opts: opts, clients: map[*liveClient]struct{}{}}
-	pd, err := newPageData("live", "live.js", nil)
+	ls := &Server{opts: opts, clients: map[*liveClient]struct{}{}}
+	pd, err := view.NewPageData("live", "live.js", nil)
 	if err == nil {
 		var buf bytes.Buffer
-		err = pageTemplate("live.html.tmpl").Execute(&buf, pd)
+		err = view.Template("live.html.tmpl").Execute(&buf, pd)
 		ls.page = buf.Bytes()
 	}
 	if err != nil {
@@ -144,38 +148,38 @@ func NewLiveServer(opts LiveOptions) *LiveServer {
 	return ls
 }
 
-// LiveAddr resolves the -http address: a port alone (":8080") binds the
+// Addr resolves the -http address: a port alone (":8080") binds the
 // loopback interface 127.0.0.1; another interface is bound only when its
 // address is given ("0.0.0.0:8080", "[::1]:8080"; "localhost" is
-// accepted). Anything else is an error wrapping ErrUsage naming -http.
-func LiveAddr(s string) (string, error) {
+// accepted). Anything else is an error wrapping usage.ErrUsage naming -http.
+func Addr(s string) (string, error) {
 	host, port, err := net.SplitHostPort(s)
 	if err != nil {
-		return "", fmt.Errorf("%w: -http: %v (give HOST:PORT or :PORT)", ErrUsage, err)
+		return "", fmt.Errorf("%w: -http: %v (give HOST:PORT or :PORT)", usage.ErrUsage, err)
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return "", fmt.Errorf("%w: -http: bad port %q in %q", ErrUsage, port, s)
+		return "", fmt.Errorf("%w: -http: bad port %q in %q", usage.ErrUsage, port, s)
 	}
 	switch {
 	case host == "":
 		host = "127.0.0.1"
 	case host == "localhost", net.ParseIP(host) != nil:
 	default:
-		return "", fmt.Errorf("%w: -http: %q is not an IP address (give the interface's address, or :PORT for loopback)", ErrUsage, host)
+		return "", fmt.Errorf("%w: -http: %q is not an IP address (give the interface's address, or :PORT for loopback)", usage.ErrUsage, host)
 	}
 	return net.JoinHostPort(host, port), nil
 }
 
-// Start listens on addr (see LiveAddr) and serves in the background; it
-// returns the page's URL. A listen failure wraps ErrUsage (-http).
-func (ls *LiveServer) Start(addr string) (string, error) {
-	a, err := LiveAddr(addr)
+// Start listens on addr (see Addr) and serves in the background; it
+// returns the page's URL. A listen failure wraps usage.ErrUsage (-http).
+func (ls *Server) Start(addr string) (string, error) {
+	a, err := Addr(addr)
 	if err != nil {
 		return "", err
 	}
 	ln, err := net.Listen("tcp", a)
 	if err != nil {
-		return "", fmt.Errorf("%w: -http: %v", ErrUsage, err)
+		return "", fmt.Errorf("%w: -http: %v", usage.ErrUsage, err)
 	}
 	srv := &http.Server{Handler: ls, ReadHeaderTimeout: ls.opts.ReadHeaderTimeout, ReadTimeout: 2 * ls.opts.ReadHeaderTimeout,
 		IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10, ErrorLog: log.New(io.Discard, "", 0)}
@@ -188,7 +192,7 @@ func (ls *LiveServer) Start(addr string) (string, error) {
 
 // Close ends every event stream (each gets what is queued for it first,
 // within a couple of seconds) and stops the server Start started.
-func (ls *LiveServer) Close() error {
+func (ls *Server) Close() error {
 	ls.mu.Lock()
 	ls.closed = true
 	for c := range ls.clients {
@@ -209,18 +213,18 @@ func (ls *LiveServer) Close() error {
 }
 
 // Stats says what the server holds now.
-func (ls *LiveServer) Stats() LiveStats {
+func (ls *Server) Stats() Stats {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	n := len(ls.hist)
 	if ls.begin != nil {
 		n++
 	}
-	return LiveStats{Clients: len(ls.clients), History: n, DroppedWindows: ls.dropped, SlowClients: ls.slowDropped}
+	return Stats{Clients: len(ls.clients), History: n, DroppedWindows: ls.dropped, SlowClients: ls.slowDropped}
 }
 
 // Begin records the run's settings and the scenarios known so far.
-func (ls *LiveServer) Begin(sum *Summary, scenarios []Scenario) {
+func (ls *Server) Begin(sum *results.Summary, scenarios []results.Scenario) {
 	type scen struct {
 		Name  string `json:"name"`
 		Kind  string `json:"kind"`
@@ -231,50 +235,50 @@ func (ls *LiveServer) Begin(sum *Summary, scenarios []Scenario) {
 		Meta      [][2]string `json:"meta"`
 		Scenarios []scen      `json:"scenarios"`
 	}{Meta: [][2]string{{"command", sum.Command}, {"Go", sum.GoVersion + " " + sum.GOOS + "/" + sum.GOARCH},
-		{"machine", fmt.Sprintf("%d CPUs (%s)", sum.CPUs, orUnknown(sum.CPUModel))},
+		{"machine", view.MachineLine(sum, func(s string) string { return s })},
 		{"started", sum.Started.Format("2006-01-02 15:04:05Z")}, {"results", sum.Out}, {"health rules", sum.Rules}}}
 	for _, s := range scenarios {
-		d.Scenarios = append(d.Scenarios, scen{s.Name, s.Kind, s.Group, pointOf(s, Sample{}, nil).Value})
+		d.Scenarios = append(d.Scenarios, scen{s.Name, s.Kind, s.Group, view.PointOf(s, results.Sample{}, nil).Value})
 	}
 	ls.publish(liveBegin, d)
 }
 
 // Line publishes a child's start line (the scenario, announced or not) and
 // window lines; the end and flight lines are left to Done.
-func (ls *LiveServer) Line(s Scenario, l Sample, v Verdict) {
+func (ls *Server) Line(s results.Scenario, l results.Sample, v results.Verdict) {
 	switch l.Type {
-	case SampleStart:
-		p := pointOf(s, l, nil)
+	case results.SampleStart:
+		p := view.PointOf(s, l, nil)
 		ls.publish(liveScenario, map[string]string{"name": p.Name, "kind": p.Kind, "group": p.Group, "value": p.Value})
-	case SampleWindow:
-		var wh *WindowHealth
+	case results.SampleWindow:
+		var wh *results.WindowHealth
 		if n := len(v.Windows); n > 0 {
 			wh = &v.Windows[n-1]
 		}
-		p := pointOf(s, l, wh)
+		p := view.PointOf(s, l, wh)
 		p.Verdict = v.Class
 		ls.publish(liveLine, p)
 	}
 }
 
 // Done publishes a scenario's result row.
-func (ls *LiveServer) Done(r Result) {
-	f := figuresOf(r)
-	p := pointOf(r.Scenario, r.Last, nil)
+func (ls *Server) Done(r results.Result) {
+	f := view.FiguresOf(r)
+	p := view.PointOf(r.Scenario, r.Last, nil)
 	ls.publish(liveDone, map[string]any{"name": p.Name, "kind": p.Kind, "group": p.Group, "value": p.Value,
 		"class": r.Verdict.Class, "progress": r.Last.Progress,
-		"row": []string{r.Scenario.Name, cellText(r), string(r.Verdict.Class), fmt.Sprintf("%.1f", f.GCPct),
-			fmt.Sprintf("%.1f", f.AssistPct), mib(f.PeakHeap), ns(f.LatP99), r.Verdict.Why}})
+		"row": []string{r.Scenario.Name, view.CellText(r), string(r.Verdict.Class), fmt.Sprintf("%.1f", f.GCPct),
+			fmt.Sprintf("%.1f", f.AssistPct), results.MiB(f.PeakHeap), view.NS(f.LatP99), r.Verdict.Why}})
 }
 
 // End publishes the end of the run; pages stop listening.
-func (ls *LiveServer) End(sum *Summary) {
+func (ls *Server) End(sum *results.Summary) {
 	ls.publish(liveEnd, map[string]any{"interrupted": sum.Interrupted, "out": sum.Out, "results": len(sum.Results)})
 }
 
 // publish records an event and queues it for every client, dropping a
 // client whose queue is full.
-func (ls *LiveServer) publish(kind liveKind, data any) {
+func (ls *Server) publish(kind liveKind, data any) {
 	b, err := json.Marshal(data)
 	if err != nil {
 		return // plain values: cannot fail
@@ -314,7 +318,7 @@ func liveFrameBytes(kind liveKind, data []byte) []byte {
 // trim keeps hist within MaxHistory (less the begin event): it drops the
 // oldest window events first, a tenth of the history at a time so that
 // trimming costs O(1) per event, then the oldest of any kind.
-func (ls *LiveServer) trim() {
+func (ls *Server) trim() {
 	limit := ls.opts.MaxHistory - 1
 	if len(ls.hist) <= limit {
 		return
@@ -340,7 +344,7 @@ func (ls *LiveServer) trim() {
 }
 
 // ServeHTTP serves the page (/) and the event stream (/events).
-func (ls *LiveServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (ls *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !allowedHost(r) {
 		http.Error(w, "gcstress live page: Host "+strconv.Quote(r.Host)+" not allowed: open the page at localhost, 127.0.0.1 or the address it listens on",
 			http.StatusForbidden)
@@ -397,7 +401,7 @@ func allowedHost(r *http.Request) bool {
 
 // subscribe registers a client and returns the history it must be sent
 // first; the two happen under one lock, so nothing is missed or repeated.
-func (ls *LiveServer) subscribe() (*liveClient, [][]byte, error) {
+func (ls *Server) subscribe() (*liveClient, [][]byte, error) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if ls.closed {
@@ -421,7 +425,7 @@ func (ls *LiveServer) subscribe() (*liveClient, [][]byte, error) {
 	return c, snap, nil
 }
 
-func (ls *LiveServer) unsubscribe(c *liveClient) {
+func (ls *Server) unsubscribe(c *liveClient) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if _, ok := ls.clients[c]; ok {
@@ -432,7 +436,7 @@ func (ls *LiveServer) unsubscribe(c *liveClient) {
 
 // serveEvents streams the history, then every new event, until the client
 // goes, is dropped as slow, or the server closes.
-func (ls *LiveServer) serveEvents(w http.ResponseWriter, r *http.Request) {
+func (ls *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	if r.Method == http.MethodHead {

@@ -1,4 +1,4 @@
-package gcstress
+package report
 
 import (
 	"fmt"
@@ -10,105 +10,19 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/internal/workload"
 )
 
-// figures are a scenario's whole-run numbers for the tables.
-type figures struct {
-	MBps                      float64 // key+value MB/s over the run, MB = 10^6 B
-	Keys                      int64
-	Seconds                   float64
-	Cycles                    uint64
-	GCPct, AssistPct          float64
-	PauseP50, PauseP99, PMax  float64 // microseconds
-	PeakHeap, PeakRSS, Unused uint64
-	LatP50, LatP99, LatP999   int64
-	LatMax, LatN              int64
-	LatMean                   float64
-	LatMin, LatP95            int64
-	BlockedS                  float64
-	Cores                     float64 // CPU cores the child used on average
-	Flushes                   int64
-}
+// FormatTable is the terminal table (the default -format).
+const FormatTable Name = "table"
 
-func figuresOf(r Result) figures {
-	var f figures
-	l := r.Last
-	if r.End != nil {
-		l = *r.End
-	}
-	f.Keys, f.Seconds, f.Cycles, f.Flushes = l.Keys, l.T, l.Cycles, l.Flushes
-	f.MBps = mbps(l.Bytes, l.T)
-	f.GCPct, f.AssistPct = r.Verdict.GCPct, r.Verdict.AssistPct
-	f.BlockedS = float64(l.BlockedNanos) / 1e9
-	if r.End != nil && r.End.T > 0 {
-		f.Cores = r.End.ProcCPU / r.End.T
-	} else if l.T > 0 {
-		var c float64
-		for _, w := range r.Windows {
-			c += w.ProcCPU
-		}
-		f.Cores = c / l.T
-	}
-	for _, w := range r.Windows {
-		f.PeakHeap = max(f.PeakHeap, w.HeapObjects)
-		f.PeakRSS = max(f.PeakRSS, w.RSS)
-		f.Unused = max(f.Unused, w.HeapUnused)
-		f.PauseP99 = max(f.PauseP99, w.PauseP99us)
-		f.PMax = max(f.PMax, w.PauseMaxus)
-		f.PauseP50 = max(f.PauseP50, w.PauseP50us)
-		f.LatMax = max(f.LatMax, w.LatMax)
-	}
-	if e := r.End; e != nil {
-		f.PeakHeap, f.PeakRSS = max(f.PeakHeap, e.PeakHeap), max(f.PeakRSS, e.PeakRSS)
-		f.PauseP50, f.PauseP99, f.PMax = e.PauseP50us, e.PauseP99us, max(f.PMax, e.PauseMaxus)
-		f.LatP50, f.LatP99, f.LatP999, f.LatMax, f.LatN = e.LatP50, e.LatP99, e.LatP999, max(f.LatMax, e.LatMax), e.LatN
-		f.LatMean, f.LatMin, f.LatP95 = e.LatMean, e.LatMin, e.LatP95
-	} else {
-		// No end line (the child died): the worst window's latencies.
-		for _, w := range r.Windows {
-			f.LatP50, f.LatP99, f.LatP999 = max(f.LatP50, w.LatP50), max(f.LatP99, w.LatP99), max(f.LatP999, w.LatP999)
-			f.LatN += w.LatN
-		}
-	}
-	return f
-}
-
-// cellText is a scenario's cell in the addendum table: MB/s, or
-// "failed at 60% (limiter on 12 s)" as the addendum reported HBase.
-func cellText(r Result) string {
-	f := figuresOf(r)
-	v := r.Verdict
-	if v.Class == Failed {
-		var why []string
-		switch {
-		case r.Exit.RSSCap:
-			why = append(why, "RSS cap")
-		case r.Exit.Died:
-			why = append(why, "died: "+r.Exit.Message)
-		}
-		if v.LimiterOn > 0 {
-			why = append(why, fmt.Sprintf("limiter on %.0f s", v.LimiterOn))
-		}
-		s := fmt.Sprintf("failed at %.0f%%", 100*v.FailedAt)
-		if len(why) > 0 {
-			s += " (" + strings.Join(why, ", ") + ")"
-		}
-		return s
-	}
-	s := fmt.Sprintf("%.1f", f.MBps)
-	switch {
-	case r.Stopped == StopInterrupted:
-		s += fmt.Sprintf(" (interrupted at %.0f%%)", 100*r.Last.Progress)
-	case r.End != nil && r.End.Reason == StopDuration:
-		s += fmt.Sprintf(" (%.0f%% in %.0f s)", 100*r.End.Progress, r.End.T)
-	}
-	return s
-}
+var tableFormat = Format{Name: FormatTable, Terminal: WriteTable}
 
 // kindsOf lists the kinds of the results, in order of first appearance.
-func kindsOf(rs []Result) []string {
+func kindsOf(rs []results.Result) []string {
 	var ks []string
 	for _, r := range rs {
 		if !slices.Contains(ks, r.Scenario.Kind) {
@@ -118,8 +32,8 @@ func kindsOf(rs []Result) []string {
 	return ks
 }
 
-func group(rs []Result, g ...string) []Result {
-	var out []Result
+func group(rs []results.Result, g ...string) []results.Result {
+	var out []results.Result
 	for _, r := range rs {
 		if slices.Contains(g, r.Scenario.Group) {
 			out = append(out, r)
@@ -130,7 +44,7 @@ func group(rs []Result, g ...string) []Result {
 
 // addendumTable is the Hypertable addendum's table: one row per value size
 // and key count, one MB/s column per kind, health under each figure.
-func addendumTable(rs []Result) (header []string, rows [][]string) {
+func addendumTable(rs []results.Result) (header []string, rows [][]string) {
 	m := group(rs, "matrix")
 	kinds := kindsOf(m)
 	header = []string{"Value Size", "Key Count"}
@@ -139,11 +53,11 @@ func addendumTable(rs []Result) (header []string, rows [][]string) {
 	}
 	type rk struct{ v, k int64 }
 	var order []rk
-	cells := map[rk]map[string]Result{}
+	cells := map[rk]map[string]results.Result{}
 	for _, r := range m {
 		key := rk{r.Scenario.Value, r.Scenario.Keys}
 		if cells[key] == nil {
-			cells[key] = map[string]Result{}
+			cells[key] = map[string]results.Result{}
 			order = append(order, key)
 		}
 		cells[key][r.Scenario.Kind] = r
@@ -156,8 +70,8 @@ func addendumTable(rs []Result) (header []string, rows [][]string) {
 				row = append(row, "-")
 				continue
 			}
-			c := cellText(r)
-			if r.Verdict.Class != Failed {
+			c := view.CellText(r)
+			if r.Verdict.Class != results.Failed {
 				c += " " + string(r.Verdict.Class)
 			}
 			row = append(row, c)
@@ -168,31 +82,31 @@ func addendumTable(rs []Result) (header []string, rows [][]string) {
 }
 
 // failureTable shows the failure and stall scenarios side by side.
-func failureTable(rs []Result) (header []string, rows [][]string) {
+func failureTable(rs []results.Result) (header []string, rows [][]string) {
 	header = []string{"Scenario", "Result", "Health", "Keys written", "Peak heap", "Peak RSS", "Limiter on", "Put p99", "Put p99.9", "Put max", "Writers blocked"}
-	for _, r := range group(rs, SetFailure, SetCollapse, SetStall) {
-		f := figuresOf(r)
-		res := cellText(r)
-		if r.Verdict.Class != Failed {
+	for _, r := range group(rs, results.SetFailure, results.SetCollapse, results.SetStall) {
+		f := view.FiguresOf(r)
+		res := view.CellText(r)
+		if r.Verdict.Class != results.Failed {
 			res += " MB/s"
 		}
 		rows = append(rows, []string{r.Scenario.Name, res, string(r.Verdict.Class),
-			fmt.Sprintf("%s (%.0f%%)", commas(f.Keys), 100*r.Last.Progress), mib(f.PeakHeap), mib(f.PeakRSS),
-			fmt.Sprintf("%.0f s", r.Verdict.LimiterOn), ns(f.LatP99), ns(f.LatP999), ns(f.LatMax), fmt.Sprintf("%.1f s", f.BlockedS)})
+			fmt.Sprintf("%s (%.0f%%)", commas(f.Keys), 100*r.Last.Progress), results.MiB(f.PeakHeap), results.MiB(f.PeakRSS),
+			fmt.Sprintf("%.0f s", r.Verdict.LimiterOn), view.NS(f.LatP99), view.NS(f.LatP999), view.NS(f.LatMax), fmt.Sprintf("%.1f s", f.BlockedS)})
 	}
 	return header, rows
 }
 
 // gcTable is the GC table: one row per scenario.
-func gcTable(rs []Result) (header []string, rows [][]string) {
+func gcTable(rs []results.Result) (header []string, rows [][]string) {
 	header = []string{"Scenario", "MB/s", "Cores", "Cycles", "GC CPU %", "Assist %", "Pause p50/p99/max", "Peak heap", "Peak RSS", "Frag (heap unused)", "Put p50/p99/p99.9", "Health"}
 	for _, r := range rs {
-		f := figuresOf(r)
+		f := view.FiguresOf(r)
 		rows = append(rows, []string{r.Scenario.Name, fmt.Sprintf("%.1f", f.MBps), fmt.Sprintf("%.2f", f.Cores), fmt.Sprint(f.Cycles),
 			fmt.Sprintf("%.1f", f.GCPct), fmt.Sprintf("%.1f", f.AssistPct),
-			fmt.Sprintf("%s/%s/%s", us(f.PauseP50), us(f.PauseP99), us(f.PMax)),
-			mib(f.PeakHeap), mib(f.PeakRSS), mib(f.Unused),
-			fmt.Sprintf("%s/%s/%s", ns(f.LatP50), ns(f.LatP99), ns(f.LatP999)), string(r.Verdict.Class)})
+			fmt.Sprintf("%s/%s/%s", view.US(f.PauseP50), view.US(f.PauseP99), view.US(f.PMax)),
+			results.MiB(f.PeakHeap), results.MiB(f.PeakRSS), results.MiB(f.Unused),
+			fmt.Sprintf("%s/%s/%s", view.NS(f.LatP50), view.NS(f.LatP99), view.NS(f.LatP999)), string(r.Verdict.Class)})
 	}
 	return header, rows
 }
@@ -201,14 +115,14 @@ func gcTable(rs []Result) (header []string, rows [][]string) {
 // scenarios, the GC table, why each unhealthy scenario is classed so, and
 // the thresholds. Names, notes and errors from engines and children have
 // their control characters escaped (internal/escape).
-func WriteTable(w io.Writer, sum *Summary) error {
+func WriteTable(w io.Writer, sum *results.Summary) error {
 	tx := escape.Terminal
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "gcstress: %s, GOEXPERIMENT %s, %s/%s, %d CPUs\n", tx(sum.GoVersion), tx(sum.GOEXPERIMENT), tx(sum.GOOS), tx(sum.GOARCH), sum.CPUs)
 	if sum.GOMAXPROCS > 0 {
-		fmt.Fprintf(ew, "machine: %s%s\n", tx(orUnknown(sum.CPUModel)), machineLoad(sum))
+		fmt.Fprintf(ew, "machine: %s%s\n", tx(view.OrUnknown(sum.CPUModel)), view.LoadLine(sum))
 	}
-	if note := busyNote(sum.Results); note != "" {
+	if note := view.BusyNote(sum.Results); note != "" {
 		fmt.Fprintln(ew, tx(note))
 	}
 	if sum.Interrupted {
@@ -224,7 +138,7 @@ func WriteTable(w io.Writer, sum *Summary) error {
 	})
 	fmt.Fprintln(ew)
 	for _, r := range sum.Results {
-		if r.Verdict.Class != Healthy {
+		if r.Verdict.Class != results.Healthy {
 			fmt.Fprintf(ew, "%s: %s: %s\n", tx(r.Scenario.Name), tx(string(r.Verdict.Class)), tx(r.Verdict.Why))
 		}
 	}
@@ -303,29 +217,6 @@ func commas(n int64) string {
 	return b.String()
 }
 
-// ns formats nanoseconds compactly.
-func ns(v int64) string {
-	switch {
-	case v <= 0:
-		return "-"
-	case v < 1_000:
-		return fmt.Sprintf("%dns", v)
-	case v < 1_000_000:
-		return fmt.Sprintf("%.1fµs", float64(v)/1e3)
-	case v < 1_000_000_000:
-		return fmt.Sprintf("%.1fms", float64(v)/1e6)
-	}
-	return fmt.Sprintf("%.2fs", float64(v)/1e9)
-}
-
-// us formats microseconds compactly.
-func us(v float64) string {
-	if v <= 0 {
-		return "-"
-	}
-	return ns(int64(v * 1e3))
-}
-
 type errWriter struct {
 	w   io.Writer
 	err error
@@ -342,7 +233,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 // latencyNote says how Put latencies were sampled; scenario names go
 // through esc.
-func latencyNote(rs []Result, esc func(string) string) string {
+func latencyNote(rs []results.Result, esc func(string) string) string {
 	var parts []string
 	seen := map[int]bool{}
 	for _, r := range rs {
@@ -386,20 +277,20 @@ type tableHeadings struct {
 
 // writeResultTables writes the addendum, failure and GC tables (those that
 // apply) and the latency note, shared by the terminal and Markdown reports.
-func writeResultTables(w io.Writer, results []Result, capa []Capacity, hd tableHeadings) {
-	if len(group(results, "matrix")) > 0 {
+func writeResultTables(w io.Writer, rs []results.Result, capa []results.Capacity, hd tableHeadings) {
+	if len(group(rs, "matrix")) > 0 {
 		fmt.Fprint(w, hd.addendum)
-		h, rows := addendumTable(results)
+		h, rows := addendumTable(rs)
 		renderTable(w, h, rows, hd.esc)
 	}
-	if len(group(results, SetFailure, SetCollapse, SetStall)) > 0 {
+	if len(group(rs, results.SetFailure, results.SetCollapse, results.SetStall)) > 0 {
 		fmt.Fprint(w, hd.failure)
-		writeSetNotes(w, results, hd.notePrefix, hd.esc)
+		writeSetNotes(w, rs, hd.notePrefix, hd.esc)
 		fmt.Fprintln(w)
-		h, rows := failureTable(results)
+		h, rows := failureTable(rs)
 		renderTable(w, h, rows, hd.esc)
 	}
-	if h, rows := openLoopTable(results); len(rows) > 0 {
+	if h, rows := openLoopTable(rs); len(rows) > 0 {
 		fmt.Fprint(w, hd.openLoop)
 		renderTable(w, h, rows, hd.esc)
 	}
@@ -407,15 +298,15 @@ func writeResultTables(w io.Writer, results []Result, capa []Capacity, hd tableH
 		fmt.Fprint(w, hd.capacity)
 		h, rows := capacityTable(capa)
 		renderTable(w, h, rows, hd.esc)
-		fmt.Fprintf(w, "\n%s", capacityNotes(capa, thresholdsOf(results), hd.esc))
+		fmt.Fprintf(w, "\n%s", capacityNotes(capa, thresholdsOf(rs), hd.esc))
 	}
 	fmt.Fprint(w, hd.gc)
-	h, rows := gcTable(results)
+	h, rows := gcTable(rs)
 	renderTable(w, h, rows, hd.esc)
-	if n := latencyNote(results, hd.esc); n != "" {
+	if n := latencyNote(rs, hd.esc); n != "" {
 		fmt.Fprintf(w, "\n%s\n", n)
 	}
-	writeEngineNotes(w, results, hd.esc)
+	writeEngineNotes(w, rs, hd.esc)
 }
 
 // noteText prints an engine note: whole numbers in full, others with
@@ -430,7 +321,7 @@ func noteText(v float64) string {
 // writeEngineNotes lists the figures NoteEngines reported after Close, one
 // line per scenario that has any, keys sorted; nothing when none has.
 // Names and keys go through esc.
-func writeEngineNotes(w io.Writer, results []Result, esc func(string) string) {
+func writeEngineNotes(w io.Writer, results []results.Result, esc func(string) string) {
 	first := true
 	for _, r := range results {
 		if r.End == nil || len(r.End.Notes) == 0 {
@@ -450,9 +341,9 @@ func writeEngineNotes(w io.Writer, results []Result, esc func(string) string) {
 }
 
 // thresholdsOf is the thresholds the results were classified with.
-func thresholdsOf(rs []Result) Thresholds {
+func thresholdsOf(rs []results.Result) results.Thresholds {
 	if len(rs) > 0 {
 		return rs[0].Scenario.Thresholds
 	}
-	return DefaultThresholds()
+	return results.DefaultThresholds()
 }
