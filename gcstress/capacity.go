@@ -313,13 +313,12 @@ func judgeStep(r Result, target float64, c Config) CapacityStep {
 			continue
 		}
 		st.GCPct, st.AssistPct = max(st.GCPct, wh.GCPct), max(st.AssistPct, wh.AssistPct)
-		switch {
-		case wh.GCPct >= c.Thresholds.HealthyGC:
-			blame(LimitGCCPU, "GC CPU %.1f%% >= %g%% at %.1f s", wh.GCPct, c.Thresholds.HealthyGC, wh.T)
-		case wh.AssistPct >= c.Thresholds.HealthyAssist:
-			blame(LimitAssist, "assist %.1f%% >= %g%% at %.1f s", wh.AssistPct, c.Thresholds.HealthyAssist, wh.T)
-		case wh.OverGoal:
-			blame(LimitHeap, "heap above its goal at %.1f s", wh.T)
+		if l := causeLimit[wh.Cause]; l != LimitNone {
+			why := wh.Why
+			if why == "" {
+				why = string(wh.Cause)
+			}
+			blame(l, "%s: %s at %.1f s", wh.Class, why, wh.T)
 		}
 	}
 	if c.SLO > 0 && st.P99 > int64(c.SLO) {
@@ -330,6 +329,16 @@ func judgeStep(r Result, target float64, c Config) CapacityStep {
 	}
 	st.Limit, st.Why, st.Healthy = limit, why, limit == LimitNone
 	return st
+}
+
+// causeLimit is the capacity limit of each window cause the classifier
+// gives (results.Cause): a step is blamed on its first unhealthy window
+// after warm-up, read from the verdict, never by re-testing thresholds.
+var causeLimit = map[results.Cause]CapacityLimit{
+	results.CauseGCCPU:        LimitGCCPU,
+	results.CauseAssist:       LimitAssist,
+	results.CauseHeapOverGoal: LimitHeap,
+	results.CauseMemory:       LimitMemory,
 }
 
 // runCapacity runs the search for every kind x capacity value size.

@@ -79,7 +79,7 @@ func writeSamples(t *testing.T, dir string) {
 	t.Helper()
 	var all []byte
 	for _, f := range []string{"matrix.jsonl", "failure.jsonl"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "streams", f))
+		b, err := os.ReadFile(filepath.Join("results", "testdata", "streams", f))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -119,6 +119,24 @@ const SpanNote = "GC and assist CPU shares are computed over spans of consecutiv
 	"(the /cpu/classes counters advance only when a cycle ends); each window takes its span's class. " +
 	"'heap above goal' compares heap objects bytes with the heap goal at each window's end."
 
+// Cause names what made a window unhealthy (WindowHealth.Cause): the
+// classifier sets it on every window that is not healthy, and the capacity
+// search maps it to its limit. The values are JSON strings (summary.json's
+// results[].verdict.windows[].cause) and do not change.
+type Cause string
+
+// Window causes. A window takes the cause of the condition that set its
+// class: its span's GC or assist share (the degraded share first, then the
+// elevated one), a heap past its goal that degraded it, or the failure
+// condition (memory).
+const (
+	CauseNone         Cause = ""               // a healthy window
+	CauseGCCPU        Cause = "gc_cpu"         // the span's GC CPU share
+	CauseAssist       Cause = "assist"         // the span's assist share
+	CauseHeapOverGoal Cause = "heap_over_goal" // heap objects past the heap goal
+	CauseMemory       Cause = "memory"         // the failure condition: live heap near GOMEMLIMIT, limiter on, throughput collapsed
+)
+
 // WindowHealth is the class of one raw window and why.
 type WindowHealth struct {
 	T         float64 `json:"t"`
@@ -130,6 +148,8 @@ type WindowHealth struct {
 	Limiter   bool    `json:"limiter,omitempty"` // the limiter engaged during the window
 	Failing   bool    `json:"failing,omitempty"` // met every per-window failure condition
 	Why       string  `json:"why,omitempty"`
+	// Cause is what made the window unhealthy; CauseNone when healthy.
+	Cause Cause `json:"cause,omitempty"`
 }
 
 // Exit describes how a scenario's child ended, for the classifier. JSON
@@ -238,27 +258,28 @@ func (v *Verdict) classifySpans(w []Sample, th Thresholds) {
 		}
 		tot = tot.Add(c)
 		gp, ap := c.GCCPUPercent(), c.AssistPercent()
-		cls, why := shareClass(gp, ap, th)
+		cls, cause, why := shareClass(gp, ap, th)
 		for j := sp.from; j <= sp.to; j++ {
-			v.Windows[j] = WindowHealth{T: w[j].T, Class: cls, GCPct: gp, AssistPct: ap, Span: [2]int{sp.from, sp.to}, Why: why}
+			v.Windows[j] = WindowHealth{T: w[j].T, Class: cls, GCPct: gp, AssistPct: ap, Span: [2]int{sp.from, sp.to}, Why: why, Cause: cause}
 		}
 	}
 	v.GCPct, v.AssistPct = tot.GCCPUPercent(), tot.AssistPercent()
 }
 
-// shareClass is the class of a span's GC and assist shares (%), and why.
-func shareClass(gcPct, assistPct float64, th Thresholds) (Class, string) {
+// shareClass is the class of a span's GC and assist shares (%), its cause
+// and why.
+func shareClass(gcPct, assistPct float64, th Thresholds) (Class, Cause, string) {
 	switch {
 	case gcPct >= th.DegradedGC:
-		return Degraded, fmt.Sprintf("GC CPU %.1f%% >= %g%%", gcPct, th.DegradedGC)
+		return Degraded, CauseGCCPU, fmt.Sprintf("GC CPU %.1f%% >= %g%%", gcPct, th.DegradedGC)
 	case assistPct >= th.DegradedAssist:
-		return Degraded, fmt.Sprintf("assist %.1f%% >= %g%%", assistPct, th.DegradedAssist)
+		return Degraded, CauseAssist, fmt.Sprintf("assist %.1f%% >= %g%%", assistPct, th.DegradedAssist)
 	case gcPct >= th.HealthyGC:
-		return Elevated, fmt.Sprintf("GC CPU %.1f%%", gcPct)
+		return Elevated, CauseGCCPU, fmt.Sprintf("GC CPU %.1f%%", gcPct)
 	case assistPct >= th.HealthyAssist:
-		return Elevated, fmt.Sprintf("assist %.1f%%", assistPct)
+		return Elevated, CauseAssist, fmt.Sprintf("assist %.1f%%", assistPct)
 	}
-	return Healthy, ""
+	return Healthy, CauseNone, ""
 }
 
 // markWindows applies the per-window conditions in order: a heap over its
@@ -290,13 +311,13 @@ func (v *Verdict) markWindows(w []Sample, th Thresholds) {
 		}
 		switch {
 		case run >= th.FailWindows && v.Class != Failed:
-			wh.Class = Failed
+			wh.Class, wh.Cause = Failed, CauseMemory
 			wh.Why = fmt.Sprintf("live heap %s >= %g%% of GOMEMLIMIT %s, limiter engaged, %.1f MB/s < %g%% of best %.1f, %d windows in a row",
 				MiB(s.HeapLive), th.FailLive, MiB(s.MemLimit), s.MBps, th.FailThroughput, best, run)
 			v.Class, v.Why = Failed, "collector could not hold the heap: "+wh.Why
 			v.FailedAt, v.FailedT = s.Progress, s.T
 		case run > 0 && v.Class == Failed:
-			wh.Class = Failed
+			wh.Class, wh.Cause = Failed, CauseMemory
 		}
 	}
 }
@@ -308,7 +329,7 @@ func markOverGoal(wh *WindowHealth, s Sample) {
 	}
 	wh.OverGoal = true
 	if wh.Class.Rank() < Degraded.Rank() {
-		wh.Class = Degraded
+		wh.Class, wh.Cause = Degraded, CauseHeapOverGoal
 		wh.Why = fmt.Sprintf("heap %.1f MiB above goal %.1f MiB", float64(s.HeapObjects)/(1<<20), float64(s.HeapGoal)/(1<<20))
 	}
 }

@@ -1,8 +1,7 @@
-package gcstress
+package results
 
 import (
 	"encoding/json"
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -75,29 +74,11 @@ func TestReplayOldStreams(t *testing.T) {
 				t.Fatalf("%s window at %v s: %v MB/s, want %v", r.Scenario.Name, w.T, w.MBps, want)
 			}
 		}
-		if e := r.End; e != nil && e.MBps != mbps(e.Bytes, e.T) {
+		if e := r.End; e != nil && e.MBps != MBps(e.Bytes, e.T) {
 			t.Fatalf("%s end: %v MB/s", r.Scenario.Name, e.MBps)
 		}
 	}
-	if mbps(3e6, 2) != 1.5 || mbps(1, 0) != 0 {
+	if MBps(3e6, 2) != 1.5 || MBps(1, 0) != 0 {
 		t.Fatal("mbps")
-	}
-}
-
-// TestStopCauseFirstWins: the first reason is kept; a Put error is kept
-// even when another reason came first.
-func TestStopCauseFirstWins(t *testing.T) {
-	var c stopCause
-	c.set(StopDuration)
-	c.fail(errors.New("boom"))
-	c.set(StopKeys)
-	if r, err := c.get(); r != StopDuration || err == nil || err.Error() != "boom" {
-		t.Fatalf("got %q %v", r, err)
-	}
-	var d stopCause
-	d.fail(errors.New("x"))
-	d.fail(errors.New("y"))
-	if r, err := d.get(); r != StopError || err.Error() != "x" {
-		t.Fatalf("got %q %v", r, err)
 	}
 }

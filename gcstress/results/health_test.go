@@ -1,4 +1,4 @@
-package gcstress
+package results
 
 import (
 	"fmt"
@@ -50,7 +50,7 @@ func TestClassifyGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, strings.TrimSuffix(f, ".jsonl")+".golden", []byte(verdictText(rs)))
+			golden.Check(t, strings.TrimSuffix(f, ".jsonl")+".golden.txt", []byte(verdictText(rs)))
 		})
 	}
 }
@@ -148,14 +148,58 @@ func TestClassifyExit(t *testing.T) {
 	}
 }
 
-func TestParseStatm(t *testing.T) {
-	if got := parseStatm([]byte("12345 678 90 1 0 2 0\n")); got != 678*pageSize {
-		t.Fatalf("parseStatm = %d", got)
+// TestCauseOnEveryUnhealthyWindow: the classifier names a cause on every
+// window that is not healthy, and none on a healthy one, in every recorded
+// stream.
+func TestCauseOnEveryUnhealthyWindow(t *testing.T) {
+	files, _ := filepath.Glob("testdata/streams/*.jsonl")
+	seen := map[Cause]bool{}
+	for _, f := range files {
+		in, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := ReadResults(in, DefaultThresholds())
+		in.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			for _, wh := range r.Verdict.Windows {
+				if (wh.Class == Healthy) != (wh.Cause == CauseNone) {
+					t.Errorf("%s: %s at %.1f s: class %s, cause %q", f, r.Scenario.Name, wh.T, wh.Class, wh.Cause)
+				}
+				seen[wh.Cause] = true
+			}
+		}
 	}
-	if parseStatm([]byte("garbage")) != 0 || readRSS() == 0 {
-		t.Fatal("statm")
+	if !seen[CauseGCCPU] {
+		t.Errorf("no gc_cpu window in the recorded streams: %v", seen)
 	}
-	if n := testing.AllocsPerRun(10, func() { readRSS() }); n != 0 {
-		t.Fatalf("readRSS allocates %v times", n)
+}
+
+// TestCauseOfEachCondition: each unhealthy condition gives its own cause.
+func TestCauseOfEachCondition(t *testing.T) {
+	th := DefaultThresholds()
+	win := func(gc, assist float64) Sample {
+		return Sample{Type: SampleWindow, T: 1, Dur: 1, WinCycles: 1, CPUUsed: 100, GCCPU: gc, Assist: assist, MBps: 10}
+	}
+	over := win(1, 0)
+	over.HeapGoal, over.HeapObjects = 10, 20
+	for _, tc := range []struct {
+		name string
+		w    Sample
+		want Cause
+	}{
+		{"healthy", win(1, 0), CauseNone},
+		{"gc elevated", win(th.HealthyGC+1, 0), CauseGCCPU},
+		{"gc degraded", win(th.DegradedGC+1, 0), CauseGCCPU},
+		{"assist", win(th.HealthyAssist+1, th.HealthyAssist+1), CauseAssist},
+		{"heap over goal", over, CauseHeapOverGoal},
+	} {
+		v := Classify([]Sample{tc.w}, Exit{}, th)
+		if got := v.Windows[0].Cause; got != tc.want {
+			t.Errorf("%s: cause %q, want %q (class %s, %s)", tc.name, got, tc.want, v.Windows[0].Class, v.Windows[0].Why)
+		}
 	}
 }
