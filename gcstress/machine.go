@@ -1,11 +1,8 @@
 package gcstress
 
 import (
-	"bufio"
-	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -18,21 +15,6 @@ const userHZ = 100
 type cpuStat struct {
 	busy, steal float64
 	ok          bool
-}
-
-// readCPUStat reads the first ("cpu ") line of /proc/stat: busy is user +
-// nice + system + irq + softirq (guest time is already inside user).
-func readCPUStat() cpuStat {
-	f, err := os.Open("/proc/stat")
-	if err != nil {
-		return cpuStat{}
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	if !sc.Scan() {
-		return cpuStat{}
-	}
-	return parseCPUStat(sc.Text())
 }
 
 func parseCPUStat(line string) cpuStat {
@@ -50,15 +32,6 @@ func parseCPUStat(line string) cpuStat {
 	}
 	// user nice system idle iowait irq softirq steal
 	return cpuStat{busy: v[0] + v[1] + v[2] + v[5] + v[6], steal: v[7], ok: true}
-}
-
-// selfCPU is the CPU time this process has used (user + system).
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // machineMeter measures one scenario's Machine: start before the child
@@ -84,18 +57,4 @@ func (m machineMeter) stop(child time.Duration) Machine {
 		OthersCores: max(st1.busy-m.st0.busy-ours, 0) / wall,
 		StealCores:  max(st1.steal-m.st0.steal, 0) / wall,
 	}
-}
-
-// loadAvg reads the 1-, 5- and 15-minute load averages (zero off Linux).
-func loadAvg() [3]float64 {
-	var l [3]float64
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return l
-	}
-	f := strings.Fields(string(b))
-	for i := 0; i < 3 && i < len(f); i++ {
-		l[i], _ = strconv.ParseFloat(f[i], 64)
-	}
-	return l
 }

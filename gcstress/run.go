@@ -1,7 +1,6 @@
 package gcstress
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/writegc/writegc/gcstress/report"
@@ -283,34 +281,6 @@ func newSummary(cfg Config) *Summary {
 	}
 	s.CPUModel, s.MemTotal = machine()
 	return s
-}
-
-// machine reads the CPU model and total memory from /proc (Linux).
-func machine() (string, uint64) {
-	var model string
-	var mem uint64
-	if f, err := os.Open("/proc/cpuinfo"); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v)
-				break
-			}
-		}
-		f.Close()
-	}
-	if f, err := os.Open("/proc/meminfo"); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			var kb uint64
-			if n, _ := fmt.Sscanf(sc.Text(), "MemTotal: %d kB", &kb); n == 1 {
-				mem = kb << 10
-				break
-			}
-		}
-		f.Close()
-	}
-	return model, mem
 }
 
 // WriteResults writes summary.json, the charts, report.md and report.html

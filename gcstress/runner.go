@@ -143,7 +143,7 @@ func (r *Runner) command(s Scenario) (*exec.Cmd, error) {
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), s.Env()...)
 	cmd.Env = append(cmd.Env, ChildEnv+"="+string(spec), fmt.Sprintf("%s=%d", StreamEnv, StreamFD))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = childSysProcAttr()
 	cmd.WaitDelay = pipeDelay
 	return cmd, nil
 }

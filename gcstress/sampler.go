@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"math"
 	"os"
-	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -206,53 +204,7 @@ func fraction(keys, target int64) float64 {
 	return math.Min(1, float64(keys)/float64(target))
 }
 
-// procCPU returns this process's user+system CPU time in seconds.
-func procCPU() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
 var pageSize = uint64(os.Getpagesize())
-
-// readRSS returns this process's resident memory from /proc/self/statm
-// (0 where there is no /proc). It reads into a fixed buffer through one
-// open file, so the watchdog's 50 ms polling allocates nothing.
-func readRSS() uint64 {
-	selfStatm.Lock()
-	defer selfStatm.Unlock()
-	if selfStatm.f == nil {
-		f, err := os.Open("/proc/self/statm")
-		if err != nil {
-			return 0
-		}
-		selfStatm.f = f
-	}
-	n, err := selfStatm.f.ReadAt(selfStatm.buf[:], 0)
-	if n == 0 && err != nil {
-		return 0
-	}
-	return parseStatm(selfStatm.buf[:n])
-}
-
-var selfStatm struct {
-	sync.Mutex
-	f   *os.File
-	buf [128]byte
-}
-
-// readPidRSS returns another process's resident memory.
-func readPidRSS(pid int) uint64 { return readStatm("/proc/" + strconv.Itoa(pid) + "/statm") }
-
-func readStatm(path string) uint64 {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	return parseStatm(b)
-}
 
 // parseStatm returns the resident size (second field, in pages) in bytes,
 // without allocating.
