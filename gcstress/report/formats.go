@@ -9,7 +9,7 @@ import (
 	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
-	"github.com/writegc/writegc/writepath"
+	"github.com/writegc/writegc/internal/ycsbfmt"
 )
 
 // FormatYCSB and FormatPE print the run as YCSB's and HBase
@@ -53,15 +53,15 @@ func WriteYCSB(w io.Writer, sum *results.Summary) error {
 		fmt.Fprintf(ew, "# %s: %s\n", escape.Terminal(r.Scenario.Name), escape.Terminal(r.Scenario.Describe()))
 		runtime := time.Duration(f.Seconds * float64(time.Second))
 		if h := histOf(r); h != nil {
-			_ = writepath.WriteYCSBOverall(ew, runtime, f.Keys)
+			_ = ycsbfmt.WriteYCSBOverall(ew, runtime, f.Keys)
 			fmt.Fprintf(ew, "[OVERALL], Throughput(MB/sec), %.2f\n", f.MBps)
-			_ = writepath.WriteYCSBOp(ew, "INSERT", h, 0)
+			_ = ycsbfmt.WriteYCSBOp(ew, "INSERT", h, 0)
 			fmt.Fprintf(ew, "[INSERT], 99.9thPercentileLatency(us), %d\n", h.ValueAtQuantile(99.9)/1e3)
 			if every := r.Scenario.LatencyEvery; every > 1 {
 				fmt.Fprintf(ew, "[INSERT], LatencySampled, 1 in %d\n", every)
 			}
 		} else {
-			_ = writepath.WriteYCSBOverall(ew, runtime, f.Keys)
+			_ = ycsbfmt.WriteYCSBOverall(ew, runtime, f.Keys)
 			fmt.Fprintf(ew, "[OVERALL], Throughput(MB/sec), %.2f\n", f.MBps)
 			fmt.Fprintf(ew, "[INSERT], Operations, %d\n", f.Keys)
 		}
@@ -91,7 +91,7 @@ func WritePE(w io.Writer, sum *results.Summary) error {
 		f := view.FiguresOf(r)
 		name := escape.Terminal(r.Scenario.Name) + " RandomWriteTest:"
 		if h := histOf(r); h != nil {
-			_ = writepath.WritePE(ew, name, h)
+			_ = ycsbfmt.WritePE(ew, name, h)
 		}
 		fmt.Fprintf(ew, "%s Finished in %.0fms for %d rows (%.2f MB/s)\n", name, f.Seconds*1000, f.Keys, f.MBps)
 		fmt.Fprintf(ew, "%s GC cycles=%d, gc-cpu=%.1f%%, assist=%.1f%%, pause p99=%.0fus, peak heap=%s, health=%s\n",

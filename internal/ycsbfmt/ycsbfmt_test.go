@@ -1,15 +1,17 @@
-package writepath
+package ycsbfmt
 
 import (
 	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/latency"
 )
 
 func TestRecorderWarmUpAndPrinters(t *testing.T) {
 	start := time.Now().Add(-time.Second)
-	r := NewRecorder(RecorderOptions{WarmUp: 500 * time.Millisecond, Start: start})
+	r := latency.NewRecorder(latency.RecorderOptions{WarmUp: 500 * time.Millisecond, Start: start})
 	r.Record("INSERT", start.Add(100*time.Millisecond), start.Add(101*time.Millisecond), nil) // warm-up: dropped
 	for i := range 100 {
 		s := start.Add(600*time.Millisecond + time.Duration(i)*time.Millisecond)

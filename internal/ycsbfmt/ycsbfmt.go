@@ -1,4 +1,14 @@
-package writepath
+// Package ycsbfmt prints latency histograms (nanoseconds, as package
+// latency records them) in the formats of the seed experiments: YCSB's
+// [OVERALL] and per-operation lines and HBase PerformanceEvaluation's
+// latency summary, values in microseconds. It is used by writepath's seed
+// runs (cmd/seedrun) and gcstress's ycsb and pe reports, so both print the
+// same lines.
+//
+// Invariants: the printers only read the histograms and write to w; the
+// line formats are those of YCSB and PE and do not change; a write error
+// is returned, never dropped.
+package ycsbfmt
 
 import (
 	"fmt"
@@ -6,10 +16,10 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/writegc/writegc/internal/latency"
 )
 
-// Printers of latency histograms (values in nanoseconds, as recorded by
-// Recorder and NewHistogram), in the formats of the seed experiments.
+// The printers take histograms in nanoseconds (latency.NewHistogram).
 
 func us(ns float64) float64 { return ns / 1e3 }
 
@@ -51,7 +61,7 @@ func WriteYCSBOp(w io.Writer, op string, h *hdrhistogram.Histogram, errors int64
 }
 
 // WriteRecorderYCSB writes a YCSB summary of every operation in r.
-func WriteRecorderYCSB(w io.Writer, r *Recorder) error {
+func WriteRecorderYCSB(w io.Writer, r *latency.Recorder) error {
 	var ops int64
 	names := r.Ops()
 	for _, op := range names {
