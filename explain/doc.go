@@ -4,7 +4,7 @@
 //
 // Two halves:
 //
-//   - Capture ([Capture], [ParseKinds], [FlightRecorder]) writes the files of
+//   - Capture ([Capture], [ParseProfiles], [FlightRecorder]) writes the files of
 //     one scenario into a directory: cpu.pprof, heap.pprof, allocs.pprof,
 //     fgprof.pprof, trace.out, mutex.pprof, block.pprof, metrics.json and, on
 //     demand, flight.out.

@@ -62,19 +62,19 @@ type Config struct {
 	Path         string // write path (-path): PathServer or a writepath client path
 	// Transport between client and server when Path is not PathServer.
 	Transport    string
-	Writers      int           // writer goroutines (-writers)
-	Profile      explain.Kinds // profiles to capture per scenario (-profile)
-	Flight       bool          // keep a flight recorder (-flight; implied by Profile)
-	Out          string        // results folder (-out); "" = a new folder under DefaultOutParent
-	ReplaceOut   bool          // remove an earlier run's files from Out first (-replace-out)
-	Format       string        // terminal report, one of Formats (-format)
-	Window       time.Duration // sampling window; 0 = no windows (-window)
-	Backpressure string        // "" (scenario default), "on", "off"
-	FlushBW      int64         // flush bandwidth bytes/s of matrix scenarios; 0 unlimited
-	RSSCap       int64         // hard resident-memory cap per child (-rss-cap); 0 = none
-	LatencyEvery int           // time one Put in N (-latency-every); 0 = off
-	Rate         Rate          // open-loop target of each matrix scenario (-rate); zero: closed loop
-	Sets         []string      // scenario sets, from ScenarioSets (-scenario)
+	Writers      int              // writer goroutines (-writers)
+	Profile      explain.Profiles // profiles to capture per scenario (-profile)
+	Flight       bool             // keep a flight recorder (-flight; implied by Profile)
+	Out          string           // results folder (-out); "" = a new folder under DefaultOutParent
+	ReplaceOut   bool             // remove an earlier run's files from Out first (-replace-out)
+	Format       string           // terminal report, one of Formats (-format)
+	Window       time.Duration    // sampling window; 0 = no windows (-window)
+	Backpressure string           // "" (scenario default), "on", "off"
+	FlushBW      int64            // flush bandwidth bytes/s of matrix scenarios; 0 unlimited
+	RSSCap       int64            // hard resident-memory cap per child (-rss-cap); 0 = none
+	LatencyEvery int              // time one Put in N (-latency-every); 0 = off
+	Rate         Rate             // open-loop target of each matrix scenario (-rate); zero: closed loop
+	Sets         []string         // scenario sets, from ScenarioSets (-scenario)
 	Seed         uint64
 
 	// Failure scenario settings (-fail-*): GOMEMLIMIT, flush bandwidth,

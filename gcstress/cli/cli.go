@@ -95,7 +95,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return gcstress.RunChild(ctx, spec, stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "explain" {
-		err := explain.Main(ctx, args[1:], stdout, stderr)
+		err := explainMain(ctx, args[1:], stdout, stderr)
 		if errors.Is(err, explain.ErrUsage) {
 			return fmt.Errorf("%w: explain: %v", gcstress.ErrUsage, err)
 		}

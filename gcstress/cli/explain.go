@@ -1,4 +1,4 @@
-package explain
+package cli
 
 import (
 	"context"
@@ -11,9 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/writegc/writegc/explain"
 )
 
-const usage = `usage: gcstress explain [flags] PROFILE|DIR...
+const explainUsage = `usage: gcstress explain [flags] PROFILE|DIR...
        gcstress explain -diff [flags] A B
 
 Explains Go CPU, heap, allocs, fgprof, mutex and block profiles and runtime
@@ -25,22 +27,23 @@ files, printed side by side. Flags may come before or after the arguments.
 flags:
 `
 
-// Main runs "gcstress explain" with args (not including the program or
+// explainMain runs "gcstress explain" (package explain is the library;
+// this is its command line) with args (not including the program or
 // subcommand name), writing the account to stdout and flag help to stderr.
-// A usage error wraps ErrUsage (the caller should exit 2); any other error
+// A usage error wraps explain.ErrUsage (the caller should exit 2); any other error
 // means the explanation failed (exit 1). ctx is checked between files only.
-func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func explainMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, explainUsage)
 		fs.PrintDefaults()
 	}
 	var (
 		diff     = fs.Bool("diff", false, "compare two scenarios `A B` side by side")
 		format   = fs.String("format", "text", "output `format`: text or markdown")
 		metrics  = fs.String("metrics-gc-cpu", "", "runtime/metrics GC share of busy CPU over the same window, in `percent` (e.g. 36.9), printed beside the profile's figure")
-		region   = fs.String("region", DefaultRegion, "trace region or task `type` that marks one operation")
+		region   = fs.String("region", explain.DefaultRegion, "trace region or task `type` that marks one operation")
 		slow     = fs.Duration("slow", 0, "operations above this `duration` are slow (default: above p99)")
 		topN     = fs.Int("top", 5, "`n` sites per table")
 		cycles   = fs.Int("cycles", 12, "GC cycles printed per trace")
@@ -66,31 +69,31 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if parseErr != nil {
 		if errors.Is(parseErr, flag.ErrHelp) {
-			return fmt.Errorf("%w: help requested", ErrUsage)
+			return fmt.Errorf("%w: help requested", explain.ErrUsage)
 		}
-		return fmt.Errorf("%w: %v", ErrUsage, parseErr)
+		return fmt.Errorf("%w: %v", explain.ErrUsage, parseErr)
 	}
 	if *format != "text" && *format != "markdown" {
-		return usageErr(fs, "-format must be text or markdown, not %q", *format)
+		return explainUsageErr(fs, "-format must be text or markdown, not %q", *format)
 	}
-	opts, err := options(fs, *region, *slow, *topN, *cycles, *library, *keepStd, *metrics)
+	opts, err := explainOptions(fs, *region, *slow, *topN, *cycles, *library, *keepStd, *metrics)
 	if err != nil {
 		return err
 	}
 	md := *format == "markdown"
 	if *diff {
 		if len(rest) != 2 {
-			return usageErr(fs, "-diff wants exactly two scenarios A B, got %d arguments", len(rest))
+			return explainUsageErr(fs, "-diff wants exactly two scenarios A B, got %d arguments", len(rest))
 		}
-		return diffMain(ctx, opts, rest[0], rest[1], stdout, md)
+		return explainDiff(ctx, opts, rest[0], rest[1], stdout, md)
 	}
 	if len(rest) == 0 {
-		return usageErr(fs, "no profiles given")
+		return explainUsageErr(fs, "no profiles given")
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	a, err := ExplainWith(opts, rest...)
+	a, err := explain.ExplainWith(opts, rest...)
 	if err != nil {
 		return err
 	}
@@ -100,15 +103,15 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return a.WriteText(stdout)
 }
 
-// diffMain explains scenarios a and b (each a comma-separated set of files
+// explainDiff explains scenarios a and b (each a comma-separated set of files
 // or a directory) and writes them side by side.
-func diffMain(ctx context.Context, opts Options, a, b string, stdout io.Writer, md bool) error {
-	var accs [2]*Account
+func explainDiff(ctx context.Context, opts explain.Options, a, b string, stdout io.Writer, md bool) error {
+	var accs [2]*explain.Account
 	for i, arg := range [2]string{a, b} {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		acc, err := ExplainWith(opts, splitSet(arg)...)
+		acc, err := explain.ExplainWith(opts, splitSet(arg)...)
 		if err != nil {
 			return err
 		}
@@ -117,7 +120,7 @@ func diffMain(ctx context.Context, opts Options, a, b string, stdout io.Writer, 
 	if accs[0].Label == accs[1].Label {
 		accs[0].Label, accs[1].Label = "A:"+accs[0].Label, "B:"+accs[1].Label
 	}
-	return WriteDiff(stdout, accs[0], accs[1], md)
+	return explain.WriteDiff(stdout, accs[0], accs[1], md)
 }
 
 // Upper bounds of -top and -cycles: beyond them a table is no longer a
@@ -127,18 +130,18 @@ const (
 	maxCycles = 100_000
 )
 
-// options validates the numeric and list flags into Options; errors wrap
-// ErrUsage and name the flag.
-func options(fs *flag.FlagSet, region string, slow time.Duration, topN, cycles int, library string, keepStd bool, metrics string) (Options, error) {
-	opts := Options{Region: region, SlowOp: slow, Top: topN, MaxCycles: cycles, KeepStdlib: keepStd}
+// explainOptions validates the numeric and list flags into explain.Options; errors wrap
+// explain.ErrUsage and name the flag.
+func explainOptions(fs *flag.FlagSet, region string, slow time.Duration, topN, cycles int, library string, keepStd bool, metrics string) (explain.Options, error) {
+	opts := explain.Options{Region: region, SlowOp: slow, Top: topN, MaxCycles: cycles, KeepStdlib: keepStd}
 	if slow < 0 {
-		return opts, usageErr(fs, "-slow must be 0 (above p99) or a positive duration, not %v", slow)
+		return opts, explainUsageErr(fs, "-slow must be 0 (above p99) or a positive duration, not %v", slow)
 	}
 	if topN < 1 || topN > maxTop {
-		return opts, usageErr(fs, "-top must be from 1 to %d, not %d", maxTop, topN)
+		return opts, explainUsageErr(fs, "-top must be from 1 to %d, not %d", maxTop, topN)
 	}
 	if cycles < 1 || cycles > maxCycles {
-		return opts, usageErr(fs, "-cycles must be from 1 to %d, not %d", maxCycles, cycles)
+		return opts, explainUsageErr(fs, "-cycles must be from 1 to %d, not %d", maxCycles, cycles)
 	}
 	if library != "" {
 		opts.Library = strings.Split(library, ",")
@@ -146,7 +149,7 @@ func options(fs *flag.FlagSet, region string, slow time.Duration, topN, cycles i
 	if metrics != "" {
 		v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(metrics), "%"), 64)
 		if err != nil || math.IsNaN(v) || v < 0 || v > 100 {
-			return opts, usageErr(fs, "-metrics-gc-cpu wants a percentage from 0 to 100, not %q", metrics)
+			return opts, explainUsageErr(fs, "-metrics-gc-cpu wants a percentage from 0 to 100, not %q", metrics)
 		}
 		v /= 100
 		opts.MetricsGCCPU = &v
@@ -162,7 +165,7 @@ func splitSet(arg string) []string {
 	return strings.Split(arg, ",")
 }
 
-func usageErr(fs *flag.FlagSet, format string, args ...any) error {
+func explainUsageErr(fs *flag.FlagSet, format string, args ...any) error {
 	fs.Usage()
-	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s", explain.ErrUsage, fmt.Sprintf(format, args...))
 }
