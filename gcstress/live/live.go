@@ -1,3 +1,30 @@
+// Package live is the live page of a gcstress run (`gcstress -http ADDR`):
+// Server is a gcstress Observer that turns every event of a run into a
+// server-sent event, and an http.Handler that serves a page drawing them.
+//
+// Invariants:
+//   - Every request's Host header must name the server as only a local
+//     browser can (a loopback address, localhost, or the listener's own
+//     address), so a page of another origin cannot read the run through
+//     DNS rebinding; other requests are refused with 403.
+//   - The history is bounded (Options), each client has a bounded queue,
+//     and a client whose queue is full is dropped: a slow client never
+//     delays the run.
+//   - Names from engines and children reach the page as JSON data, escaped
+//     by the page as HTML.
+//   - It imports results and gcstress/internal/view, never gcstress.
+//
+// The live page (`gcstress -http 127.0.0.1:8080`): Server is an
+// Observer that turns every event of a run into a server-sent event and
+// serves a page drawing them (web/live.html.tmpl, web/live.js; everything
+// inlined, nothing loaded from elsewhere). A page opened mid-run first
+// receives the history recorded so far, then follows.
+//
+// Every request's Host header must name the server as only a local
+// browser can (allowedHost): localhost, a loopback address, or the address
+// the connection came in on. Anything else gets 403, so a page of another
+// site whose name was rebound to 127.0.0.1 (DNS rebinding) cannot read the
+// stream: its requests carry that site's name.
 package live
 
 import (
@@ -20,18 +47,6 @@ import (
 	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/results"
 )
-
-// The live page (`gcstress -http 127.0.0.1:8080`): Server is an
-// Observer that turns every event of a run into a server-sent event and
-// serves a page drawing them (web/live.html.tmpl, web/live.js; everything
-// inlined, nothing loaded from elsewhere). A page opened mid-run first
-// receives the history recorded so far, then follows.
-//
-// Every request's Host header must name the server as only a local
-// browser can (allowedHost): localhost, a loopback address, or the address
-// the connection came in on. Anything else gets 403, so a page of another
-// site whose name was rebound to 127.0.0.1 (DNS rebinding) cannot read the
-// stream: its requests carry that site's name.
 
 // Errors of the live server.
 var (
