@@ -3,6 +3,7 @@ package gcstress
 import (
 	"errors"
 
+	"github.com/writegc/writegc/gcstress/internal/outfolder"
 	"github.com/writegc/writegc/gcstress/internal/usage"
 )
 
@@ -24,4 +25,7 @@ var (
 	// read (a record over MaxRecord). A failed write is a tool failure:
 	// the command exits 1, naming the file.
 	ErrStream = errors.New("stream")
+	// ErrWrite: a file of the results folder could not be written (a full
+	// disk, say); the message names the file. The command exits 1.
+	ErrWrite = outfolder.ErrWrite
 )

@@ -62,5 +62,5 @@ func WriteHTMLFile(dir string, sum *Summary) error {
 	if err != nil {
 		return err
 	}
-	return o.write("report.html", func(w io.Writer) error { return report.WriteHTML(w, sum) })
+	return o.Write("report.html", func(w io.Writer) error { return report.WriteHTML(w, sum) })
 }

@@ -112,8 +112,8 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 		if ctx.Err() != nil {
 			res.Stopped = "interrupted"
 		}
-		if out.ownsDir(s.DirName()) {
-			if err := out.recordTree(s.DirName()); err != nil {
+		if out.OwnsDir(s.DirName()) {
+			if err := out.RecordTree(s.DirName()); err != nil {
 				return res, err
 			}
 		}
@@ -147,11 +147,11 @@ func claimScenarioDir(out *outFiles, s Scenario) error {
 		return nil
 	}
 	name := s.DirName()
-	if _, err := os.Lstat(s.Dir); err == nil && !out.ownsDir(name) {
+	if _, err := os.Lstat(s.Dir); err == nil && !out.OwnsDir(name) {
 		return fmt.Errorf("gcstress: scenario %s: %s exists and no run of this folder created it", escape.Terminal(s.Name), s.Dir)
 	}
-	out.recordDir(name)
-	return out.save()
+	out.RecordDir(name)
+	return out.Save()
 }
 
 // closeSamples syncs and closes samples.jsonl and records it whole in the
@@ -165,10 +165,10 @@ func closeSamples(out *outFiles, f *os.File) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrWrite, f.Name(), err)
 	}
-	if err := out.recordFile(samplesFile, false); err != nil {
+	if err := out.RecordFile(samplesFile, false); err != nil {
 		return err
 	}
-	return out.save()
+	return out.Save()
 }
 
 // runAll runs the expanded scenarios, then the capacity search.
@@ -194,7 +194,7 @@ func finishRun(ctx context.Context, cfg Config, sum *Summary, opts Options, prog
 	sum.Finished = time.Now().UTC()
 	sum.LoadEnd = loadAvg()
 	sum.Interrupted = ctx.Err() != nil
-	if err := out.writeResults(sum); err != nil {
+	if err := writeResults(out, sum); err != nil {
 		return sum, err
 	}
 	if err := WriteReport(writerOrDiscard(opts.Report), cfg.Format, sum); err != nil {
@@ -243,8 +243,8 @@ func startRun(cfg *Config, create createTempFunc, notes io.Writer) (*outFiles, *
 		return nil, nil, fmt.Errorf("%w: %s: %w", ErrWrite, p, err)
 	}
 	out := newOutFiles(cfg.Out, create)
-	if err := out.recordFile(samplesFile, true); err == nil {
-		err = out.save()
+	if err := out.RecordFile(samplesFile, true); err == nil {
+		err = out.Save()
 	}
 	if err != nil {
 		f.Close()
@@ -292,10 +292,10 @@ func WriteResults(dir string, sum *Summary) error {
 	if err != nil {
 		return err
 	}
-	return out.writeResults(sum)
+	return writeResults(out, sum)
 }
 
-func (o *outFiles) writeResults(sum *Summary) error {
+func writeResults(o *outFiles, sum *Summary) error {
 	return report.WriteFolder(o, sum, report.AtRun)
 }
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/writegc/writegc/gcstress/internal/outfolder"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -184,7 +185,7 @@ func writeFileAtomic(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("%w: %w: %s: %w", ErrStream, ErrWrite, path, err)
 	}
-	_, err := writeAtomic(nil, path, func(w io.Writer) error {
+	_, err := outfolder.WriteAtomic(nil, path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})

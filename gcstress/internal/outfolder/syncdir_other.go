@@ -1,6 +1,6 @@
 //go:build !linux
 
-package gcstress
+package outfolder
 
 // syncDir does nothing outside Linux: not every system can fsync a folder
 // (Windows cannot open one for it), so a rename there is durable only as

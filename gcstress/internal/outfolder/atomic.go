@@ -1,4 +1,4 @@
-package gcstress
+package outfolder
 
 import (
 	"bufio"
@@ -14,7 +14,7 @@ import (
 )
 
 // Every file of a results folder but samples.jsonl (streamed while the run
-// goes) is written by writeAtomic: a temporary file in the same folder,
+// goes) is written by WriteAtomic: a temporary file in the same folder,
 // written, fsynced and closed, then renamed over the final name and the
 // folder fsynced. A reader sees the earlier file or the whole new one,
 // never a part; a failed write leaves no partial file and is an error
@@ -24,8 +24,8 @@ import (
 // disk, a read-only folder); the error names the file. The command exits 1.
 var ErrWrite = errors.New("results file not written")
 
-// tempFile is what writeAtomic needs of a temporary file; *os.File is one.
-type tempFile interface {
+// TempFile is what WriteAtomic needs of a temporary file; *os.File is one.
+type TempFile interface {
 	io.Writer
 	Name() string
 	Chmod(fs.FileMode) error
@@ -33,14 +33,14 @@ type tempFile interface {
 	Close() error
 }
 
-// createTempFunc creates a new temporary file in dir with os.CreateTemp's
+// CreateTempFunc creates a new temporary file in dir with os.CreateTemp's
 // contract. Tests inject one that fails.
-type createTempFunc func(dir, pattern string) (tempFile, error)
+type CreateTempFunc func(dir, pattern string) (TempFile, error)
 
-func osCreateTemp(dir, pattern string) (tempFile, error) { return os.CreateTemp(dir, pattern) }
+func osCreateTemp(dir, pattern string) (TempFile, error) { return os.CreateTemp(dir, pattern) }
 
-// fileRecord is what the manifest keeps of a file a run wrote.
-type fileRecord struct {
+// FileRecord is what the Manifest keeps of a file a run wrote.
+type FileRecord struct {
 	Path    string `json:"path"` // slash-separated, relative to the results folder
 	Size    int64  `json:"size"`
 	SHA256  string `json:"sha256,omitempty"`
@@ -58,15 +58,15 @@ func (c *countingHash) Write(p []byte) (int, error) {
 	return c.h.Write(p)
 }
 
-// writeAtomic writes path with write, through a temporary file created by
+// WriteAtomic writes path with write, through a temporary file created by
 // create (nil: os.CreateTemp) in path's folder, and returns the file's
 // size and SHA-256 (Path is left to the caller). On any error the
 // temporary file is removed, path is as it was, and the error wraps
 // ErrWrite and names path.
-func writeAtomic(create createTempFunc, path string, write func(io.Writer) error) (fileRecord, error) {
+func WriteAtomic(create CreateTempFunc, path string, write func(io.Writer) error) (FileRecord, error) {
 	tf, err := prepareAtomic(create, path, write)
 	if err != nil {
-		return fileRecord{}, err
+		return FileRecord{}, err
 	}
 	return tf.rec, tf.commit()
 }
@@ -75,12 +75,12 @@ func writeAtomic(create createTempFunc, path string, write func(io.Writer) error
 // be renamed over path (commit) or removed (abort).
 type pendingFile struct {
 	tmp, path string
-	rec       fileRecord
+	rec       FileRecord
 }
 
-// prepareAtomic is writeAtomic's first half: the temporary file, whole and
+// prepareAtomic is WriteAtomic's first half: the temporary file, whole and
 // on disk. On error nothing is left.
-func prepareAtomic(create createTempFunc, path string, write func(io.Writer) error) (*pendingFile, error) {
+func prepareAtomic(create CreateTempFunc, path string, write func(io.Writer) error) (*pendingFile, error) {
 	if create == nil {
 		create = osCreateTemp
 	}
@@ -108,7 +108,7 @@ func prepareAtomic(create createTempFunc, path string, write func(io.Writer) err
 		os.Remove(tmp)
 		return nil, fmt.Errorf("%w: %s: %w", ErrWrite, path, err)
 	}
-	return &pendingFile{tmp: tmp, path: path, rec: fileRecord{Size: sum.n, SHA256: hex.EncodeToString(sum.h.Sum(nil))}}, nil
+	return &pendingFile{tmp: tmp, path: path, rec: FileRecord{Size: sum.n, SHA256: hex.EncodeToString(sum.h.Sum(nil))}}, nil
 }
 
 // commit renames the temporary file over path and fsyncs the folder.
@@ -128,15 +128,15 @@ func (p *pendingFile) commit() error {
 func (p *pendingFile) abort() { os.Remove(p.tmp) }
 
 // digestFile returns the size and SHA-256 of the regular file at path.
-func digestFile(path string) (fileRecord, error) {
+func digestFile(path string) (FileRecord, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return fileRecord{}, err
+		return FileRecord{}, err
 	}
 	defer f.Close()
 	sum := &countingHash{h: sha256.New()}
 	if _, err := io.Copy(sum, f); err != nil {
-		return fileRecord{}, err
+		return FileRecord{}, err
 	}
-	return fileRecord{Size: sum.n, SHA256: hex.EncodeToString(sum.h.Sum(nil))}, nil
+	return FileRecord{Size: sum.n, SHA256: hex.EncodeToString(sum.h.Sum(nil))}, nil
 }
