@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/explain"
+	"github.com/writegc/writegc/gcstress/internal/proc"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -397,7 +398,7 @@ func (c *child) watchRSS() {
 		case <-c.loadDone:
 			return
 		case <-t.C:
-			rss := readRSS()
+			rss := proc.ReadRSS()
 			c.notePeak(rss)
 			if c.spec.RSSCap > 0 && rss > uint64(c.spec.RSSCap) {
 				c.cause.set(StopRSSCap)

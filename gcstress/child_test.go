@@ -5,18 +5,6 @@ import (
 	"testing"
 )
 
-func TestParseStatm(t *testing.T) {
-	if got := parseStatm([]byte("12345 678 90 1 0 2 0\n")); got != 678*pageSize {
-		t.Fatalf("parseStatm = %d", got)
-	}
-	if parseStatm([]byte("garbage")) != 0 || readRSS() == 0 {
-		t.Fatal("statm")
-	}
-	if n := testing.AllocsPerRun(10, func() { readRSS() }); n != 0 {
-		t.Fatalf("readRSS allocates %v times", n)
-	}
-}
-
 // TestStopCauseFirstWins: the first reason is kept; a Put error is kept
 // even when another reason came first.
 func TestStopCauseFirstWins(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/writegc/writegc/gcstress/internal/outfolder"
+	"github.com/writegc/writegc/gcstress/internal/proc"
 	"github.com/writegc/writegc/gcstress/internal/usage"
 )
 
@@ -29,3 +30,9 @@ var (
 	// disk, say); the message names the file. The command exits 1.
 	ErrWrite = outfolder.ErrWrite
 )
+
+// ProcSupported says whether this system gives what a run measures beside
+// the Go runtime's figures (RSS and the hard memory caps, machine load,
+// process CPU): Linux only. Elsewhere the package builds and runs, and
+// those figures read 0.
+const ProcSupported = proc.Supported

@@ -16,4 +16,6 @@ const (
 
 func readManifest(dir string) (*manifest, error) { return outfolder.ReadManifest(dir) }
 
-func clearRun(dir string, runs func(string) bool) ([]string, error) { return outfolder.Clear(dir, runs) }
+func clearRun(dir string, runs func(string) bool) ([]string, error) {
+	return outfolder.Clear(dir, runs)
+}

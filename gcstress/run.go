@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/internal/proc"
 	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/internal/escape"
 )
@@ -192,7 +193,7 @@ func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step
 // finishRun writes the results folder and the terminal report.
 func finishRun(ctx context.Context, cfg Config, sum *Summary, opts Options, progressW io.Writer, out *outFiles) (*Summary, error) {
 	sum.Finished = time.Now().UTC()
-	sum.LoadEnd = loadAvg()
+	sum.LoadEnd = proc.LoadAvg()
 	sum.Interrupted = ctx.Err() != nil
 	if err := writeResults(out, sum); err != nil {
 		return sum, err
@@ -263,7 +264,7 @@ func writerOrDiscard(w io.Writer) io.Writer {
 
 func newSummary(cfg Config) *Summary {
 	s := &Summary{Command: cfg.Command, Started: time.Now().UTC(), GoVersion: runtime.Version(),
-		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadStart: loadAvg(), Thresholds: cfg.Thresholds,
+		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadStart: proc.LoadAvg(), Thresholds: cfg.Thresholds,
 		Rules: cfg.Thresholds.String(), SpanNote: SpanNote, Out: cfg.Out}
 	s.GOEXPERIMENT = os.Getenv("GOEXPERIMENT")
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -279,7 +280,7 @@ func newSummary(cfg Config) *Summary {
 	if s.GOEXPERIMENT == "" {
 		s.GOEXPERIMENT = "(default: greenteagc on in Go 1.26)"
 	}
-	s.CPUModel, s.MemTotal = machine()
+	s.CPUModel, s.MemTotal = proc.Machine()
 	return s
 }
 

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/internal/proc"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -66,7 +67,7 @@ const stderrTail = 16 << 10
 // Interrupted, not failed.
 func (r *Runner) Run(ctx context.Context, s Scenario) (Result, error) {
 	res := Result{Scenario: s}
-	meter := startMachineMeter()
+	meter := proc.StartMeter()
 	p, err := r.start(s)
 	if err != nil {
 		return res, err
@@ -89,7 +90,7 @@ func (r *Runner) Run(ctx context.Context, s Scenario) (Result, error) {
 	if ps := p.cmd.ProcessState; ps != nil {
 		child = ps.UserTime() + ps.SystemTime()
 	}
-	res.Machine = meter.stop(child)
+	res.Machine = meter.Stop(child)
 	p.save(p.exitLine(res))
 	exitedOK := p.cmd.ProcessState != nil && p.cmd.ProcessState.Success()
 	foreign, ferr := keepForeign(s.Dir, p.stdout, p.stderr, exitedOK)
@@ -143,7 +144,7 @@ func (r *Runner) command(s Scenario) (*exec.Cmd, error) {
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), s.Env()...)
 	cmd.Env = append(cmd.Env, ChildEnv+"="+string(spec), fmt.Sprintf("%s=%d", StreamEnv, StreamFD))
-	cmd.SysProcAttr = childSysProcAttr()
+	cmd.SysProcAttr = proc.ChildSysProcAttr()
 	cmd.WaitDelay = pipeDelay
 	return cmd, nil
 }
@@ -276,7 +277,7 @@ func (p *childProc) killOverCap() bool {
 	if slack == 0 {
 		slack = 0.10
 	}
-	rss := readPidRSS(p.cmd.Process.Pid)
+	rss := proc.ReadPidRSS(p.cmd.Process.Pid)
 	if rss <= uint64(float64(p.s.RSSCap)*(1+slack)) {
 		return false
 	}

@@ -1,14 +1,13 @@
 package gcstress
 
 import (
-	"bytes"
 	"math"
-	"os"
 	"sync"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/writegc/writegc/gcmetrics"
+	"github.com/writegc/writegc/gcstress/internal/proc"
 )
 
 // Latency histogram range: 1 ns to 100 s, 3 significant digits.
@@ -80,7 +79,7 @@ func newSampler(spec Scenario, start time.Time) *sampler {
 		win: newLatHist(), run: newLatHist(), iwin: newLatHist(), irun: newLatHist(), isteady: newLatHist()}
 	s.first = s.reader.Read()
 	s.prev = s.first
-	s.cpu0 = procCPU()
+	s.cpu0 = proc.ProcCPU()
 	s.pcpu = s.cpu0
 	return s
 }
@@ -100,8 +99,8 @@ func (s *sampler) window(keys, nbytes int64, st EngineStats) Sample {
 	w.MBps = mbps(w.WinBytes, dur)
 	w.SetGC(d, snap)
 	fillEngine(&w, st)
-	w.RSS = readRSS()
-	c := procCPU()
+	w.RSS = proc.ReadRSS()
+	c := proc.ProcCPU()
 	w.ProcCPU, s.pcpu = c-s.pcpu, c
 	s.drainWindow(&w)
 	s.peakHeap = max(s.peakHeap, snap.HeapObjects)
@@ -119,8 +118,8 @@ func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st EngineStats)
 	e.MBps = mbps(nbytes, elapsed.Seconds())
 	e.SetGC(d, snap)
 	fillEngine(&e, st)
-	e.RSS = readRSS()
-	e.ProcCPU = procCPU() - s.cpu0
+	e.RSS = proc.ReadRSS()
+	e.ProcCPU = proc.ProcCPU() - s.cpu0
 	for _, r := range s.recs {
 		r.drainInto(s.run, s.irun)
 	}
@@ -202,28 +201,4 @@ func fraction(keys, target int64) float64 {
 		return 0
 	}
 	return math.Min(1, float64(keys)/float64(target))
-}
-
-var pageSize = uint64(os.Getpagesize())
-
-// parseStatm returns the resident size (second field, in pages) in bytes,
-// without allocating.
-func parseStatm(b []byte) uint64 {
-	i := bytes.IndexByte(b, ' ')
-	if i < 0 {
-		return 0
-	}
-	var n uint64
-	digits := 0
-	for _, c := range b[i+1:] {
-		if c < '0' || c > '9' {
-			break
-		}
-		n = n*10 + uint64(c-'0')
-		digits++
-	}
-	if digits == 0 {
-		return 0
-	}
-	return n * pageSize
 }

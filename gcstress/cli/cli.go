@@ -57,11 +57,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 
 	"github.com/writegc/writegc/explain"
 	"github.com/writegc/writegc/gcstress"
+	"github.com/writegc/writegc/gcstress/live"
 	"github.com/writegc/writegc/internal/escape"
 )
 
@@ -109,9 +111,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !gcstress.ProcSupported {
+		fmt.Fprintf(stderr, "gcstress: note: %s: memory caps, RSS and machine load are measured on Linux only; this run reports them as 0\n", runtime.GOOS)
+	}
 	opts := gcstress.Options{Report: stdout, Progress: stderr}
 	if addr := liveAddr.Load().(string); addr != "" {
-		ls := gcstress.NewLiveServer(gcstress.LiveOptions{})
+		ls := live.NewServer(live.Options{})
 		url, err := ls.Start(addr)
 		if err != nil {
 			return err

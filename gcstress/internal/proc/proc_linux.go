@@ -1,4 +1,4 @@
-package gcstress
+package proc
 
 import (
 	"bufio"
@@ -17,16 +17,16 @@ import (
 // has the twins for other systems, which read nothing (the harness runs
 // there but its memory caps and machine figures are Linux-only).
 
-// childSysProcAttr puts a child in a process group of its own (Ctrl-C
+// ChildSysProcAttr puts a child in a process group of its own (Ctrl-C
 // reaches the parent only, which stops the child itself) and has the
 // kernel kill it if the parent dies.
-func childSysProcAttr() *syscall.SysProcAttr {
+func ChildSysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
-// ProcSupported says whether this system gives what the harness measures
+// Supported says whether this system gives what the harness measures
 // (memory caps, machine load): Linux only.
-const ProcSupported = true
+const Supported = true
 
 // readCPUStat reads the first ("cpu ") line of /proc/stat: busy is user +
 // nice + system + irq + softirq (guest time is already inside user).
@@ -43,8 +43,8 @@ func readCPUStat() cpuStat {
 	return parseCPUStat(sc.Text())
 }
 
-// selfCPU is the CPU time this process has used (user + system).
-func selfCPU() time.Duration {
+// SelfCPU is the CPU time this process has used (user + system).
+func SelfCPU() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
@@ -52,8 +52,8 @@ func selfCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// loadAvg reads the 1-, 5- and 15-minute load averages (zero off Linux).
-func loadAvg() [3]float64 {
+// LoadAvg reads the 1-, 5- and 15-minute load averages (zero off Linux).
+func LoadAvg() [3]float64 {
 	var l [3]float64
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
@@ -66,13 +66,13 @@ func loadAvg() [3]float64 {
 	return l
 }
 
-// procCPU returns this process's user+system CPU time in seconds.
-func procCPU() float64 { return selfCPU().Seconds() }
+// ProcCPU returns this process's user+system CPU time in seconds.
+func ProcCPU() float64 { return SelfCPU().Seconds() }
 
-// readRSS returns this process's resident memory from /proc/self/statm
+// ReadRSS returns this process's resident memory from /proc/self/statm
 // (0 where there is no /proc). It reads into a fixed buffer through one
 // open file, so the watchdog's 50 ms polling allocates nothing.
-func readRSS() uint64 {
+func ReadRSS() uint64 {
 	selfStatm.Lock()
 	defer selfStatm.Unlock()
 	if selfStatm.f == nil {
@@ -95,8 +95,8 @@ var selfStatm struct {
 	buf [128]byte
 }
 
-// readPidRSS returns another process's resident memory.
-func readPidRSS(pid int) uint64 { return readStatm("/proc/" + strconv.Itoa(pid) + "/statm") }
+// ReadPidRSS returns another process's resident memory.
+func ReadPidRSS(pid int) uint64 { return readStatm("/proc/" + strconv.Itoa(pid) + "/statm") }
 
 func readStatm(path string) uint64 {
 	b, err := os.ReadFile(path)
@@ -107,7 +107,7 @@ func readStatm(path string) uint64 {
 }
 
 // machine reads the CPU model and total memory from /proc (Linux).
-func machine() (string, uint64) {
+func Machine() (string, uint64) {
 	var model string
 	var mem uint64
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
