@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/gcstress/internal/record"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -106,9 +107,9 @@ type childProc struct {
 	r        *Runner
 	s        Scenario
 	cmd      *exec.Cmd
-	stream   *os.File // the read end of the child's stream
-	stdout   *capture // what the child prints on stdout (foreign)
-	stderr   *capture
+	stream   *os.File        // the read end of the child's stream
+	stdout   *record.Capture // what the child prints on stdout (foreign)
+	stderr   *record.Capture
 	t0       time.Time
 	done     chan struct{} // closed once the child was waited for
 	killOnce sync.Once
@@ -161,7 +162,7 @@ func (r *Runner) start(s Scenario) (*childProc, error) {
 		return nil, fmt.Errorf("gcstress: stream pipe: %w", err)
 	}
 	cmd.ExtraFiles = []*os.File{pw} // StreamFD = 3 + index 0
-	p := &childProc{r: r, s: s, cmd: cmd, stream: pr, stdout: newCapture(CaptureKeep), stderr: newCapture(CaptureKeep),
+	p := &childProc{r: r, s: s, cmd: cmd, stream: pr, stdout: record.NewCapture(CaptureKeep), stderr: record.NewCapture(CaptureKeep),
 		done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	p.t0 = time.Now()
@@ -295,9 +296,9 @@ func (p *childProc) killOverCap() bool {
 // the child once that classification is failed. It returns at the
 // stream's end, or when the stream cannot be read.
 func (p *childProc) read(res *Result) {
-	rr := newRecordReader(p.stream, MaxRecord)
+	rr := record.NewReader(p.stream, MaxRecord, errRecordTooLong, ErrStream)
 	for {
-		b, err := rr.next()
+		b, err := rr.Next()
 		switch {
 		case errors.Is(err, io.EOF):
 			return
