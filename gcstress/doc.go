@@ -51,17 +51,8 @@
 //     of its own), never "failed".
 //   - The parent and its children are one program: a kind registered in the
 //     parent is registered in the child, because both run the same main.
-//   - Health is classified per window, with thresholds that are settings
-//     (Thresholds) printed in every report: healthy while the collector's
-//     share of busy CPU and the assists charged to writers stay low;
-//     degraded once either reaches its degraded threshold; failed when the
-//     collector cannot keep the heap under GOMEMLIMIT (the live heap near
-//     the limit, the CPU limiter engaged and throughput collapsed, for
-//     several windows in a row) or the child dies or passes its memory cap.
-//     Because the /cpu/classes counters advance only when a GC cycle ends,
-//     CPU shares are computed over spans of consecutive windows merged until
-//     each span holds at least one completed cycle; every raw window takes
-//     its span's class.
+//   - Health is classified per window by package results (Classify, with
+//     thresholds that are settings printed in every report).
 //   - Keys are generated on the fly (workload.KeyAt), so a scenario can write
 //     billions of keys: the key count is keys written through flushes, not
 //     keys held.
@@ -104,10 +95,6 @@
 //     (CollapseNote).
 //
 // Choices of this package:
-//   - "elevated" names a window between the healthy and degraded thresholds;
-//     a scenario takes the worst class held by at least Thresholds.Share
-//     (25%) of its windows after a warm-up (2 s), so one stray window does
-//     not class a run; failure needs no share (any failure condition fails).
 //   - Once a scenario is classified failed the parent stops its child
 //     (SIGTERM), as HBase's runs ended at their concurrent mode failure.
 //   - One Put in DefaultLatencyEvery (16) is timed by default: timing every

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/gcstress/internal/progress"
 	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/internal/escape"
 )
@@ -89,22 +90,20 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 	scen := Expand(cfg)
 	sum := newSummary(cfg)
 	r.Samples = samples
-	prog := newProgress(progressW, len(scen))
-	r.OnLine = prog.line
+	prog := progress.New(progressW, len(scen))
+	r.OnLine = prog.Line
 	if obs := opts.Observer; obs != nil {
 		obs.Begin(sum, scen)
 		defer func() { obs.End(sum) }()
-		r.OnLine = func(s Scenario, l Sample, v Verdict) { prog.line(s, l, v); obs.Line(s, l, v) }
+		r.OnLine = func(s Scenario, l Sample, v Verdict) { prog.Line(s, l, v); obs.Line(s, l, v) }
 	}
 	i := 0
 	step := func(ctx context.Context, s Scenario) (Result, error) {
-		if i >= prog.n {
-			prog.n = i + 1 // a capacity step: not counted in advance
-		}
+		prog.Expect(i + 1) // a capacity step: not counted in advance
 		if err := claimScenarioDir(out, s); err != nil {
 			return Result{}, err
 		}
-		prog.start(i, s)
+		prog.Start(i, s)
 		i++
 		res, err := r.Run(ctx, s)
 		if err != nil {
@@ -121,7 +120,7 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 		if s.Profile != "" || res.Flight != "" {
 			res.Account, res.Headline = accountFor(s.Dir, progressW)
 		}
-		prog.done(res)
+		prog.Done(res)
 		sum.Results = append(sum.Results, res)
 		if opts.Observer != nil {
 			opts.Observer.Done(res)
@@ -129,7 +128,7 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 		return res, nil
 	}
 	err = runAll(ctx, cfg, scen, sum, step)
-	prog.close()
+	prog.Close()
 	if cerr := closeSamples(out, samples); err == nil {
 		err = cerr
 	}

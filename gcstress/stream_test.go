@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/internal/progress"
 	"github.com/writegc/writegc/gcstress/internal/view"
 )
 
@@ -318,10 +319,10 @@ func TestClassifyInterrupted(t *testing.T) {
 // child printed outside its stream, and a fault of its stream.
 func TestProgressWarnsForeignOutput(t *testing.T) {
 	var out syncBuf
-	pr := newProgress(&out, 1)
+	pr := progress.New(&out, 1)
 	s := Scenario{Name: "heap/100B", Kind: "heap", Value: 100, Group: SetMatrix}
-	pr.start(0, s)
-	pr.done(Result{Scenario: s, Verdict: Verdict{Class: Healthy}, End: &Sample{Reason: StopKeys},
+	pr.Start(0, s)
+	pr.Done(Result{Scenario: s, Verdict: Verdict{Class: Healthy}, End: &Sample{Reason: StopKeys},
 		Foreign:   &ForeignOutput{StdoutBytes: 17 << 20, StdoutFile: "out/heap-100B/" + ChildStdoutFile, ExitedOK: true},
 		StreamErr: errRecordTooLong.Error()})
 	for _, want := range []string{"warning: heap/100B: the child printed 17825792 bytes on stdout", ChildStdoutFile, "16 MiB limit"} {

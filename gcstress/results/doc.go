@@ -20,6 +20,19 @@
 //   - Classify is a pure function of a scenario's windows, how its child
 //     ended and the thresholds; replaying a stream (ReadResults) gives the
 //     verdict the parent gave while it ran.
+//   - The classes: healthy while the collector's share of busy CPU and the
+//     assists charged to writers stay low; degraded once either reaches its
+//     degraded threshold; failed when the collector cannot keep the heap
+//     under GOMEMLIMIT (the live heap near the limit, the CPU limiter
+//     engaged and throughput collapsed, for several windows in a row) or
+//     the child dies or passes its memory cap. Because the /cpu/classes
+//     counters advance only when a GC cycle ends, CPU shares are computed
+//     over spans of consecutive windows merged until each span holds at
+//     least one completed cycle; every raw window takes its span's class.
+//   - "elevated" names a window between the healthy and degraded
+//     thresholds; a scenario takes the worst class held by at least
+//     Thresholds.Share (25%) of its windows after a warm-up (2 s), so one
+//     stray window does not class a run; failure needs no share.
 //   - Every window that is not healthy has a Cause, and a healthy one has
 //     none; the capacity search reads that cause and never re-tests a
 //     threshold on raw figures.

@@ -1,4 +1,13 @@
-package gcstress
+// Package progress shows a gcstress run as it goes, on the writer it is
+// given (the command's stderr, so the report on stdout stays clean): on a
+// terminal one bar per scenario with keys, MB/s, GC share and health;
+// otherwise a plain line per scenario every few seconds and one when it
+// ends, with warnings for output a child printed outside its stream.
+//
+// Invariants: names and errors from engines and children are escaped for
+// the terminal (internal/escape); a Bar is used from the run's goroutine
+// only, and its renderer reads each bar's text under a mutex.
+package progress
 
 import (
 	"fmt"
@@ -11,18 +20,19 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/internal/workload"
 	"golang.org/x/term"
 )
 
-// progress shows the run as it goes: on a terminal, one mpb bar per
+// Bar shows the run as it goes: on a terminal, one mpb bar per
 // scenario with keys, MB/s, GC % and health; otherwise a plain line per
 // scenario every few seconds and one when it ends. Progress goes to the
 // writer given (stderr), so the report on stdout stays clean. Methods are
 // called from the runner's goroutine; the bar's decorators read a snapshot
 // under a mutex.
-type progress struct {
+type Bar struct {
 	w     io.Writer
 	n     int
 	tty   bool
@@ -37,8 +47,9 @@ type progress struct {
 // plainEvery is how often plain progress lines are printed.
 const plainEvery = 5 * time.Second
 
-func newProgress(w io.Writer, n int) *progress {
-	pr := &progress{w: w, n: n}
+// New shows a run of n scenarios (more may come: Expect) on w.
+func New(w io.Writer, n int) *Bar {
+	pr := &Bar{w: w, n: n}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		pr.tty = true
 		pr.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(32), mpb.WithRefreshRate(200*time.Millisecond))
@@ -46,7 +57,8 @@ func newProgress(w io.Writer, n int) *progress {
 	return pr
 }
 
-func (pr *progress) start(i int, s Scenario) {
+// Start shows scenario s, the i-th (from 0), starting.
+func (pr *Bar) Start(i int, s results.Scenario) {
 	pr.i, pr.label, pr.last = i, fmt.Sprintf("[%d/%d] %-16s", i+1, pr.n, escape.Terminal(s.Name)), time.Now()
 	st := &barStatus{s: "starting"}
 	pr.cur = st
@@ -60,7 +72,11 @@ func (pr *progress) start(i int, s Scenario) {
 	)
 }
 
-func (pr *progress) setStatus(s string) { pr.cur.set(s) }
+// Expect raises the count of scenarios shown to at least n (a capacity
+// step is not counted in advance).
+func (pr *Bar) Expect(n int) { pr.n = max(pr.n, n) }
+
+func (pr *Bar) setStatus(s string) { pr.cur.set(s) }
 
 // barStatus is one bar's status text, written by the runner's goroutine and
 // read by mpb's renderer.
@@ -72,17 +88,17 @@ type barStatus struct {
 func (b *barStatus) set(s string) { b.mu.Lock(); b.s = s; b.mu.Unlock() }
 func (b *barStatus) get() string  { b.mu.Lock(); defer b.mu.Unlock(); return b.s }
 
-func statusLine(l Sample, v Verdict) string {
-	cls := Healthy
+func statusLine(l results.Sample, v results.Verdict) string {
+	cls := results.Healthy
 	gc := 0.0
 	if n := len(v.Windows); n > 0 {
 		cls, gc = v.Windows[n-1].Class, v.Windows[n-1].GCPct
 	}
-	if v.Class == Failed {
-		cls = Failed
+	if v.Class == results.Failed {
+		cls = results.Failed
 	}
 	return fmt.Sprintf("%s keys %6.1f MB/s GC %4.1f%% heap %s RSS %s %s",
-		workload.FormatCount(roundCount(l.Keys)), l.MBps, gc, mib(l.HeapObjects), mib(l.RSS), cls)
+		workload.FormatCount(roundCount(l.Keys)), l.MBps, gc, results.MiB(l.HeapObjects), results.MiB(l.RSS), cls)
 }
 
 // roundCount keeps three significant figures so FormatCount prints 12.3M
@@ -97,8 +113,9 @@ func roundCount(n int64) int64 {
 	return n
 }
 
-func (pr *progress) line(s Scenario, l Sample, v Verdict) {
-	if l.Type != SampleWindow {
+// Line shows a window line of s with the verdict so far.
+func (pr *Bar) Line(s results.Scenario, l results.Sample, v results.Verdict) {
+	if l.Type != results.SampleWindow {
 		return
 	}
 	st := statusLine(l, v)
@@ -113,12 +130,12 @@ func (pr *progress) line(s Scenario, l Sample, v Verdict) {
 	}
 }
 
-// done shows how a scenario ended, and warning lines when its child
+// Done shows how a scenario ended, and warning lines when its child
 // printed outside its stream (ForeignOutput.Warning) or its stream had a
-// fault (Result.StreamErr).
-func (pr *progress) done(r Result) {
+// fault (results.Result.StreamErr).
+func (pr *Bar) Done(r results.Result) {
 	msg := escape.Terminal(view.CellText(r) + " " + string(r.Verdict.Class))
-	if r.Verdict.Class != Healthy {
+	if r.Verdict.Class != results.Healthy {
 		msg += ": " + escape.Terminal(r.Verdict.Why)
 	}
 	warn := r.Foreign.Warning(r.Scenario.Name)
@@ -137,14 +154,15 @@ func (pr *progress) done(r Result) {
 		fmt.Fprintln(pr.p, warn) // above the bars
 	}
 	pr.setStatus(escape.Terminal(fmt.Sprintf("%s %s in %.0f s", view.CellText(r), r.Verdict.Class, r.Wall)))
-	if r.End != nil && r.End.Reason == StopKeys && r.Verdict.Class != Failed {
+	if r.End != nil && r.End.Reason == results.StopKeys && r.Verdict.Class != results.Failed {
 		pr.bar.SetTotal(-1, true)
 	} else {
 		pr.bar.Abort(false) // stays where the scenario stopped
 	}
 }
 
-func (pr *progress) close() {
+// Close waits for the bars to be drawn.
+func (pr *Bar) Close() {
 	if pr.p != nil {
 		pr.p.Wait()
 	}
