@@ -10,21 +10,23 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/explain"
+	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/memtable"
 )
 
-// Terminal report formats (Config.Format, WriteReport).
+// Terminal report formats (Config.Format, WriteReport): the terminal
+// formats of package report's registry.
 const (
-	FormatTable = "table"
-	FormatYCSB  = "ycsb"
-	FormatPE    = "pe"
-	FormatJSON  = "json"
+	FormatTable = string(report.FormatTable)
+	FormatYCSB  = string(report.FormatYCSB)
+	FormatPE    = string(report.FormatPE)
+	FormatJSON  = string(report.FormatJSON)
 )
 
-// Formats lists the report formats.
-var Formats = []string{FormatTable, FormatYCSB, FormatPE, FormatJSON}
+// Formats lists the terminal report formats, from the report registry.
+var Formats = report.Formats()
 
 // Scenario sets (Config.Sets) and the groups of Scenario.Group, as
 // package results names them. SetAll is every set.

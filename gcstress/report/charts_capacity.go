@@ -49,6 +49,9 @@ func writeKneeChart(o Sink, cs []results.Capacity) ([]string, error) {
 	for i, c := range cs {
 		kneeLines(gc, lat, c, plotutil.Color(i))
 	}
+	if lat.Y.Max <= lat.Y.Min { // one p99 for every step: widen, a log axis cannot pad down to 0
+		lat.Y.Min, lat.Y.Max = lat.Y.Min/2, lat.Y.Max*2
+	}
 	if th := thresholdLine(lo, hi, cs[0]); th != nil {
 		lat.Add(th)
 	}
