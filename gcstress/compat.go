@@ -82,16 +82,36 @@ const bytesPerMB = results.BytesPerMB
 func mbps(n int64, secs float64) float64 { return results.MBps(n, secs) }
 func mib(b uint64) string                { return results.MiB(b) }
 
-// Deprecated forms of package report's writers.
+// WriteTable is report.WriteTable.
+//
+// Deprecated: use package report.
 func WriteTable(w io.Writer, sum *Summary) error { return report.WriteTable(w, sum) }
-func WriteYCSB(w io.Writer, sum *Summary) error  { return report.WriteYCSB(w, sum) }
-func WritePE(w io.Writer, sum *Summary) error    { return report.WritePE(w, sum) }
-func WriteHTML(w io.Writer, sum *Summary) error  { return report.WriteHTML(w, sum) }
+
+// WriteYCSB is report.WriteYCSB.
+//
+// Deprecated: use package report.
+func WriteYCSB(w io.Writer, sum *Summary) error { return report.WriteYCSB(w, sum) }
+
+// WritePE is report.WritePE.
+//
+// Deprecated: use package report.
+func WritePE(w io.Writer, sum *Summary) error { return report.WritePE(w, sum) }
+
+// WriteHTML is report.WriteHTML.
+//
+// Deprecated: use package report.
+func WriteHTML(w io.Writer, sum *Summary) error { return report.WriteHTML(w, sum) }
+
+// WriteMarkdown is report.WriteMarkdown.
+//
+// Deprecated: use package report.
 func WriteMarkdown(w io.Writer, sum *Summary, charts []string) error {
 	return report.WriteMarkdown(w, sum, charts)
 }
 
-// Deprecated forms of package live's names.
+// The live page's names, now package live's.
+//
+// Deprecated: use package live.
 type (
 	LiveServer  = live.Server
 	LiveOptions = live.Options
@@ -99,7 +119,11 @@ type (
 )
 
 // NewLiveServer is live.NewServer.
+//
+// Deprecated: use package live.
 func NewLiveServer(opts LiveOptions) *LiveServer { return live.NewServer(opts) }
 
 // LiveAddr is live.Addr.
+//
+// Deprecated: use package live.
 func LiveAddr(s string) (string, error) { return live.Addr(s) }

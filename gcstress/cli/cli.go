@@ -16,7 +16,7 @@
 //	gcstress explain [flags] PROFILE|DIR...   explain captured profiles
 //	gcstress report [-format F] DIR           regenerate DIR's report.md, charts and report.html from its samples.jsonl
 //
-// With -http ADDR a run also serves a live page (gcstress.LiveServer) from
+// With -http ADDR a run also serves a live page (live.Server) from
 // this process while it goes: a port alone (-http :8080) binds 127.0.0.1,
 // another interface only when its address is given. The URL goes to stderr;
 // the page stops with the run (report.html in the results folder stays).
@@ -146,7 +146,7 @@ func (liveFlag) String() string {
 }
 
 func (liveFlag) Set(s string) error {
-	if _, err := gcstress.LiveAddr(s); err != nil {
+	if _, err := live.Addr(s); err != nil {
 		return err
 	}
 	liveAddr.Store(s)
