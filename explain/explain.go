@@ -31,7 +31,8 @@ var (
 	ErrNoProfiles = errors.New("no profiles")
 	// ErrUnknownProfile: ParseProfiles met a kind it does not know.
 	ErrUnknownProfile = errors.New("unknown profile kind")
-	// ErrUsage: bad command-line usage of Main; the caller should exit 2.
+	// ErrUsage: bad command-line usage of `gcstress explain` (whose flags
+	// package gcstress/cli parses); the caller should exit 2.
 	ErrUsage = errors.New("usage")
 )
 
