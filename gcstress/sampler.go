@@ -2,56 +2,21 @@ package gcstress
 
 import (
 	"math"
-	"sync"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/writegc/writegc/gcmetrics"
 	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/internal/latency"
 )
 
-// Latency histogram range: 1 ns to 100 s, 3 significant digits.
-const (
-	latMin    = 1
-	latMax    = 100 * int64(time.Second)
-	latDigits = 3
-)
+// Latency histogram range of a child's Puts: 1 ns to 100 s (a longer Put
+// counts as 100 s), 3 significant digits.
+const latMax = 100 * int64(time.Second)
 
-// latRecorder is one writer's latency histograms: service time, and (in
-// open-loop runs) latency from the intended start. record is called by its
-// writer only; drainInto by the sampler; a mutex (uncontended but for one
-// swap per window) orders the two.
-type latRecorder struct {
-	mu    sync.Mutex
-	h, ih *hdrhistogram.Histogram
-}
+func newLatRecorder() *latency.Pair { return latency.NewPair(latMax) }
 
-func newLatRecorder() *latRecorder {
-	return &latRecorder{h: newLatHist(), ih: newLatHist()}
-}
-
-func newLatHist() *hdrhistogram.Histogram { return hdrhistogram.New(latMin, latMax, latDigits) }
-
-// record adds one timed Put: its service time ns and, when intended >= 0,
-// its latency from the intended start.
-func (r *latRecorder) record(ns, intended int64) {
-	r.mu.Lock()
-	_ = r.h.RecordValue(min(ns, latMax))
-	if intended >= 0 {
-		_ = r.ih.RecordValue(min(max(intended, ns), latMax))
-	}
-	r.mu.Unlock()
-}
-
-// drainInto adds the recorder's counts to dst and idst and resets it.
-func (r *latRecorder) drainInto(dst, idst *hdrhistogram.Histogram) {
-	r.mu.Lock()
-	dst.Merge(r.h)
-	idst.Merge(r.ih)
-	r.h.Reset()
-	r.ih.Reset()
-	r.mu.Unlock()
-}
+func newLatHist() *hdrhistogram.Histogram { return latency.NewHistogramUpTo(latMax) }
 
 // sampler turns runtime/metrics readings, progress counters, RSS and the
 // writers' latency histograms into window Samples. It is used by one
@@ -64,7 +29,7 @@ type sampler struct {
 	prevKeys    int64
 	cpu0, pcpu  float64 // process CPU seconds at start, at the last window
 	prevBytes   int64
-	recs        []*latRecorder
+	recs        []*latency.Pair
 	win, run    *hdrhistogram.Histogram
 	iwin, irun  *hdrhistogram.Histogram // from intended start (open loop)
 	isteady     *hdrhistogram.Histogram // iwin merged over windows after the warm-up
@@ -121,7 +86,7 @@ func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st EngineStats)
 	e.RSS = proc.ReadRSS()
 	e.ProcCPU = proc.ProcCPU() - s.cpu0
 	for _, r := range s.recs {
-		r.drainInto(s.run, s.irun)
+		r.DrainInto(s.run, s.irun)
 	}
 	fillLatency(&e, s.run)
 	fillIntended(&e, s.irun, s.spec)
@@ -147,7 +112,7 @@ func (s *sampler) drainWindow(w *Sample) {
 	s.win.Reset()
 	s.iwin.Reset()
 	for _, r := range s.recs {
-		r.drainInto(s.win, s.iwin)
+		r.DrainInto(s.win, s.iwin)
 	}
 	s.run.Merge(s.win)
 	s.irun.Merge(s.iwin)

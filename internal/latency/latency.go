@@ -1,12 +1,13 @@
 // Package latency records operation latencies in HdrHistograms, in
-// nanoseconds: the one histogram range (NewHistogram: 1 ns to 1 h, 3
-// significant digits) that writepath's clients, the benchmarks, cmd/seedrun
-// and the YCSB/PE printers (internal/ycsbfmt) share, and Recorder, one
-// histogram and error count per operation type after a warm-up.
+// nanoseconds: the histogram range writepath's clients, the benchmarks,
+// cmd/seedrun and the YCSB/PE printers (internal/ycsbfmt) share
+// (NewHistogram: 1 ns to 1 h, 3 significant digits); Recorder, one
+// histogram and error count per operation type after a warm-up; and Pair,
+// a gcstress writer's service-time and intended-start histograms.
 //
-// Invariants: every histogram holds nanoseconds; a value outside the range
-// is not recorded (RecordValue's error), never clamped silently; Recorder
-// is safe for concurrent use.
+// Invariants: every histogram holds nanoseconds; Recorder does not record
+// a value outside its range (RecordValue's error), a Pair counts it as the
+// top of its range; Recorder and Pair are safe for concurrent use.
 package latency
 
 import (
@@ -153,4 +154,46 @@ func (r *Recorder) Elapsed() time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return max(r.last.Sub(r.measured), 0)
+}
+
+// NewHistogramUpTo returns a latency histogram from 1 ns to max ns, 3
+// significant digits.
+func NewHistogramUpTo(max int64) *hdrhistogram.Histogram {
+	return hdrhistogram.New(histMin, max, histSigFigs)
+}
+
+// Pair is one writer's latency histograms: service time, and (in
+// open-loop runs) latency from the intended start. Record is called by its
+// writer, DrainInto by a sampler; a mutex (uncontended but for one swap
+// per window) orders the two. Values above the Pair's max count as max.
+type Pair struct {
+	mu    sync.Mutex
+	max   int64
+	h, ih *hdrhistogram.Histogram
+}
+
+// NewPair returns a Pair of histograms from 1 ns to max ns.
+func NewPair(max int64) *Pair {
+	return &Pair{max: max, h: NewHistogramUpTo(max), ih: NewHistogramUpTo(max)}
+}
+
+// Record adds one timed operation: its service time ns and, when
+// intended >= 0, its latency from the intended start (never below ns).
+func (r *Pair) Record(ns, intended int64) {
+	r.mu.Lock()
+	_ = r.h.RecordValue(min(ns, r.max))
+	if intended >= 0 {
+		_ = r.ih.RecordValue(min(max(intended, ns), r.max))
+	}
+	r.mu.Unlock()
+}
+
+// DrainInto adds the Pair's counts to dst and idst and resets it.
+func (r *Pair) DrainInto(dst, idst *hdrhistogram.Histogram) {
+	r.mu.Lock()
+	dst.Merge(r.h)
+	idst.Merge(r.ih)
+	r.h.Reset()
+	r.ih.Reset()
+	r.mu.Unlock()
 }
