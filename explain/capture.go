@@ -57,8 +57,8 @@ var (
 //
 // Start, SnapshotHeap and Stop are safe to call from different goroutines.
 type Capture struct {
-	// Kinds to record.
-	Kinds Kinds
+	// Profiles to record.
+	Profiles Profiles
 	// TraceWindow bounds trace.out; 0 means DefaultTraceWindow, negative
 	// means until Stop.
 	TraceWindow time.Duration
@@ -100,14 +100,14 @@ func (c *Capture) Start(dir string) (err error) {
 		}
 	}()
 	c.base = map[string][]byte{}
-	if c.Kinds&KindMutex != 0 {
+	if c.Profiles&ProfileMutex != 0 {
 		c.prevMutex = runtime.SetMutexProfileFraction(defaultInt(c.MutexFraction, DefaultMutexFraction))
 	}
-	if c.Kinds&KindBlock != 0 {
+	if c.Profiles&ProfileBlock != 0 {
 		runtime.SetBlockProfileRate(defaultInt(c.BlockRate, DefaultBlockRate))
 	}
 	for _, name := range []string{"allocs", "mutex", "block"} {
-		if c.Kinds&kindOf(name) == 0 {
+		if c.Profiles&profileOf(name) == 0 {
 			continue
 		}
 		b, err := lookupProfile(name)
@@ -116,7 +116,7 @@ func (c *Capture) Start(dir string) (err error) {
 		}
 		c.base[name] = b
 	}
-	if c.Kinds&KindCPU != 0 {
+	if c.Profiles&ProfileCPU != 0 {
 		c.metrics0 = gcmetrics.Read()
 		f, err := os.Create(filepath.Join(dir, "cpu.pprof"))
 		if err != nil {
@@ -128,14 +128,14 @@ func (c *Capture) Start(dir string) (err error) {
 		}
 		c.cpuFile = f
 	}
-	if c.Kinds&KindFgprof != 0 {
+	if c.Profiles&ProfileFgprof != 0 {
 		f, err := os.Create(filepath.Join(dir, "fgprof.pprof"))
 		if err != nil {
 			return fmt.Errorf("explain: capture: %w", err)
 		}
 		c.fgFile, c.fgStop = f, fgprof.Start(f, fgprof.FormatPprof)
 	}
-	if c.Kinds&KindTrace != 0 {
+	if c.Profiles&ProfileTrace != 0 {
 		f, err := os.Create(filepath.Join(dir, "trace.out"))
 		if err != nil {
 			return fmt.Errorf("explain: capture: %w", err)
@@ -167,8 +167,8 @@ func defaultInt(v, d int) int {
 	return v
 }
 
-func kindOf(name string) Kinds {
-	for _, kn := range kindNames {
+func profileOf(name string) Profiles {
+	for _, kn := range profileNames {
 		if kn.name == name {
 			return kn.k
 		}
@@ -189,14 +189,14 @@ func lookupProfile(name string) ([]byte, error) {
 // SnapshotHeap records the heap profile now, replacing any earlier
 // snapshot; Stop writes the latest as heap.pprof. Call it when the heap
 // reaches a new peak. It costs a walk of the heap profile's buckets (not
-// a GC). Without KindHeap it does nothing.
+// a GC). Without ProfileHeap it does nothing.
 func (c *Capture) SnapshotHeap() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.state != 1 {
 		return fmt.Errorf("explain: snapshot heap: %w (not running)", ErrCaptureState)
 	}
-	if c.Kinds&KindHeap == 0 {
+	if c.Profiles&ProfileHeap == 0 {
 		return nil
 	}
 	var buf bytes.Buffer
@@ -242,7 +242,7 @@ func (c *Capture) stopLocked() error {
 		errs = append(errs, c.traceStop())
 		c.traceStop = nil
 	}
-	if c.Kinds&KindHeap != 0 && c.state == 2 {
+	if c.Profiles&ProfileHeap != 0 && c.state == 2 {
 		if c.heap == nil {
 			var buf bytes.Buffer
 			errs = append(errs, pprof.Lookup("heap").WriteTo(&buf, 0))
@@ -260,10 +260,10 @@ func (c *Capture) stopLocked() error {
 		}
 		delete(c.base, name)
 	}
-	if c.Kinds&KindMutex != 0 {
+	if c.Profiles&ProfileMutex != 0 {
 		runtime.SetMutexProfileFraction(c.prevMutex)
 	}
-	if c.Kinds&KindBlock != 0 {
+	if c.Profiles&ProfileBlock != 0 {
 		runtime.SetBlockProfileRate(0)
 	}
 	if err := errors.Join(errs...); err != nil {

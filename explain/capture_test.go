@@ -18,7 +18,7 @@ func TestCaptureLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fr.Stop()
-	c := &Capture{Kinds: KindAll, TraceWindow: 200 * time.Millisecond}
+	c := &Capture{Profiles: ProfileAll, TraceWindow: 200 * time.Millisecond}
 	if err := c.Start(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestCaptureLive(t *testing.T) {
 	if err := c.Stop(); err != nil {
 		t.Errorf("second Stop: %v", err)
 	}
-	for _, f := range append(KindAll.Files(), MetricsFile) {
+	for _, f := range append(ProfileAll.Files(), MetricsFile) {
 		st, err := os.Stat(filepath.Join(dir, f))
 		if err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)

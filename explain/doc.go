@@ -4,11 +4,11 @@
 //
 // Two halves:
 //
-//   - Capture ([Capture], [ParseKinds], [FlightRecorder]) writes the files of
+//   - Capture ([Capture], [ParseProfiles], [FlightRecorder]) writes the files of
 //     one scenario into a directory: cpu.pprof, heap.pprof, allocs.pprof,
 //     fgprof.pprof, trace.out, mutex.pprof, block.pprof, metrics.json and, on
 //     demand, flight.out.
-//   - Analysis ([Explain], [ExplainWith], [WriteDiff], [Main]) reads any Go CPU,
+//   - Analysis ([Explain], [ExplainWith], [WriteDiff]) reads any Go CPU,
 //     heap, allocs, fgprof, mutex or block profile (pprof protobuf, gzipped or
 //     not, or the legacy text format) and any runtime/trace file of a Go
 //     version golang.org/x/exp/trace reads (Go 1.11 to 1.26), whether or not

@@ -2,7 +2,6 @@ package explain
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -66,55 +65,21 @@ func TestBadFiles(t *testing.T) {
 }
 
 func TestParseKinds(t *testing.T) {
-	k, err := ParseKinds("cpu, heap,allocs,fgprof,trace,mutex,block,cpu")
-	if err != nil || k != KindAll || k.String() != "cpu,heap,allocs,fgprof,trace,mutex,block" {
-		t.Errorf("ParseKinds = %v (%s), %v", k, k, err)
+	k, err := ParseProfiles("cpu, heap,allocs,fgprof,trace,mutex,block,cpu")
+	if err != nil || k != ProfileAll || k.String() != "cpu,heap,allocs,fgprof,trace,mutex,block" {
+		t.Errorf("ParseProfiles = %v (%s), %v", k, k, err)
 	}
-	if k, err := ParseKinds(""); err != nil || k != 0 {
+	if k, err := ParseProfiles(""); err != nil || k != 0 {
 		t.Errorf("empty: %v %v", k, err)
 	}
-	if k, _ := ParseKinds("ALL"); k != KindAll {
+	if k, _ := ParseProfiles("ALL"); k != ProfileAll {
 		t.Errorf("all = %v", k)
 	}
-	if got := (KindCPU | KindTrace).Files(); strings.Join(got, " ") != "cpu.pprof trace.out" {
+	if got := (ProfileCPU | ProfileTrace).Files(); strings.Join(got, " ") != "cpu.pprof trace.out" {
 		t.Errorf("Files = %v", got)
 	}
-	_, err = ParseKinds("cpu,goroutine")
-	if !errors.Is(err, ErrUnknownKind) || !strings.Contains(err.Error(), `"goroutine"`) || !strings.Contains(err.Error(), "block") {
+	_, err = ParseProfiles("cpu,goroutine")
+	if !errors.Is(err, ErrUnknownProfile) || !strings.Contains(err.Error(), `"goroutine"`) || !strings.Contains(err.Error(), "block") {
 		t.Errorf("unknown kind error = %v", err)
-	}
-}
-
-func TestMainUsage(t *testing.T) {
-	ctx := context.Background()
-	for _, args := range [][]string{
-		{},
-		{"-format", "html", "testdata/heap"},
-		{"-diff", "testdata/heap"},
-		{"-metrics-gc-cpu", "abc", "testdata/heap"},
-		{"-nosuchflag"},
-	} {
-		var out, errb bytes.Buffer
-		if err := Main(ctx, args, &out, &errb); !errors.Is(err, ErrUsage) {
-			t.Errorf("Main(%q) = %v, want ErrUsage", args, err)
-		}
-	}
-	var out, errb bytes.Buffer
-	if err := Main(ctx, []string{"testdata/heap", "-format", "markdown", "-metrics-gc-cpu", "20%"}, &out, &errb); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(out.String(), "### heap\n") || !strings.Contains(out.String(), "runtime/metrics 20.0%") {
-		t.Errorf("markdown output:\n%s", out.String())
-	}
-	out.Reset()
-	err := Main(ctx, []string{"-diff", "testdata/heap", "testdata/flat/cpu.pprof,testdata/flat/allocs.pprof"}, &out, &errb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(out.String(), "heap vs flat\n") {
-		t.Errorf("diff output:\n%s", out.String())
-	}
-	if err := Main(ctx, []string{"testdata/none.pprof"}, &out, &errb); err == nil || errors.Is(err, ErrUsage) {
-		t.Errorf("missing file: %v", err)
 	}
 }

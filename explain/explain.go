@@ -29,9 +29,10 @@ var (
 	ErrUnsupported = errors.New("unsupported profile type")
 	// ErrNoProfiles: a directory or argument list held no profile to read.
 	ErrNoProfiles = errors.New("no profiles")
-	// ErrUnknownKind: ParseKinds met a kind it does not know.
-	ErrUnknownKind = errors.New("unknown profile kind")
-	// ErrUsage: bad command-line usage of Main; the caller should exit 2.
+	// ErrUnknownProfile: ParseProfiles met a kind it does not know.
+	ErrUnknownProfile = errors.New("unknown profile kind")
+	// ErrUsage: bad command-line usage of `gcstress explain` (whose flags
+	// package gcstress/cli parses); the caller should exit 2.
 	ErrUsage = errors.New("usage")
 )
 

@@ -31,12 +31,12 @@ func TestGenerateTestdata(t *testing.T) {
 		if err := os.RemoveAll(dir); err != nil {
 			t.Fatal(err)
 		}
-		k, err := ParseKinds(sc.kinds)
+		k, err := ParseProfiles(sc.kinds)
 		if err != nil {
 			t.Fatal(err)
 		}
 		runtime.GC()
-		c := &Capture{Kinds: k, TraceWindow: 300 * time.Millisecond}
+		c := &Capture{Profiles: k, TraceWindow: 300 * time.Millisecond}
 		if err := c.Start(dir); err != nil {
 			t.Fatal(err)
 		}

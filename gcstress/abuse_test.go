@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
-
 	"github.com/writegc/writegc/explain"
 )
 

@@ -265,3 +265,10 @@ func liveDelay(t *testing.T, ctx context.Context, push func(i int)) {
 		t.Errorf("median delay from Line to the page %v, want under 2s (all: %v)", delays[1], delays)
 	}
 }
+
+// liveWindow is a synthetic window line and its verdict (as live's tests build them).
+func liveWindow(name string, i int) (Sample, Verdict) {
+	w := Sample{Type: SampleWindow, Scenario: name, T: float64(i+1) * 0.25, MBps: 10 + float64(i%7), HeapLive: 10 << 20,
+		HeapGoal: 20 << 20, MemLimit: 64 << 20, RSS: 40 << 20, LatN: 10, LatP99: 1e6, Progress: float64(i) / 1000}
+	return w, Verdict{Class: Healthy, Windows: []WindowHealth{{T: w.T, Class: Healthy, GCPct: 3}}}
+}

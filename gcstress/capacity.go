@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -44,14 +46,14 @@ const (
 	CapacityProbe = 3 * time.Second
 	// CapacityResolution: bisection stops when first unhealthy / highest
 	// healthy is below 1 + CapacityResolution.
-	CapacityResolution = 0.10
+	CapacityResolution = results.CapacityResolution
 	// CapacityMaxSteps bounds the bisection steps of one search (probe,
 	// contended re-runs and confirmations excluded; those are bounded by
 	// CapacityContendedRetries, CapacityConfirmRuns and CapacityMaxDescents).
 	CapacityMaxSteps = 10
 	// CapacityMinAchieved: a step whose achieved rate after warm-up is
 	// below this share of its target is unhealthy (limit LimitRate).
-	CapacityMinAchieved = 0.95
+	CapacityMinAchieved = results.CapacityMinAchieved
 	// CapacityContendedRetries bounds the re-runs of a step that failed on
 	// latency or rate while the machine was busy.
 	CapacityContendedRetries = 2
@@ -81,65 +83,6 @@ const DefaultSLO = 50 * time.Millisecond
 // warm-up plus four windows.
 const DefaultStepDuration = 6 * time.Second
 
-// CapacityLimit names what made a capacity step unhealthy. The values are
-// JSON strings (summary.json's capacity[].limit) and do not change.
-type CapacityLimit string
-
-// Capacity limits, in the order a failing step is blamed on them: a memory
-// failure first, then the collector's CPU, assists, latency, and last the
-// rate itself (the path could not keep up for another reason: CPU).
-const (
-	LimitNone    CapacityLimit = ""        // the step was healthy
-	LimitMemory  CapacityLimit = "memory"  // hard cap passed, child died, or the failure condition
-	LimitGCCPU   CapacityLimit = "gc_cpu"  // a window's GC CPU share at or above Thresholds.HealthyGC
-	LimitAssist  CapacityLimit = "assist"  // a window's assist share at or above Thresholds.HealthyAssist
-	LimitHeap    CapacityLimit = "heap"    // a window's heap passed its goal
-	LimitLatency CapacityLimit = "latency" // p99 from intended start above the SLO
-	LimitRate    CapacityLimit = "rate"    // achieved below CapacityMinAchieved of the target
-)
-
-// Capacity is one kind x value size's search result (summary.json's
-// capacity list). SustainableMBps is 0 when even the lowest step was
-// unhealthy; FirstUnhealthyMBps is 0 when no step was (the search stopped
-// at twice the probe's rate). Contended says the search stopped on a step
-// the machine's other load failed: SustainableMBps is then a lower bound,
-// not a knee. A plain value.
-type Capacity struct {
-	Kind               string         `json:"kind"`
-	Value              int64          `json:"value"`
-	SustainableMBps    float64        `json:"sustainable_mbps"`
-	FirstUnhealthyMBps float64        `json:"first_unhealthy_mbps"`
-	Limit              CapacityLimit  `json:"limit"`
-	ProbeMBps          float64        `json:"probe_mbps"` // closed-loop MB/s of the probe
-	SLO                time.Duration  `json:"slo_ns"`
-	Steps              []CapacityStep `json:"steps"`
-	Contended          bool           `json:"contended"`
-	ContendedWhy       string         `json:"contended_why,omitempty"`
-	// SustainableRuns is how many runs of the sustainable step were healthy
-	// (CapacityConfirmRuns when confirmed); SpreadPct is their achieved
-	// MB/s's (max-min)/median in percent.
-	SustainableRuns int     `json:"sustainable_runs"`
-	SpreadPct       float64 `json:"spread_pct"`
-}
-
-// CapacityStep is one step of a search: its target, what it achieved, and
-// whether it was healthy. A plain value.
-type CapacityStep struct {
-	Scenario     string        `json:"scenario"`
-	TargetMBps   float64       `json:"target_mbps"`
-	AchievedMBps float64       `json:"achieved_mbps"` // after warm-up
-	GCPct        float64       `json:"gc_pct"`        // worst window after warm-up
-	AssistPct    float64       `json:"assist_pct"`    // worst window after warm-up
-	P99          int64         `json:"ilat_p99_ns"`   // from intended start, after warm-up
-	Class        Class         `json:"class"`
-	Healthy      bool          `json:"healthy"`
-	Limit        CapacityLimit `json:"limit,omitempty"`
-	Why          string        `json:"why,omitempty"`
-	OthersCores  float64       `json:"others_cores"`        // other processes and steal while it ran
-	Contended    bool          `json:"contended,omitempty"` // failed on latency or rate while the machine was busy
-	Repeat       bool          `json:"repeat,omitempty"`    // a re-run (contention or confirmation)
-}
-
 // capacityScenario is the scenario of one step (rate > 0) or of the probe
 // (rate 0): the matrix's settings for kind and value, run for d.
 func capacityScenario(c Config, kind string, value int64, mbpsTarget float64, d time.Duration) Scenario {
@@ -162,7 +105,7 @@ func capacityScenario(c Config, kind string, value int64, mbpsTarget float64, d 
 	if s.LatencyEvery == 0 {
 		s.LatencyEvery = DefaultLatencyEvery // the SLO needs latencies
 	}
-	s.Dir = filepath.Join(c.Out, s.dirName())
+	s.Dir = filepath.Join(c.Out, s.DirName())
 	return s
 }
 
@@ -370,23 +313,32 @@ func judgeStep(r Result, target float64, c Config) CapacityStep {
 			continue
 		}
 		st.GCPct, st.AssistPct = max(st.GCPct, wh.GCPct), max(st.AssistPct, wh.AssistPct)
-		switch {
-		case wh.GCPct >= c.Thresholds.HealthyGC:
-			blame(LimitGCCPU, "GC CPU %.1f%% >= %g%% at %.1f s", wh.GCPct, c.Thresholds.HealthyGC, wh.T)
-		case wh.AssistPct >= c.Thresholds.HealthyAssist:
-			blame(LimitAssist, "assist %.1f%% >= %g%% at %.1f s", wh.AssistPct, c.Thresholds.HealthyAssist, wh.T)
-		case wh.OverGoal:
-			blame(LimitHeap, "heap above its goal at %.1f s", wh.T)
+		if l := causeLimit[wh.Cause]; l != LimitNone {
+			why := wh.Why
+			if why == "" {
+				why = string(wh.Cause)
+			}
+			blame(l, "%s: %s at %.1f s", wh.Class, why, wh.T)
 		}
 	}
 	if c.SLO > 0 && st.P99 > int64(c.SLO) {
-		blame(LimitLatency, "p99 from intended start %s > %v", ns(st.P99), c.SLO)
+		blame(LimitLatency, "p99 from intended start %s > %v", view.NS(st.P99), c.SLO)
 	}
 	if st.AchievedMBps < CapacityMinAchieved*target {
 		blame(LimitRate, "achieved %.3g MB/s < %.0f%% of %.3g", st.AchievedMBps, 100*CapacityMinAchieved, target)
 	}
 	st.Limit, st.Why, st.Healthy = limit, why, limit == LimitNone
 	return st
+}
+
+// causeLimit is the capacity limit of each window cause the classifier
+// gives (results.Cause): a step is blamed on its first unhealthy window
+// after warm-up, read from the verdict, never by re-testing thresholds.
+var causeLimit = map[results.Cause]CapacityLimit{
+	results.CauseGCCPU:        LimitGCCPU,
+	results.CauseAssist:       LimitAssist,
+	results.CauseHeapOverGoal: LimitHeap,
+	results.CauseMemory:       LimitMemory,
 }
 
 // runCapacity runs the search for every kind x capacity value size.

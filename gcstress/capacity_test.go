@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 // fakeStep is a write path that is healthy up to knee MB/s and flat out
@@ -23,7 +25,7 @@ func fakeStep(probe, knee float64, limit CapacityLimit) stepRunner {
 		if target > knee {
 			switch limit {
 			case LimitGCCPU:
-				wh.GCPct, wh.Class = th.HealthyGC+1, Elevated
+				wh.GCPct, wh.Class, wh.Cause = th.HealthyGC+1, Elevated, results.CauseGCCPU
 			case LimitLatency:
 				end.SteadyILatP99 = int64(time.Second)
 			case LimitRate:
@@ -90,7 +92,7 @@ func TestJudgeStep(t *testing.T) {
 		t.Errorf("healthy step judged %+v", st)
 	}
 	warm := ok
-	warm.Verdict.Windows = []WindowHealth{{T: 0.5, GCPct: 80}, {T: 3, GCPct: 2}}
+	warm.Verdict.Windows = []WindowHealth{{T: 0.5, GCPct: 80, Class: Degraded, Cause: results.CauseGCCPU}, {T: 3, GCPct: 2}}
 	if st := judgeStep(warm, 10, c); !st.Healthy {
 		t.Errorf("a warm-up window counted: %+v", st)
 	}
@@ -100,15 +102,21 @@ func TestJudgeStep(t *testing.T) {
 		want CapacityLimit
 	}{
 		{"died", func(r *Result) { r.End = nil; r.Verdict.Class = Failed }, LimitMemory},
-		{"gc", func(r *Result) { r.Verdict.Windows = []WindowHealth{{T: 3, GCPct: 12}} }, LimitGCCPU},
-		{"assist", func(r *Result) { r.Verdict.Windows = []WindowHealth{{T: 3, AssistPct: 3}} }, LimitAssist},
-		{"heap", func(r *Result) { r.Verdict.Windows = []WindowHealth{{T: 3, OverGoal: true}} }, LimitHeap},
+		{"gc", func(r *Result) {
+			r.Verdict.Windows = []WindowHealth{{T: 3, GCPct: 12, Class: Elevated, Cause: results.CauseGCCPU}}
+		}, LimitGCCPU},
+		{"assist", func(r *Result) {
+			r.Verdict.Windows = []WindowHealth{{T: 3, AssistPct: 3, Class: Elevated, Cause: results.CauseAssist}}
+		}, LimitAssist},
+		{"heap", func(r *Result) {
+			r.Verdict.Windows = []WindowHealth{{T: 3, OverGoal: true, Class: Degraded, Cause: results.CauseHeapOverGoal}}
+		}, LimitHeap},
 		{"latency", func(r *Result) { e := *r.End; e.SteadyILatP99 = int64(time.Second); r.End = &e }, LimitLatency},
 		{"rate", func(r *Result) { e := *r.End; e.SteadyMBps = 9; r.End = &e }, LimitRate},
 		{"gc before rate", func(r *Result) {
 			e := *r.End
 			e.SteadyMBps = 1
-			r.End, r.Verdict.Windows = &e, []WindowHealth{{T: 3, GCPct: 40}}
+			r.End, r.Verdict.Windows = &e, []WindowHealth{{T: 3, GCPct: 40, Class: Degraded, Cause: results.CauseGCCPU}}
 		}, LimitGCCPU},
 	} {
 		r := ok

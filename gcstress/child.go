@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/explain"
+	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/internal/latency"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -198,7 +200,7 @@ type child struct {
 	out      *stream
 	every    int64 // time one Put in every (0: none)
 	kvBytes  int64 // bytes one Put writes
-	recs     []*latRecorder
+	recs     []*latency.Pair
 	parent   context.Context // cancelled when the child is told to stop
 	load     context.Context // the load's context: parent, duration, cancel
 	cancel   context.CancelFunc
@@ -217,7 +219,7 @@ type child struct {
 
 func newChild(ctx context.Context, spec Scenario, eng drivenEngine, out *stream) *child {
 	c := &child{spec: spec, eng: eng, out: out, every: int64(spec.LatencyEvery),
-		kvBytes: int64(workload.KeySize) + spec.Value, recs: make([]*latRecorder, spec.Writers),
+		kvBytes: int64(workload.KeySize) + spec.Value, recs: make([]*latency.Pair, spec.Writers),
 		parent: ctx, loadDone: make(chan struct{}), batch: putBatch}
 	if spec.Rate > 0 {
 		c.interval, c.batch = 1e9/spec.Rate, pacedBatch
@@ -278,7 +280,7 @@ func (c *child) startWriters() {
 
 // write is one writer: it claims batches of key indexes until every key is
 // claimed or the load ends, and counts what it wrote per batch.
-func (c *child) write(rec *latRecorder) {
+func (c *child) write(rec *latency.Pair) {
 	key := make([]byte, workload.KeySize)
 	value := workload.Value(int(c.spec.Value))
 	for c.load.Err() == nil {
@@ -303,7 +305,7 @@ func (c *child) write(rec *latRecorder) {
 // putRange Puts keys [base, end); one in every is timed, and with a trace
 // running one in regionEvery is a trace region. In an open-loop run each
 // Put first waits for its slot in the schedule (pace).
-func (c *child) putRange(key, value []byte, base, end int64, rec *latRecorder) error {
+func (c *child) putRange(key, value []byte, base, end int64, rec *latency.Pair) error {
 	for i := base; i < end; i++ {
 		workload.KeyAt(key, c.spec.Seed, uint64(i))
 		var due time.Time
@@ -344,7 +346,7 @@ func (c *child) pace(i int64) time.Time {
 
 // putObserved is a Put that may be timed, traced as a region, or both;
 // due is its slot in an open-loop schedule (zero: closed loop).
-func (c *child) putObserved(key, value []byte, i int64, due time.Time, rec *latRecorder) error {
+func (c *child) putObserved(key, value []byte, i int64, due time.Time, rec *latency.Pair) error {
 	timed := c.every > 0 && i%c.every == 0
 	var t0 time.Time
 	if timed {
@@ -364,7 +366,7 @@ func (c *child) putObserved(key, value []byte, i int64, due time.Time, rec *latR
 		if !due.IsZero() {
 			intended = int64(done.Sub(due)) // record keeps it at least the service time
 		}
-		rec.record(int64(done.Sub(t0)), intended)
+		rec.Record(int64(done.Sub(t0)), intended)
 	}
 	return err
 }
@@ -397,7 +399,7 @@ func (c *child) watchRSS() {
 		case <-c.loadDone:
 			return
 		case <-t.C:
-			rss := readRSS()
+			rss := proc.ReadRSS()
 			c.notePeak(rss)
 			if c.spec.RSSCap > 0 && rss > uint64(c.spec.RSSCap) {
 				c.cause.set(StopRSSCap)

@@ -1,6 +1,7 @@
 package gcstress
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -9,33 +10,33 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/explain"
+	"github.com/writegc/writegc/gcstress/report"
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/memtable"
 )
 
-// Terminal report formats (Config.Format, WriteReport).
+// Terminal report formats (Config.Format, WriteReport): the terminal
+// formats of package report's registry.
 const (
-	FormatTable = "table"
-	FormatYCSB  = "ycsb"
-	FormatPE    = "pe"
-	FormatJSON  = "json"
+	FormatTable = string(report.FormatTable)
+	FormatYCSB  = string(report.FormatYCSB)
+	FormatPE    = string(report.FormatPE)
+	FormatJSON  = string(report.FormatJSON)
 )
 
-// Formats lists the report formats.
-var Formats = []string{FormatTable, FormatYCSB, FormatPE, FormatJSON}
+// Formats lists the terminal report formats, from the report registry.
+var Formats = report.Formats()
 
-// Scenario sets (Config.Sets) and the groups of Scenario.Group. SetAll is
-// every set.
+// Scenario sets (Config.Sets) and the groups of Scenario.Group, as
+// package results names them. SetAll is every set.
 const (
-	SetAll     = "all"
-	SetMatrix  = "matrix"
-	SetFailure = "failure"
-	SetStall   = "stall"
-	// SetCollapse is the CPU-starvation collapse: closed loop, GOMEMLIMIT
-	// below the heap layout's live data, no binding hard cap.
-	SetCollapse = "collapse"
-	// SetCapacity is the capacity search (capacity.go), run last.
-	SetCapacity = "capacity"
+	SetAll      = results.SetAll
+	SetMatrix   = results.SetMatrix
+	SetFailure  = results.SetFailure
+	SetStall    = results.SetStall
+	SetCollapse = results.SetCollapse
+	SetCapacity = results.SetCapacity
 )
 
 // ScenarioSets lists the scenario sets.
@@ -63,19 +64,19 @@ type Config struct {
 	Path         string // write path (-path): PathServer or a writepath client path
 	// Transport between client and server when Path is not PathServer.
 	Transport    string
-	Writers      int           // writer goroutines (-writers)
-	Profile      explain.Kinds // profiles to capture per scenario (-profile)
-	Flight       bool          // keep a flight recorder (-flight; implied by Profile)
-	Out          string        // results folder (-out); "" = a new folder under DefaultOutParent
-	ReplaceOut   bool          // remove an earlier run's files from Out first (-replace-out)
-	Format       string        // terminal report, one of Formats (-format)
-	Window       time.Duration // sampling window; 0 = no windows (-window)
-	Backpressure string        // "" (scenario default), "on", "off"
-	FlushBW      int64         // flush bandwidth bytes/s of matrix scenarios; 0 unlimited
-	RSSCap       int64         // hard resident-memory cap per child (-rss-cap); 0 = none
-	LatencyEvery int           // time one Put in N (-latency-every); 0 = off
-	Rate         Rate          // open-loop target of each matrix scenario (-rate); zero: closed loop
-	Sets         []string      // scenario sets, from ScenarioSets (-scenario)
+	Writers      int              // writer goroutines (-writers)
+	Profile      explain.Profiles // profiles to capture per scenario (-profile)
+	Flight       bool             // keep a flight recorder (-flight; implied by Profile)
+	Out          string           // results folder (-out); "" = a new folder under DefaultOutParent
+	ReplaceOut   bool             // remove an earlier run's files from Out first (-replace-out)
+	Format       string           // terminal report, one of Formats (-format)
+	Window       time.Duration    // sampling window; 0 = no windows (-window)
+	Backpressure string           // "" (scenario default), "on", "off"
+	FlushBW      int64            // flush bandwidth bytes/s of matrix scenarios; 0 unlimited
+	RSSCap       int64            // hard resident-memory cap per child (-rss-cap); 0 = none
+	LatencyEvery int              // time one Put in N (-latency-every); 0 = off
+	Rate         Rate             // open-loop target of each matrix scenario (-rate); zero: closed loop
+	Sets         []string         // scenario sets, from ScenarioSets (-scenario)
 	Seed         uint64
 
 	// Failure scenario settings (-fail-*): GOMEMLIMIT, flush bandwidth,
@@ -215,7 +216,14 @@ func (c *Config) Validate() error {
 			return usageErr(r.flag, "%v", err)
 		}
 	}
-	return c.Thresholds.validate()
+	if err := c.Thresholds.Validate(); err != nil {
+		var fe *results.FlagError
+		if errors.As(err, &fe) {
+			return usageErr(fe.Flag, "%s", fe.Msg)
+		}
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	return nil
 }
 
 // validateCapacity checks the capacity search's settings when it runs.

@@ -51,17 +51,8 @@
 //     of its own), never "failed".
 //   - The parent and its children are one program: a kind registered in the
 //     parent is registered in the child, because both run the same main.
-//   - Health is classified per window, with thresholds that are settings
-//     (Thresholds) printed in every report: healthy while the collector's
-//     share of busy CPU and the assists charged to writers stay low;
-//     degraded once either reaches its degraded threshold; failed when the
-//     collector cannot keep the heap under GOMEMLIMIT (the live heap near
-//     the limit, the CPU limiter engaged and throughput collapsed, for
-//     several windows in a row) or the child dies or passes its memory cap.
-//     Because the /cpu/classes counters advance only when a GC cycle ends,
-//     CPU shares are computed over spans of consecutive windows merged until
-//     each span holds at least one completed cycle; every raw window takes
-//     its span's class.
+//   - Health is classified per window by package results (Classify, with
+//     thresholds that are settings printed in every report).
 //   - Keys are generated on the fly (workload.KeyAt), so a scenario can write
 //     billions of keys: the key count is keys written through flushes, not
 //     keys held.
@@ -104,10 +95,6 @@
 //     (CollapseNote).
 //
 // Choices of this package:
-//   - "elevated" names a window between the healthy and degraded thresholds;
-//     a scenario takes the worst class held by at least Thresholds.Share
-//     (25%) of its windows after a warm-up (2 s), so one stray window does
-//     not class a run; failure needs no share (any failure condition fails).
 //   - Once a scenario is classified failed the parent stops its child
 //     (SIGTERM), as HBase's runs ended at their concurrent mode failure.
 //   - One Put in DefaultLatencyEvery (16) is timed by default: timing every
@@ -118,22 +105,25 @@
 //     their own process group) stops the current scenario; the reports
 //     cover what ran, and Run returns ErrInterrupted.
 //
+// Packages: gcstress is the orchestration; the schema of what a run
+// writes, the classifier and replay are package gcstress/results, every
+// report behind one registry of formats is gcstress/report, the live page
+// is gcstress/live, and the command line is gcstress/cli (docs/
+// ARCHITECTURE.md draws the graph; the aliases of compat.go keep the
+// earlier names for one release).
+//
 // Files: config.go (Config, its defaults and Validate), registry.go (Engine,
 // RegisterEngine, the kind lookup), engine.go (writegc's kinds: the region
 // server, directly or through a client), outdir.go (the results folder),
-// manifest.go and atomicfile.go (its manifest and atomic writes),
-// scenario.go and matrix.go (what runs, the embedded default), child.go
-// (the child's load loop), stream.go (the child's stream: its descriptor,
-// the bounded record reader, the captures of stdout and stderr), sample.go
-// and sampler.go (windows:
+// manifest.go and atomicfile.go (its manifest and atomic writes; the
+// report package's Sink), rebuild.go (`gcstress report DIR`), matrix.go
+// (what runs, the embedded default), child.go (the child's load loop),
+// stream.go (the child's stream: its descriptor, the bounded record
+// reader, the captures of stdout and stderr), sampler.go (windows:
 // runtime/metrics, RSS, process CPU, HdrHistogram latencies), runner.go
-// (child processes), health.go (classifier), replay.go (re-reading
-// samples.jsonl), run.go (Run, RunChild, the results), report_table.go,
-// report_formats.go (YCSB, PE), report_md.go, charts.go, progress.go and
+// (child processes), run.go (Run, RunChild, the results), progress.go,
 // profile.go (the explain package's captures, flight recorder and
-// accounts), rate.go (open-loop rates), capacity.go, report_capacity.go
-// and charts_capacity.go (the capacity search, its tables and knee chart),
-// machine.go (what else ran meanwhile), live.go (the live page, an
-// Observer), report_html.go and web/ (report.html and the pages' scripts,
-// uPlot embedded). The command line is package gcstress/cli.
+// accounts), rate.go (open-loop rates), capacity.go (the capacity search),
+// machine.go (what else ran meanwhile), proc_linux.go and proc_other.go
+// (/proc, getrusage and process attributes: Linux only, ProcSupported).
 package gcstress

@@ -4,14 +4,13 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/memtable"
 	"github.com/writegc/writegc/writepath"
 )
 
-// PathServer is the write path with no client: Puts go straight into the
-// region server, the cheapest path, so the memtable's GC cost dominates.
-// Every other path (Config.Path, Scenario.Path) is a writepath client path.
-const PathServer = "server"
+// PathServer is the write path with no client (results.PathServer).
+const PathServer = results.PathServer
 
 // writegc's own kinds are registered like anyone's: each runs its memtable
 // kind inside the region server (newServerEngine).

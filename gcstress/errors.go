@@ -1,13 +1,19 @@
 package gcstress
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/writegc/writegc/gcstress/internal/outfolder"
+	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/gcstress/internal/usage"
+)
 
 // Sentinel errors. Errors returned by this package wrap one of these; test
 // with errors.Is.
 var (
 	// ErrUsage: bad command-line usage; the message names the flag. The
 	// command exits 2.
-	ErrUsage = errors.New("usage")
+	ErrUsage = usage.ErrUsage
 	// ErrInterrupted: the run was stopped (Ctrl-C); the reports of what
 	// finished were still written.
 	ErrInterrupted = errors.New("interrupted")
@@ -20,4 +26,13 @@ var (
 	// read (a record over MaxRecord). A failed write is a tool failure:
 	// the command exits 1, naming the file.
 	ErrStream = errors.New("stream")
+	// ErrWrite: a file of the results folder could not be written (a full
+	// disk, say); the message names the file. The command exits 1.
+	ErrWrite = outfolder.ErrWrite
 )
+
+// ProcSupported says whether this system gives what a run measures beside
+// the Go runtime's figures (RSS and the hard memory caps, machine load,
+// process CPU): Linux only. Elsewhere the package builds and runs, and
+// those figures read 0.
+const ProcSupported = proc.Supported

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/writegc/writegc/gcstress/internal/progress"
 )
 
 // Hostile text a user's engine can put in front of the reports: its kind
@@ -55,10 +57,10 @@ func TestTerminalReportsEscapeControls(t *testing.T) {
 		"pe":    func(b *bytes.Buffer) error { return WritePE(b, sum) },
 		"json":  func(b *bytes.Buffer) error { return WriteReport(b, FormatJSON, sum) },
 		"progress": func(b *bytes.Buffer) error {
-			pr := newProgress(b, len(sum.Results))
+			pr := progress.New(b, len(sum.Results))
 			for i, r := range sum.Results {
-				pr.start(i, r.Scenario)
-				pr.done(r)
+				pr.Start(i, r.Scenario)
+				pr.Done(r)
 			}
 			return nil
 		},

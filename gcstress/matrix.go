@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/memtable"
 )
@@ -55,14 +56,8 @@ const (
 // every kind.
 var DefaultFailRate = Rate{PerSec: 2, Unit: RateMBps}
 
-// CollapseNote is the collapse scenario's description in every report: its
-// verdict depends on the machine, which is why it is not the failure
-// scenario.
-const CollapseNote = "collapse: the heap layout's live data passes GOMEMLIMIT with no hard cap in reach; the collector then runs " +
-	"back to back and the GC CPU limiter holds it to about half the CPU. Whether throughput then falls below a quarter of its best " +
-	"(failed) or only slows (degraded) depends on how much CPU the machine leaves the writers, so this verdict can differ between " +
-	"machines and loads: compare it only between runs on the same machine under the same load (the failure scenario, bounded by " +
-	"memory, is the one that holds anywhere)."
+// CollapseNote is results.CollapseNote.
+const CollapseNote = results.CollapseNote
 
 // defaultKeys is keys per value size for the matrix when -keys is not given:
 // each is at least a dozen 16 MiB memtables for every kind (the heap kind
@@ -159,7 +154,7 @@ func Expand(c Config) []Scenario {
 		out = append(out, s)
 	}
 	for i := range out {
-		out[i].Dir = filepath.Join(c.Out, out[i].dirName())
+		out[i].Dir = filepath.Join(c.Out, out[i].DirName())
 	}
 	return out
 }

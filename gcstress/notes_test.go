@@ -63,5 +63,5 @@ func TestEngineNotes(t *testing.T) {
 	if err := WriteTable(&got, sum); err != nil {
 		t.Fatal(err)
 	}
-	golden.Check(t, filepath.Join("testdata", "report_notes.golden"), got.Bytes())
+	golden.Check(t, filepath.Join("testdata", "report_notes.golden.txt"), got.Bytes())
 }

@@ -6,12 +6,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/internal/outfolder"
+	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/internal/escape"
 )
 
@@ -25,34 +26,41 @@ import (
 // file the manifest does not account for. Without -out, each run gets a
 // new folder under DefaultOutParent.
 
+// The results folder's writer (atomic files, the manifest, -replace-out's
+// clearing) is package gcstress/internal/outfolder.
+type (
+	outFiles       = outfolder.Files
+	createTempFunc = outfolder.CreateTempFunc
+)
+
+// ManifestFile is the name of the manifest in a results folder.
+const ManifestFile = outfolder.ManifestFile
+
+func newOutFiles(dir string, create createTempFunc) *outFiles { return outfolder.New(dir, create) }
+
+func openOutFiles(dir string, create createTempFunc) (*outFiles, error) {
+	return outfolder.Open(dir, create)
+}
+
 // DefaultOutParent is where a run with no Config.Out gets its folder:
 // DefaultOutParent/<UTC start time>, relative to the working directory.
 const DefaultOutParent = "results/gcstress"
 
-// resultFiles are the fixed names of the files a run writes at the top of
-// its folder; charts (timeline-*, throughput, capacity) are matched by isChart.
-var resultFiles = []string{"samples.jsonl", "summary.json", "report.md", "report.html", ManifestFile}
-
-// isChart reports whether name is a chart a run writes.
-func isChart(name string) bool {
-	ext := filepath.Ext(name)
-	if ext != ".svg" && ext != ".png" {
-		return false
-	}
-	stem := strings.TrimSuffix(name, ext)
-	return stem == "throughput" || stem == "capacity" || strings.HasPrefix(stem, "timeline-")
-}
+// runFiles are the files a run writes at the top of its folder besides
+// those of the report formats (report.Owns: summary.json, the reports,
+// the charts).
+var runFiles = []string{samplesFile, ManifestFile}
 
 // runNames returns whether a run of cfg may write the entry name at the
 // top of its folder: a result file, a chart, or a scenario's folder.
 func runNames(cfg Config) func(name string) bool {
 	dirs := map[string]bool{}
 	for _, s := range Expand(cfg) {
-		dirs[s.dirName()] = true
+		dirs[s.DirName()] = true
 	}
 	capa := cfg.wants(SetCapacity)
 	return func(name string) bool {
-		return slices.Contains(resultFiles, name) || isChart(name) || dirs[name] || (capa && strings.HasPrefix(name, SetCapacity+"-"))
+		return slices.Contains(runFiles, name) || report.Owns(name) || dirs[name] || (capa && strings.HasPrefix(name, SetCapacity+"-"))
 	}
 }
 
@@ -122,7 +130,7 @@ func prepareOut(dir string, replace bool, runs func(string) bool, stderr io.Writ
 	if empty, _, _ := isEmptyDir(dir); empty {
 		return nil
 	}
-	kept, err := clearRun(dir, runs)
+	kept, err := outfolder.Clear(dir, runs)
 	if err != nil {
 		return err
 	}
@@ -131,174 +139,6 @@ func prepareOut(dir string, replace bool, runs func(string) bool, stderr io.Writ
 			len(kept), escape.Terminal(dir), escape.Terminal(strings.Join(kept, ", ")))
 	}
 	return nil
-}
-
-// clearPlan is what clearRun removes: the files of the manifest that are
-// still as recorded, then the manifest's folders left empty by that.
-type clearPlan struct {
-	files, dirs []string // paths inside the folder
-	changed     []string // listed files no longer as recorded: kept
-}
-
-// clearRun removes an earlier run's files from dir, as its manifest lists
-// them, and returns the names of the top-level entries it left. It
-// refuses (ErrUsage, naming -replace-out) a folder without a manifest, a
-// manifest it cannot read, and a folder where an entry left would collide
-// with a name this run writes (runs); in each case it removes nothing.
-func clearRun(dir string, runs func(string) bool) (kept []string, err error) {
-	m, err := readManifest(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, usageErr("replace-out", "%s holds files but no %s, so none of them is known to be a run's and nothing is removed: "+
-			"give a new -out folder, or empty this one yourself", dir, ManifestFile)
-	}
-	if err != nil {
-		return nil, usageErr("replace-out", "%v", err)
-	}
-	plan, err := planClear(dir, m)
-	if err != nil {
-		return nil, usageErr("replace-out", "%v", err)
-	}
-	kept, err = leftAfter(dir, plan)
-	if err != nil {
-		return nil, usageErr("replace-out", "%v", err)
-	}
-	var clash []string
-	for _, k := range kept {
-		if runs(k) {
-			clash = append(clash, k)
-		}
-	}
-	if len(clash) > 0 {
-		why := ""
-		if len(plan.changed) > 0 {
-			why = fmt.Sprintf(" (changed since the run wrote them: %s)", strings.Join(plan.changed, ", "))
-		}
-		return nil, usageErr("replace-out", "%s: %s would be overwritten but no run's manifest accounts for %s%s; move them away first",
-			dir, strings.Join(clash, ", "), pronoun(len(clash)), why)
-	}
-	for _, f := range plan.files {
-		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(f))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return kept, fmt.Errorf("gcstress: -replace-out: %w", err)
-		}
-	}
-	for _, d := range plan.dirs {
-		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(d))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return kept, fmt.Errorf("gcstress: -replace-out: %w", err)
-		}
-	}
-	if err := os.Remove(filepath.Join(dir, ManifestFile)); err != nil {
-		return kept, fmt.Errorf("gcstress: -replace-out: %w", err)
-	}
-	return kept, nil
-}
-
-func pronoun(n int) string {
-	if n == 1 {
-		return "it"
-	}
-	return "them"
-}
-
-// planClear checks each file of m against dir: removed when it is a
-// regular file reached through real folders (no symbolic link) with the
-// recorded size and SHA-256 (a partial record: any size); a folder of m
-// is removed when nothing but such files is in it.
-func planClear(dir string, m *manifest) (clearPlan, error) {
-	var p clearPlan
-	remove := map[string]bool{}
-	for _, rec := range m.Files {
-		st, err := recordedState(dir, rec)
-		switch {
-		case err != nil:
-			return p, err
-		case st == fileAsRecorded:
-			p.files = append(p.files, rec.Path)
-			remove[rec.Path] = true
-		case st == fileChanged:
-			p.changed = append(p.changed, rec.Path)
-		}
-	}
-	for _, d := range m.Dirs {
-		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(d)))
-		if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
-			continue
-		}
-		if err != nil {
-			return p, err
-		}
-		ents, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(d)))
-		if err != nil {
-			return p, err
-		}
-		if !slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return !remove[d+"/"+e.Name()] }) {
-			p.dirs = append(p.dirs, d)
-		}
-	}
-	return p, nil
-}
-
-// fileState is how a manifest's file stands in the folder.
-type fileState int
-
-const (
-	fileGone       fileState = iota // not there (or not reachable without a symbolic link)
-	fileAsRecorded                  // a regular file with the recorded size and SHA-256
-	fileChanged                     // something else now has its name
-)
-
-// recordedState says whether the file of rec is in dir as the run wrote
-// it; a partial record (samples.jsonl of a run that never closed it)
-// matches any regular file.
-func recordedState(dir string, rec fileRecord) (fileState, error) {
-	if parent := path.Dir(rec.Path); parent != "." {
-		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(parent)))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return fileGone, nil
-		case err != nil:
-			return fileGone, err
-		case !fi.IsDir():
-			return fileGone, nil // a link or file where the run made a folder: not followed
-		}
-	}
-	p := filepath.Join(dir, filepath.FromSlash(rec.Path))
-	fi, err := os.Lstat(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fileGone, nil
-	case err != nil:
-		return fileGone, err
-	case !fi.Mode().IsRegular():
-		return fileChanged, nil
-	case rec.Partial:
-		return fileAsRecorded, nil
-	case fi.Size() != rec.Size:
-		return fileChanged, nil
-	}
-	got, err := digestFile(p)
-	if err != nil {
-		return fileGone, err
-	}
-	if got.SHA256 != rec.SHA256 {
-		return fileChanged, nil
-	}
-	return fileAsRecorded, nil
-}
-
-// leftAfter lists the top-level entries of dir that the plan leaves.
-func leftAfter(dir string, p clearPlan) ([]string, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var left []string
-	for _, e := range ents {
-		n := e.Name()
-		if n != ManifestFile && !slices.Contains(p.files, n) && !slices.Contains(p.dirs, n) {
-			left = append(left, n)
-		}
-	}
-	return left, nil
 }
 
 // checkWritable creates dir (and parents) and checks a file can be created

@@ -77,7 +77,7 @@ func childWarnings(ctx context.Context) io.Writer {
 // and prepares its profiles. Either may be nil; failures are reported to
 // childWarnings(ctx) and leave the recorder off.
 func startRecorders(ctx context.Context, spec Scenario) (*explain.FlightRecorder, *childProfiles) {
-	kinds, _ := explain.ParseKinds(spec.Profile)
+	kinds, _ := explain.ParseProfiles(spec.Profile)
 	if (kinds == 0 && !spec.Flight) || spec.Dir == "" {
 		return nil, nil
 	}
@@ -92,7 +92,7 @@ func startRecorders(ctx context.Context, spec Scenario) (*explain.FlightRecorder
 	}
 	var p *childProfiles
 	if kinds != 0 {
-		p = &childProfiles{c: &explain.Capture{Kinds: kinds}, dir: spec.Dir, warn: warn}
+		p = &childProfiles{c: &explain.Capture{Profiles: kinds}, dir: spec.Dir, warn: warn}
 	}
 	return fr, p
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/internal/golden"
 )
 
@@ -20,7 +21,7 @@ func fixedSummary(t *testing.T) *Summary {
 		CPUs: 2, CPUModel: "test CPU", MemTotal: 24 << 30, Thresholds: th, Rules: th.String(), SpanNote: SpanNote, Out: "out",
 		Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Finished: time.Date(2026, 1, 2, 3, 9, 5, 0, time.UTC)}
 	for _, f := range []string{"matrix.jsonl", "failure.jsonl", "died.jsonl"} {
-		in, err := os.Open(filepath.Join("testdata", "streams", f))
+		in, err := os.Open(filepath.Join("results", "testdata", "streams", f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,10 +44,10 @@ func TestReportGolden(t *testing.T) {
 		file  string
 		write func(*bytes.Buffer) error
 	}{
-		{"report_table.golden", func(b *bytes.Buffer) error { return WriteTable(b, sum) }},
-		{"report_ycsb.golden", func(b *bytes.Buffer) error { return WriteYCSB(b, sum) }},
-		{"report_pe.golden", func(b *bytes.Buffer) error { return WritePE(b, sum) }},
-		{"report_md.golden", func(b *bytes.Buffer) error {
+		{"report_table.golden.txt", func(b *bytes.Buffer) error { return WriteTable(b, sum) }},
+		{"report_ycsb.golden.txt", func(b *bytes.Buffer) error { return WriteYCSB(b, sum) }},
+		{"report_pe.golden.txt", func(b *bytes.Buffer) error { return WritePE(b, sum) }},
+		{"report.golden.md", func(b *bytes.Buffer) error {
 			return WriteMarkdown(b, sum, []string{"timeline-10B.png", "timeline-10B.svg", "throughput.png"})
 		}},
 	} {
@@ -90,11 +91,11 @@ func TestChartsFromRecordedStreams(t *testing.T) {
 
 func TestCellText(t *testing.T) {
 	r := Result{Verdict: Verdict{Class: Failed, FailedAt: 0.6, LimiterOn: 12}, Last: Sample{T: 10, Bytes: 10 << 20}}
-	if got := cellText(r); got != "failed at 60% (limiter on 12 s)" {
+	if got := view.CellText(r); got != "failed at 60% (limiter on 12 s)" {
 		t.Fatalf("cell %q", got)
 	}
 	r = Result{Verdict: Verdict{Class: Healthy}, End: &Sample{T: 2, Bytes: 200e6, Reason: StopKeys}}
-	if got := cellText(r); got != "100.0" {
+	if got := view.CellText(r); got != "100.0" {
 		t.Fatalf("cell %q", got)
 	}
 }

@@ -128,7 +128,7 @@ func TestReportWriteFailures(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, tc.file), []byte(earlier), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			err := newOutFiles(dir, failOn(tc.file, tc.op)).writeResults(sum)
+			err := writeResults(newOutFiles(dir, failOn(tc.file, tc.op)), sum)
 			if !errors.Is(err, ErrWrite) || !strings.Contains(err.Error(), filepath.Join(dir, tc.file)) {
 				t.Fatalf("%v, want an ErrWrite naming %s", err, tc.file)
 			}
@@ -317,7 +317,7 @@ func TestManifestListsEveryFileOnFailure(t *testing.T) {
 			}
 			return os.CreateTemp(d, pattern)
 		}
-		err := newOutFiles(dir, create).writeResults(sum)
+		err := writeResults(newOutFiles(dir, create), sum)
 		if !errors.Is(err, ErrWrite) || !errors.Is(err, syscall.ENOSPC) {
 			t.Fatalf("save %d fails: %v", k+1, err)
 		}

@@ -1,9 +1,7 @@
 package gcstress
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,39 +9,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/gcstress/internal/progress"
+	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/internal/escape"
 )
-
-// Summary is a whole run: what ran, on what, and each scenario's Result.
-// It is written as summary.json and feeds every report. A plain value.
-type Summary struct {
-	Command      string     `json:"command"`
-	Started      time.Time  `json:"started"`
-	Finished     time.Time  `json:"finished"`
-	GoVersion    string     `json:"go_version"`
-	GOEXPERIMENT string     `json:"goexperiment"`
-	Commit       string     `json:"commit,omitempty"`
-	GOOS         string     `json:"goos"`
-	GOARCH       string     `json:"goarch"`
-	CPUs         int        `json:"cpus"`
-	GOMAXPROCS   int        `json:"gomaxprocs"`
-	LoadStart    [3]float64 `json:"load_start"` // 1-, 5- and 15-minute load averages when the run started
-	LoadEnd      [3]float64 `json:"load_end"`   // and when it finished
-	CPUModel     string     `json:"cpu_model,omitempty"`
-	MemTotal     uint64     `json:"mem_total,omitempty"`
-	Thresholds   Thresholds `json:"thresholds"`
-	Rules        string     `json:"rules"`
-	SpanNote     string     `json:"span_note"`
-	Interrupted  bool       `json:"interrupted,omitempty"`
-	Out          string     `json:"out"`
-	Results      []Result   `json:"results"`
-	// Capacity is the capacity search's outcome, one entry per kind x
-	// value size (SetCapacity); its steps are also in Results.
-	Capacity []Capacity `json:"capacity,omitempty"`
-}
 
 // Options say where Run writes besides the results folder. The zero
 // Options writes nothing else. Writers are used from Run's goroutine only.
@@ -118,22 +90,20 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 	scen := Expand(cfg)
 	sum := newSummary(cfg)
 	r.Samples = samples
-	prog := newProgress(progressW, len(scen))
-	r.OnLine = prog.line
+	prog := progress.New(progressW, len(scen))
+	r.OnLine = prog.Line
 	if obs := opts.Observer; obs != nil {
 		obs.Begin(sum, scen)
 		defer func() { obs.End(sum) }()
-		r.OnLine = func(s Scenario, l Sample, v Verdict) { prog.line(s, l, v); obs.Line(s, l, v) }
+		r.OnLine = func(s Scenario, l Sample, v Verdict) { prog.Line(s, l, v); obs.Line(s, l, v) }
 	}
 	i := 0
 	step := func(ctx context.Context, s Scenario) (Result, error) {
-		if i >= prog.n {
-			prog.n = i + 1 // a capacity step: not counted in advance
-		}
+		prog.Expect(i + 1) // a capacity step: not counted in advance
 		if err := claimScenarioDir(out, s); err != nil {
 			return Result{}, err
 		}
-		prog.start(i, s)
+		prog.Start(i, s)
 		i++
 		res, err := r.Run(ctx, s)
 		if err != nil {
@@ -142,15 +112,15 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 		if ctx.Err() != nil {
 			res.Stopped = "interrupted"
 		}
-		if out.ownsDir(s.dirName()) {
-			if err := out.recordTree(s.dirName()); err != nil {
+		if out.OwnsDir(s.DirName()) {
+			if err := out.RecordTree(s.DirName()); err != nil {
 				return res, err
 			}
 		}
 		if s.Profile != "" || res.Flight != "" {
 			res.Account, res.Headline = accountFor(s.Dir, progressW)
 		}
-		prog.done(res)
+		prog.Done(res)
 		sum.Results = append(sum.Results, res)
 		if opts.Observer != nil {
 			opts.Observer.Done(res)
@@ -158,7 +128,7 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 		return res, nil
 	}
 	err = runAll(ctx, cfg, scen, sum, step)
-	prog.close()
+	prog.Close()
 	if cerr := closeSamples(out, samples); err == nil {
 		err = cerr
 	}
@@ -176,12 +146,12 @@ func claimScenarioDir(out *outFiles, s Scenario) error {
 	if s.Profile == "" && !s.Flight {
 		return nil
 	}
-	name := s.dirName()
-	if _, err := os.Lstat(s.Dir); err == nil && !out.ownsDir(name) {
+	name := s.DirName()
+	if _, err := os.Lstat(s.Dir); err == nil && !out.OwnsDir(name) {
 		return fmt.Errorf("gcstress: scenario %s: %s exists and no run of this folder created it", escape.Terminal(s.Name), s.Dir)
 	}
-	out.recordDir(name)
-	return out.save()
+	out.RecordDir(name)
+	return out.Save()
 }
 
 // closeSamples syncs and closes samples.jsonl and records it whole in the
@@ -195,10 +165,10 @@ func closeSamples(out *outFiles, f *os.File) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrWrite, f.Name(), err)
 	}
-	if err := out.recordFile(samplesFile, false); err != nil {
+	if err := out.RecordFile(samplesFile, false); err != nil {
 		return err
 	}
-	return out.save()
+	return out.Save()
 }
 
 // runAll runs the expanded scenarios, then the capacity search.
@@ -222,9 +192,9 @@ func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step
 // finishRun writes the results folder and the terminal report.
 func finishRun(ctx context.Context, cfg Config, sum *Summary, opts Options, progressW io.Writer, out *outFiles) (*Summary, error) {
 	sum.Finished = time.Now().UTC()
-	sum.LoadEnd = loadAvg()
+	sum.LoadEnd = proc.LoadAvg()
 	sum.Interrupted = ctx.Err() != nil
-	if err := out.writeResults(sum); err != nil {
+	if err := writeResults(out, sum); err != nil {
 		return sum, err
 	}
 	if err := WriteReport(writerOrDiscard(opts.Report), cfg.Format, sum); err != nil {
@@ -273,8 +243,8 @@ func startRun(cfg *Config, create createTempFunc, notes io.Writer) (*outFiles, *
 		return nil, nil, fmt.Errorf("%w: %s: %w", ErrWrite, p, err)
 	}
 	out := newOutFiles(cfg.Out, create)
-	if err := out.recordFile(samplesFile, true); err == nil {
-		err = out.save()
+	if err := out.RecordFile(samplesFile, true); err == nil {
+		err = out.Save()
 	}
 	if err != nil {
 		f.Close()
@@ -293,7 +263,7 @@ func writerOrDiscard(w io.Writer) io.Writer {
 
 func newSummary(cfg Config) *Summary {
 	s := &Summary{Command: cfg.Command, Started: time.Now().UTC(), GoVersion: runtime.Version(),
-		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadStart: loadAvg(), Thresholds: cfg.Thresholds,
+		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadStart: proc.LoadAvg(), Thresholds: cfg.Thresholds,
 		Rules: cfg.Thresholds.String(), SpanNote: SpanNote, Out: cfg.Out}
 	s.GOEXPERIMENT = os.Getenv("GOEXPERIMENT")
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -309,36 +279,8 @@ func newSummary(cfg Config) *Summary {
 	if s.GOEXPERIMENT == "" {
 		s.GOEXPERIMENT = "(default: greenteagc on in Go 1.26)"
 	}
-	s.CPUModel, s.MemTotal = machine()
+	s.CPUModel, s.MemTotal = proc.Machine()
 	return s
-}
-
-// machine reads the CPU model and total memory from /proc (Linux).
-func machine() (string, uint64) {
-	var model string
-	var mem uint64
-	if f, err := os.Open("/proc/cpuinfo"); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v)
-				break
-			}
-		}
-		f.Close()
-	}
-	if f, err := os.Open("/proc/meminfo"); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			var kb uint64
-			if n, _ := fmt.Sscanf(sc.Text(), "MemTotal: %d kB", &kb); n == 1 {
-				mem = kb << 10
-				break
-			}
-		}
-		f.Close()
-	}
-	return model, mem
 }
 
 // WriteResults writes summary.json, the charts, report.md and report.html
@@ -350,66 +292,21 @@ func WriteResults(dir string, sum *Summary) error {
 	if err != nil {
 		return err
 	}
-	return out.writeResults(sum)
+	return writeResults(out, sum)
 }
 
-func (o *outFiles) writeResults(sum *Summary) error {
-	b, err := json.MarshalIndent(compact(sum), "", "  ")
-	if err != nil {
-		return fmt.Errorf("gcstress: summary: %w", err)
-	}
-	if err := o.write("summary.json", func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
-		return err
-	}
-	return o.writeReports(sum)
-}
-
-// writeReports writes the charts, report.md and report.html.
-func (o *outFiles) writeReports(sum *Summary) error {
-	charts, err := o.writeCharts(sum)
-	if err != nil {
-		return err
-	}
-	if err := o.write("report.md", func(w io.Writer) error { return WriteMarkdown(w, sum, charts) }); err != nil {
-		return err
-	}
-	return o.write("report.html", func(w io.Writer) error { return WriteHTML(w, sum) })
+func writeResults(o *outFiles, sum *Summary) error {
+	return report.WriteFolder(o, sum, report.AtRun)
 }
 
 // WriteReport prints the terminal report in format (one of Formats; ""
 // is FormatTable). An unknown format wraps ErrUsage.
 func WriteReport(w io.Writer, format string, sum *Summary) error {
-	switch format {
-	case FormatTable, "":
-		return WriteTable(w, sum)
-	case FormatYCSB:
-		return WriteYCSB(w, sum)
-	case FormatPE:
-		return WritePE(w, sum)
-	case FormatJSON:
-		b, err := json.MarshalIndent(compact(sum), "", "  ")
-		if err != nil {
-			return fmt.Errorf("gcstress: summary: %w", err)
+	if err := report.WriteTerminal(w, format, sum); err != nil {
+		if errors.Is(err, report.ErrUnknownFormat) {
+			return fmt.Errorf("%w: -format: unknown format %q", ErrUsage, format)
 		}
-		_, err = w.Write(append(escape.JSON(b), '\n'))
 		return err
 	}
-	return fmt.Errorf("%w: -format: unknown format %q", ErrUsage, format)
-}
-
-// compact returns a copy of sum without the latency histograms (each is
-// about 28K counts; they stay in samples.jsonl's end lines) for summary.json.
-func compact(sum *Summary) *Summary {
-	c := *sum
-	c.Results = make([]Result, len(sum.Results))
-	for i, r := range sum.Results {
-		if r.End != nil {
-			e := *r.End
-			e.Hist = nil
-			r.End = &e
-		}
-		r.Last.Hist = nil
-		c.Results[i] = r
-	}
-	return &c
+	return nil
 }

@@ -12,6 +12,10 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/gcstress/internal/record"
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 // Runner starts one child process per scenario and collects its stream.
@@ -52,34 +56,6 @@ const pipeDelay = 2 * time.Second
 // stderrTail is how much of a child's stderr Result.Stderr keeps.
 const stderrTail = 16 << 10
 
-// Result is what a scenario produced. It is a plain value.
-type Result struct {
-	Scenario Scenario `json:"scenario"`
-	Windows  []Sample `json:"-"` // window lines, in order (in samples.jsonl)
-	End      *Sample  `json:"end,omitempty"`
-	// Last is the last window or end line seen: the progress of a child
-	// that died.
-	Last    Sample     `json:"last"`
-	Flight  string     `json:"flight,omitempty"` // flight-recorder dump, if written
-	Exit    Exit       `json:"exit"`
-	Stopped StopReason `json:"stopped,omitempty"` // StopFailed, StopInterrupted, StopHung or StopStalled when the parent stopped it
-	Stderr  string     `json:"stderr,omitempty"`  // the tail of the child's stderr
-	// Foreign is what the child printed on stdout and stderr outside its
-	// stream (nil: nothing); Warning is the line to show for it.
-	Foreign *ForeignOutput `json:"foreign,omitempty"`
-	// StreamErr is the first fault of the child's stream (a record over
-	// MaxRecord, skipped), if any.
-	StreamErr string  `json:"stream_error,omitempty"`
-	Verdict   Verdict `json:"verdict"`
-	Wall      float64 `json:"wall_s"`
-	// Machine is what other processes and steal took while it ran.
-	Machine Machine `json:"machine"`
-	// Account is the explain package's account of the captured profiles
-	// (markdown), when the scenario captured any.
-	Account  string `json:"account,omitempty"`
-	Headline string `json:"headline,omitempty"`
-}
-
 // Run runs scenario s in a child process and returns its Result. The error
 // is non-nil only for a tool failure: the child could not be started, or
 // a write to Samples or to the scenario's capture files failed (wrapping
@@ -92,7 +68,7 @@ type Result struct {
 // Interrupted, not failed.
 func (r *Runner) Run(ctx context.Context, s Scenario) (Result, error) {
 	res := Result{Scenario: s}
-	meter := startMachineMeter()
+	meter := proc.StartMeter()
 	p, err := r.start(s)
 	if err != nil {
 		return res, err
@@ -115,7 +91,7 @@ func (r *Runner) Run(ctx context.Context, s Scenario) (Result, error) {
 	if ps := p.cmd.ProcessState; ps != nil {
 		child = ps.UserTime() + ps.SystemTime()
 	}
-	res.Machine = meter.stop(child)
+	res.Machine = meter.Stop(child)
 	p.save(p.exitLine(res))
 	exitedOK := p.cmd.ProcessState != nil && p.cmd.ProcessState.Success()
 	foreign, ferr := keepForeign(s.Dir, p.stdout, p.stderr, exitedOK)
@@ -131,9 +107,9 @@ type childProc struct {
 	r        *Runner
 	s        Scenario
 	cmd      *exec.Cmd
-	stream   *os.File // the read end of the child's stream
-	stdout   *capture // what the child prints on stdout (foreign)
-	stderr   *capture
+	stream   *os.File        // the read end of the child's stream
+	stdout   *record.Capture // what the child prints on stdout (foreign)
+	stderr   *record.Capture
 	t0       time.Time
 	done     chan struct{} // closed once the child was waited for
 	killOnce sync.Once
@@ -167,9 +143,9 @@ func (r *Runner) command(s Scenario) (*exec.Cmd, error) {
 		return nil, fmt.Errorf("gcstress: %w", err)
 	}
 	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), s.env()...)
+	cmd.Env = append(os.Environ(), s.Env()...)
 	cmd.Env = append(cmd.Env, ChildEnv+"="+string(spec), fmt.Sprintf("%s=%d", StreamEnv, StreamFD))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = proc.ChildSysProcAttr()
 	cmd.WaitDelay = pipeDelay
 	return cmd, nil
 }
@@ -186,7 +162,7 @@ func (r *Runner) start(s Scenario) (*childProc, error) {
 		return nil, fmt.Errorf("gcstress: stream pipe: %w", err)
 	}
 	cmd.ExtraFiles = []*os.File{pw} // StreamFD = 3 + index 0
-	p := &childProc{r: r, s: s, cmd: cmd, stream: pr, stdout: newCapture(CaptureKeep), stderr: newCapture(CaptureKeep),
+	p := &childProc{r: r, s: s, cmd: cmd, stream: pr, stdout: record.NewCapture(CaptureKeep), stderr: record.NewCapture(CaptureKeep),
 		done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	p.t0 = time.Now()
@@ -302,7 +278,7 @@ func (p *childProc) killOverCap() bool {
 	if slack == 0 {
 		slack = 0.10
 	}
-	rss := readPidRSS(p.cmd.Process.Pid)
+	rss := proc.ReadPidRSS(p.cmd.Process.Pid)
 	if rss <= uint64(float64(p.s.RSSCap)*(1+slack)) {
 		return false
 	}
@@ -320,9 +296,9 @@ func (p *childProc) killOverCap() bool {
 // the child once that classification is failed. It returns at the
 // stream's end, or when the stream cannot be read.
 func (p *childProc) read(res *Result) {
-	rr := newRecordReader(p.stream, MaxRecord)
+	rr := record.NewReader(p.stream, MaxRecord, errRecordTooLong, ErrStream)
 	for {
-		b, err := rr.next()
+		b, err := rr.Next()
 		switch {
 		case errors.Is(err, io.EOF):
 			return
@@ -340,7 +316,7 @@ func (p *childProc) read(res *Result) {
 			continue // not a record: kept on disk, ignored here
 		}
 		p.noteProgress(smp)
-		res.add(smp)
+		res.Add(smp)
 		v := Classify(res.Windows, Exit{}, p.s.Thresholds)
 		if p.r.OnLine != nil {
 			p.r.OnLine(p.s, smp, v)
@@ -408,20 +384,6 @@ func (p *childProc) exitLine(res Result) []byte {
 	return b
 }
 
-// add records one line of a scenario's stream in its Result.
-func (res *Result) add(l Sample) {
-	switch l.Type {
-	case SampleWindow:
-		res.Windows = append(res.Windows, l)
-		res.Last = l
-	case SampleEnd:
-		e := l
-		res.End, res.Last = &e, l
-	case SampleFlight:
-		res.Flight = l.Flight
-	}
-}
-
 // finish completes res once the child exited: wall time, stderr, how it
 // ended (from its end line, or from waitErr when it left none; a stall or
 // an interruption the parent caused takes precedence) and the final
@@ -453,12 +415,14 @@ func (p *childProc) finish(res *Result, waitErr error) {
 		if res.StreamErr != "" {
 			res.Exit.Message += "; " + res.StreamErr
 		}
-	case res.End.Reason == StopRSSCap:
-		res.Exit.RSSCap = true
-		res.Exit.Message = fmt.Sprintf("stopped itself at RSS %s > cap %s", mib(res.End.PeakRSS), mib(uint64(p.s.RSSCap)))
-	case res.End.Reason == StopError:
-		res.Exit.Died = true
-		res.Exit.Message = "error: " + res.End.Err
+	default:
+		if e, ok := results.ExitOfEnd(res.End); ok {
+			res.Exit.RSSCap, res.Exit.Died = res.Exit.RSSCap || e.RSSCap, res.Exit.Died || e.Died
+			res.Exit.Message = e.Message
+			if e.RSSCap {
+				res.Exit.Message = fmt.Sprintf("stopped itself at RSS %s > cap %s", mib(res.End.PeakRSS), mib(uint64(p.s.RSSCap)))
+			}
+		}
 	}
 	res.Verdict = Classify(res.Windows, res.Exit, p.s.Thresholds)
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/gcstress/internal/view"
 )
 
 // tinyScenario is small enough to run in a second or two under -race.
@@ -98,7 +100,7 @@ func TestRunnerChildKilledMidRun(t *testing.T) {
 	if on != len(res.Windows) {
 		t.Fatalf("%d windows on disk, %d in the result", on, len(res.Windows))
 	}
-	if c := cellText(res); !strings.HasPrefix(c, "failed at ") || !strings.Contains(c, "died: signal: killed") {
+	if c := view.CellText(res); !strings.HasPrefix(c, "failed at ") || !strings.Contains(c, "died: signal: killed") {
 		t.Fatalf("cell %q", c)
 	}
 }
@@ -116,8 +118,8 @@ func TestRunnerRSSCap(t *testing.T) {
 	if !res.Exit.RSSCap || res.Verdict.Class != Failed {
 		t.Fatalf("exit %+v verdict %s %s; end %+v", res.Exit, res.Verdict.Class, res.Verdict.Why, res.End)
 	}
-	if !strings.Contains(cellText(res), "RSS cap") {
-		t.Fatalf("cell %q", cellText(res))
+	if !strings.Contains(view.CellText(res), "RSS cap") {
+		t.Fatalf("cell %q", view.CellText(res))
 	}
 }
 

@@ -1,61 +1,22 @@
 package gcstress
 
 import (
-	"bytes"
 	"math"
-	"os"
-	"strconv"
-	"sync"
-	"syscall"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/writegc/writegc/gcmetrics"
+	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/internal/latency"
 )
 
-// Latency histogram range: 1 ns to 100 s, 3 significant digits.
-const (
-	latMin    = 1
-	latMax    = 100 * int64(time.Second)
-	latDigits = 3
-)
+// Latency histogram range of a child's Puts: 1 ns to 100 s (a longer Put
+// counts as 100 s), 3 significant digits.
+const latMax = 100 * int64(time.Second)
 
-// latRecorder is one writer's latency histograms: service time, and (in
-// open-loop runs) latency from the intended start. record is called by its
-// writer only; drainInto by the sampler; a mutex (uncontended but for one
-// swap per window) orders the two.
-type latRecorder struct {
-	mu    sync.Mutex
-	h, ih *hdrhistogram.Histogram
-}
+func newLatRecorder() *latency.Pair { return latency.NewPair(latMax) }
 
-func newLatRecorder() *latRecorder {
-	return &latRecorder{h: newLatHist(), ih: newLatHist()}
-}
-
-func newLatHist() *hdrhistogram.Histogram { return hdrhistogram.New(latMin, latMax, latDigits) }
-
-// record adds one timed Put: its service time ns and, when intended >= 0,
-// its latency from the intended start.
-func (r *latRecorder) record(ns, intended int64) {
-	r.mu.Lock()
-	_ = r.h.RecordValue(min(ns, latMax))
-	if intended >= 0 {
-		_ = r.ih.RecordValue(min(max(intended, ns), latMax))
-	}
-	r.mu.Unlock()
-}
-
-// drainInto adds the recorder's counts to dst and idst and resets it.
-func (r *latRecorder) drainInto(dst, idst *hdrhistogram.Histogram) {
-	r.mu.Lock()
-	dst.Merge(r.h)
-	idst.Merge(r.ih)
-	r.h.Reset()
-	r.ih.Reset()
-	r.mu.Unlock()
-}
+func newLatHist() *hdrhistogram.Histogram { return latency.NewHistogramUpTo(latMax) }
 
 // sampler turns runtime/metrics readings, progress counters, RSS and the
 // writers' latency histograms into window Samples. It is used by one
@@ -68,7 +29,7 @@ type sampler struct {
 	prevKeys    int64
 	cpu0, pcpu  float64 // process CPU seconds at start, at the last window
 	prevBytes   int64
-	recs        []*latRecorder
+	recs        []*latency.Pair
 	win, run    *hdrhistogram.Histogram
 	iwin, irun  *hdrhistogram.Histogram // from intended start (open loop)
 	isteady     *hdrhistogram.Histogram // iwin merged over windows after the warm-up
@@ -83,7 +44,7 @@ func newSampler(spec Scenario, start time.Time) *sampler {
 		win: newLatHist(), run: newLatHist(), iwin: newLatHist(), irun: newLatHist(), isteady: newLatHist()}
 	s.first = s.reader.Read()
 	s.prev = s.first
-	s.cpu0 = procCPU()
+	s.cpu0 = proc.ProcCPU()
 	s.pcpu = s.cpu0
 	return s
 }
@@ -103,8 +64,8 @@ func (s *sampler) window(keys, nbytes int64, st EngineStats) Sample {
 	w.MBps = mbps(w.WinBytes, dur)
 	w.SetGC(d, snap)
 	fillEngine(&w, st)
-	w.RSS = readRSS()
-	c := procCPU()
+	w.RSS = proc.ReadRSS()
+	c := proc.ProcCPU()
 	w.ProcCPU, s.pcpu = c-s.pcpu, c
 	s.drainWindow(&w)
 	s.peakHeap = max(s.peakHeap, snap.HeapObjects)
@@ -122,10 +83,10 @@ func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st EngineStats)
 	e.MBps = mbps(nbytes, elapsed.Seconds())
 	e.SetGC(d, snap)
 	fillEngine(&e, st)
-	e.RSS = readRSS()
-	e.ProcCPU = procCPU() - s.cpu0
+	e.RSS = proc.ReadRSS()
+	e.ProcCPU = proc.ProcCPU() - s.cpu0
 	for _, r := range s.recs {
-		r.drainInto(s.run, s.irun)
+		r.DrainInto(s.run, s.irun)
 	}
 	fillLatency(&e, s.run)
 	fillIntended(&e, s.irun, s.spec)
@@ -151,7 +112,7 @@ func (s *sampler) drainWindow(w *Sample) {
 	s.win.Reset()
 	s.iwin.Reset()
 	for _, r := range s.recs {
-		r.drainInto(s.win, s.iwin)
+		r.DrainInto(s.win, s.iwin)
 	}
 	s.run.Merge(s.win)
 	s.irun.Merge(s.iwin)
@@ -180,25 +141,6 @@ func fillIntended(w *Sample, h *hdrhistogram.Histogram, spec Scenario) {
 	w.ILatMax = h.Max()
 }
 
-// SetGC sets w's collector fields from the interval d that ends at the
-// reading at: pause percentiles, CPU accounting and shares, heap levels and
-// limiter state. It is how the sampler fills each window and the end
-// record, and every figure is gcmetrics' (the GC share leaves out
-// idle-priority marking; see gcmetrics). It only writes w.
-func (w *Sample) SetGC(d gcmetrics.Delta, at gcmetrics.Snapshot) {
-	w.Pauses = d.Pauses.Count()
-	w.PauseP50us = d.Pauses.Quantile(0.50) * 1e6
-	w.PauseP99us = d.PauseP99() * 1e6
-	w.PauseMaxus = d.Pauses.Max() * 1e6
-	w.CPUUsed, w.GCCPU, w.Assist, w.Dedicated, w.IdleMark = d.CPUUsed, d.GCCPU, d.Assist, d.Dedicated, d.IdleMark
-	w.GCPct, w.AssistPct = d.GCCPUPercent(), d.AssistPercent()
-	w.HeapLive, w.HeapGoal, w.HeapObjects, w.HeapUnused = at.HeapLive, at.HeapGoal, at.HeapObjects, at.HeapUnused
-	if at.MemLimit < math.MaxInt64 {
-		w.MemLimit = at.MemLimit
-	}
-	w.LimiterLast, w.LimiterCycles = at.LimiterLastEnabled, at.Cycles
-}
-
 func fillEngine(w *Sample, st EngineStats) {
 	w.Flushes, w.FlushedBytes, w.PendingFlushes = st.Flushes, st.FlushedBytes, st.PendingFlushes
 	w.MemtableBytes, w.BlockedNanos = st.MemtableBytes, st.BlockedNanos
@@ -224,74 +166,4 @@ func fraction(keys, target int64) float64 {
 		return 0
 	}
 	return math.Min(1, float64(keys)/float64(target))
-}
-
-// procCPU returns this process's user+system CPU time in seconds.
-func procCPU() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
-var pageSize = uint64(os.Getpagesize())
-
-// readRSS returns this process's resident memory from /proc/self/statm
-// (0 where there is no /proc). It reads into a fixed buffer through one
-// open file, so the watchdog's 50 ms polling allocates nothing.
-func readRSS() uint64 {
-	selfStatm.Lock()
-	defer selfStatm.Unlock()
-	if selfStatm.f == nil {
-		f, err := os.Open("/proc/self/statm")
-		if err != nil {
-			return 0
-		}
-		selfStatm.f = f
-	}
-	n, err := selfStatm.f.ReadAt(selfStatm.buf[:], 0)
-	if n == 0 && err != nil {
-		return 0
-	}
-	return parseStatm(selfStatm.buf[:n])
-}
-
-var selfStatm struct {
-	sync.Mutex
-	f   *os.File
-	buf [128]byte
-}
-
-// readPidRSS returns another process's resident memory.
-func readPidRSS(pid int) uint64 { return readStatm("/proc/" + strconv.Itoa(pid) + "/statm") }
-
-func readStatm(path string) uint64 {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	return parseStatm(b)
-}
-
-// parseStatm returns the resident size (second field, in pages) in bytes,
-// without allocating.
-func parseStatm(b []byte) uint64 {
-	i := bytes.IndexByte(b, ' ')
-	if i < 0 {
-		return 0
-	}
-	var n uint64
-	digits := 0
-	for _, c := range b[i+1:] {
-		if c < '0' || c > '9' {
-			break
-		}
-		n = n*10 + uint64(c-'0')
-		digits++
-	}
-	if digits == 0 {
-		return 0
-	}
-	return n * pageSize
 }

@@ -22,7 +22,7 @@ func BenchmarkLatencyRecord(b *testing.B) {
 				if loop == "open" {
 					intended = int64(done.Sub(due))
 				}
-				r.record(int64(done.Sub(t0)), intended)
+				r.Record(int64(done.Sub(t0)), intended)
 			}
 		})
 	}

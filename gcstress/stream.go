@@ -1,15 +1,15 @@
 package gcstress
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
+
+	"github.com/writegc/writegc/gcstress/internal/outfolder"
+	"github.com/writegc/writegc/gcstress/internal/record"
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 // The child's stream (the protocol between a scenario's child and its
@@ -31,10 +31,10 @@ const (
 	StreamFD = 3
 	// StreamProto is the protocol version on every start line (Sample.Proto):
 	// 2 is the stream on its own descriptor, and the parent's exit lines.
-	StreamProto = 2
+	StreamProto = results.StreamProto
 	// MaxRecord is the longest record (line) the parent reads: a longer one
 	// is skipped, and the scenario names the limit.
-	MaxRecord = 16 << 20
+	MaxRecord = results.MaxRecord
 	// CaptureKeep is how much of each end of a child's stdout and stderr
 	// the parent keeps.
 	CaptureKeep = 64 << 10
@@ -46,168 +46,7 @@ const (
 	ChildStderrFile = "child-stderr.txt"
 )
 
-// ForeignOutput is what a scenario's child printed outside its stream: the
-// byte counts (all of it) and the files holding its ends ("" when nothing
-// was printed or the scenario has no folder). A plain value.
-type ForeignOutput struct {
-	StdoutBytes int64  `json:"stdout_bytes"`
-	StderrBytes int64  `json:"stderr_bytes"`
-	StdoutFile  string `json:"stdout_file,omitempty"`
-	StderrFile  string `json:"stderr_file,omitempty"`
-	// ExitedOK: the child exited with status 0 (a failed child's stderr is
-	// its diagnosis, not foreign output to warn about).
-	ExitedOK bool `json:"exited_ok"`
-}
-
-// Warning is the line to show for a scenario's foreign output ("" when
-// there is none to warn about): every byte on stdout, and stderr of a
-// child that exited normally.
-func (f *ForeignOutput) Warning(name string) string {
-	if f == nil || (f.StdoutBytes == 0 && (f.StderrBytes == 0 || !f.ExitedOK)) {
-		return ""
-	}
-	msg := fmt.Sprintf("warning: %s: the child printed %d bytes on stdout and %d on stderr outside its stream", name, f.StdoutBytes, f.StderrBytes)
-	var kept []string
-	for _, p := range []string{f.StdoutFile, f.StderrFile} {
-		if p != "" {
-			kept = append(kept, p)
-		}
-	}
-	if len(kept) > 0 {
-		msg += fmt.Sprintf(" (kept in %v)", kept)
-	}
-	return msg
-}
-
-// errRecordTooLong is the recordReader's error for a record over the limit.
 var errRecordTooLong = fmt.Errorf("%w: a record longer than the %d MiB limit (MaxRecord) was skipped", ErrStream, MaxRecord>>20)
-
-// recordReader reads a stream's records (lines without their newline),
-// each at most limit bytes, checked before it is buffered. Not safe for
-// concurrent use.
-type recordReader struct {
-	br    *bufio.Reader
-	limit int
-	buf   []byte
-}
-
-func newRecordReader(r io.Reader, limit int) *recordReader {
-	return &recordReader{br: bufio.NewReaderSize(r, 64<<10), limit: limit}
-}
-
-// next returns the next record, valid until the next call. At the end of
-// the stream it returns io.EOF; a last record without its newline (a child
-// killed while writing) is dropped. A record over the limit is skipped up
-// to its newline and reported as errRecordTooLong; reading may go on.
-func (r *recordReader) next() ([]byte, error) {
-	r.buf = r.buf[:0]
-	over := false
-	for {
-		frag, err := r.br.ReadSlice('\n')
-		if !over && len(r.buf)+len(frag) > r.limit+1 { // +1: the newline
-			over, r.buf = true, r.buf[:0]
-		}
-		if !over {
-			r.buf = append(r.buf, frag...)
-		}
-		switch {
-		case err == nil && over:
-			return nil, errRecordTooLong
-		case err == nil:
-			return r.buf[:len(r.buf)-1], nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF):
-			return nil, io.EOF
-		default:
-			return nil, fmt.Errorf("%w: read the child's stream: %v", ErrStream, err)
-		}
-	}
-}
-
-// capture keeps the first and last keep bytes written to it and counts
-// them all. Write never fails and never blocks for long, so a child
-// writing to it through a pipe is never held up. Safe for concurrent use.
-type capture struct {
-	mu    sync.Mutex
-	keep  int
-	head  []byte
-	tail  []byte // a ring of up to keep bytes; pos is where the next byte goes
-	pos   int
-	total int64
-}
-
-func newCapture(keep int) *capture { return &capture{keep: keep} }
-
-func (c *capture) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := len(p)
-	c.total += int64(n)
-	if room := c.keep - len(c.head); room > 0 {
-		k := min(room, len(p))
-		c.head = append(c.head, p[:k]...)
-		p = p[k:]
-	}
-	if len(p) > c.keep {
-		p = p[len(p)-c.keep:]
-	}
-	for len(p) > 0 {
-		if len(c.tail) < c.keep {
-			k := min(c.keep-len(c.tail), len(p))
-			c.tail = append(c.tail, p[:k]...)
-			p = p[k:]
-			c.pos = len(c.tail) % c.keep
-			continue
-		}
-		k := copy(c.tail[c.pos:], p)
-		p = p[k:]
-		c.pos = (c.pos + k) % c.keep
-	}
-	return n, nil
-}
-
-// Total is how many bytes were written.
-func (c *capture) Total() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.total
-}
-
-// lastBytes returns the last bytes written after the head, oldest first.
-func (c *capture) lastBytes() []byte {
-	if len(c.tail) < c.keep {
-		return append([]byte(nil), c.tail...)
-	}
-	return append(append([]byte(nil), c.tail[c.pos:]...), c.tail[:c.pos]...)
-}
-
-// Tail returns the last n <= keep bytes written (fewer if fewer were): the
-// ring alone once it is full, else head and ring, which then adjoin.
-func (c *capture) Tail(n int) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	all := append(append([]byte(nil), c.head...), c.lastBytes()...)
-	if len(all) > n {
-		all = all[len(all)-n:]
-	}
-	return string(all)
-}
-
-// contents is what the capture file holds: the head, a line saying how
-// many bytes were left out when any were, and the tail.
-func (c *capture) contents() []byte {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var b bytes.Buffer
-	b.Write(c.head)
-	tail := c.lastBytes()
-	if left := c.total - int64(len(c.head)) - int64(len(tail)); left > 0 {
-		fmt.Fprintf(&b, "\n[gcstress: %d bytes left out: the first and last %d bytes of %d are kept]\n", left, c.keep, c.total)
-	}
-	b.Write(tail)
-	return b.Bytes()
-}
 
 // writeFileAtomic writes b to path with writeAtomic (the results folder's
 // one atomic writer), creating the folder. Errors wrap ErrStream and
@@ -216,7 +55,7 @@ func writeFileAtomic(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("%w: %w: %s: %w", ErrStream, ErrWrite, path, err)
 	}
-	_, err := writeAtomic(nil, path, func(w io.Writer) error {
+	_, err := outfolder.WriteAtomic(nil, path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})
@@ -228,7 +67,7 @@ func writeFileAtomic(path string, b []byte) error {
 
 // keepForeign writes a child's stdout and stderr captures that hold
 // anything into dir (none when dir is "") and returns the account.
-func keepForeign(dir string, stdout, stderr *capture, exitedOK bool) (*ForeignOutput, error) {
+func keepForeign(dir string, stdout, stderr *record.Capture, exitedOK bool) (*ForeignOutput, error) {
 	f := &ForeignOutput{StdoutBytes: stdout.Total(), StderrBytes: stderr.Total(), ExitedOK: exitedOK}
 	if f.StdoutBytes == 0 && f.StderrBytes == 0 {
 		return nil, nil
@@ -237,7 +76,7 @@ func keepForeign(dir string, stdout, stderr *capture, exitedOK bool) (*ForeignOu
 		return f, nil
 	}
 	for _, c := range []struct {
-		cap  *capture
+		cap  *record.Capture
 		name string
 		dst  *string
 	}{{stdout, ChildStdoutFile, &f.StdoutFile}, {stderr, ChildStderrFile, &f.StderrFile}} {
@@ -245,7 +84,7 @@ func keepForeign(dir string, stdout, stderr *capture, exitedOK bool) (*ForeignOu
 			continue
 		}
 		p := filepath.Join(dir, c.name)
-		if err := writeFileAtomic(p, c.cap.contents()); err != nil {
+		if err := writeFileAtomic(p, c.cap.Contents()); err != nil {
 			return f, err
 		}
 		*c.dst = p

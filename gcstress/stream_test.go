@@ -14,6 +14,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/gcstress/internal/progress"
+	"github.com/writegc/writegc/gcstress/internal/view"
 )
 
 // Kinds of hostile engines, registered in init so that this test binary's
@@ -160,8 +163,8 @@ func TestStallWatchdog(t *testing.T) {
 			if res.Stopped != StopStalled || !res.Exit.Stalled || res.Verdict.Class != Failed {
 				t.Fatalf("stopped %q exit %+v verdict %s", res.Stopped, res.Exit, res.Verdict.Class)
 			}
-			if !strings.Contains(res.Verdict.Why, "no progress for 1s") || !strings.Contains(cellText(res), "stalled") {
-				t.Fatalf("why %q, cell %q", res.Verdict.Why, cellText(res))
+			if !strings.Contains(res.Verdict.Why, "no progress for 1s") || !strings.Contains(view.CellText(res), "stalled") {
+				t.Fatalf("why %q, cell %q", res.Verdict.Why, view.CellText(res))
 			}
 		})
 	}
@@ -190,8 +193,8 @@ func TestInterruptedBeforeEndRecord(t *testing.T) {
 	if res.End != nil || res.Stopped != StopInterrupted || !res.Exit.Interrupted || res.Exit.Died {
 		t.Fatalf("end %+v stopped %q exit %+v", res.End, res.Stopped, res.Exit)
 	}
-	if res.Verdict.Class != Interrupted || !strings.Contains(cellText(res), "interrupted at") {
-		t.Fatalf("verdict %s (%s), cell %q", res.Verdict.Class, res.Verdict.Why, cellText(res))
+	if res.Verdict.Class != Interrupted || !strings.Contains(view.CellText(res), "interrupted at") {
+		t.Fatalf("verdict %s (%s), cell %q", res.Verdict.Class, res.Verdict.Why, view.CellText(res))
 	}
 	// The recorded stream replays the same way, from the parent's exit line.
 	rs, err := ReadResults(strings.NewReader(samples.String()), DefaultThresholds())
@@ -297,64 +300,6 @@ func TestChildStreamWriteFailure(t *testing.T) {
 	}
 }
 
-// TestRecordReaderLimit: a record over the limit is refused before it is
-// buffered, skipped to its newline, and reading goes on; a last record
-// without its newline is dropped.
-func TestRecordReaderLimit(t *testing.T) {
-	in := "short\n" + strings.Repeat("x", 100) + "\nnext\n" + strings.Repeat("y", 16) + "\npartial"
-	rr := newRecordReader(strings.NewReader(in), 16)
-	var got []string
-	for {
-		b, err := rr.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if errors.Is(err, errRecordTooLong) {
-			got = append(got, "TOO LONG")
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, string(b))
-		if cap(rr.buf) > 64 {
-			t.Fatalf("buffered %d bytes for a limit of 16", cap(rr.buf))
-		}
-	}
-	if want := []string{"short", "TOO LONG", "next", strings.Repeat("y", 16)}; fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("records %q, want %q", got, want)
-	}
-	if !strings.Contains(errRecordTooLong.Error(), "16 MiB") || !errors.Is(errRecordTooLong, ErrStream) {
-		t.Fatalf("error %q does not name the limit", errRecordTooLong)
-	}
-}
-
-// TestCaptureKeepsBothEnds: a capture keeps the first and last keep bytes
-// and counts everything, whatever the write sizes.
-func TestCaptureKeepsBothEnds(t *testing.T) {
-	var all bytes.Buffer
-	c := newCapture(8)
-	for i, n := range []int{3, 20, 1, 7, 30, 2} {
-		p := bytes.Repeat([]byte{byte('a' + i)}, n)
-		all.Write(p)
-		c.Write(p)
-	}
-	b := all.Bytes()
-	got := string(c.contents())
-	want := string(b[:8]) + fmt.Sprintf("\n[gcstress: %d bytes left out: the first and last 8 bytes of %d are kept]\n", len(b)-16, len(b)) + string(b[len(b)-8:])
-	if c.Total() != int64(len(b)) || got != want {
-		t.Fatalf("total %d contents %q, want %d %q", c.Total(), got, len(b), want)
-	}
-	if tail := c.Tail(5); tail != string(b[len(b)-5:]) {
-		t.Fatalf("tail %q", tail)
-	}
-	small := newCapture(8)
-	small.Write([]byte("abcdefghij"))
-	if string(small.contents()) != "abcdefghij" || small.Tail(8) != "cdefghij" {
-		t.Fatalf("small: %q %q", small.contents(), small.Tail(8))
-	}
-}
-
 // TestClassifyInterrupted: an interrupted exit is its own class, not a
 // failure, unless the windows had already failed the scenario.
 func TestClassifyInterrupted(t *testing.T) {
@@ -374,10 +319,10 @@ func TestClassifyInterrupted(t *testing.T) {
 // child printed outside its stream, and a fault of its stream.
 func TestProgressWarnsForeignOutput(t *testing.T) {
 	var out syncBuf
-	pr := newProgress(&out, 1)
+	pr := progress.New(&out, 1)
 	s := Scenario{Name: "heap/100B", Kind: "heap", Value: 100, Group: SetMatrix}
-	pr.start(0, s)
-	pr.done(Result{Scenario: s, Verdict: Verdict{Class: Healthy}, End: &Sample{Reason: StopKeys},
+	pr.Start(0, s)
+	pr.Done(Result{Scenario: s, Verdict: Verdict{Class: Healthy}, End: &Sample{Reason: StopKeys},
 		Foreign:   &ForeignOutput{StdoutBytes: 17 << 20, StdoutFile: "out/heap-100B/" + ChildStdoutFile, ExitedOK: true},
 		StreamErr: errRecordTooLong.Error()})
 	for _, want := range []string{"warning: heap/100B: the child printed 17825792 bytes on stdout", ChildStdoutFile, "16 MiB limit"} {
@@ -405,7 +350,7 @@ func TestRunKeepsForeignOutputInResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := sum.Results[0]
-	file := filepath.Join(out, r.Scenario.dirName(), ChildStdoutFile)
+	file := filepath.Join(out, r.Scenario.DirName(), ChildStdoutFile)
 	if b, err := os.ReadFile(file); err != nil || len(b) != 20_000 || r.Verdict.Class == Failed {
 		t.Fatalf("%s: %d bytes, %v; verdict %s", file, len(b), err, r.Verdict.Class)
 	}
@@ -416,5 +361,13 @@ func TestRunKeepsForeignOutputInResults(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err := json.Unmarshal(b, &back); err != nil || back.Results[0].Foreign == nil || back.Results[0].Foreign.StdoutBytes != 20_000 {
 		t.Fatalf("summary.json: %v %+v", err, back.Results)
+	}
+}
+
+// TestRecordTooLongNamesTheLimit: the parent's error for an over-long
+// record names the limit and wraps ErrStream.
+func TestRecordTooLongNamesTheLimit(t *testing.T) {
+	if !strings.Contains(errRecordTooLong.Error(), "16 MiB") || !errors.Is(errRecordTooLong, ErrStream) {
+		t.Fatalf("error %q does not name the limit", errRecordTooLong)
 	}
 }

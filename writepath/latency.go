@@ -1,147 +1,49 @@
 package writepath
 
 import (
-	"slices"
-	"sync"
+	"io"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/writegc/writegc/internal/latency"
+	"github.com/writegc/writegc/internal/ycsbfmt"
 )
 
-// Latency histogram range: 1 ns to 1 h, 3 significant digits.
-const (
-	histMin     = 1
-	histMax     = int64(time.Hour)
-	histSigFigs = 3
-)
+// The latency recorder and its printers live in internal/latency and
+// internal/ycsbfmt (shared with gcstress's reports); these forms keep
+// writepath's names working for one release.
 
-// NewHistogram returns an HdrHistogram for latencies in nanoseconds
-// (1 ns to 1 h, 3 significant digits), the unit every printer expects.
-func NewHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(histMin, histMax, histSigFigs) }
-
-// RecorderOptions configure NewRecorder.
-type RecorderOptions struct {
-	// WarmUp: operations that start before Start+WarmUp are not recorded
-	// (PE's --measureAfter).
-	WarmUp time.Duration
-	// Start is the start of the run (zero: when NewRecorder is called).
-	Start time.Time
-}
-
-// Recorder keeps one latency histogram and one operation count per
-// operation type ("INSERT", "MULTIREAD", ...), excluding a warm-up.
+// Recorder is latency.Recorder.
 //
-// Concurrency: safe for concurrent use (a mutex per record; for hot loops
-// record into a local histogram and Merge). Lifetime: unbounded; memory is
-// about 200 KiB per operation type.
-type Recorder struct {
-	start    time.Time
-	measured time.Time // start + warm-up
-	mu       sync.Mutex
-	hists    map[string]*hdrhistogram.Histogram
-	errs     map[string]int64
-	last     time.Time
+// Deprecated: use internal/latency.
+type Recorder = latency.Recorder
+
+// RecorderOptions is latency.RecorderOptions.
+//
+// Deprecated: use internal/latency.
+type RecorderOptions = latency.RecorderOptions
+
+// NewRecorder is latency.NewRecorder.
+func NewRecorder(opts RecorderOptions) *Recorder { return latency.NewRecorder(opts) }
+
+// NewHistogram is latency.NewHistogram.
+func NewHistogram() *hdrhistogram.Histogram { return latency.NewHistogram() }
+
+// WritePE is ycsbfmt.WritePE.
+func WritePE(w io.Writer, name string, h *hdrhistogram.Histogram) error {
+	return ycsbfmt.WritePE(w, name, h)
 }
 
-// NewRecorder returns a recorder.
-func NewRecorder(opts RecorderOptions) *Recorder {
-	if opts.Start.IsZero() {
-		opts.Start = time.Now()
-	}
-	return &Recorder{
-		start:    opts.Start,
-		measured: opts.Start.Add(opts.WarmUp),
-		hists:    map[string]*hdrhistogram.Histogram{},
-		errs:     map[string]int64{},
-	}
+// WriteYCSBOverall is ycsbfmt.WriteYCSBOverall.
+func WriteYCSBOverall(w io.Writer, runtime time.Duration, ops int64) error {
+	return ycsbfmt.WriteYCSBOverall(w, runtime, ops)
 }
 
-// MeasureStart is when measurement begins (start plus warm-up).
-func (r *Recorder) MeasureStart() time.Time { return r.measured }
-
-// Record records one operation that started at start and ended at end.
-// Operations that started during the warm-up are dropped. err != nil counts
-// the operation as failed (not in the histogram).
-func (r *Recorder) Record(op string, start, end time.Time, err error) {
-	if start.Before(r.measured) {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if end.After(r.last) {
-		r.last = end
-	}
-	if err != nil {
-		r.errs[op]++
-		return
-	}
-	h := r.hists[op]
-	if h == nil {
-		h = NewHistogram()
-		r.hists[op] = h
-	}
-	h.RecordValue(max(int64(end.Sub(start)), histMin))
+// WriteYCSBOp is ycsbfmt.WriteYCSBOp.
+func WriteYCSBOp(w io.Writer, op string, h *hdrhistogram.Histogram, errors int64) error {
+	return ycsbfmt.WriteYCSBOp(w, op, h, errors)
 }
 
-// Merge adds a histogram of latencies (ns) recorded elsewhere for op.
-func (r *Recorder) Merge(op string, h *hdrhistogram.Histogram) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.hists[op] == nil {
-		r.hists[op] = NewHistogram()
-	}
-	r.hists[op].Merge(h)
-}
-
-// Ops returns the operation types recorded, sorted.
-func (r *Recorder) Ops() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var ops []string
-	for op := range r.hists {
-		ops = append(ops, op)
-	}
-	for op := range r.errs {
-		if r.hists[op] == nil {
-			ops = append(ops, op)
-		}
-	}
-	slices.Sort(ops)
-	return ops
-}
-
-// Histogram returns a copy of op's histogram (empty if none).
-func (r *Recorder) Histogram(op string) *hdrhistogram.Histogram {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	h := NewHistogram()
-	if src := r.hists[op]; src != nil {
-		h.Merge(src)
-	}
-	return h
-}
-
-// Errors returns the failed operations of type op.
-func (r *Recorder) Errors(op string) int64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.errs[op]
-}
-
-// MarkEnd extends the measured run to t (e.g. the end of a final Flush
-// that no single operation's latency covers).
-func (r *Recorder) MarkEnd(t time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if t.After(r.last) {
-		r.last = t
-	}
-}
-
-// Elapsed is the measured run time: from the end of the warm-up to the
-// latest recorded end.
-func (r *Recorder) Elapsed() time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return max(r.last.Sub(r.measured), 0)
-}
+// WriteRecorderYCSB is ycsbfmt.WriteRecorderYCSB.
+func WriteRecorderYCSB(w io.Writer, r *Recorder) error { return ycsbfmt.WriteRecorderYCSB(w, r) }

@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-
+	"github.com/writegc/writegc/internal/latency"
 	"github.com/writegc/writegc/internal/workload"
+	"github.com/writegc/writegc/internal/ycsbfmt"
 	"github.com/writegc/writegc/writepath"
 )
 
@@ -51,7 +52,7 @@ func run18500(cfg cfg18500) error {
 				stats[tr][path] = append(stats[tr][path], h)
 				rates[tr][path] = append(rates[tr][path], float64(cfg.rows)/total.Seconds())
 				fmt.Fprintf(&pe, "# %s: whole run %v, %.0f rows/s\n", path, total.Round(time.Millisecond), float64(cfg.rows)/total.Seconds())
-				writepath.WritePE(&pe, path, h)
+				ycsbfmt.WritePE(&pe, path, h)
 			}
 			name := filepath.Join(raw, fmt.Sprintf("pe-%s-test%d.txt", tr, run))
 			if err := os.WriteFile(name, pe.Bytes(), 0o644); err != nil {
@@ -87,11 +88,11 @@ func write18500(cfg cfg18500, tr, path string, seed uint64) (*hdrhistogram.Histo
 	value := workload.Value(100)
 	key := make([]byte, workload.KeySize)
 	warm := cfg.rows / 10
-	var rec *writepath.Recorder
+	var rec *latency.Recorder
 	start := time.Now()
 	for i := range cfg.rows {
 		if i == warm {
-			rec = writepath.NewRecorder(writepath.RecorderOptions{})
+			rec = latency.NewRecorder(latency.RecorderOptions{})
 		}
 		workload.KeyAt(key, 18500+seed*1_000_003, uint64(i))
 		t0 := time.Now()

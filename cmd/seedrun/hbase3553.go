@@ -10,7 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/writegc/writegc/internal/latency"
 	"github.com/writegc/writegc/internal/workload"
+	"github.com/writegc/writegc/internal/ycsbfmt"
 	"github.com/writegc/writegc/writepath"
 )
 
@@ -155,7 +157,7 @@ func multiget3553(cfg cfg3553, keys *workload.Keys, tr string, lat time.Duration
 // multigetRun is one YCSB run: threads goroutines issue requests/threads
 // multigets each (the seed's 9984 = 32 × 312).
 func multigetRun(mg *writepath.MultiGetter, keys *workload.Keys, mode string, threads, requests int, run uint64) (result3553, error) {
-	rec := writepath.NewRecorder(writepath.RecorderOptions{})
+	rec := latency.NewRecorder(latency.RecorderOptions{})
 	var wg sync.WaitGroup
 	n := keys.Len()
 	for g := range threads {
@@ -182,7 +184,7 @@ func multigetRun(mg *writepath.MultiGetter, keys *workload.Keys, mode string, th
 		return result3553{}, fmt.Errorf("%d failed multigets", e)
 	}
 	var block bytes.Buffer
-	if err := writepath.WriteRecorderYCSB(&block, rec); err != nil {
+	if err := ycsbfmt.WriteRecorderYCSB(&block, rec); err != nil {
 		return result3553{}, err
 	}
 	h := rec.Histogram("MULTIREAD")

@@ -16,7 +16,7 @@
 //	gcstress explain [flags] PROFILE|DIR...   explain captured profiles
 //	gcstress report [-format F] DIR           regenerate DIR's report.md, charts and report.html from its samples.jsonl
 //
-// With -http ADDR a run also serves a live page (gcstress.LiveServer) from
+// With -http ADDR a run also serves a live page (live.Server) from
 // this process while it goes: a port alone (-http :8080) binds 127.0.0.1,
 // another interface only when its address is given. The URL goes to stderr;
 // the page stops with the run (report.html in the results folder stays).
@@ -57,11 +57,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 
 	"github.com/writegc/writegc/explain"
 	"github.com/writegc/writegc/gcstress"
+	"github.com/writegc/writegc/gcstress/live"
 	"github.com/writegc/writegc/internal/escape"
 )
 
@@ -95,7 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return gcstress.RunChild(ctx, spec, stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "explain" {
-		err := explain.Main(ctx, args[1:], stdout, stderr)
+		err := explainMain(ctx, args[1:], stdout, stderr)
 		if errors.Is(err, explain.ErrUsage) {
 			return fmt.Errorf("%w: explain: %v", gcstress.ErrUsage, err)
 		}
@@ -109,9 +111,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !gcstress.ProcSupported {
+		fmt.Fprintf(stderr, "gcstress: note: %s: memory caps, RSS and machine load are measured on Linux only; this run reports them as 0\n", runtime.GOOS)
+	}
 	opts := gcstress.Options{Report: stdout, Progress: stderr}
 	if addr := liveAddr.Load().(string); addr != "" {
-		ls := gcstress.NewLiveServer(gcstress.LiveOptions{})
+		ls := live.NewServer(live.Options{})
 		url, err := ls.Start(addr)
 		if err != nil {
 			return err
@@ -141,7 +146,7 @@ func (liveFlag) String() string {
 }
 
 func (liveFlag) Set(s string) error {
-	if _, err := gcstress.LiveAddr(s); err != nil {
+	if _, err := live.Addr(s); err != nil {
 		return err
 	}
 	liveAddr.Store(s)

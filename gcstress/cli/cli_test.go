@@ -145,7 +145,7 @@ func TestReportSubcommand(t *testing.T) {
 		t.Errorf("DIR without samples.jsonl: exit %d, want 2", code)
 	}
 	dir := t.TempDir()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "streams", "matrix.jsonl"))
+	b, err := os.ReadFile(filepath.Join("..", "results", "testdata", "streams", "matrix.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestReportSubcommand(t *testing.T) {
 // naming the file; so is any results-file error.
 func TestWriteFailureExitsOne(t *testing.T) {
 	dir := t.TempDir()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "streams", "matrix.jsonl"))
+	b, err := os.ReadFile(filepath.Join("..", "results", "testdata", "streams", "matrix.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

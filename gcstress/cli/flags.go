@@ -147,7 +147,7 @@ func (l *lists) apply(c *gcstress.Config, set map[string]bool) error {
 	if c.FailRate, err = gcstress.ParseRate(l.failRate); err != nil {
 		return usageErr("fail-rate", err)
 	}
-	if c.Profile, err = explain.ParseKinds(l.profile); err != nil {
+	if c.Profile, err = explain.ParseProfiles(l.profile); err != nil {
 		return usageErr("profile", err)
 	}
 	if l.quick {

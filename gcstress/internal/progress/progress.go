@@ -1,0 +1,169 @@
+// Package progress shows a gcstress run as it goes, on the writer it is
+// given (the command's stderr, so the report on stdout stays clean): on a
+// terminal one bar per scenario with keys, MB/s, GC share and health;
+// otherwise a plain line per scenario every few seconds and one when it
+// ends, with warnings for output a child printed outside its stream.
+//
+// Invariants: names and errors from engines and children are escaped for
+// the terminal (internal/escape); a Bar is used from the run's goroutine
+// only, and its renderer reads each bar's text under a mutex.
+package progress
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/escape"
+	"github.com/writegc/writegc/internal/workload"
+	"golang.org/x/term"
+)
+
+// Bar shows the run as it goes: on a terminal, one mpb bar per
+// scenario with keys, MB/s, GC % and health; otherwise a plain line per
+// scenario every few seconds and one when it ends. Progress goes to the
+// writer given (stderr), so the report on stdout stays clean. Methods are
+// called from the runner's goroutine; the bar's decorators read a snapshot
+// under a mutex.
+type Bar struct {
+	w     io.Writer
+	n     int
+	tty   bool
+	p     *mpb.Progress
+	bar   *mpb.Bar
+	cur   *barStatus // the current scenario's status text
+	last  time.Time
+	i     int
+	label string
+}
+
+// plainEvery is how often plain progress lines are printed.
+const plainEvery = 5 * time.Second
+
+// New shows a run of n scenarios (more may come: Expect) on w.
+func New(w io.Writer, n int) *Bar {
+	pr := &Bar{w: w, n: n}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		pr.tty = true
+		pr.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(32), mpb.WithRefreshRate(200*time.Millisecond))
+	}
+	return pr
+}
+
+// Start shows scenario s, the i-th (from 0), starting.
+func (pr *Bar) Start(i int, s results.Scenario) {
+	pr.i, pr.label, pr.last = i, fmt.Sprintf("[%d/%d] %-16s", i+1, pr.n, escape.Terminal(s.Name)), time.Now()
+	st := &barStatus{s: "starting"}
+	pr.cur = st
+	if !pr.tty {
+		fmt.Fprintf(pr.w, "%s start: %s\n", pr.label, escape.Terminal(s.Describe()))
+		return
+	}
+	pr.bar = pr.p.AddBar(1000,
+		mpb.PrependDecorators(decor.Name(pr.label), decor.Percentage(decor.WCSyncSpace)),
+		mpb.AppendDecorators(decor.Any(func(decor.Statistics) string { return st.get() })),
+	)
+}
+
+// Expect raises the count of scenarios shown to at least n (a capacity
+// step is not counted in advance).
+func (pr *Bar) Expect(n int) { pr.n = max(pr.n, n) }
+
+func (pr *Bar) setStatus(s string) { pr.cur.set(s) }
+
+// barStatus is one bar's status text, written by the runner's goroutine and
+// read by mpb's renderer.
+type barStatus struct {
+	mu sync.Mutex
+	s  string
+}
+
+func (b *barStatus) set(s string) { b.mu.Lock(); b.s = s; b.mu.Unlock() }
+func (b *barStatus) get() string  { b.mu.Lock(); defer b.mu.Unlock(); return b.s }
+
+func statusLine(l results.Sample, v results.Verdict) string {
+	cls := results.Healthy
+	gc := 0.0
+	if n := len(v.Windows); n > 0 {
+		cls, gc = v.Windows[n-1].Class, v.Windows[n-1].GCPct
+	}
+	if v.Class == results.Failed {
+		cls = results.Failed
+	}
+	return fmt.Sprintf("%s keys %6.1f MB/s GC %4.1f%% heap %s RSS %s %s",
+		workload.FormatCount(roundCount(l.Keys)), l.MBps, gc, results.MiB(l.HeapObjects), results.MiB(l.RSS), cls)
+}
+
+// roundCount keeps three significant figures so FormatCount prints 12.3M
+// style numbers compactly.
+func roundCount(n int64) int64 {
+	switch {
+	case n >= 1e9:
+		return n / 1e6 * 1e6
+	case n >= 1e6:
+		return n / 1e3 * 1e3
+	}
+	return n
+}
+
+// Line shows a window line of s with the verdict so far.
+func (pr *Bar) Line(s results.Scenario, l results.Sample, v results.Verdict) {
+	if l.Type != results.SampleWindow {
+		return
+	}
+	st := statusLine(l, v)
+	pr.setStatus(st)
+	if pr.tty {
+		pr.bar.SetCurrent(int64(l.Progress * 1000))
+		return
+	}
+	if time.Since(pr.last) >= plainEvery {
+		pr.last = time.Now()
+		fmt.Fprintf(pr.w, "%s %3.0f%% %s\n", pr.label, 100*l.Progress, st)
+	}
+}
+
+// Done shows how a scenario ended, and warning lines when its child
+// printed outside its stream (ForeignOutput.Warning) or its stream had a
+// fault (results.Result.StreamErr).
+func (pr *Bar) Done(r results.Result) {
+	msg := escape.Terminal(view.CellText(r) + " " + string(r.Verdict.Class))
+	if r.Verdict.Class != results.Healthy {
+		msg += ": " + escape.Terminal(r.Verdict.Why)
+	}
+	warn := r.Foreign.Warning(r.Scenario.Name)
+	if r.StreamErr != "" {
+		warn = strings.TrimPrefix(warn+"\n", "\n") + fmt.Sprintf("warning: %s: %s", r.Scenario.Name, r.StreamErr)
+	}
+	warn = escape.TerminalText(warn) // names and errors are the user's
+	if !pr.tty {
+		fmt.Fprintf(pr.w, "%s done in %.1f s: %s\n", pr.label, r.Wall, msg)
+		if warn != "" {
+			fmt.Fprintln(pr.w, warn)
+		}
+		return
+	}
+	if warn != "" {
+		fmt.Fprintln(pr.p, warn) // above the bars
+	}
+	pr.setStatus(escape.Terminal(fmt.Sprintf("%s %s in %.0f s", view.CellText(r), r.Verdict.Class, r.Wall)))
+	if r.End != nil && r.End.Reason == results.StopKeys && r.Verdict.Class != results.Failed {
+		pr.bar.SetTotal(-1, true)
+	} else {
+		pr.bar.Abort(false) // stays where the scenario stopped
+	}
+}
+
+// Close waits for the bars to be drawn.
+func (pr *Bar) Close() {
+	if pr.p != nil {
+		pr.p.Wait()
+	}
+}

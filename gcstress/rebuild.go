@@ -1,0 +1,66 @@
+package gcstress
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/writegc/writegc/gcstress/report"
+	"github.com/writegc/writegc/gcstress/results"
+)
+
+// RebuildReports regenerates the reports of the results folder dir from its
+// samples.jsonl (the command's `gcstress report DIR`): the charts, report.md
+// and report.html. The run's metadata (command, machine, times, thresholds)
+// and what only the parent knew (profile accounts, exits, machine load) come
+// from summary.json when it is there; without it the default thresholds
+// classify the windows. summary.json and samples.jsonl are not modified.
+// Each report is written atomically and recorded in dir's manifest (one is
+// started when dir has none); a failed write wraps ErrWrite and names the
+// file. A dir without samples.jsonl is refused with an error wrapping
+// ErrUsage.
+// It must not run while a run writes to dir; samples.jsonl lines are read
+// up to 16 MiB each (ReadResults).
+func RebuildReports(dir string) (*Summary, error) {
+	f, err := os.Open(filepath.Join(dir, "samples.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: report: %v", ErrUsage, err)
+	}
+	defer f.Close()
+	sum, err := results.ReadSummary(dir)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := results.ReadResults(f, sum.Thresholds)
+	if err != nil {
+		return nil, err
+	}
+	sum.Results = results.MergeResults(rs, sum.Results, sum.Thresholds)
+	o, err := openOutFiles(dir, nil)
+	if err != nil {
+		return sum, err
+	}
+	return sum, report.WriteFolder(o, sum, report.AtRebuild)
+}
+
+// WriteCharts writes the charts of sum into dir (report.WriteCharts), each
+// atomically, recorded in dir's manifest, and returns their names.
+func WriteCharts(dir string, sum *Summary) ([]string, error) {
+	o, err := openOutFiles(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	return report.WriteCharts(o, sum)
+}
+
+// WriteHTMLFile writes dir/report.html atomically, replacing any earlier
+// one, and records it in dir's manifest; an error wraps ErrWrite and names
+// the file.
+func WriteHTMLFile(dir string, sum *Summary) error {
+	o, err := openOutFiles(dir, nil)
+	if err != nil {
+		return err
+	}
+	return o.Write("report.html", func(w io.Writer) error { return report.WriteHTML(w, sum) })
+}

@@ -1,0 +1,93 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/workload"
+)
+
+// openLoopTable shows every open-loop scenario outside the capacity search:
+// target against achieved rate, and service time against latency from
+// intended start.
+func openLoopTable(rs []results.Result) (header []string, rows [][]string) {
+	header = []string{"Scenario", "Target MB/s", "Achieved MB/s", "Put p99 (service)", "From intended start p50/p99/p99.9/max"}
+	for _, r := range rs {
+		if r.Scenario.Rate <= 0 || r.Scenario.Group == results.SetCapacity || r.End == nil {
+			continue
+		}
+		e := r.End
+		rows = append(rows, []string{r.Scenario.Name, fmt.Sprintf("%.3g", r.Scenario.TargetMBps()), fmt.Sprintf("%.3g", e.MBps),
+			view.NS(e.LatP99), fmt.Sprintf("%s/%s/%s/%s", view.NS(e.ILatP50), view.NS(e.ILatP99), view.NS(e.ILatP999), view.NS(e.ILatMax))})
+	}
+	return header, rows
+}
+
+// capacityTable is one row per kind x value size of the capacity search.
+func capacityTable(cs []results.Capacity) (header []string, rows [][]string) {
+	header = []string{"Kind", "Value", "Closed-loop MB/s", "Sustainable MB/s", "First unhealthy MB/s", "Limit", "Steps"}
+	for _, c := range cs {
+		first, limit := "-", "-"
+		if c.FirstUnhealthyMBps > 0 {
+			first, limit = fmt.Sprintf("%.3g", c.FirstUnhealthyMBps), string(c.Limit)
+		}
+		rows = append(rows, []string{c.Kind, workload.FormatSize(c.Value), fmt.Sprintf("%.3g", c.ProbeMBps),
+			fmt.Sprintf("%.3g", c.SustainableMBps), first, limit, fmt.Sprint(len(c.Steps))})
+	}
+	return header, rows
+}
+
+// capacityNotes says, per search, why its first unhealthy step was so, and
+// the rules a step is held to; kinds and reasons go through esc.
+func capacityNotes(cs []results.Capacity, th results.Thresholds, esc func(string) string) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	slo := "no latency limit"
+	if cs[0].SLO > 0 {
+		slo = fmt.Sprintf("p99 from intended start within %v", cs[0].SLO)
+	}
+	fmt.Fprintf(&b, "A step is healthy when every window after the %v warm-up has GC CPU < %g%%, assist < %g%% and the heap within its goal, "+
+		"the %s, and the achieved rate at least %.0f%% of the target; the search doubles from 1/16 of the closed-loop rate, then bisects to within %.0f%%.\n",
+		th.Warmup, th.HealthyGC, th.HealthyAssist, slo, 100*results.CapacityMinAchieved, 100*results.CapacityResolution)
+	for _, c := range cs {
+		for _, st := range c.Steps {
+			if !st.Healthy && st.TargetMBps == c.FirstUnhealthyMBps {
+				fmt.Fprintf(&b, "%s %s: at %.3g MB/s %s.\n", esc(c.Kind), workload.FormatSize(c.Value), st.TargetMBps, esc(st.Why))
+				break
+			}
+		}
+	}
+	return b.String()
+}
+
+// writeSetNotes prints each failure-like group's settings (failure,
+// collapse, stall) and the collapse scenario's machine dependence; the
+// settings go through esc.
+func writeSetNotes(w io.Writer, rs []results.Result, prefix string, esc func(string) string) {
+	for _, g := range []string{results.SetFailure, results.SetCollapse, results.SetStall} {
+		for _, r := range rs {
+			if r.Scenario.Group == g {
+				fmt.Fprintf(w, "%s%s: %s.\n", prefix, g, esc(strings.TrimPrefix(r.Scenario.Describe(), "kind "+r.Scenario.Kind+", ")))
+				break
+			}
+		}
+	}
+	if len(group(rs, results.SetCollapse)) > 0 {
+		fmt.Fprintf(w, "%s%s\n", prefix, results.CollapseNote)
+	}
+}
+
+// noEscape is the esc of the HTML report, whose template escapes.
+func noEscape(s string) string { return s }
+
+// failureSettings is writeSetNotes on one line (for the HTML report).
+func failureSettings(rs []results.Result) string {
+	var b strings.Builder
+	writeSetNotes(&b, rs, "", noEscape)
+	return strings.TrimSpace(strings.ReplaceAll(b.String(), "\n", " "))
+}

@@ -1,0 +1,119 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/escape"
+	"github.com/writegc/writegc/internal/workload"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// writeKneeChart draws capacity.{svg,png}: for every search (kind x value
+// size), its steps by target rate (log scale) against the worst GC CPU %
+// after warm-up (top) and the p99 from intended start (bottom, log
+// scale); healthy steps are filled circles, unhealthy ones crosses, and
+// the panels mark the GC and latency limits. No searches, no chart.
+func writeKneeChart(o Sink, cs []results.Capacity) ([]string, error) {
+	if len(cs) == 0 {
+		return nil, nil
+	}
+	gc, lat := plot.New(), plot.New()
+	gc.Title.Text = "Capacity search: each step's GC CPU and p99 from intended start by target rate (o healthy, x unhealthy)"
+	gc.Y.Label.Text = "worst GC CPU % after warm-up"
+	lat.Y.Label.Text = "p99 from intended start (ms)"
+	lat.X.Label.Text = "target MB/s (key+value, log scale)"
+	lo, hi := math.Inf(1), 0.0
+	for _, c := range cs {
+		for _, st := range c.Steps {
+			lo, hi = math.Min(lo, st.TargetMBps), math.Max(hi, st.TargetMBps)
+		}
+	}
+	if hi == 0 {
+		return nil, nil // searches without steps (every probe died): nothing to draw
+	}
+	for _, p := range []*plot.Plot{gc, lat} {
+		p.Add(plotter.NewGrid())
+		p.Legend.Top, p.Legend.Left = true, true
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.X.Min, p.X.Max = lo/1.5, hi*1.5
+	}
+	gc.Y.Min = 0
+	lat.Y.Scale, lat.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	for i, c := range cs {
+		kneeLines(gc, lat, c, plotutil.Color(i))
+	}
+	if lat.Y.Max <= lat.Y.Min { // one p99 for every step: widen, a log axis cannot pad down to 0
+		lat.Y.Min, lat.Y.Max = lat.Y.Min/2, lat.Y.Max*2
+	}
+	if th := thresholdLine(lo, hi, cs[0]); th != nil {
+		lat.Add(th)
+	}
+	if err := saveTiles(o, "capacity", []*plot.Plot{gc, lat}, 9*vg.Inch, 8*vg.Inch); err != nil {
+		return nil, err
+	}
+	return []string{"capacity.svg", "capacity.png"}, nil
+}
+
+// kneeLines adds one search's steps, in rate order, to both panels.
+func kneeLines(gc, lat *plot.Plot, c results.Capacity, col interface{ RGBA() (r, g, b, a uint32) }) {
+	steps := slices.Clone(c.Steps)
+	slices.SortFunc(steps, func(a, b results.CapacityStep) int {
+		return cmpFloat(a.TargetMBps, b.TargetMBps)
+	})
+	var g, l, gBad, lBad plotter.XYs
+	for _, st := range steps {
+		ms := math.Max(float64(st.P99)/1e6, 1e-3) // a log axis has no 0
+		g = append(g, plotter.XY{X: st.TargetMBps, Y: st.GCPct})
+		l = append(l, plotter.XY{X: st.TargetMBps, Y: ms})
+		if !st.Healthy {
+			gBad = append(gBad, plotter.XY{X: st.TargetMBps, Y: st.GCPct})
+			lBad = append(lBad, plotter.XY{X: st.TargetMBps, Y: ms})
+		}
+	}
+	label := fmt.Sprintf("%s %s (sustains %.3g MB/s)", escape.Terminal(c.Kind), workload.FormatSize(c.Value), c.SustainableMBps)
+	addLine(gc, g, col, nil, label)
+	addLine(lat, l, col, nil, label)
+	for _, pair := range []struct {
+		p   *plot.Plot
+		xys plotter.XYs
+	}{{gc, gBad}, {lat, lBad}} {
+		if len(pair.xys) == 0 {
+			continue
+		}
+		if sc, err := plotter.NewScatter(pair.xys); err == nil {
+			sc.Color, sc.Shape, sc.Radius = col, draw.CrossGlyph{}, vg.Points(6)
+			pair.p.Add(sc)
+		}
+	}
+}
+
+// thresholdLine is the SLO as a dashed horizontal line (nil without one).
+func thresholdLine(lo, hi float64, c results.Capacity) *plotter.Line {
+	if c.SLO <= 0 {
+		return nil
+	}
+	ms := float64(c.SLO) / 1e6
+	l, err := plotter.NewLine(plotter.XYs{{X: lo / 1.5, Y: ms}, {X: hi * 1.5, Y: ms}})
+	if err != nil {
+		return nil
+	}
+	l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	return l
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,28 @@
+// Package report renders a gcstress run (a results.Summary) in every form
+// it has: the terminal table, YCSB, PE and JSON (the -format values), and
+// the files of a results folder: summary.json, the charts (PNG and SVG,
+// gonum), report.md and report.html.
+//
+// Every format is one Format in one registry (registry.go), in the order
+// a folder is written. From it come the terminal formats (Formats,
+// WriteTerminal), the folder a run writes and the one `gcstress report DIR`
+// rebuilds (WriteFolder with AtRun or AtRebuild), and which names of a
+// folder are report files (Owns: -replace-out's list). Adding a format is
+// one file with its Format, its line in the registry and its golden file
+// (docs/ARCHITECTURE.md has the steps).
+//
+// Invariants:
+//   - A renderer only reads the Summary and writes to the io.Writer or the
+//     Sink it is given; it keeps nothing, so formats are safe to use from
+//     several goroutines on distinct writers.
+//   - Folder files go through a Sink (package gcstress's folder writer),
+//     which writes each atomically and lists it in the folder's manifest
+//     first; report never opens a file itself.
+//   - Names, notes and errors from engines and children are escaped for
+//     the form they reach: control characters on the terminal, Markdown in
+//     report.md, HTML in report.html (internal/escape, html/template).
+//   - The outputs are contracts: their golden files change only on
+//     purpose.
+//
+// report imports results and gcstress/internal/view, never gcstress.
+package report

@@ -1,0 +1,349 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/escape"
+	"github.com/writegc/writegc/internal/workload"
+)
+
+// FormatTable is the terminal table (the default -format).
+const FormatTable Name = "table"
+
+var tableFormat = Format{Name: FormatTable, Terminal: WriteTable}
+
+// kindsOf lists the kinds of the results, in order of first appearance.
+func kindsOf(rs []results.Result) []string {
+	var ks []string
+	for _, r := range rs {
+		if !slices.Contains(ks, r.Scenario.Kind) {
+			ks = append(ks, r.Scenario.Kind)
+		}
+	}
+	return ks
+}
+
+func group(rs []results.Result, g ...string) []results.Result {
+	var out []results.Result
+	for _, r := range rs {
+		if slices.Contains(g, r.Scenario.Group) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// addendumTable is the Hypertable addendum's table: one row per value size
+// and key count, one MB/s column per kind, health under each figure.
+func addendumTable(rs []results.Result) (header []string, rows [][]string) {
+	m := group(rs, "matrix")
+	kinds := kindsOf(m)
+	header = []string{"Value Size", "Key Count"}
+	for _, k := range kinds {
+		header = append(header, k+" MB/s")
+	}
+	type rk struct{ v, k int64 }
+	var order []rk
+	cells := map[rk]map[string]results.Result{}
+	for _, r := range m {
+		key := rk{r.Scenario.Value, r.Scenario.Keys}
+		if cells[key] == nil {
+			cells[key] = map[string]results.Result{}
+			order = append(order, key)
+		}
+		cells[key][r.Scenario.Kind] = r
+	}
+	for _, key := range order {
+		row := []string{workload.FormatSize(key.v), commas(key.k)}
+		for _, k := range kinds {
+			r, ok := cells[key][k]
+			if !ok {
+				row = append(row, "-")
+				continue
+			}
+			c := view.CellText(r)
+			if r.Verdict.Class != results.Failed {
+				c += " " + string(r.Verdict.Class)
+			}
+			row = append(row, c)
+		}
+		rows = append(rows, row)
+	}
+	return header, rows
+}
+
+// failureTable shows the failure and stall scenarios side by side.
+func failureTable(rs []results.Result) (header []string, rows [][]string) {
+	header = []string{"Scenario", "Result", "Health", "Keys written", "Peak heap", "Peak RSS", "Limiter on", "Put p99", "Put p99.9", "Put max", "Writers blocked"}
+	for _, r := range group(rs, results.SetFailure, results.SetCollapse, results.SetStall) {
+		f := view.FiguresOf(r)
+		res := view.CellText(r)
+		if r.Verdict.Class != results.Failed {
+			res += " MB/s"
+		}
+		rows = append(rows, []string{r.Scenario.Name, res, string(r.Verdict.Class),
+			fmt.Sprintf("%s (%.0f%%)", commas(f.Keys), 100*r.Last.Progress), results.MiB(f.PeakHeap), results.MiB(f.PeakRSS),
+			fmt.Sprintf("%.0f s", r.Verdict.LimiterOn), view.NS(f.LatP99), view.NS(f.LatP999), view.NS(f.LatMax), fmt.Sprintf("%.1f s", f.BlockedS)})
+	}
+	return header, rows
+}
+
+// gcTable is the GC table: one row per scenario.
+func gcTable(rs []results.Result) (header []string, rows [][]string) {
+	header = []string{"Scenario", "MB/s", "Cores", "Cycles", "GC CPU %", "Assist %", "Pause p50/p99/max", "Peak heap", "Peak RSS", "Frag (heap unused)", "Put p50/p99/p99.9", "Health"}
+	for _, r := range rs {
+		f := view.FiguresOf(r)
+		rows = append(rows, []string{r.Scenario.Name, fmt.Sprintf("%.1f", f.MBps), fmt.Sprintf("%.2f", f.Cores), fmt.Sprint(f.Cycles),
+			fmt.Sprintf("%.1f", f.GCPct), fmt.Sprintf("%.1f", f.AssistPct),
+			fmt.Sprintf("%s/%s/%s", view.US(f.PauseP50), view.US(f.PauseP99), view.US(f.PMax)),
+			results.MiB(f.PeakHeap), results.MiB(f.PeakRSS), results.MiB(f.Unused),
+			fmt.Sprintf("%s/%s/%s", view.NS(f.LatP50), view.NS(f.LatP99), view.NS(f.LatP999)), string(r.Verdict.Class)})
+	}
+	return header, rows
+}
+
+// WriteTable prints the terminal report: the addendum table, the failure
+// scenarios, the GC table, why each unhealthy scenario is classed so, and
+// the thresholds. Names, notes and errors from engines and children have
+// their control characters escaped (internal/escape).
+func WriteTable(w io.Writer, sum *results.Summary) error {
+	tx := escape.Terminal
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "gcstress: %s, GOEXPERIMENT %s, %s/%s, %d CPUs\n", tx(sum.GoVersion), tx(sum.GOEXPERIMENT), tx(sum.GOOS), tx(sum.GOARCH), sum.CPUs)
+	if sum.GOMAXPROCS > 0 {
+		fmt.Fprintf(ew, "machine: %s%s\n", tx(view.OrUnknown(sum.CPUModel)), view.LoadLine(sum))
+	}
+	if note := view.BusyNote(sum.Results); note != "" {
+		fmt.Fprintln(ew, tx(note))
+	}
+	if sum.Interrupted {
+		fmt.Fprintf(ew, "INTERRUPTED: the report covers the %d scenario(s) that ran.\n", len(sum.Results))
+	}
+	writeResultTables(ew, sum.Results, sum.Capacity, tableHeadings{
+		addendum: "\nRandom write throughput (key+value MB/s, MB = 10^6 B), health per scenario:\n",
+		failure:  "\nFailure, collapse and stall scenarios (backpressure off unless the name says stall):\n",
+		gc:       "\nGC per scenario:\n",
+		openLoop: "\nOpen loop: target vs achieved rate, service time vs latency from intended start:\n",
+		capacity: "\nCapacity: the highest open-loop rate at which the collector stays healthy (key+value MB/s):\n",
+		esc:      tx,
+	})
+	fmt.Fprintln(ew)
+	for _, r := range sum.Results {
+		if r.Verdict.Class != results.Healthy {
+			fmt.Fprintf(ew, "%s: %s: %s\n", tx(r.Scenario.Name), tx(string(r.Verdict.Class)), tx(r.Verdict.Why))
+		}
+	}
+	for _, r := range sum.Results {
+		if r.Headline != "" {
+			fmt.Fprintf(ew, "profile %s\n", tx(r.Headline))
+		}
+	}
+	fmt.Fprintf(ew, "\nThresholds: %s.\n%s\n", sum.Rules, sum.SpanNote)
+	return ew.err
+}
+
+func sizeOrOff(n int64) string {
+	if n == 0 {
+		return "off"
+	}
+	return workload.FormatSize(n)
+}
+
+// renderTable prints a pipe table (valid Markdown, readable in a terminal)
+// with every cell escaped by esc first.
+func renderTable(w io.Writer, header []string, rows [][]string, esc func(string) string) {
+	header = escapeCells(header, esc)
+	rows = slices.Clone(rows)
+	for i, r := range rows {
+		rows[i] = escapeCells(r, esc)
+	}
+	width := make([]int, len(header))
+	for i, h := range header {
+		width[i] = utf8.RuneCountInString(h)
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	line := func(cells []string) {
+		var b strings.Builder
+		b.WriteString("|")
+		for i, c := range cells {
+			b.WriteString(" " + c + strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)) + " |")
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	line(header)
+	sep := make([]string, len(header))
+	for i := range sep {
+		sep[i] = strings.Repeat("-", width[i])
+	}
+	line(sep)
+	for _, r := range rows {
+		line(r)
+	}
+}
+
+func escapeCells(cells []string, esc func(string) string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = esc(c)
+	}
+	return out
+}
+
+func commas(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+// latencyNote says how Put latencies were sampled; scenario names go
+// through esc.
+func latencyNote(rs []results.Result, esc func(string) string) string {
+	var parts []string
+	seen := map[int]bool{}
+	for _, r := range rs {
+		n := r.Scenario.LatencyEvery
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		var names []string
+		for _, r2 := range rs {
+			if r2.Scenario.LatencyEvery == n {
+				names = append(names, esc(r2.Scenario.Name))
+			}
+		}
+		who := ""
+		if len(seen) > 1 || len(names) < len(rs) {
+			who = " (" + strings.Join(names, ", ") + ")"
+		}
+		switch n {
+		case 0:
+			parts = append(parts, "off"+who)
+		case 1:
+			parts = append(parts, "every Put timed"+who)
+		default:
+			parts = append(parts, fmt.Sprintf("one Put in %d timed, every %dth key, max over the timed Puts%s", n, n, who))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Put latencies (HdrHistogram, 3 significant digits): " + strings.Join(parts, "; ") + "."
+}
+
+// tableHeadings are the lines a format prints before each result table,
+// and esc, what every cell and note goes through (escape.Terminal or
+// escape.Markdown).
+type tableHeadings struct {
+	addendum, failure, gc, openLoop, capacity, notePrefix string
+	esc                                                   func(string) string
+}
+
+// writeResultTables writes the addendum, failure and GC tables (those that
+// apply) and the latency note, shared by the terminal and Markdown reports.
+func writeResultTables(w io.Writer, rs []results.Result, capa []results.Capacity, hd tableHeadings) {
+	if len(group(rs, "matrix")) > 0 {
+		fmt.Fprint(w, hd.addendum)
+		h, rows := addendumTable(rs)
+		renderTable(w, h, rows, hd.esc)
+	}
+	if len(group(rs, results.SetFailure, results.SetCollapse, results.SetStall)) > 0 {
+		fmt.Fprint(w, hd.failure)
+		writeSetNotes(w, rs, hd.notePrefix, hd.esc)
+		fmt.Fprintln(w)
+		h, rows := failureTable(rs)
+		renderTable(w, h, rows, hd.esc)
+	}
+	if h, rows := openLoopTable(rs); len(rows) > 0 {
+		fmt.Fprint(w, hd.openLoop)
+		renderTable(w, h, rows, hd.esc)
+	}
+	if len(capa) > 0 {
+		fmt.Fprint(w, hd.capacity)
+		h, rows := capacityTable(capa)
+		renderTable(w, h, rows, hd.esc)
+		fmt.Fprintf(w, "\n%s", capacityNotes(capa, thresholdsOf(rs), hd.esc))
+	}
+	fmt.Fprint(w, hd.gc)
+	h, rows := gcTable(rs)
+	renderTable(w, h, rows, hd.esc)
+	if n := latencyNote(rs, hd.esc); n != "" {
+		fmt.Fprintf(w, "\n%s\n", n)
+	}
+	writeEngineNotes(w, rs, hd.esc)
+}
+
+// noteText prints an engine note: whole numbers in full, others with
+// four significant digits.
+func noteText(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// writeEngineNotes lists the figures NoteEngines reported after Close, one
+// line per scenario that has any, keys sorted; nothing when none has.
+// Names and keys go through esc.
+func writeEngineNotes(w io.Writer, results []results.Result, esc func(string) string) {
+	first := true
+	for _, r := range results {
+		if r.End == nil || len(r.End.Notes) == 0 {
+			continue
+		}
+		if first {
+			fmt.Fprint(w, "\nEngine notes (reported by the engine after Close):\n\n")
+			first = false
+		}
+		keys := slices.Sorted(maps.Keys(r.End.Notes))
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = esc(k) + " " + noteText(r.End.Notes[k])
+		}
+		fmt.Fprintf(w, "- %s: %s\n", esc(r.Scenario.Name), strings.Join(parts, ", "))
+	}
+}
+
+// thresholdsOf is the thresholds the results were classified with.
+func thresholdsOf(rs []results.Result) results.Thresholds {
+	if len(rs) > 0 {
+		return rs[0].Scenario.Thresholds
+	}
+	return results.DefaultThresholds()
+}

@@ -1,0 +1,73 @@
+package results
+
+import "time"
+
+// CapacityLimit names what made a capacity step unhealthy. The values are
+// JSON strings (summary.json's capacity[].limit) and do not change.
+type CapacityLimit string
+
+// Capacity limits, in the order a failing step is blamed on them: a memory
+// failure first, then the collector's CPU, assists, latency, and last the
+// rate itself (the path could not keep up for another reason: CPU).
+const (
+	LimitNone    CapacityLimit = ""        // the step was healthy
+	LimitMemory  CapacityLimit = "memory"  // hard cap passed, child died, or the failure condition
+	LimitGCCPU   CapacityLimit = "gc_cpu"  // a window's GC CPU share at or above Thresholds.HealthyGC
+	LimitAssist  CapacityLimit = "assist"  // a window's assist share at or above Thresholds.HealthyAssist
+	LimitHeap    CapacityLimit = "heap"    // a window's heap passed its goal
+	LimitLatency CapacityLimit = "latency" // p99 from intended start above the SLO
+	LimitRate    CapacityLimit = "rate"    // achieved below CapacityMinAchieved of the target
+)
+
+// Capacity is one kind x value size's search result (summary.json's
+// capacity list). SustainableMBps is 0 when even the lowest step was
+// unhealthy; FirstUnhealthyMBps is 0 when no step was (the search stopped
+// at twice the probe's rate). Contended says the search stopped on a step
+// the machine's other load failed: SustainableMBps is then a lower bound,
+// not a knee. A plain value.
+type Capacity struct {
+	Kind               string         `json:"kind"`
+	Value              int64          `json:"value"`
+	SustainableMBps    float64        `json:"sustainable_mbps"`
+	FirstUnhealthyMBps float64        `json:"first_unhealthy_mbps"`
+	Limit              CapacityLimit  `json:"limit"`
+	ProbeMBps          float64        `json:"probe_mbps"` // closed-loop MB/s of the probe
+	SLO                time.Duration  `json:"slo_ns"`
+	Steps              []CapacityStep `json:"steps"`
+	Contended          bool           `json:"contended"`
+	ContendedWhy       string         `json:"contended_why,omitempty"`
+	// SustainableRuns is how many runs of the sustainable step were healthy
+	// (CapacityConfirmRuns when confirmed); SpreadPct is their achieved
+	// MB/s's (max-min)/median in percent.
+	SustainableRuns int     `json:"sustainable_runs"`
+	SpreadPct       float64 `json:"spread_pct"`
+}
+
+// CapacityStep is one step of a search: its target, what it achieved, and
+// whether it was healthy. A plain value.
+type CapacityStep struct {
+	Scenario     string        `json:"scenario"`
+	TargetMBps   float64       `json:"target_mbps"`
+	AchievedMBps float64       `json:"achieved_mbps"` // after warm-up
+	GCPct        float64       `json:"gc_pct"`        // worst window after warm-up
+	AssistPct    float64       `json:"assist_pct"`    // worst window after warm-up
+	P99          int64         `json:"ilat_p99_ns"`   // from intended start, after warm-up
+	Class        Class         `json:"class"`
+	Healthy      bool          `json:"healthy"`
+	Limit        CapacityLimit `json:"limit,omitempty"`
+	Why          string        `json:"why,omitempty"`
+	OthersCores  float64       `json:"others_cores"`        // other processes and steal while it ran
+	Contended    bool          `json:"contended,omitempty"` // failed on latency or rate while the machine was busy
+	Repeat       bool          `json:"repeat,omitempty"`    // a re-run (contention or confirmation)
+}
+
+// The capacity search's resolution and rate bar, which every capacity
+// report prints (package gcstress runs the search).
+const (
+	// CapacityResolution: bisection stops when first unhealthy / highest
+	// healthy is below 1 + CapacityResolution.
+	CapacityResolution = 0.10
+	// CapacityMinAchieved: a step whose achieved rate after warm-up is
+	// below this share of its target is unhealthy (limit LimitRate).
+	CapacityMinAchieved = 0.95
+)

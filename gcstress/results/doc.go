@@ -1,0 +1,43 @@
+// Package results is the schema of a gcstress run and what can be derived
+// from it alone: the lines of samples.jsonl (Sample, SampleType,
+// StopReason), a scenario (Scenario) and its Result, the run's Summary
+// (summary.json) with its capacity searches (Capacity, CapacityStep,
+// CapacityLimit) and machine figures (Machine), the classifier (Classify,
+// Thresholds, Verdict, WindowHealth and its Cause) and replay (ReadResults,
+// ReadSummary, MergeResults).
+//
+// It is the leaf of gcstress's packages: every other (report, live,
+// gcstress, cli) imports it and it imports none of them, nor gonum, nor
+// net/http (`go list -deps` shows it), so a consumer of results folders
+// needs nothing else.
+//
+// Invariants:
+//   - The JSON names of every type here are the public contract of
+//     samples.jsonl and summary.json (results[].scenario.name,
+//     results[].verdict.class, results[].end, capacity[] ...): fields are
+//     added, never renamed or removed; the CamelCase keys of older files
+//     still decode (replay.go).
+//   - Classify is a pure function of a scenario's windows, how its child
+//     ended and the thresholds; replaying a stream (ReadResults) gives the
+//     verdict the parent gave while it ran.
+//   - The classes: healthy while the collector's share of busy CPU and the
+//     assists charged to writers stay low; degraded once either reaches its
+//     degraded threshold; failed when the collector cannot keep the heap
+//     under GOMEMLIMIT (the live heap near the limit, the CPU limiter
+//     engaged and throughput collapsed, for several windows in a row) or
+//     the child dies or passes its memory cap. Because the /cpu/classes
+//     counters advance only when a GC cycle ends, CPU shares are computed
+//     over spans of consecutive windows merged until each span holds at
+//     least one completed cycle; every raw window takes its span's class.
+//   - "elevated" names a window between the healthy and degraded
+//     thresholds; a scenario takes the worst class held by at least
+//     Thresholds.Share (25%) of its windows after a warm-up (2 s), so one
+//     stray window does not class a run; failure needs no share.
+//   - Every window that is not healthy has a Cause, and a healthy one has
+//     none; the capacity search reads that cause and never re-tests a
+//     threshold on raw figures.
+//   - How an end line says a child ended (ExitOfEnd) is written once, for
+//     the parent and for replay.
+//   - ReadResults reads lines of at most MaxRecord bytes; every value here
+//     is a plain value, safe to copy, and no function keeps its arguments.
+package results

@@ -1,0 +1,131 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/writegc/writegc/internal/workload"
+)
+
+// Scenario is one child process's work: a memtable kind x value size x key
+// count x write path x memory settings. It travels to the child as JSON in
+// ChildEnv and is echoed in the child's start line. A Scenario is a plain
+// value, read-only once built.
+type Scenario struct {
+	Name  string `json:"name"`  // unique in a run, e.g. "heap/10B", "failure/arena"
+	Group string `json:"group"` // SetMatrix, SetFailure or SetStall
+
+	Kind     string        `json:"kind"`     // a registered engine or memtable kind (Kinds)
+	Value    int64         `json:"value"`    // value bytes (keys are workload.KeySize)
+	Keys     int64         `json:"keys"`     // keys to write (through flushes)
+	Duration time.Duration `json:"duration"` // cap on run time; 0 = none
+	// StallTimeout is the parent's watchdog for a scenario without a
+	// run-time cap: a child that streams no progress (no record, or no key
+	// written) for this long, or for three windows if that is longer, is
+	// stopped and its scenario fails as stalled. 0, a Duration or no
+	// windows (Window 0): no watchdog.
+	StallTimeout time.Duration `json:"stall_timeout,omitempty"`
+
+	Memstore          int64 `json:"memstore"`
+	Regions           int   `json:"regions"`
+	Flushers          int   `json:"flushers"`
+	FlushBW           int64 `json:"flush_bw"` // bytes/s; 0 unlimited
+	Backpressure      bool  `json:"backpressure"`
+	MaxPendingFlushes int   `json:"max_pending_flushes"`
+
+	GOGC     int   `json:"gogc"`
+	MemLimit int64 `json:"memlimit"` // GOMEMLIMIT; 0 = off
+	RSSCap   int64 `json:"rss_cap"`  // hard resident-memory cap; 0 = none
+
+	Path      string `json:"path"` // PathServer or a writepath client path
+	Transport string `json:"transport,omitempty"`
+	Writers   int    `json:"writers"`
+	// Rate is the open-loop schedule in Puts per second for the whole
+	// scenario (split across writers by a shared schedule: key i is due
+	// at i/Rate seconds after the start); 0 is closed loop.
+	Rate float64 `json:"rate,omitempty"`
+
+	Window       time.Duration `json:"window"`        // 0: no windows
+	LatencyEvery int           `json:"latency_every"` // time one Put in N; 0 off
+	Profile      string        `json:"profile,omitempty"`
+	Flight       bool          `json:"flight,omitempty"` // flight recorder (also on with any Profile)
+	Dir          string        `json:"dir,omitempty"`    // where profiles and flight.out go
+	Seed         uint64        `json:"seed"`
+
+	Thresholds Thresholds `json:"thresholds"` // for the flight recorder's trigger
+}
+
+// TargetMBps is the open-loop schedule in key+value MB/s (0 closed loop).
+func (s Scenario) TargetMBps() float64 {
+	return s.Rate * float64(int64(workload.KeySize)+s.Value) / BytesPerMB
+}
+
+// Label is the scenario's short description for tables and bars.
+func (s Scenario) Label() string {
+	b := fmt.Sprintf("%s %s", s.Kind, workload.FormatSize(s.Value))
+	if s.Group != SetMatrix {
+		b = s.Group + " " + b
+	}
+	return b
+}
+
+// DirName is a file-system-safe form of Name.
+func (s Scenario) DirName() string {
+	return strings.NewReplacer("/", "-", " ", "_").Replace(s.Name)
+}
+
+// Env is the child's environment additions: GOGC and GOMEMLIMIT.
+func (s Scenario) Env() []string {
+	gogc := "off"
+	if s.GOGC > 0 {
+		gogc = fmt.Sprint(s.GOGC)
+	}
+	lim := "off"
+	if s.MemLimit > 0 {
+		lim = fmt.Sprintf("%dB", s.MemLimit)
+	}
+	return []string{"GOGC=" + gogc, "GOMEMLIMIT=" + lim}
+}
+
+// memText prints a memory size as FormatSize does when it is a whole number
+// of KB, MB or GB, else in MiB with one decimal (a GOMEMLIMIT at 90% of a cap
+// is rarely whole).
+func memText(n int64) string {
+	if n < 1<<20 || n%(1<<10) == 0 {
+		return workload.FormatSize(n)
+	}
+	return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
+}
+
+// Describe is one line of settings for reports.
+func (s Scenario) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "kind %s, value %s, %s keys, memstore %s x %d regions, %d writers, path %s",
+		s.Kind, workload.FormatSize(s.Value), workload.FormatCount(s.Keys), workload.FormatSize(s.Memstore), s.Regions, s.Writers, s.Path)
+	if s.Path != PathServer {
+		fmt.Fprintf(&b, "/%s", s.Transport)
+	}
+	fmt.Fprintf(&b, ", GOGC %s", strings.TrimPrefix(s.Env()[0], "GOGC="))
+	if s.MemLimit > 0 {
+		fmt.Fprintf(&b, ", GOMEMLIMIT %s", memText(s.MemLimit))
+	}
+	if s.FlushBW > 0 {
+		fmt.Fprintf(&b, ", flush %s/s", workload.FormatSize(s.FlushBW))
+	}
+	if s.Backpressure {
+		fmt.Fprintf(&b, ", backpressure on (%d pending)", s.MaxPendingFlushes)
+	} else {
+		b.WriteString(", backpressure off")
+	}
+	if s.RSSCap > 0 {
+		fmt.Fprintf(&b, ", RSS cap %s", workload.FormatSize(s.RSSCap))
+	}
+	if s.Duration > 0 {
+		fmt.Fprintf(&b, ", cap %v", s.Duration)
+	}
+	if s.Rate > 0 {
+		fmt.Fprintf(&b, ", open loop at %.3g MB/s (%.0f Puts/s)", s.TargetMBps(), s.Rate)
+	}
+	return b.String()
+}
