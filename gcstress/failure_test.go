@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -19,8 +18,7 @@ import (
 func buildCommand(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "gcstress")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/writegc/writegc/cmd/gcstress").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/writegc/writegc/cmd/gcstress").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -89,13 +89,14 @@ var engines struct {
 // that calls Run must register the same kinds before RunChild runs in the
 // child (a main that registers first and then calls cli.Main does).
 //
-// RegisterEngine panics when kind is empty or holds a comma, a slash or
-// white space, when newEngine is nil, or when kind is already registered
+// RegisterEngine panics when kind breaks memtable.ValidKindName's rule
+// ([a-z0-9][a-z0-9._-]*, at most 64 bytes: the rule of both registries),
+// when newEngine is nil, or when kind is already registered
 // (writegc's heap, arena, offheap and btree included): each is a
 // programming error. Registration cannot be undone.
 func RegisterEngine(kind string, newEngine func(Scenario) (Engine, error)) {
-	if kind == "" || strings.ContainsAny(kind, ",/ \t\n") {
-		panic(fmt.Sprintf("gcstress: RegisterEngine: bad kind name %q", kind))
+	if err := memtable.ValidKindName(kind); err != nil {
+		panic("gcstress: RegisterEngine: " + err.Error()) // the one rule of both registries
 	}
 	if newEngine == nil {
 		panic(fmt.Sprintf("gcstress: RegisterEngine(%q): nil constructor", kind))

@@ -76,6 +76,8 @@ func TestRegisterEnginePanics(t *testing.T) {
 		"empty name":          func() { RegisterEngine("", newE) },
 		"comma":               func() { RegisterEngine("a,b", newE) },
 		"slash":               func() { RegisterEngine("a/b", newE) },
+		"upper case":          func() { RegisterEngine("MyStore", newE) },
+		"escape":              func() { RegisterEngine("x\x1b[2J", newE) },
 		"nil constructor":     func() { RegisterEngine("test-nil", nil) },
 		"memtable duplicate":  func() { memtable.Register(testMemtableKind, nil) },
 		"memtable own (heap)": func() { memtable.Register(memtable.KindHeap, nil) },

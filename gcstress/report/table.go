@@ -151,13 +151,6 @@ func WriteTable(w io.Writer, sum *results.Summary) error {
 	return ew.err
 }
 
-func sizeOrOff(n int64) string {
-	if n == 0 {
-		return "off"
-	}
-	return workload.FormatSize(n)
-}
-
 // renderTable prints a pipe table (valid Markdown, readable in a terminal)
 // with every cell escaped by esc first.
 func renderTable(w io.Writer, header []string, rows [][]string, esc func(string) string) {
