@@ -243,10 +243,11 @@ func startRun(cfg *Config, create createTempFunc, notes io.Writer) (*outFiles, *
 		return nil, nil, fmt.Errorf("%w: %s: %w", ErrWrite, p, err)
 	}
 	out := newOutFiles(cfg.Out, create)
-	if err := out.RecordFile(samplesFile, true); err == nil {
+	err = out.RecordFile(samplesFile, true)
+	if err == nil {
 		err = out.Save()
 	}
-	if err != nil {
+	if err != nil { // the manifest could not be saved: nothing may be written unlisted
 		f.Close()
 		os.Remove(p) // empty, and no manifest lists it
 		return nil, nil, err
