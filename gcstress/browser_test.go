@@ -4,18 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/writegc/writegc/internal/browsertest"
 )
 
 // The browser tests open report.html (file://) and the live page in
@@ -25,98 +21,10 @@ import (
 // google-chrome on PATH). Screenshots go to GCSTRESS_SCREENSHOTS when set,
 // else to the test's temporary folder.
 
-// browserPath finds a Chromium-like browser or skips the test.
-func browserPath(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("GCSTRESS_BROWSER"); p != "" {
-		return p
-	}
-	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
-		return "/usr/bin/chromium"
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("no browser found (/usr/bin/chromium, or chromium/google-chrome on PATH; GCSTRESS_BROWSER names one): browser tests skipped")
-	return ""
-}
+func startBrowser(t *testing.T) context.Context { return browsertest.Start(t) }
 
-// pageErrors collects console errors, exceptions and error log entries.
-type pageErrors struct {
-	mu   sync.Mutex
-	errs []string
-}
-
-func (p *pageErrors) listen(ev any) {
-	var msg string
-	switch ev := ev.(type) {
-	case *runtime.EventConsoleAPICalled:
-		if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
-			var args []string
-			for _, a := range ev.Args {
-				args = append(args, string(a.Value)+a.Description)
-			}
-			msg = "console." + string(ev.Type) + ": " + strings.Join(args, " ")
-		}
-	case *runtime.EventExceptionThrown:
-		msg = (&chromedp.ExceptionError{ExceptionDetails: ev.ExceptionDetails}).Error()
-	case *cdplog.EventEntryAdded:
-		if ev.Entry.Level == cdplog.EntryLevelError {
-			msg = "log: " + ev.Entry.Text + " " + ev.Entry.URL
-		}
-	}
-	if msg != "" {
-		p.mu.Lock()
-		p.errs = append(p.errs, msg)
-		p.mu.Unlock()
-	}
-}
-
-func (p *pageErrors) check(t *testing.T) {
-	t.Helper()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, e := range p.errs {
-		t.Errorf("page error: %s", e)
-	}
-}
-
-// newTab starts the browser (once per test) and returns a tab whose errors
-// are collected.
-func newTab(t *testing.T, browser context.Context) (context.Context, *pageErrors) {
-	t.Helper()
-	tab, cancel := chromedp.NewContext(browser)
-	t.Cleanup(cancel)
-	pe := &pageErrors{}
-	if err := chromedp.Listen(tab, pe.listen); err != nil {
-		t.Fatalf("browser: %v", err)
-	}
-	if _, err := chromedp.Call(tab, cdplog.Enable, cdp.Empty{}); err != nil {
-		t.Fatalf("browser: Log.enable: %v", err)
-	}
-	return tab, pe
-}
-
-func startBrowser(t *testing.T) context.Context {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(browserPath(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1600),
-	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancelAlloc)
-	// A browser that hangs (starting, or in a page) is killed: the test
-	// then fails on its next action instead of running into go test's
-	// timeout.
-	watchdog := time.AfterFunc(2*time.Minute, cancelAlloc)
-	t.Cleanup(func() { watchdog.Stop() })
-	browser, cancel := chromedp.NewContext(alloc)
-	t.Cleanup(cancel)
-	return browser
+func newTab(t *testing.T, browser context.Context) (context.Context, *browsertest.PageErrors) {
+	return browsertest.NewTab(t, browser)
 }
 
 // screenshot writes the tab's full page to the screenshot folder.
@@ -183,7 +91,7 @@ func browseReport(t *testing.T, browser context.Context) {
 		t.Errorf("table rows: %d %v", tables, err)
 	}
 	screenshot(t, ctx, "report.png")
-	pe.check(t)
+	pe.Check(t)
 }
 
 // panelsForTest is the number of charts per scenario group (web/gcstress.js
@@ -236,7 +144,7 @@ func browseLive(t *testing.T, browser context.Context) {
 		t.Errorf("live page: %+v", got)
 	}
 	screenshot(t, ctx, "live.png")
-	pe.check(t)
+	pe.Check(t)
 }
 
 // liveDelay pushes one window at a time (push(i), i = 0..2) and measures how

@@ -5,17 +5,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/writegc/writegc/internal/browsertest"
 
 	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/benchgate/changepoint"
@@ -113,48 +110,11 @@ func TestWriteLimit(t *testing.T) {
 	}
 }
 
-// browserPath finds a Chromium-like browser or skips the test (the same
-// rule as gcstress's browser tests: GCSTRESS_BROWSER names one).
-func browserPath(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("GCSTRESS_BROWSER"); p != "" {
-		return p
-	}
-	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
-		return "/usr/bin/chromium"
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("no browser found (/usr/bin/chromium, or chromium/google-chrome on PATH; GCSTRESS_BROWSER names one): browser test skipped")
-	return ""
-}
-
 // TestBrowser opens the page in headless Chromium: it renders with no
 // console error, every chart holds its points, and the filters work.
 func TestBrowser(t *testing.T) {
-	exe := browserPath(t)
 	path, _ := writePage(t)
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-dev-shm-usage", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1600),
-	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	watchdog := time.AfterFunc(2*time.Minute, cancelAlloc)
-	defer watchdog.Stop()
-	tab, cancel := chromedp.NewContext(alloc)
-	defer cancel()
-	pe := &pageErrors{}
-	if err := chromedp.Listen(tab, pe.listen); err != nil {
-		t.Fatalf("browser: %v", err)
-	}
-	if _, err := chromedp.Call(tab, cdplog.Enable, cdp.Empty{}); err != nil {
-		t.Fatalf("browser: Log.enable: %v", err)
-	}
+	tab, pe := browsertest.NewTab(t, browsertest.Start(t))
 	ctx, cancelCtx := context.WithTimeout(tab, 60*time.Second)
 	defer cancelCtx()
 	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+path)); err != nil {
@@ -196,44 +156,5 @@ func TestBrowser(t *testing.T) {
 	if got.ShownAll != 3 || got.ShownB != 1 || got.RowsB != 1 || got.ShownText != "1 of 3 series shown" {
 		t.Errorf("filter: %+v; want 3 shown unfiltered, 1 series and 1 row for machine B", got)
 	}
-	pe.check(t)
-}
-
-// pageErrors collects console errors, exceptions and error log entries.
-type pageErrors struct {
-	mu   sync.Mutex
-	errs []string
-}
-
-func (p *pageErrors) listen(ev any) {
-	var msg string
-	switch ev := ev.(type) {
-	case *runtime.EventConsoleAPICalled:
-		if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
-			msg = "console." + string(ev.Type)
-			for _, a := range ev.Args {
-				msg += " " + string(a.Value) + a.Description
-			}
-		}
-	case *runtime.EventExceptionThrown:
-		msg = (&chromedp.ExceptionError{ExceptionDetails: ev.ExceptionDetails}).Error()
-	case *cdplog.EventEntryAdded:
-		if ev.Entry.Level == cdplog.EntryLevelError {
-			msg = "log: " + ev.Entry.Text + " " + ev.Entry.URL
-		}
-	}
-	if msg != "" {
-		p.mu.Lock()
-		p.errs = append(p.errs, msg)
-		p.mu.Unlock()
-	}
-}
-
-func (p *pageErrors) check(t *testing.T) {
-	t.Helper()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, e := range p.errs {
-		t.Errorf("page error: %s", e)
-	}
+	pe.Check(t)
 }
