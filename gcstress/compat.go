@@ -48,11 +48,12 @@ const (
 	StopHung        = results.StopHung
 	StopStalled     = results.StopStalled
 
-	Healthy     = results.Healthy
-	Elevated    = results.Elevated
-	Degraded    = results.Degraded
-	Failed      = results.Failed
-	Interrupted = results.Interrupted
+	Healthy      = results.Healthy
+	Elevated     = results.Elevated
+	Degraded     = results.Degraded
+	Failed       = results.Failed
+	Interrupted  = results.Interrupted
+	Inconclusive = results.Inconclusive
 
 	LimitNone    = results.LimitNone
 	LimitMemory  = results.LimitMemory
