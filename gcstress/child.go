@@ -292,11 +292,15 @@ func (c *child) write(rec *latency.Pair) {
 	value := workload.Value(int(c.spec.Value))
 	for c.load.Err() == nil {
 		base := c.next.Add(c.batch) - c.batch
-		if base >= c.spec.Keys {
+		limit := c.spec.Keys
+		if base >= limit && c.spec.MinRun > 0 && time.Since(c.t0) < c.spec.MinRun {
+			limit = results.UnboundedKeys // every key written, but too soon: write on (Scenario.MinRun)
+		}
+		if base >= limit {
 			c.cause.set(StopKeys)
 			return
 		}
-		end := min(base+c.batch, c.spec.Keys)
+		end := min(base+c.batch, limit)
 		if err := c.putRange(key, value, base, end, rec); err != nil {
 			if c.load.Err() == nil { // else the engine was closed to release this writer
 				c.cause.fail(err)

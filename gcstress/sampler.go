@@ -62,7 +62,7 @@ func (s *sampler) window(keys, nbytes int64, st EngineStats) Sample {
 	w := Sample{
 		Type: SampleWindow, T: now.Sub(s.start).Seconds(), Dur: dur,
 		Keys: keys, Bytes: nbytes, WinKeys: keys - s.prevKeys, WinBytes: nbytes - s.prevBytes,
-		Target: s.spec.Keys, Progress: fraction(keys, s.spec.Keys),
+		Target: s.spec.Keys, Progress: s.progress(keys, now.Sub(s.start)),
 		Cycles: snap.Cycles - s.first.Cycles, WinCycles: d.Cycles,
 	}
 	w.MBps = mbps(w.WinBytes, dur)
@@ -110,7 +110,7 @@ func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st EngineStats)
 	snap := *s.endSnap
 	d := gcmetrics.Sub(s.first, snap)
 	e := Sample{Type: SampleEnd, T: elapsed.Seconds(), Dur: elapsed.Seconds(), Keys: keys, Bytes: nbytes,
-		Target: s.spec.Keys, Progress: fraction(keys, s.spec.Keys), Cycles: d.Cycles}
+		Target: s.spec.Keys, Progress: s.progress(keys, elapsed), Cycles: d.Cycles}
 	e.MBps = mbps(nbytes, elapsed.Seconds())
 	e.SetGC(d, snap)
 	fillEngine(&e, st)
@@ -199,6 +199,15 @@ func fillLatency(w *Sample, h *hdrhistogram.Histogram) {
 	w.LatMax = h.Max()
 	w.LatMin = h.Min()
 	w.LatMean = h.Mean()
+}
+
+// progress is the run's progress, 0..1: in time (elapsed over Duration)
+// for a duration-first scenario, else keys over the target.
+func (s *sampler) progress(keys int64, elapsed time.Duration) float64 {
+	if s.spec.DurationFirst() {
+		return math.Min(1, elapsed.Seconds()/s.spec.Duration.Seconds())
+	}
+	return fraction(keys, s.spec.Keys)
 }
 
 func fraction(keys, target int64) float64 {
