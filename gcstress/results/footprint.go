@@ -1,7 +1,5 @@
 package results
 
-import "fmt"
-
 // EntriesFrom says where a Footprint's entry count came from
 // (Footprint.EntriesFrom). The values are JSON strings and do not change.
 type EntriesFrom string
@@ -84,12 +82,4 @@ func NewCost(puts, nbytes int64, gc, assist, proc float64) Cost {
 		c.CPUSPerGB, c.GCCPUSPerGB, c.AssistCPUSPerGB = proc/gb, gc/gb, assist/gb
 	}
 	return c
-}
-
-// String prints the footprint as the reports do: "12.0 obj/entry, 96 B/entry".
-func (f Footprint) String() string {
-	if f.Entries == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.3g obj/entry, %.0f B/entry", f.ObjectsPerEntry, f.BytesPerEntry)
 }
