@@ -138,3 +138,18 @@ func TestFootprintSeparatesEngines(t *testing.T) {
 		t.Errorf("bytes per entry %.1f and %.1f: each holds its 100 B values", m.BytesPerEntry, g.BytesPerEntry)
 	}
 }
+
+// TestFootprintOfAWritegcKind: writegc's kinds report the entries of their
+// unflushed memtables, so their footprint divides by those.
+func TestFootprintOfAWritegcKind(t *testing.T) {
+	s := tinyScenario(t, "arena/100B", "arena", 20_000)
+	s.Memstore = 64 << 20 // nothing flushes: every entry is held
+	res, err := (&Runner{}).Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := res.End
+	if e == nil || e.EntriesFrom != results.EntriesEngine || e.Entries != 20_000 || e.BytesPerEntry < 100 {
+		t.Fatalf("end %+v, stderr %s", e, res.Stderr)
+	}
+}

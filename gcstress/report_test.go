@@ -123,3 +123,16 @@ func TestCellText(t *testing.T) {
 		t.Fatalf("cell %q", got)
 	}
 }
+
+// TestHTMLHasCostTable: report.html carries the cost table too.
+func TestHTMLHasCostTable(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, fixedSummary(t)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"GC cost per entry, per Put and per GB written", "Objects/entry", "GC CPU ns/Put", "CPU s/GB"} {
+		if !bytes.Contains(b.Bytes(), []byte(want)) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
