@@ -3,6 +3,7 @@ package explain
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -13,8 +14,27 @@ type diffRow struct {
 	f    func(*Account) string
 }
 
+// scenarioRows are the ScenarioCost rows, shown first when either side
+// has one.
+var scenarioRows = []diffRow{
+	{"objects per entry (end record)", func(a *Account) string {
+		return scF(a, func(s *ScenarioCost) string { return fmt.Sprintf("%.3g", s.ObjectsPerEntry) })
+	}},
+	{"bytes per entry (end record)", func(a *Account) string {
+		return scF(a, func(s *ScenarioCost) string { return fmt.Sprintf("%.0f B", s.BytesPerEntry) })
+	}},
+	{"GC CPU-ns per Put (end record)", func(a *Account) string {
+		return scF(a, func(s *ScenarioCost) string {
+			return fmt.Sprintf("%.0f (assist %.0f)", s.GCCPUNsPerPut, s.AssistNsPerPut)
+		})
+	}},
+	{"GC share, scenario table", func(a *Account) string {
+		return scF(a, func(s *ScenarioCost) string { return pct(s.GCShare) })
+	}},
+}
+
 var diffRows = []diffRow{
-	{"GC share of CPU", func(a *Account) string { return cpuF(a, func(c *CPUAccount) string { return pct(c.GC) }) }},
+	{"GC share of CPU (profile)", func(a *Account) string { return cpuF(a, func(c *CPUAccount) string { return pct(c.GC) }) }},
 	{"  marking (of GC)", func(a *Account) string { return cpuF(a, func(c *CPUAccount) string { return pct0(c.Marking) }) }},
 	{"  scanning (of GC)", func(a *Account) string { return cpuF(a, func(c *CPUAccount) string { return pct0(c.Scanning) }) }},
 	{"  assists", func(a *Account) string {
@@ -104,6 +124,13 @@ var diffRows = []diffRow{
 	}},
 }
 
+func scF(a *Account, f func(*ScenarioCost) string) string {
+	if a.Scenario == nil {
+		return "-"
+	}
+	return f(a.Scenario)
+}
+
 func cpuF(a *Account, f func(*CPUAccount) string) string {
 	if a.CPU == nil {
 		return "-"
@@ -131,13 +158,22 @@ func top(ss []Site) string {
 	return ss[0].Func + " " + pct0(ss[0].Share)
 }
 
+// rowsFor is the rows a comparison of a and b shows: the scenario rows
+// only when either account has a ScenarioCost.
+func rowsFor(a, b *Account) []diffRow {
+	if a.Scenario == nil && b.Scenario == nil {
+		return diffRows
+	}
+	return append(slices.Clone(scenarioRows), diffRows...)
+}
+
 // WriteDiff writes the side-by-side comparison of a and b, as aligned text
 // or, with markdown set, as a Markdown table.
 func WriteDiff(w io.Writer, a, b *Account, markdown bool) error {
 	var sb strings.Builder
 	if markdown {
 		fmt.Fprintf(&sb, "### %s vs %s\n\n| | %s | %s |\n|---|---|---|\n", mdEscape(a.Label), mdEscape(b.Label), mdEscape(a.Label), mdEscape(b.Label))
-		for _, r := range diffRows {
+		for _, r := range rowsFor(a, b) {
 			fmt.Fprintf(&sb, "| %s | %s | %s |\n", strings.TrimSpace(r.name), mdEscape(r.f(a)), mdEscape(r.f(b)))
 		}
 		fmt.Fprintf(&sb, "\n- %s\n- %s\n", mdEscape(a.Headline()), mdEscape(b.Headline()))
@@ -145,7 +181,7 @@ func WriteDiff(w io.Writer, a, b *Account, markdown bool) error {
 		fmt.Fprintf(&sb, "%s vs %s\n", a.Label, b.Label)
 		tw := tabwriter.NewWriter(&sb, 0, 8, 2, ' ', 0)
 		fmt.Fprintf(tw, "\t%s\t%s\n", a.Label, b.Label)
-		for _, r := range diffRows {
+		for _, r := range rowsFor(a, b) {
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.name, r.f(a), r.f(b))
 		}
 		if err := tw.Flush(); err != nil {

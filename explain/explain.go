@@ -103,6 +103,19 @@ const (
 	TypeTrace  FileType = "trace"
 )
 
+// ScenarioCost is what a gcstress scenario's end record says about the
+// engine (see gcstress/results.Footprint and Cost): heap per entry after a
+// forced GC, and GC CPU per Put over the windows after the warm-up, with
+// the run's GC share of busy CPU by runtime/metrics (the scenario table's
+// figure, which leaves out idle-priority marking; the profile's share is
+// over the profile's window and counts every GC frame, so the two may
+// differ). A plain value.
+type ScenarioCost struct {
+	ObjectsPerEntry, BytesPerEntry float64
+	GCCPUNsPerPut, AssistNsPerPut  float64
+	GCShare                        float64 // 0..1
+}
+
 // Account is the explanation built from one scenario's files. It is a plain
 // value: build it with Explain, then read or print it; it is not safe for
 // concurrent mutation. Nil sections were not among the inputs.
@@ -130,6 +143,10 @@ type Account struct {
 	// MetricsGCCPU is runtime/metrics' GC share of busy CPU (0..1) over the
 	// same window, when known; printed beside CPU.MetricsComparable.
 	MetricsGCCPU *float64
+	// Scenario is the scenario's own figures from its end record (the
+	// caller fills it, as gcstress's explain -diff does from summary.json
+	// next to the profiles); nil when not known.
+	Scenario *ScenarioCost
 
 	maxCycles int // Options.MaxCycles, for printing
 }

@@ -91,7 +91,7 @@ func capacityScenario(c Config, kind string, value int64, mbpsTarget float64, d 
 		Transport: c.Transport, Writers: c.Writers, Window: c.Window, Backpressure: c.Backpressure,
 		FlushBW: c.FlushBW, RSSCap: c.RSSCap, LatencyEvery: c.LatencyEvery, Sets: []string{SetMatrix},
 		Seed: c.Seed, Thresholds: c.Thresholds, Out: c.Out})[0]
-	s.Group, s.Duration = SetCapacity, d
+	s.Group, s.Duration, s.MinRun = SetCapacity, d, 0
 	kv := float64(int64(workload.KeySize) + value)
 	if mbpsTarget > 0 {
 		s.Rate = mbpsTarget * bytesPerMB / kv
@@ -99,7 +99,7 @@ func capacityScenario(c Config, kind string, value int64, mbpsTarget float64, d 
 		s.Keys = int64(math.Ceil(s.Rate*d.Seconds())) + 1
 		s.Name = fmt.Sprintf("%s/%s/%s@%.4gMB/s", SetCapacity, kind, workload.FormatSize(value), mbpsTarget)
 	} else {
-		s.Keys = math.MaxInt64 / 2
+		s.Keys = results.UnboundedKeys
 		s.Name = fmt.Sprintf("%s/%s/%s/probe", SetCapacity, kind, workload.FormatSize(value))
 	}
 	if s.LatencyEvery == 0 {
@@ -307,6 +307,11 @@ func judgeStep(r Result, target float64, c Config) CapacityStep {
 			why = "the child left no end record"
 		}
 		blame(LimitMemory, "%s", why)
+	}
+	if r.Verdict.Class == Inconclusive {
+		// Not healthy: a step is healthy only on enough data (see
+		// results.MinWindows); a longer -step-duration gives it that.
+		blame(LimitInconclusive, "%s", r.Verdict.Why)
 	}
 	for i, wh := range r.Verdict.Windows {
 		if wh.T < warm && i < len(r.Verdict.Windows)-1 {

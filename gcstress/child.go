@@ -14,6 +14,7 @@ import (
 
 	"github.com/writegc/writegc/explain"
 	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/latency"
 	"github.com/writegc/writegc/internal/workload"
 )
@@ -87,12 +88,14 @@ func runChild(ctx context.Context, spec Scenario, out *stream) error {
 	if err := out.failed(); err != nil {
 		return err
 	}
+	base := heapAfterGC()
 	eng, err := newEngine(spec)
 	if err != nil {
 		out.emit(&Sample{Type: SampleEnd, Reason: StopError, Err: err.Error()})
 		return fmt.Errorf("%w: %v", ErrChild, err)
 	}
 	c := newChild(ctx, spec, eng, out)
+	c.heapBase = base
 	defer c.cancel()
 	return c.run()
 }
@@ -210,6 +213,7 @@ type child struct {
 	batch    int64                   // keys claimed at once
 	t0       time.Time               // the load's start: key i is due at t0 + i*interval
 	interval float64                 // open loop: ns between scheduled Puts; 0 closed loop
+	heapBase results.HeapReading     // the heap before the engine was built (footprint)
 
 	next, keys, bytes atomic.Int64 // next key index to claim; keys and bytes written
 	peakRSS           atomic.Uint64
@@ -257,7 +261,10 @@ func (c *child) run() error {
 	c.settleReason()
 	c.tailWindow(s, len(windows))
 	c.prof.stop()
+	s.freeze()
+	fp := footprint(c.heapBase, c.eng.Stats(), c.keys.Load())
 	end := c.endLine(s, elapsed)
+	end.Footprint = fp
 	c.out.emit(&end)
 	if err := c.out.failed(); err != nil {
 		return err
@@ -285,11 +292,15 @@ func (c *child) write(rec *latency.Pair) {
 	value := workload.Value(int(c.spec.Value))
 	for c.load.Err() == nil {
 		base := c.next.Add(c.batch) - c.batch
-		if base >= c.spec.Keys {
+		limit := c.spec.Keys
+		if base >= limit && c.spec.MinRun > 0 && time.Since(c.t0) < c.spec.MinRun {
+			limit = results.UnboundedKeys // every key written, but too soon: write on (Scenario.MinRun)
+		}
+		if base >= limit {
 			c.cause.set(StopKeys)
 			return
 		}
-		end := min(base+c.batch, c.spec.Keys)
+		end := min(base+c.batch, limit)
 		if err := c.putRange(key, value, base, end, rec); err != nil {
 			if c.load.Err() == nil { // else the engine was closed to release this writer
 				c.cause.fail(err)
@@ -354,9 +365,9 @@ func (c *child) putObserved(key, value []byte, i int64, due time.Time, rec *late
 	}
 	var err error
 	if i%regionEvery == 0 && trace.IsEnabled() {
-		r := trace.StartRegion(c.load, explain.DefaultRegion)
-		err = c.eng.Put(key, value)
-		r.End()
+		// WithRegion, not StartRegion: StartRegion allocates its *Region,
+		// which an engine's allocation profile would count as its own.
+		trace.WithRegion(c.load, explain.DefaultRegion, func() { err = c.eng.Put(key, value) })
 	} else {
 		err = c.eng.Put(key, value)
 	}

@@ -48,19 +48,23 @@ const (
 	StopHung        = results.StopHung
 	StopStalled     = results.StopStalled
 
-	Healthy     = results.Healthy
-	Elevated    = results.Elevated
-	Degraded    = results.Degraded
-	Failed      = results.Failed
-	Interrupted = results.Interrupted
+	Healthy      = results.Healthy
+	Elevated     = results.Elevated
+	Degraded     = results.Degraded
+	Failed       = results.Failed
+	Interrupted  = results.Interrupted
+	Inconclusive = results.Inconclusive
+	// UnboundedKeys is results.UnboundedKeys: a duration-first scenario's key count.
+	UnboundedKeys = results.UnboundedKeys
 
-	LimitNone    = results.LimitNone
-	LimitMemory  = results.LimitMemory
-	LimitGCCPU   = results.LimitGCCPU
-	LimitAssist  = results.LimitAssist
-	LimitHeap    = results.LimitHeap
-	LimitLatency = results.LimitLatency
-	LimitRate    = results.LimitRate
+	LimitNone         = results.LimitNone
+	LimitMemory       = results.LimitMemory
+	LimitGCCPU        = results.LimitGCCPU
+	LimitAssist       = results.LimitAssist
+	LimitHeap         = results.LimitHeap
+	LimitLatency      = results.LimitLatency
+	LimitRate         = results.LimitRate
+	LimitInconclusive = results.LimitInconclusive
 
 	SpanNote  = results.SpanNote
 	BusyCores = results.BusyCores

@@ -54,6 +54,11 @@ type Config struct {
 	// the matrix defaults.
 	Keys     []int64
 	Duration time.Duration // cap per matrix scenario; 0 = none (-duration)
+	// NoMinRun turns off the matrix scenarios' least run time
+	// (Scenario.MinRun: the warm-up plus results.MinWindows windows), for
+	// a program that wants exactly Keys keys written however soon; no flag
+	// sets it.
+	NoMinRun bool
 	// StallTimeout (-stall-timeout) is the watchdog of every scenario run
 	// without a run-time cap (Scenario.StallTimeout); 0 = off.
 	StallTimeout time.Duration

@@ -109,6 +109,12 @@ func Expand(c Config) []Scenario {
 				s.MemLimit, s.FlushBW, s.RSSCap = c.MemLimit, c.FlushBW, c.RSSCap
 				s.Backpressure = c.Backpressure != "off"
 				s.Rate = c.Rate.Puts(v)
+				if s.Keys < results.UnboundedKeys && !c.NoMinRun {
+					s.MinRun = results.MinRunFor(c.Thresholds, c.Window)
+					if c.Duration > 0 {
+						s.MinRun = min(s.MinRun, c.Duration)
+					}
+				}
 				out = append(out, s)
 			}
 		}

@@ -32,7 +32,8 @@ type Engine interface {
 // StatsEngine is an Engine that also reports its flushes and backpressure.
 // Stats is optional: an Engine without it is sampled with zero EngineStats.
 // Stats is called from the sampling goroutine, concurrently with Put, once
-// per window and once after Close.
+// per window, once after the writers returned and before Close (for
+// EngineStats.Entries) and once after Close.
 type StatsEngine interface {
 	Engine
 	Stats() EngineStats
@@ -60,6 +61,10 @@ type EngineStats struct {
 	PendingFlushes int64 // full memtables waiting for a flusher
 	MemtableBytes  int64 // bytes held in memtables (flushed or not yet)
 	BlockedNanos   int64 // time writers spent blocked by backpressure, summed over writers
+	// Entries is the entries the engine holds now (optional: 0 means
+	// unknown, and the keys written stand in): what the end record's
+	// objects and bytes per entry divide by.
+	Entries int64
 }
 
 // ErrUnknownKind: a scenario names a kind that is neither a registered

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/golden"
 )
 
@@ -35,7 +36,30 @@ func fixedSummary(t *testing.T) *Summary {
 		}
 		sum.Results = append(sum.Results, rs...)
 	}
+	setCosts(sum.Results)
 	return sum
+}
+
+// setCosts gives the recorded matrix scenarios (recorded before the end
+// record had them) fixed footprint and cost figures, one set per kind, so
+// the reports' cost tables are in the goldens.
+func setCosts(rs []Result) {
+	fig := map[string]struct {
+		fp   results.Footprint
+		cost results.Cost
+	}{
+		"heap": {results.Footprint{ObjectsPerEntry: 2.01, BytesPerEntry: 127.4, ScanPerEntry: 61.2, Entries: 412_000, EntriesFrom: results.EntriesEngine},
+			results.Cost{GCCPUNsPerPut: 412, AssistNsPerPut: 96, CPUSPerGB: 41.5, GCCPUSPerGB: 14.2, AssistCPUSPerGB: 3.31}},
+		"arena": {results.Footprint{ObjectsPerEntry: 0.0041, BytesPerEntry: 70.3, ScanPerEntry: 0.4, Entries: 398_000, EntriesFrom: results.EntriesEngine},
+			results.Cost{GCCPUNsPerPut: 21, AssistNsPerPut: 2, CPUSPerGB: 12.8, GCCPUSPerGB: 0.72, AssistCPUSPerGB: 0.07}},
+	}
+	for i := range rs {
+		f, ok := fig[rs[i].Scenario.Kind]
+		if !ok || rs[i].End == nil || rs[i].Scenario.Group != SetMatrix {
+			continue
+		}
+		rs[i].End.Footprint, rs[i].End.Cost = f.fp, f.cost
+	}
 }
 
 func TestReportGolden(t *testing.T) {
@@ -97,5 +121,18 @@ func TestCellText(t *testing.T) {
 	r = Result{Verdict: Verdict{Class: Healthy}, End: &Sample{T: 2, Bytes: 200e6, Reason: StopKeys}}
 	if got := view.CellText(r); got != "100.0" {
 		t.Fatalf("cell %q", got)
+	}
+}
+
+// TestHTMLHasCostTable: report.html carries the cost table too.
+func TestHTMLHasCostTable(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, fixedSummary(t)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"GC cost per entry, per Put and per GB written", "Objects/entry", "GC CPU ns/Put", "CPU s/GB"} {
+		if !bytes.Contains(b.Bytes(), []byte(want)) {
+			t.Errorf("report.html lacks %q", want)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/writegc/writegc/gcmetrics"
 	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/latency"
 )
 
@@ -35,6 +36,9 @@ type sampler struct {
 	isteady     *hdrhistogram.Histogram // iwin merged over windows after the warm-up
 	steadyBytes int64                   // bytes and seconds of the windows after the warm-up
 	steadySecs  float64
+	steady      steadyCost          // the cost figures' sums over the same windows
+	endSnap     *gcmetrics.Snapshot // read before the footprint's forced GC (nil: read at end)
+	endCPU      float64             // process CPU seconds at endSnap
 	peakHeap    uint64
 	peakRSS     uint64
 }
@@ -58,7 +62,7 @@ func (s *sampler) window(keys, nbytes int64, st EngineStats) Sample {
 	w := Sample{
 		Type: SampleWindow, T: now.Sub(s.start).Seconds(), Dur: dur,
 		Keys: keys, Bytes: nbytes, WinKeys: keys - s.prevKeys, WinBytes: nbytes - s.prevBytes,
-		Target: s.spec.Keys, Progress: fraction(keys, s.spec.Keys),
+		Target: s.spec.Keys, Progress: s.progress(keys, now.Sub(s.start)),
 		Cycles: snap.Cycles - s.first.Cycles, WinCycles: d.Cycles,
 	}
 	w.MBps = mbps(w.WinBytes, dur)
@@ -74,17 +78,48 @@ func (s *sampler) window(keys, nbytes int64, st EngineStats) Sample {
 	return w
 }
 
+// steadyCost sums, over the windows that ended after the warm-up, what the
+// end record's Cost divides: Puts, bytes, GC, assist and process CPU.
+type steadyCost struct {
+	keys, bytes      int64
+	gc, assist, proc float64
+	windows          int
+}
+
+func (c *steadyCost) add(w *Sample) {
+	c.keys += w.WinKeys
+	c.bytes += w.WinBytes
+	c.gc += w.GCCPU
+	c.assist += w.Assist
+	c.proc += w.ProcCPU
+	c.windows++
+}
+
+// freeze takes the end record's GC readings now, before the footprint's
+// forced GC, so that that cycle is in no figure of the run.
+func (s *sampler) freeze() {
+	snap := s.reader.Read()
+	s.endSnap, s.endCPU = &snap, proc.ProcCPU()
+}
+
 // end is the whole run's record. Call it after the last window.
 func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st EngineStats) Sample {
-	snap := s.reader.Read()
+	if s.endSnap == nil {
+		s.freeze()
+	}
+	snap := *s.endSnap
 	d := gcmetrics.Sub(s.first, snap)
 	e := Sample{Type: SampleEnd, T: elapsed.Seconds(), Dur: elapsed.Seconds(), Keys: keys, Bytes: nbytes,
-		Target: s.spec.Keys, Progress: fraction(keys, s.spec.Keys), Cycles: d.Cycles}
+		Target: s.spec.Keys, Progress: s.progress(keys, elapsed), Cycles: d.Cycles}
 	e.MBps = mbps(nbytes, elapsed.Seconds())
 	e.SetGC(d, snap)
 	fillEngine(&e, st)
 	e.RSS = proc.ReadRSS()
-	e.ProcCPU = proc.ProcCPU() - s.cpu0
+	e.ProcCPU = s.endCPU - s.cpu0
+	e.Cost = s.steady.cost()
+	if s.steady.windows == 0 { // no window after the warm-up: the whole run
+		e.Cost = results.NewCost(keys, nbytes, e.GCCPU, e.Assist, e.ProcCPU)
+	}
 	for _, r := range s.recs {
 		r.DrainInto(s.run, s.irun)
 	}
@@ -122,7 +157,12 @@ func (s *sampler) drainWindow(w *Sample) {
 		s.isteady.Merge(s.iwin)
 		s.steadyBytes += w.WinBytes
 		s.steadySecs += w.Dur
+		s.steady.add(w)
 	}
+}
+
+func (c steadyCost) cost() results.Cost {
+	return results.NewCost(c.keys, c.bytes, c.gc, c.assist, c.proc)
 }
 
 // fillIntended sets the open-loop fields: the target rate and the
@@ -159,6 +199,15 @@ func fillLatency(w *Sample, h *hdrhistogram.Histogram) {
 	w.LatMax = h.Max()
 	w.LatMin = h.Min()
 	w.LatMean = h.Mean()
+}
+
+// progress is the run's progress, 0..1: in time (elapsed over Duration)
+// for a duration-first scenario, else keys over the target.
+func (s *sampler) progress(keys int64, elapsed time.Duration) float64 {
+	if s.spec.DurationFirst() {
+		return math.Min(1, elapsed.Seconds()/s.spec.Duration.Seconds())
+	}
+	return fraction(keys, s.spec.Keys)
 }
 
 func fraction(keys, target int64) float64 {

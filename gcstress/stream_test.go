@@ -344,6 +344,7 @@ func TestRunKeepsForeignOutputInResults(t *testing.T) {
 	c := DefaultConfig()
 	c.Out, c.Kinds, c.Values, c.Keys, c.Sets = out, []string{testPrintKind}, []int64{100}, []int64{20_000}, []string{SetMatrix}
 	c.Memstore, c.Window, c.Duration, c.Regions = 1<<20, 100*time.Millisecond, 0, 1
+	c.NoMinRun = true // exactly 20,000 bytes printed
 	var report, progress syncBuf
 	sum, err := runWith(context.Background(), c, &Runner{StopOnFail: true}, Options{Report: &report, Progress: &progress})
 	if err != nil {

@@ -166,18 +166,18 @@ func (r *region) minLog() uint64 {
 	return m
 }
 
-// memBytes is the Size of the active and pending memtables.
-func (r *region) memBytes() int64 {
+// memHeld is the Size and Len of the active and pending memtables together.
+func (r *region) memHeld() (size, entries int64) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	var n int64
 	if r.active != nil {
-		n = r.active.mt.Size()
+		size, entries = r.active.mt.Size(), int64(r.active.mt.Len())
 	}
 	for _, p := range r.pending {
-		n += p.mt.Size()
+		size += p.mt.Size()
+		entries += int64(p.mt.Len())
 	}
-	return n
+	return size, entries
 }
 
 // release closes every memtable (server Close).

@@ -97,14 +97,17 @@ type ServerStats struct {
 	FlushErrors    int64
 	PendingFlushes int   // full memtables waiting now, all regions
 	MemtableBytes  int64 // Size of active plus pending memtables
-	BlockedNanos   int64 // total time writers spent blocked by backpressure
-	Blocked        int64 // number of times a writer blocked
-	WALGroups      int64 // WAL writes (one per group; one per append in mode always)
-	WALSyncs       int64
-	WALBytes       int64
-	WALFiles       int   // live log files
-	Replayed       int64 // entries restored from the WAL at open
-	ReplayTorn     int   // 1 if the last log ended in a torn tail (cut off at open)
+	// MemtableEntries is the Len of active plus pending memtables: the
+	// entries the server holds in memory now.
+	MemtableEntries int64
+	BlockedNanos    int64 // total time writers spent blocked by backpressure
+	Blocked         int64 // number of times a writer blocked
+	WALGroups       int64 // WAL writes (one per group; one per append in mode always)
+	WALSyncs        int64
+	WALBytes        int64
+	WALFiles        int   // live log files
+	Replayed        int64 // entries restored from the WAL at open
+	ReplayTorn      int   // 1 if the last log ended in a torn tail (cut off at open)
 	// ReplaySkipped and ReplayIgnored are the WAL records and bytes that
 	// replay at open could not restore; Server.WALReplay has the detail.
 	ReplaySkipped int64
@@ -502,7 +505,9 @@ func (s *Server) Stats() ServerStats {
 	}
 	for _, r := range s.regions {
 		st.PendingFlushes += int(r.npending.Load())
-		st.MemtableBytes += r.memBytes()
+		b, n := r.memHeld()
+		st.MemtableBytes += b
+		st.MemtableEntries += n
 	}
 	st.ReplaySkipped, st.ReplayIgnored = s.walReplay.RecordsSkipped, s.walReplay.BytesIgnored
 	if s.walReplay.TornTailBytes > 0 {

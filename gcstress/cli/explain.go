@@ -8,11 +8,13 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/writegc/writegc/explain"
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 const explainUsage = `usage: gcstress explain [flags] PROFILE|DIR...
@@ -115,12 +117,47 @@ func explainDiff(ctx context.Context, opts explain.Options, a, b string, stdout 
 		if err != nil {
 			return err
 		}
+		acc.Scenario = scenarioCost(arg)
 		accs[i] = acc
 	}
 	if accs[0].Label == accs[1].Label {
 		accs[0].Label, accs[1].Label = "A:"+accs[0].Label, "B:"+accs[1].Label
 	}
 	return explain.WriteDiff(stdout, accs[0], accs[1], md)
+}
+
+// scenarioCost is the end record's figures of the scenario whose profiles
+// are in dir, from summary.json in dir's parent (a results folder holds one
+// folder per scenario) or in dir itself; nil when arg is no folder, there is
+// no summary, or it has no such scenario with an end record. An unreadable
+// summary is no error here: -diff then shows the profiles alone.
+func scenarioCost(dir string) *explain.ScenarioCost {
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	for _, sumDir := range []string{filepath.Dir(abs), abs} {
+		sum, err := results.ReadSummary(sumDir)
+		if err != nil {
+			continue
+		}
+		for _, r := range sum.Results {
+			if r.End == nil || (r.Scenario.DirName() != filepath.Base(abs) && filepath.Base(r.Scenario.Dir) != filepath.Base(abs)) {
+				continue
+			}
+			if sumDir == abs && len(sum.Results) != 1 {
+				continue // a folder of several scenarios: which one is ambiguous
+			}
+			e := r.End
+			return &explain.ScenarioCost{ObjectsPerEntry: e.ObjectsPerEntry, BytesPerEntry: e.BytesPerEntry,
+				GCCPUNsPerPut: e.GCCPUNsPerPut, AssistNsPerPut: e.AssistNsPerPut, GCShare: r.Verdict.GCPct / 100}
+		}
+	}
+	return nil
 }
 
 // Upper bounds of -top and -cycles: beyond them a table is no longer a

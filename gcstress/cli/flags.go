@@ -64,7 +64,7 @@ func defineFlags(fs *flag.FlagSet, c *gcstress.Config) *lists {
 	fs.StringVar(&l.kinds, "kinds", strings.Join(c.Kinds, ","), "kinds, comma-separated: registered engines and memtable kinds (known: "+strings.Join(gcstress.Kinds(), ",")+")")
 	fs.StringVar(&l.values, "values", "10,100,1KB,10KB", "value sizes, comma-separated (10, 100B, 1KB, 10KB; K = 1024)")
 	fs.StringVar(&l.keys, "keys", "", "keys written per scenario, one for all values or one per value (10M, 1e9); default: the matrix's")
-	fs.DurationVar(&c.Duration, "duration", c.Duration, "cap on each scenario's run time (0: none, else at least 1ms; default none when -keys is given)")
+	fs.DurationVar(&c.Duration, "duration", c.Duration, "cap on each scenario's run time (0: none, else at least 1ms; default none when -keys is given); given without -keys, each matrix scenario runs for this long with keys unbounded (duration first, progress in time)")
 	fs.DurationVar(&c.StallTimeout, "stall-timeout", c.StallTimeout, "watchdog of a scenario without a run-time cap: stop a child that writes no key for this long (at least 3 windows) and fail it as stalled (0: off)")
 	fs.Var(sizeFlag{&c.Memstore}, "memstore", "flush threshold of one memtable (HBase memstore size)")
 	fs.IntVar(&c.Regions, "regions", c.Regions, "regions (memtables filled in parallel) per server")
@@ -136,6 +136,10 @@ func (l *lists) apply(c *gcstress.Config, set map[string]bool) error {
 		if !set["duration"] {
 			c.Duration = 0
 		}
+	} else if set["duration"] && c.Duration > 0 {
+		// Duration first: each matrix scenario runs for -duration, keys
+		// unbounded, its progress in time.
+		c.Keys = []int64{gcstress.UnboundedKeys}
 	}
 	c.Sets = splitList(l.sets)
 	if set["values"] {

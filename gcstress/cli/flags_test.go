@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/writegc/writegc/gcstress/results"
 	"io"
 	"strings"
 	"testing"
@@ -63,6 +64,21 @@ func TestParseFlagsKeys(t *testing.T) {
 	}
 	if c.Keys[0] != 10_000_000 || c.Keys[1] != 2_000_000 || c.Duration != 5*time.Second {
 		t.Fatalf("keys %v duration %v", c.Keys, c.Duration)
+	} // -duration without -keys: duration first, keys unbounded.
+	c, err = ParseFlags([]string{"-kinds", "arena", "-values", "10", "-duration", "10s", "-scenario", "matrix"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc = gcstress.Expand(c); len(sc) != 1 || !sc[0].DurationFirst() || sc[0].Duration != 10*time.Second || sc[0].MinRun != 0 {
+		t.Fatalf("-duration 10s alone: %+v", sc)
+	}
+	// The defaults: key-bounded, with the least run time.
+	c, err = ParseFlags([]string{"-kinds", "arena", "-values", "10", "-scenario", "matrix"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc = gcstress.Expand(c); sc[0].DurationFirst() || sc[0].MinRun != results.MinRunFor(c.Thresholds, c.Window) {
+		t.Fatalf("defaults: %+v", sc[0])
 	}
 }
 

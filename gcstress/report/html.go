@@ -121,6 +121,9 @@ func newReportData(sum *results.Summary) reportData {
 	}
 	h, rows = gcTable(rs)
 	d.Tables = append(d.Tables, webTable{Title: "GC per scenario", Header: h, Rows: rows})
+	if h, rows = costTable(rs); len(rows) > 0 {
+		d.Tables = append(d.Tables, webTable{Title: "GC cost per entry, per Put and per GB written", Note: costNote, Header: h, Rows: rows})
+	}
 	d.Tables = append(d.Tables, scenarioTable(sum))
 	for _, r := range rs {
 		if r.Account != "" {

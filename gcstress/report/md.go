@@ -54,6 +54,7 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 		addendum:   "\n## Random write throughput\n\nKey+value MB/s (MB = 10^6 B) and health, as the Hypertable addendum's table.\n\n",
 		failure:    "\n## Failure, collapse and stall scenarios\n\nBackpressure off unless the name says stall.\n\n",
 		gc:         "\n## GC per scenario\n\n",
+		cost:       "\n## GC cost per entry, per Put and per GB written\n\n",
 		openLoop:   "\n## Open loop\n\nTarget vs achieved rate; service time vs latency from each Put's intended start.\n\n",
 		capacity:   "\n## Capacity\n\nThe highest open-loop rate (key+value MB/s) at which the collector stays healthy.\n\n",
 		notePrefix: "- ",

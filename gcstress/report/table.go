@@ -111,6 +111,46 @@ func gcTable(rs []results.Result) (header []string, rows [][]string) {
 	return header, rows
 }
 
+// costNote says what the cost table's figures are; every format prints it
+// under the table.
+const costNote = "Per entry: the Go heap the engine holds per live entry (objects, live bytes, pointer-bearing bytes), " +
+	"from readings after a forced GC before the engine was built and at the end of the load, divided by the entries the engine holds " +
+	"(\"engine\") or, when it reports none, the keys written (\"keys\"). Per Put and per GB (10^9 B of key+value): over the windows after the warm-up; " +
+	"GC CPU is the GC share's numerator (GC total minus idle-priority marking), CPU the process's user+system time."
+
+// costTable is the per-entry and per-Put cost of every scenario that has
+// it (an end record with a footprint or a cost); no rows when none has.
+func costTable(rs []results.Result) (header []string, rows [][]string) {
+	header = []string{"Scenario", "Objects/entry", "Bytes/entry", "Pointer B/entry", "Entries", "GC CPU ns/Put", "Assist ns/Put", "CPU s/GB", "GC CPU s/GB", "Assist s/GB"}
+	for _, r := range rs {
+		e := r.End
+		if e == nil || (e.Footprint == (results.Footprint{}) && e.Cost == (results.Cost{})) {
+			continue
+		}
+		ent := "-"
+		if e.Entries > 0 {
+			ent = fmt.Sprintf("%s (%s)", commas(e.Entries), e.EntriesFrom)
+		}
+		rows = append(rows, []string{r.Scenario.Name, perEntry(e.ObjectsPerEntry, e.Entries), perEntry(e.BytesPerEntry, e.Entries),
+			perEntry(e.ScanPerEntry, e.Entries), ent, fmt.Sprintf("%.0f", e.GCCPUNsPerPut), fmt.Sprintf("%.0f", e.AssistNsPerPut),
+			fmt.Sprintf("%.2f", e.CPUSPerGB), fmt.Sprintf("%.2f", e.GCCPUSPerGB), fmt.Sprintf("%.2f", e.AssistCPUSPerGB)})
+	}
+	return header, rows
+}
+
+// perEntry prints a per-entry figure with three significant digits (small
+// ones, such as a segment store's 0.004 objects, stay readable); "-"
+// without entries.
+func perEntry(v float64, entries int64) string {
+	if entries == 0 {
+		return "-"
+	}
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
 // WriteTable prints the terminal report: the addendum table, the failure
 // scenarios, the GC table, why each unhealthy scenario is classed so, and
 // the thresholds. Names, notes and errors from engines and children have
@@ -132,6 +172,7 @@ func WriteTable(w io.Writer, sum *results.Summary) error {
 		addendum: "\nRandom write throughput (key+value MB/s, MB = 10^6 B), health per scenario:\n",
 		failure:  "\nFailure, collapse and stall scenarios (backpressure off unless the name says stall):\n",
 		gc:       "\nGC per scenario:\n",
+		cost:     "\nGC cost per entry, per Put and per GB written:\n",
 		openLoop: "\nOpen loop: target vs achieved rate, service time vs latency from intended start:\n",
 		capacity: "\nCapacity: the highest open-loop rate at which the collector stays healthy (key+value MB/s):\n",
 		esc:      tx,
@@ -264,8 +305,8 @@ func latencyNote(rs []results.Result, esc func(string) string) string {
 // and esc, what every cell and note goes through (escape.Terminal or
 // escape.Markdown).
 type tableHeadings struct {
-	addendum, failure, gc, openLoop, capacity, notePrefix string
-	esc                                                   func(string) string
+	addendum, failure, gc, cost, openLoop, capacity, notePrefix string
+	esc                                                         func(string) string
 }
 
 // writeResultTables writes the addendum, failure and GC tables (those that
@@ -296,6 +337,11 @@ func writeResultTables(w io.Writer, rs []results.Result, capa []results.Capacity
 	fmt.Fprint(w, hd.gc)
 	h, rows := gcTable(rs)
 	renderTable(w, h, rows, hd.esc)
+	if h, rows := costTable(rs); len(rows) > 0 {
+		fmt.Fprint(w, hd.cost)
+		renderTable(w, h, rows, hd.esc)
+		fmt.Fprintf(w, "\n%s\n", costNote)
+	}
 	if n := latencyNote(rs, hd.esc); n != "" {
 		fmt.Fprintf(w, "\n%s\n", n)
 	}

@@ -17,6 +17,10 @@ const (
 	LimitHeap    CapacityLimit = "heap"    // a window's heap passed its goal
 	LimitLatency CapacityLimit = "latency" // p99 from intended start above the SLO
 	LimitRate    CapacityLimit = "rate"    // achieved below CapacityMinAchieved of the target
+	// LimitInconclusive: the step left fewer than MinWindows windows after
+	// the warm-up (a -step-duration too short for -window): too little data
+	// to call it healthy, so the search takes it as unhealthy.
+	LimitInconclusive CapacityLimit = "inconclusive"
 )
 
 // Capacity is one kind x value size's search result (summary.json's

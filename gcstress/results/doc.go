@@ -33,6 +33,13 @@
 //     thresholds; a scenario takes the worst class held by at least
 //     Thresholds.Share (25%) of its windows after a warm-up (2 s), so one
 //     stray window does not class a run; failure needs no share.
+//   - A scenario with fewer than MinWindows (3) windows after the warm-up
+//     is "inconclusive", never healthy, elevated or degraded (a failure
+//     condition still fails it).
+//   - Footprint and Cost (the end record's per-entry and per-Put figures)
+//     are derived from readings the child took; here they are only
+//     carried and divided (NewFootprint, NewCost). The pointer-bearing
+//     share is runtime/metrics' /gc/scan/heap:bytes, the scannable heap.
 //   - Every window that is not healthy has a Cause, and a healthy one has
 //     none; the capacity search reads that cause and never re-tests a
 //     threshold on raw figures.

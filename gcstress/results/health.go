@@ -28,6 +28,11 @@ import (
 // and a child that did not end in its grace period, or gcstress killed
 // with its child), unless its windows had already failed it. Windows never
 // take it.
+//
+// Inconclusive is no health either: the scenario ended normally but fewer
+// than MinWindows of its windows ended after the warm-up, too little data
+// for a verdict (a failure condition still fails it). Windows never take
+// it.
 type Class string
 
 // Health classes, from best to worst.
@@ -38,10 +43,19 @@ const (
 	Failed   Class = "failed"
 	// Interrupted is outside the health scale (rank -1): see Class.
 	Interrupted Class = "interrupted"
+	// Inconclusive is outside the health scale (rank -1): see Class.
+	Inconclusive Class = "inconclusive"
 )
 
+// MinWindows is the fewest windows that must end after the warm-up for a
+// scenario to be classed healthy, elevated or degraded; with fewer it is
+// Inconclusive. Three windows let one stray window not decide the class
+// (Thresholds.Share) and hold at least one completed GC cycle at any
+// realistic write rate.
+const MinWindows = 3
+
 // Rank orders the health classes: 0 healthy to 3 failed; -1 for
-// Interrupted or an unknown class.
+// Interrupted, Inconclusive or an unknown class.
 func (c Class) Rank() int {
 	switch c {
 	case Healthy:
@@ -194,8 +208,9 @@ type Verdict struct {
 // class; per-window conditions (heap over goal, limiter, the failure run)
 // may worsen it; a child that died, stalled or hit the memory cap fails the
 // scenario; one interrupted before its end record is Interrupted;
-// otherwise the scenario takes the worst class held by at least
-// Thresholds.Share of its windows after the warm-up.
+// otherwise a scenario with fewer than MinWindows windows after the
+// warm-up is Inconclusive, and any other takes the worst class held by at
+// least Thresholds.Share of its windows after the warm-up.
 func Classify(samples []Sample, exit Exit, th Thresholds) Verdict {
 	var w []Sample
 	for _, s := range samples {
@@ -379,18 +394,20 @@ func (v *Verdict) interruptOnExit(w []Sample, exit Exit) {
 
 // classByShare gives the scenario the worst class c such that windows of
 // class c or worse make up at least Share of the windows after the warm-up
-// (one stray window does not make a run degraded); a scenario shorter than
-// its warm-up counts every window.
+// (one stray window does not make a run degraded); with fewer than
+// MinWindows windows after the warm-up it is Inconclusive.
 func (v *Verdict) classByShare(th Thresholds) {
 	warm := th.Warmup.Seconds()
-	if n := len(v.Windows); n > 0 && v.Windows[n-1].T < warm {
-		warm = 0
-	}
 	var counted []WindowHealth
 	for _, wh := range v.Windows {
 		if wh.T >= warm {
 			counted = append(counted, wh)
 		}
+	}
+	if len(counted) < MinWindows {
+		v.Class = Inconclusive
+		v.Why = InconclusiveWhy(len(counted), th.Warmup)
+		return
 	}
 	for _, c := range []Class{Degraded, Elevated} {
 		n, first := 0, -1
@@ -409,6 +426,16 @@ func (v *Verdict) classByShare(th Thresholds) {
 		}
 	}
 	v.Why = fmt.Sprintf("GC CPU %.1f%%, assist %.1f%% over the run", v.GCPct, v.AssistPct)
+}
+
+// InconclusiveWhy is an Inconclusive verdict's Why: "2 windows after the
+// 2s warm-up; at least 3 are needed".
+func InconclusiveWhy(n int, warmup time.Duration) string {
+	w := "windows"
+	if n == 1 {
+		w = "window"
+	}
+	return fmt.Sprintf("%d %s after the %v warm-up; at least %d are needed", n, w, warmup, MinWindows)
 }
 
 // MiB prints a byte count in whole MiB, as every report does.

@@ -79,18 +79,19 @@ func TestClassifySpansMergeUntilACycleEnds(t *testing.T) {
 		t.Fatalf("scenario %s, want degraded", v.Class)
 	}
 	// Elevated between the thresholds; assists alone can degrade.
-	v = Classify([]Sample{win(1, 1, 1, 0.15, 0, 1)}, Exit{}, th)
+	three := func(w Sample) []Sample { return []Sample{w, w, w} }
+	v = Classify(three(win(1, 1, 1, 0.15, 0, 1)), Exit{}, th)
 	if v.Class != Elevated {
 		t.Fatalf("15%% GC: %s, want elevated", v.Class)
 	}
-	v = Classify([]Sample{win(1, 1, 1, 0.08, 0.06, 1)}, Exit{}, th)
+	v = Classify(three(win(1, 1, 1, 0.08, 0.06, 1)), Exit{}, th)
 	if v.Class != Degraded {
 		t.Fatalf("6%% assist: %s, want degraded", v.Class)
 	}
 	// Heap above its goal degrades a window whatever the CPU.
 	w := win(1, 1, 1, 0.01, 0, 1)
 	w.HeapObjects = 101 << 20
-	if v = Classify([]Sample{w}, Exit{}, th); v.Class != Degraded || !v.Windows[0].OverGoal {
+	if v = Classify(three(w), Exit{}, th); v.Class != Degraded || !v.Windows[0].OverGoal {
 		t.Fatalf("over goal: %s", v.Class)
 	}
 }
@@ -143,8 +144,35 @@ func TestClassifyExit(t *testing.T) {
 	if v.Class != Failed || !strings.Contains(v.Why, "hard cap") {
 		t.Fatalf("rss cap: %+v", v)
 	}
-	if v = Classify(nil, Exit{}, th); v.Class != Healthy {
+	if v = Classify(nil, Exit{}, th); v.Class != Inconclusive {
 		t.Fatalf("no windows: %s", v.Class)
+	}
+}
+
+// TestClassifyInconclusive: a 0.7 s scenario (one window, inside the
+// warm-up) and one with 2 windows after it are inconclusive, and say why;
+// a third window makes a verdict; a failure condition still fails it.
+func TestClassifyInconclusive(t *testing.T) {
+	th := DefaultThresholds()
+	short := win(0.7, 1, 1, 0.01, 0, 10)
+	short.Dur = 0.7
+	v := Classify([]Sample{short}, Exit{}, th)
+	if v.Class != Inconclusive || v.Why != "0 windows after the 2s warm-up; at least 3 are needed" {
+		t.Fatalf("0.7 s: %s (%s)", v.Class, v.Why)
+	}
+	ws := []Sample{win(1, 1, 1, 0.01, 0, 10), win(2, 1, 1, 0.01, 0, 10), win(3, 1, 1, 0.01, 0, 10)}
+	v = Classify(ws, Exit{}, th)
+	if v.Class != Inconclusive || !strings.Contains(v.Why, "2 windows after the 2s warm-up; at least 3") {
+		t.Fatalf("2 after warm-up: %s (%s)", v.Class, v.Why)
+	}
+	if v.Class.Rank() != -1 {
+		t.Fatalf("rank %d", v.Class.Rank())
+	}
+	if v = Classify(append(ws, win(4, 1, 1, 0.01, 0, 10)), Exit{}, th); v.Class != Healthy {
+		t.Fatalf("3 after warm-up: %s (%s)", v.Class, v.Why)
+	}
+	if v = Classify([]Sample{short}, Exit{Died: true}, th); v.Class != Failed {
+		t.Fatalf("died: %s", v.Class)
 	}
 }
 

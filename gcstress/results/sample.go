@@ -155,6 +155,13 @@ type Sample struct {
 	// Flight is the flight-recorder dump written on the first unhealthy
 	// window, if any (a "flight" line).
 	Flight string `json:"flight,omitempty"`
+	// Footprint and cost (end line only; see Footprint and Cost in
+	// footprint.go): what the engine holds per entry on the Go heap after a
+	// forced GC at the end of the load, and what the collector cost per Put
+	// and per GB written over the windows after the warm-up.
+	Footprint
+	Cost
+
 	// Notes (end line only) are the engine's own figures, when it is a
 	// NoteEngine (a cache's accepted writes and hit ratio, say).
 	Notes map[string]float64 `json:"engine_notes,omitempty"`

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -20,6 +21,12 @@ type Scenario struct {
 	Value    int64         `json:"value"`    // value bytes (keys are workload.KeySize)
 	Keys     int64         `json:"keys"`     // keys to write (through flushes)
 	Duration time.Duration `json:"duration"` // cap on run time; 0 = none
+	// MinRun is the least run time: a scenario that wrote its Keys sooner
+	// goes on writing further keys (Keys is then exceeded) until MinRun
+	// has passed, so that a fast engine still leaves MinWindows windows
+	// after the warm-up for its verdict. 0: none. Matrix scenarios get
+	// MinRunFor(their thresholds, window), capped by Duration.
+	MinRun time.Duration `json:"min_run,omitempty"`
 	// StallTimeout is the parent's watchdog for a scenario without a
 	// run-time cap: a child that streams no progress (no record, or no key
 	// written) for this long, or for three windows if that is longer, is
@@ -98,11 +105,34 @@ func memText(n int64) string {
 	return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
 }
 
+// MinRunFor is the least run time that leaves MinWindows windows of length
+// window after the warm-up, plus half a window for the last tick's
+// lateness; 0 when there are no windows.
+func MinRunFor(th Thresholds, window time.Duration) time.Duration {
+	if window <= 0 {
+		return 0
+	}
+	return th.Warmup + MinWindows*window + window/2
+}
+
+// UnboundedKeys is the key count of a duration-first scenario: more keys
+// than any run writes, so its run-time cap (Scenario.Duration) ends it.
+const UnboundedKeys = math.MaxInt64 / 2
+
+// DurationFirst says whether the scenario runs for its Duration with no
+// key bound (Keys is UnboundedKeys): its progress is in time, the
+// fraction of Duration elapsed.
+func (s Scenario) DurationFirst() bool { return s.Keys >= UnboundedKeys && s.Duration > 0 }
+
 // Describe is one line of settings for reports.
 func (s Scenario) Describe() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "kind %s, value %s, %s keys, memstore %s x %d regions, %d writers, path %s",
-		s.Kind, workload.FormatSize(s.Value), workload.FormatCount(s.Keys), workload.FormatSize(s.Memstore), s.Regions, s.Writers, s.Path)
+	keys := workload.FormatCount(s.Keys) + " keys"
+	if s.Keys >= UnboundedKeys {
+		keys = "keys unbounded"
+	}
+	fmt.Fprintf(&b, "kind %s, value %s, %s, memstore %s x %d regions, %d writers, path %s",
+		s.Kind, workload.FormatSize(s.Value), keys, workload.FormatSize(s.Memstore), s.Regions, s.Writers, s.Path)
 	if s.Path != PathServer {
 		fmt.Fprintf(&b, "/%s", s.Transport)
 	}
@@ -123,6 +153,9 @@ func (s Scenario) Describe() string {
 	}
 	if s.Duration > 0 {
 		fmt.Fprintf(&b, ", cap %v", s.Duration)
+	}
+	if s.MinRun > 0 {
+		fmt.Fprintf(&b, ", at least %v", s.MinRun)
 	}
 	if s.Rate > 0 {
 		fmt.Fprintf(&b, ", open loop at %.3g MB/s (%.0f Puts/s)", s.TargetMBps(), s.Rate)

@@ -1,0 +1,129 @@
+package gcstress
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"github.com/writegc/writegc/gcstress/results"
+	"runtime/trace"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/writegc/writegc/internal/workload"
+)
+
+// nopEngine allocates nothing: what a test of the harness's own
+// allocations drives.
+type nopEngine struct{}
+
+func (nopEngine) Put(key, value []byte) error { return nil }
+func (nopEngine) Stats() EngineStats          { return EngineStats{} }
+func (nopEngine) Close() error                { return nil }
+
+// TestHarnessAllocatesNothingPerPut: the child's write path around the
+// engine's Put (key generation, timing every Put, open-loop pacing off and
+// on, and a trace region every regionEvery Puts while tracing) allocates
+// nothing, so an engine's allocation figures are its own.
+func TestHarnessAllocatesNothingPerPut(t *testing.T) {
+	spec := Scenario{Name: "nop", Kind: "nop", Value: 100, Keys: 1 << 40, Writers: 1, LatencyEvery: 1}
+	out := &stream{enc: json.NewEncoder(&bytes.Buffer{}), name: spec.Name}
+	c := newChild(context.Background(), spec, nopEngine{}, out)
+	defer c.cancel()
+	key, value := make([]byte, workload.KeySize), workload.Value(int(spec.Value))
+	rec := c.recs[0]
+	var base int64
+	run := func() {
+		if err := c.putRange(key, value, base, base+regionEvery, rec); err != nil {
+			t.Fatal(err)
+		}
+		base += regionEvery
+	}
+	if n := testing.AllocsPerRun(100, run); n != 0 {
+		t.Fatalf("%v allocations per %d Puts, want 0", n, regionEvery)
+	}
+	var tr bytes.Buffer
+	if err := trace.Start(&tr); err != nil {
+		t.Skipf("trace: %v", err)
+	}
+	n := testing.AllocsPerRun(100, run)
+	trace.Stop()
+	if n != 0 {
+		t.Fatalf("tracing: %v allocations per %d Puts, want 0", n, regionEvery)
+	}
+	// Open loop: the schedule is far in the past, so no Put sleeps.
+	c.interval, c.t0 = 1, time.Now().Add(-time.Hour)
+	if n := testing.AllocsPerRun(100, run); n != 0 {
+		t.Fatalf("open loop: %v allocations per %d Puts, want 0", n, regionEvery)
+	}
+}
+
+// testNopKind is nopEngine registered: it holds nothing however long it runs.
+const testNopKind = "test-nop"
+
+func init() {
+	RegisterEngine(testNopKind, func(Scenario) (Engine, error) { return nopEngine{}, nil })
+}
+
+// runMatrix runs c's matrix through the parent and returns its one result.
+func runMatrix(t *testing.T, c Config) Result {
+	t.Helper()
+	c.Out, c.Sets, c.Kinds, c.Values, c.Regions = t.TempDir(), []string{SetMatrix}, []string{testNopKind}, []int64{100}, 1
+	sum, err := runWith(context.Background(), c, &Runner{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Results) != 1 || sum.Results[0].End == nil {
+		t.Fatalf("results %+v", sum.Results)
+	}
+	return sum.Results[0]
+}
+
+// TestDurationFirst: with keys unbounded (what -duration without -keys
+// gives), a scenario runs for its duration: the end record's t is at least
+// the duration, its progress is in time, and it has a verdict.
+func TestDurationFirst(t *testing.T) {
+	c := DefaultConfig()
+	c.Keys, c.Duration, c.Window = []int64{UnboundedKeys}, 3*time.Second, 250*time.Millisecond
+	c.Thresholds.Warmup = time.Second
+	r := runMatrix(t, c)
+	e := r.End
+	if !r.Scenario.DurationFirst() || r.Scenario.MinRun != 0 {
+		t.Fatalf("scenario %+v", r.Scenario)
+	}
+	if e.T < 3 || e.Reason != StopDuration || e.Progress < 0.99 {
+		t.Fatalf("end t %.2f s, reason %s, progress %.2f: want >= 3 s, duration, 1", e.T, e.Reason, e.Progress)
+	}
+	if len(r.Windows) == 0 || r.Windows[0].Progress > 0.5 {
+		t.Fatalf("first window's progress %v: want the fraction of the duration", r.Windows)
+	}
+	if r.Verdict.Class == Inconclusive {
+		t.Fatalf("inconclusive: %s", r.Verdict.Why)
+	}
+	if !strings.Contains(r.Scenario.Describe(), "keys unbounded") {
+		t.Fatalf("describe: %s", r.Scenario.Describe())
+	}
+}
+
+// TestMinRunExtendsAFastScenario: a key-bounded matrix scenario that
+// writes its keys at once goes on writing until the warm-up and
+// MinWindows windows passed, so it gets a verdict; with NoMinRun it stops
+// at its keys and is inconclusive.
+func TestMinRunExtendsAFastScenario(t *testing.T) {
+	c := DefaultConfig()
+	c.Keys, c.Duration, c.Window = []int64{1000}, 0, 100*time.Millisecond
+	c.Thresholds.Warmup = 500 * time.Millisecond
+	r := runMatrix(t, c)
+	min := results.MinRunFor(c.Thresholds, c.Window)
+	if r.Scenario.MinRun != min || r.End.T < min.Seconds() || r.End.Keys <= 1000 || r.End.Reason != StopKeys {
+		t.Fatalf("min run %v: end t %.2f s, %d keys, reason %s", r.Scenario.MinRun, r.End.T, r.End.Keys, r.End.Reason)
+	}
+	if r.Verdict.Class == Inconclusive {
+		t.Fatalf("inconclusive: %s", r.Verdict.Why)
+	}
+	c.NoMinRun = true
+	r = runMatrix(t, c)
+	if r.End.Keys != 1000 || r.Verdict.Class != Inconclusive || !strings.Contains(r.Verdict.Why, "at least 3 are needed") {
+		t.Fatalf("no min run: %d keys, %s (%s)", r.End.Keys, r.Verdict.Class, r.Verdict.Why)
+	}
+}

@@ -1,0 +1,85 @@
+package results
+
+// EntriesFrom says where a Footprint's entry count came from
+// (Footprint.EntriesFrom). The values are JSON strings and do not change.
+type EntriesFrom string
+
+// Entry count sources.
+const (
+	// EntriesEngine: the engine reported the entries it holds
+	// (EngineStats.Entries; writegc's kinds: the entries of the active and
+	// unflushed memtables).
+	EntriesEngine EntriesFrom = "engine"
+	// EntriesKeys: the engine reports none; the keys written stand in (an
+	// engine that dropped or flushed entries then reads cheaper per entry
+	// than it is).
+	EntriesKeys EntriesFrom = "keys"
+)
+
+// Footprint is what an engine holds on the Go heap per live entry, from two
+// readings each taken right after runtime.GC(): a baseline before the
+// engine is built and one at the end of the load (outside the measured
+// windows), divided by the entries the engine holds at that moment.
+// Objects are /gc/heap/objects:objects, bytes /gc/heap/live:bytes and the
+// pointer-bearing bytes /gc/scan/heap:bytes (the scannable heap the last
+// cycle saw). A negative difference (the harness freed more than the
+// engine holds) reads 0. All zero when the child could not measure it (no
+// entries). A plain value; its JSON keys sit flat in the end record.
+type Footprint struct {
+	ObjectsPerEntry float64     `json:"objects_per_entry,omitempty"`
+	BytesPerEntry   float64     `json:"bytes_per_entry,omitempty"`
+	ScanPerEntry    float64     `json:"scan_bytes_per_entry,omitempty"` // pointer-bearing heap bytes per entry
+	Entries         int64       `json:"entries,omitempty"`
+	EntriesFrom     EntriesFrom `json:"entries_from,omitempty"`
+}
+
+// HeapReading is one reading of the heap a Footprint is made from.
+type HeapReading struct {
+	Objects, Live, Scan uint64
+}
+
+// NewFootprint is the footprint between base and at for entries entries
+// (zero Footprint when entries < 1).
+func NewFootprint(base, at HeapReading, entries int64, from EntriesFrom) Footprint {
+	if entries < 1 {
+		return Footprint{}
+	}
+	per := func(a, b uint64) float64 {
+		if b <= a {
+			return 0
+		}
+		return float64(b-a) / float64(entries)
+	}
+	return Footprint{ObjectsPerEntry: per(base.Objects, at.Objects), BytesPerEntry: per(base.Live, at.Live),
+		ScanPerEntry: per(base.Scan, at.Scan), Entries: entries, EntriesFrom: from}
+}
+
+// Cost is what the collector and the process cost per Put and per GB
+// (10^9 B of key+value) written, over the windows that ended after the
+// warm-up (the whole run when none did). GC CPU is the table's GC share's
+// numerator (gcmetrics: GC total minus idle-priority marking, which runs
+// only on otherwise idle CPUs); CPU is the process's user+system time
+// (getrusage, every thread). A plain value; its JSON keys sit flat in the
+// end record.
+type Cost struct {
+	GCCPUNsPerPut   float64 `json:"gc_cpu_ns_per_put,omitempty"`
+	AssistNsPerPut  float64 `json:"assist_ns_per_put,omitempty"`
+	CPUSPerGB       float64 `json:"cpu_s_per_gb,omitempty"`
+	GCCPUSPerGB     float64 `json:"gc_cpu_s_per_gb,omitempty"`
+	AssistCPUSPerGB float64 `json:"assist_cpu_s_per_gb,omitempty"`
+}
+
+// NewCost is the cost of puts Puts writing nbytes bytes that took gc and
+// assist GC cpu-seconds and proc process cpu-seconds (zero fields where
+// puts or nbytes is 0).
+func NewCost(puts, nbytes int64, gc, assist, proc float64) Cost {
+	var c Cost
+	if puts > 0 {
+		c.GCCPUNsPerPut, c.AssistNsPerPut = gc*1e9/float64(puts), assist*1e9/float64(puts)
+	}
+	if nbytes > 0 {
+		gb := float64(nbytes) / 1e9
+		c.CPUSPerGB, c.GCCPUSPerGB, c.AssistCPUSPerGB = proc/gb, gc/gb, assist/gb
+	}
+	return c
+}
