@@ -56,8 +56,10 @@ type Config struct {
 	Duration time.Duration // cap per matrix scenario; 0 = none (-duration)
 	// NoMinRun turns off the matrix scenarios' least run time
 	// (Scenario.MinRun: the warm-up plus results.MinWindows windows), for
-	// a program that wants exactly Keys keys written however soon; no flag
-	// sets it.
+	// a program that wants exactly Keys keys written however soon. The
+	// command sets it when -keys is given: the least run time serves the
+	// default key counts, and a user's own count is written exactly (too
+	// short a run is then inconclusive).
 	NoMinRun bool
 	// StallTimeout (-stall-timeout) is the watchdog of every scenario run
 	// without a run-time cap (Scenario.StallTimeout); 0 = off.

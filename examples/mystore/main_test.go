@@ -57,11 +57,12 @@ func TestMyStoreUnderGcstress(t *testing.T) {
 		}
 		rows[r.Scenario.Name] = r.Verdict.Class
 	}
+	// 20K keys of 100 B take a fraction of a second, inside the 2 s warm-up:
+	// the user's key count is written exactly, and too short a run to
+	// judge is inconclusive, never a verdict from no data.
 	for _, name := range []string{"mystore/100B", "arena/100B"} {
-		switch rows[name] {
-		case "healthy", "elevated", "degraded", "failed":
-		default:
-			t.Errorf("%s: class %q (rows %v)", name, rows[name], rows)
+		if rows[name] != "inconclusive" {
+			t.Errorf("%s: class %q, want inconclusive (rows %v)", name, rows[name], rows)
 		}
 	}
 	if md, _ := os.ReadFile(filepath.Join(out, "report.md")); !strings.Contains(string(md), "mystore") {

@@ -136,6 +136,9 @@ func (l *lists) apply(c *gcstress.Config, set map[string]bool) error {
 		if !set["duration"] {
 			c.Duration = 0
 		}
+		// The user's key count is the run: no least run time writes keys
+		// past it (a run too short to judge is inconclusive, and says so).
+		c.NoMinRun = true
 	} else if set["duration"] && c.Duration > 0 {
 		// Duration first: each matrix scenario runs for -duration, keys
 		// unbounded, its progress in time.

@@ -66,7 +66,10 @@ func TestPeerEnginesUnderGcstress(t *testing.T) {
 	}
 	for _, name := range []string{"pebble/100B", "pebble-wal/100B", "badger/100B", "ristretto/100B"} {
 		switch rows[name] {
-		case "healthy", "elevated", "degraded", "failed":
+		// 20K keys usually end inside the warm-up (inconclusive: the user's
+		// -keys is written exactly); a slow engine may run long enough for a
+		// verdict.
+		case "healthy", "elevated", "degraded", "failed", "inconclusive":
 		default:
 			t.Errorf("%s: class %q (rows %v)", name, rows[name], rows)
 		}
