@@ -77,6 +77,36 @@ func defaultKeys(value int64) int64 {
 	}
 }
 
+// matrixScenarios is the matrix set: value size major, kind minor.
+func matrixScenarios(c Config, base Scenario) []Scenario {
+	var out []Scenario
+	for i, v := range c.Values {
+		keys := defaultKeys(v)
+		switch len(c.Keys) {
+		case 1:
+			keys = c.Keys[0]
+		case len(c.Values):
+			keys = c.Keys[i]
+		}
+		for _, k := range c.Kinds {
+			s := base
+			s.Group, s.Kind, s.Value, s.Keys, s.Duration = SetMatrix, k, v, keys, c.Duration
+			s.Name = fmt.Sprintf("%s/%s", k, workload.FormatSize(v))
+			s.MemLimit, s.FlushBW, s.RSSCap = c.MemLimit, c.FlushBW, c.RSSCap
+			s.Backpressure = c.Backpressure != "off"
+			s.Rate = c.Rate.Puts(v)
+			if s.Keys < results.UnboundedKeys && !c.NoMinRun {
+				s.MinRun = results.MinRunFor(c.Thresholds, c.Window)
+				if c.Duration > 0 {
+					s.MinRun = min(s.MinRun, c.Duration)
+				}
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Expand turns a Config into the scenarios to run, in order: the matrix
 // (value size major, kind minor, as the addendum's table reads), then the
 // failure scenario per kind, then the stall scenario (the failure's
@@ -94,30 +124,7 @@ func Expand(c Config) []Scenario {
 	}
 	var out []Scenario
 	if c.wants(SetMatrix) {
-		for i, v := range c.Values {
-			keys := defaultKeys(v)
-			switch len(c.Keys) {
-			case 1:
-				keys = c.Keys[0]
-			case len(c.Values):
-				keys = c.Keys[i]
-			}
-			for _, k := range c.Kinds {
-				s := base
-				s.Group, s.Kind, s.Value, s.Keys, s.Duration = SetMatrix, k, v, keys, c.Duration
-				s.Name = fmt.Sprintf("%s/%s", k, workload.FormatSize(v))
-				s.MemLimit, s.FlushBW, s.RSSCap = c.MemLimit, c.FlushBW, c.RSSCap
-				s.Backpressure = c.Backpressure != "off"
-				s.Rate = c.Rate.Puts(v)
-				if s.Keys < results.UnboundedKeys && !c.NoMinRun {
-					s.MinRun = results.MinRunFor(c.Thresholds, c.Window)
-					if c.Duration > 0 {
-						s.MinRun = min(s.MinRun, c.Duration)
-					}
-				}
-				out = append(out, s)
-			}
-		}
+		out = matrixScenarios(c, base)
 	}
 	fail := base
 	fail.Value, fail.Keys, fail.Duration = c.FailValue, c.FailKeys, c.FailDuration
