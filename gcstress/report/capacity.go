@@ -27,15 +27,31 @@ func openLoopTable(rs []results.Result) (header []string, rows [][]string) {
 }
 
 // capacityTable is one row per kind x value size of the capacity search.
+// A contended search's sustainable figure is a lower bound, marked so: the
+// machine's other load, not the collector, stopped it (its Contended
+// column says "yes" and the notes say why). Runs and Spread are the
+// confirmation of the sustainable step: how many of its runs were healthy
+// and how far their achieved rates lay apart.
 func capacityTable(cs []results.Capacity) (header []string, rows [][]string) {
-	header = []string{"Kind", "Value", "Closed-loop MB/s", "Sustainable MB/s", "First unhealthy MB/s", "Limit", "Steps"}
+	header = []string{"Kind", "Value", "Closed-loop MB/s", "Sustainable MB/s", "First unhealthy MB/s", "Limit", "Contended", "Runs", "Spread", "Steps"}
 	for _, c := range cs {
 		first, limit := "-", "-"
 		if c.FirstUnhealthyMBps > 0 {
 			first, limit = fmt.Sprintf("%.3g", c.FirstUnhealthyMBps), string(c.Limit)
 		}
+		sus, contended := fmt.Sprintf("%.3g", c.SustainableMBps), "no"
+		if c.Contended {
+			sus, contended = "≥ "+sus, "yes"
+		}
+		runs, spread := "-", "-"
+		if c.SustainableRuns > 0 {
+			runs = fmt.Sprint(c.SustainableRuns)
+			if c.SustainableRuns > 1 {
+				spread = fmt.Sprintf("%.1f%%", c.SpreadPct)
+			}
+		}
 		rows = append(rows, []string{c.Kind, workload.FormatSize(c.Value), fmt.Sprintf("%.3g", c.ProbeMBps),
-			fmt.Sprintf("%.3g", c.SustainableMBps), first, limit, fmt.Sprint(len(c.Steps))})
+			sus, first, limit, contended, runs, spread, fmt.Sprint(len(c.Steps))})
 	}
 	return header, rows
 }
@@ -55,6 +71,10 @@ func capacityNotes(cs []results.Capacity, th results.Thresholds, esc func(string
 		"the %s, and the achieved rate at least %.0f%% of the target; the search doubles from 1/16 of the closed-loop rate, then bisects to within %.0f%%.\n",
 		th.Warmup, th.HealthyGC, th.HealthyAssist, slo, 100*results.CapacityMinAchieved, 100*results.CapacityResolution)
 	for _, c := range cs {
+		if c.Contended {
+			fmt.Fprintf(&b, "%s %s: contended: %s; %.3g MB/s is what it reached, a lower bound, not its capacity.\n",
+				esc(c.Kind), workload.FormatSize(c.Value), esc(c.ContendedWhy), c.SustainableMBps)
+		}
 		for _, st := range c.Steps {
 			if !st.Healthy && st.TargetMBps == c.FirstUnhealthyMBps {
 				fmt.Fprintf(&b, "%s %s: at %.3g MB/s %s.\n", esc(c.Kind), workload.FormatSize(c.Value), st.TargetMBps, esc(st.Why))

@@ -1,0 +1,46 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/writegc/writegc/gcstress/results"
+)
+
+// TestCapacityTableSaysContended: a search the machine's other load
+// stopped is marked in the table (a lower bound, "yes") and explained in the
+// notes; a confirmed one shows its runs and spread.
+func TestCapacityTableSaysContended(t *testing.T) {
+	cs := []results.Capacity{
+		{Kind: "heap", Value: 100, SustainableMBps: 20, FirstUnhealthyMBps: 22, Limit: results.LimitGCCPU,
+			SustainableRuns: 3, SpreadPct: 4.2,
+			Steps: []results.CapacityStep{{TargetMBps: 22, Why: "GC CPU 31% >= 25%", Limit: results.LimitGCCPU}}},
+		{Kind: "arena", Value: 100, SustainableMBps: 54.8, FirstUnhealthyMBps: 60, Limit: results.LimitLatency,
+			Contended: true, ContendedWhy: "at 60 MB/s p99 310 ms > 50 ms while other processes and steal took 1.30 cores (3 runs)",
+			Steps: []results.CapacityStep{{TargetMBps: 60, Limit: results.LimitLatency, Contended: true, Why: "p99 310 ms > 50 ms"}}},
+	}
+	h, rows := capacityTable(cs)
+	col := func(name string) int {
+		for i, c := range h {
+			if c == name {
+				return i
+			}
+		}
+		t.Fatalf("no column %q in %v", name, h)
+		return -1
+	}
+	sus, con, runs, spread := col("Sustainable MB/s"), col("Contended"), col("Runs"), col("Spread")
+	if rows[0][con] != "no" || rows[0][sus] != "20" || rows[0][runs] != "3" || rows[0][spread] != "4.2%" {
+		t.Errorf("heap row %v", rows[0])
+	}
+	if rows[1][con] != "yes" || rows[1][sus] != "≥ 54.8" || rows[1][runs] != "-" {
+		t.Errorf("arena row %v: a contended figure must read as a lower bound", rows[1])
+	}
+	notes := capacityNotes(cs, results.Thresholds{}, noEscape)
+	if !strings.Contains(notes, "arena 100B: contended: at 60 MB/s") || !strings.Contains(notes, "a lower bound, not its capacity") {
+		t.Errorf("notes do not explain the contended search:\n%s", notes)
+	}
+	if strings.Contains(notes, "heap 100B: contended") {
+		t.Errorf("an uncontended search is called contended:\n%s", notes)
+	}
+}
