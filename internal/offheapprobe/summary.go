@@ -1,0 +1,82 @@
+package offheapprobe
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+)
+
+// Row is one round of one process in the summary: both kinds' fill times
+// and the offheap fill's huge page counters.
+type Row struct {
+	Proc, Round int
+	ArenaMs     float64
+	OffHeapMs   float64
+	// Ratio is offheap's fill time over arena's: above 1, offheap was
+	// slower (2 is "half arena's speed").
+	Ratio float64
+	// Of the offheap fill: system-wide THP faults that got a huge page and
+	// that fell back to small pages, direct compaction stalls, the
+	// process's system CPU time, and the huge page bytes of its mappings.
+	THPAlloc, THPFallback, CompactStall int64
+	OffHeapSysMs                        float64
+	OffHeapAnonHugeMB                   float64
+}
+
+// Summarize pairs each (proc, round)'s arena and offheap records, in
+// ascending proc then round; a round missing a kind is left out.
+func Summarize(recs []Record) []Row {
+	type key struct{ proc, round int }
+	byKey := map[key]*[2]*Record{}
+	var keys []key
+	for i := range recs {
+		r := &recs[i]
+		k := key{r.Proc, r.Round}
+		p := byKey[k]
+		if p == nil {
+			p = new([2]*Record)
+			byKey[k] = p
+			keys = append(keys, k)
+		}
+		if r.Kind == KindArena {
+			p[0] = r
+		} else if r.Kind == KindOffHeap {
+			p[1] = r
+		}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.proc != b.proc {
+			return a.proc - b.proc
+		}
+		return a.round - b.round
+	})
+	var rows []Row
+	for _, k := range keys {
+		a, o := byKey[k][0], byKey[k][1]
+		if a == nil || o == nil {
+			continue
+		}
+		rows = append(rows, Row{
+			Proc: k.proc, Round: k.round,
+			ArenaMs: ms(a.FillNs), OffHeapMs: ms(o.FillNs), Ratio: float64(o.FillNs) / float64(a.FillNs),
+			THPAlloc: o.Vmstat["thp_fault_alloc"], THPFallback: o.Vmstat["thp_fault_fallback"],
+			CompactStall: o.Vmstat["compact_stall"], OffHeapSysMs: ms(o.SysNs),
+			OffHeapAnonHugeMB: float64(o.Layout.AnonHugeKB) / 1024,
+		})
+	}
+	return rows
+}
+
+func ms(ns int64) float64 { return float64(ns) / 1e6 }
+
+// WriteTable writes rows as an aligned text table to w.
+func WriteTable(w io.Writer, rows []Row) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "proc\tround\tarena ms\toffheap ms\toffheap/arena (time)\tthp_fault_alloc\tthp_fault_fallback\tcompact_stall\toffheap sys ms\toffheap AnonHuge MB\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%d\t%d\t%.1f\t%.1f\t%.2f\t%d\t%d\t%d\t%.1f\t%.0f\t\n", r.Proc, r.Round, r.ArenaMs, r.OffHeapMs,
+			r.Ratio, r.THPAlloc, r.THPFallback, r.CompactStall, r.OffHeapSysMs, r.OffHeapAnonHugeMB)
+	}
+	return tw.Flush()
+}
