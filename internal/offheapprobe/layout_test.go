@@ -54,11 +54,11 @@ func TestChunkLogConcurrent(t *testing.T) {
 
 func TestSummarizeTable(t *testing.T) {
 	rec := func(proc, round int, k Kind, fillMs int64, vm map[string]int64) Record {
-		return Record{Proc: proc, Round: round, Kind: k, FillNs: fillMs * 1e6, SysNs: fillMs * 1e5, Vmstat: vm,
+		return Record{Proc: proc, Round: round, Kind: k, FillNs: fillMs * 1e6, SysNs: fillMs * 1e5, MinFlt: fillMs * 3, Vmstat: vm,
 			Layout: ChunkLayout{AnonHugeKB: 1 << 20}}
 	}
 	recs := []Record{
-		rec(1, 0, KindArena, 100, nil), rec(1, 0, KindOffHeap, 210, map[string]int64{"thp_fault_alloc": 3, "thp_fault_fallback": 509, "compact_stall": 40}),
+		rec(1, 0, KindArena, 100, nil), rec(1, 0, KindOffHeap, 210, map[string]int64{"thp_fault_alloc": 3, "thp_fault_fallback": 509, "compact_stall": 40, "allocstall_normal": 2, "allocstall_movable": 5}),
 		rec(0, 1, KindOffHeap, 95, map[string]int64{"thp_fault_alloc": 512}), rec(0, 1, KindArena, 100, nil),
 		rec(0, 0, KindArena, 100, nil), rec(0, 0, KindOffHeap, 110, nil),
 		rec(2, 0, KindArena, 100, nil), // no offheap: left out

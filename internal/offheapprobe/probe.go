@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"time"
 
@@ -51,6 +52,10 @@ type Config struct {
 	// NoGC skips the runtime.GC before each fill (by default every fill
 	// starts from a collected heap).
 	NoGC bool
+	// FreeOSMemory returns the heap's free memory to the kernel before each
+	// fill (debug.FreeOSMemory), so an arena fill always starts on memory
+	// it must fault in again, whatever the background scavenger did.
+	FreeOSMemory bool
 	// Proc labels the records (the index of this process among several).
 	Proc int
 	// MaxAddrs bounds ChunkLayout.FirstAddrs (0: DefaultMaxAddrs; negative: none).
@@ -81,6 +86,8 @@ type Record struct {
 	ValueSize int    `json:"value_size"`
 	HugePages string `json:"huge_pages"` // the offheap policy in effect (arena.HugePagePolicy)
 	Prefault  bool   `json:"prefault"`   // offheap chunks pre-faulted
+	GCBefore  bool   `json:"gc_before"`  // runtime.GC before the fill
+	FreedOS   bool   `json:"freed_os"`   // debug.FreeOSMemory before the fill
 
 	FillNs  int64   `json:"fill_ns"`
 	MBps    float64 `json:"mb_per_s"` // (key + value) bytes per second, 1e6 bytes a MB
@@ -94,7 +101,9 @@ type Record struct {
 	VolCtxSw       int64            `json:"nvcsw"`
 	InvolCtxSw     int64            `json:"nivcsw"`
 	GCCycles       int64            `json:"gc_cycles"`
-	Vmstat         map[string]int64 `json:"vmstat"`
+	Vmstat         map[string]int64 `json:"vmstat"`           // deltas over the fill (nr_free_pages too: a gauge)
+	FreePagesStart int64            `json:"free_pages_start"` // vmstat nr_free_pages before the fill
+	HeapReleasedMB float64          `json:"heap_released_mb"` // Go heap memory returned to the kernel, before the fill
 	Layout         ChunkLayout      `json:"layout"`
 	THP            THPSettings      `json:"thp"`
 	Kernel         string           `json:"kernel"`
@@ -166,9 +175,10 @@ func Run(c Config) ([]Record, error) {
 
 // snapshot is the process and system state at one edge of a fill.
 type snapshot struct {
-	u      usage
-	vm     map[string]int64
-	cycles int64
+	u        usage
+	vm       map[string]int64
+	cycles   int64
+	released uint64 // bytes of heap memory released to the kernel
 }
 
 func take() (snapshot, error) {
@@ -180,13 +190,15 @@ func take() (snapshot, error) {
 	if err != nil {
 		return snapshot{}, err
 	}
-	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)
-	var cycles int64
-	if s[0].Value.Kind() == metrics.KindUint64 {
-		cycles = int64(s[0].Value.Uint64())
+	var v [2]uint64
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = s[i].Value.Uint64()
+		}
 	}
-	return snapshot{u: u, vm: vm, cycles: cycles}, nil
+	return snapshot{u: u, vm: vm, cycles: int64(v[0]), released: v[1]}, nil
 }
 
 // fill puts every key into a fresh memtable of kind k and records it.
@@ -205,6 +217,9 @@ func fill(c Config, k Kind, keys *workload.Keys, value []byte) (Record, error) {
 	defer m.Close()
 	if !c.NoGC {
 		runtime.GC()
+	}
+	if c.FreeOSMemory {
+		debug.FreeOSMemory()
 	}
 	before, err := take()
 	if err != nil {
@@ -242,11 +257,12 @@ func newRecord(c Config, k Kind, d time.Duration, before, after snapshot) Record
 	u := after.u.sub(before.u)
 	rec := Record{
 		Kind: k, Keys: c.Keys, ValueSize: c.ValueSize,
-		HugePages: c.HugePages.String(), Prefault: !c.NoPrefault,
+		HugePages: c.HugePages.String(), Prefault: !c.NoPrefault, GCBefore: !c.NoGC, FreedOS: c.FreeOSMemory,
 		FillNs: max(d.Nanoseconds(), 1), KernelCounters: kernelCounters,
 		UserNs: u.userNs, SysNs: u.sysNs, MinFlt: u.minflt, MajFlt: u.majflt,
 		VolCtxSw: u.nvcsw, InvolCtxSw: u.nivcsw,
 		GCCycles: after.cycles - before.cycles, GoVersion: runtime.Version(),
+		FreePagesStart: before.vm["nr_free_pages"], HeapReleasedMB: float64(before.released) / (1 << 20),
 	}
 	rec.MBps = bytes / (float64(rec.FillNs) / 1e9) / 1e6
 	if after.vm != nil {

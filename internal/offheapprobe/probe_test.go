@@ -33,7 +33,7 @@ func TestRunSmoke(t *testing.T) {
 
 func checkRecord(t *testing.T, r Record) {
 	t.Helper()
-	if r.Proc != 3 || r.Keys != 2000 || r.ValueSize != DefaultValueSize || r.HugePages != "advise" || !r.Prefault ||
+	if r.Proc != 3 || r.Keys != 2000 || r.ValueSize != DefaultValueSize || r.HugePages != "advise" || !r.Prefault || !r.GCBefore || r.FreedOS || r.HeapReleasedMB < 0 ||
 		r.FillNs <= 0 || r.MBps <= 0 || r.CloseNs <= 0 || r.GoVersion == "" {
 		t.Errorf("%s: identity or timing missing: %+v", r.Kind, r)
 	}
@@ -45,6 +45,12 @@ func checkRecord(t *testing.T, r Record) {
 	}
 	if !r.KernelCounters || r.UserNs+r.SysNs <= 0 || r.MinFlt < 0 || r.MajFlt < 0 || r.VolCtxSw < 0 || r.InvolCtxSw < 0 || r.Kernel == "" {
 		t.Errorf("%s: process counters missing: %+v", r.Kind, r)
+	}
+	if r.FreePagesStart <= 0 {
+		t.Errorf("%s: free_pages_start %d", r.Kind, r.FreePagesStart)
+	}
+	if _, ok := r.Vmstat["nr_free_pages"]; !ok { // a gauge: its delta may be negative
+		t.Errorf("%s: vmstat has no nr_free_pages", r.Kind)
 	}
 	for _, name := range []string{"pgfault", "pgmajfault"} {
 		if v, ok := r.Vmstat[name]; !ok || v < 0 {
@@ -66,12 +72,12 @@ func TestRunPolicies(t *testing.T) {
 		t.Skip("mapping flags are Linux-only")
 	}
 	for _, pol := range []arena.HugePagePolicy{arena.HugePagesAdvise, arena.HugePagesNever} {
-		recs, err := Run(Config{Rounds: 1, Keys: 300, HugePages: pol, NoPrefault: true})
+		recs, err := Run(Config{Rounds: 1, Keys: 300, HugePages: pol, NoPrefault: true, FreeOSMemory: true, NoGC: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		o := recs[1].Layout
-		if recs[1].Prefault || recs[1].HugePages != pol.String() {
+		if recs[1].Prefault || recs[1].HugePages != pol.String() || !recs[0].FreedOS || recs[0].GCBefore {
 			t.Errorf("%v: record says %q prefault=%v", pol, recs[1].HugePages, recs[1].Prefault)
 		}
 		if o.Chunks != o.Aligned2M || o.Mappings == 0 {

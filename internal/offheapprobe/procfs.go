@@ -29,14 +29,14 @@ const (
 )
 
 // VmstatKept says which /proc/vmstat counters ParseVmstat keeps: the page
-// fault totals and every counter of transparent huge pages, compaction and
-// NUMA placement.
+// fault totals, the free page count, and every counter of transparent huge
+// pages, compaction, NUMA placement and page reclaim (direct and kswapd).
 func VmstatKept(name string) bool {
 	switch name {
-	case "pgfault", "pgmajfault":
+	case "pgfault", "pgmajfault", "nr_free_pages":
 		return true
 	}
-	for _, p := range []string{"thp_", "compact_", "numa_"} {
+	for _, p := range []string{"thp_", "compact_", "numa_", "allocstall_", "pgscan_", "pgsteal_"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}

@@ -10,6 +10,7 @@ const vmstatSample = `nr_free_pages 1234
 pgfault 1000
 pgmajfault 3
 numa_hit 77
+allocstall_normal 4
 thp_fault_alloc 5
 thp_fault_fallback 0
 compact_stall 2
@@ -21,7 +22,7 @@ func TestParseVmstat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int64{"pgfault": 1000, "pgmajfault": 3, "numa_hit": 77, "thp_fault_alloc": 5, "thp_fault_fallback": 0, "compact_stall": 2}
+	want := map[string]int64{"nr_free_pages": 1234, "pgfault": 1000, "pgmajfault": 3, "numa_hit": 77, "thp_fault_alloc": 5, "thp_fault_fallback": 0, "compact_stall": 2, "allocstall_normal": 4}
 	if len(got) != len(want) {
 		t.Errorf("got %v, want %v", got, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -16,12 +17,17 @@ type Row struct {
 	// Ratio is offheap's fill time over arena's: above 1, offheap was
 	// slower (2 is "half arena's speed").
 	Ratio float64
+	// Of the arena fill: the process's minor faults and system CPU time
+	// (fresh or scavenged heap memory faulted in).
+	ArenaMinFlt int64
+	ArenaSysMs  float64
 	// Of the offheap fill: system-wide THP faults that got a huge page and
-	// that fell back to small pages, direct compaction stalls, the
-	// process's system CPU time, and the huge page bytes of its mappings.
-	THPAlloc, THPFallback, CompactStall int64
-	OffHeapSysMs                        float64
-	OffHeapAnonHugeMB                   float64
+	// that fell back to small pages, direct compaction and direct reclaim
+	// stalls (allocstall_*, summed), the process's system CPU time, and
+	// the huge page bytes of its chunks' mappings.
+	THPAlloc, THPFallback, CompactStall, AllocStall int64
+	OffHeapSysMs                                    float64
+	OffHeapAnonHugeMB                               float64
 }
 
 // Summarize pairs each (proc, round)'s arena and offheap records, in
@@ -61,7 +67,8 @@ func Summarize(recs []Record) []Row {
 			Proc: k.proc, Round: k.round,
 			ArenaMs: ms(a.FillNs), OffHeapMs: ms(o.FillNs), Ratio: float64(o.FillNs) / float64(a.FillNs),
 			THPAlloc: o.Vmstat["thp_fault_alloc"], THPFallback: o.Vmstat["thp_fault_fallback"],
-			CompactStall: o.Vmstat["compact_stall"], OffHeapSysMs: ms(o.SysNs),
+			CompactStall: o.Vmstat["compact_stall"], AllocStall: sumPrefix(o.Vmstat, "allocstall_"), OffHeapSysMs: ms(o.SysNs),
+			ArenaMinFlt: a.MinFlt, ArenaSysMs: ms(a.SysNs),
 			OffHeapAnonHugeMB: float64(o.Layout.AnonHugeKB) / 1024,
 		})
 	}
@@ -70,13 +77,24 @@ func Summarize(recs []Record) []Row {
 
 func ms(ns int64) float64 { return float64(ns) / 1e6 }
 
+func sumPrefix(m map[string]int64, prefix string) int64 {
+	var n int64
+	for k, v := range m {
+		if strings.HasPrefix(k, prefix) {
+			n += v
+		}
+	}
+	return n
+}
+
 // WriteTable writes rows as an aligned text table to w.
 func WriteTable(w io.Writer, rows []Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "proc\tround\tarena ms\toffheap ms\toffheap/arena (time)\tthp_fault_alloc\tthp_fault_fallback\tcompact_stall\toffheap sys ms\toffheap AnonHuge MB\t")
+	fmt.Fprintln(tw, "proc\tround\tarena ms\toffheap ms\toffheap/arena (time)\tarena minflt\tarena sys ms\t"+
+		"thp_fault_alloc\tthp_fault_fallback\tcompact_stall\tallocstall\toffheap sys ms\toffheap AnonHuge MB\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%d\t%.1f\t%.1f\t%.2f\t%d\t%d\t%d\t%.1f\t%.0f\t\n", r.Proc, r.Round, r.ArenaMs, r.OffHeapMs,
-			r.Ratio, r.THPAlloc, r.THPFallback, r.CompactStall, r.OffHeapSysMs, r.OffHeapAnonHugeMB)
+		fmt.Fprintf(tw, "%d\t%d\t%.1f\t%.1f\t%.2f\t%d\t%.1f\t%d\t%d\t%d\t%d\t%.1f\t%.0f\t\n", r.Proc, r.Round, r.ArenaMs, r.OffHeapMs,
+			r.Ratio, r.ArenaMinFlt, r.ArenaSysMs, r.THPAlloc, r.THPFallback, r.CompactStall, r.AllocStall, r.OffHeapSysMs, r.OffHeapAnonHugeMB)
 	}
 	return tw.Flush()
 }
