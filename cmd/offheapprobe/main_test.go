@@ -41,7 +41,7 @@ func TestRunInProcess(t *testing.T) {
 	if recs[0].Kind != "arena" || recs[2].Kind != "offheap" || recs[3].Round != 1 {
 		t.Errorf("order %s %s %s %s: want arena, offheap, then offheap, arena", recs[0].Kind, recs[1].Kind, recs[2].Kind, recs[3].Kind)
 	}
-	if !strings.Contains(errb.String(), "offheap/arena") || strings.Count(errb.String(), "\n") != 3 {
+	if !strings.Contains(errb.String(), "offheap/arena") || strings.Count(errb.String(), "\n") != 6 {
 		t.Errorf("summary table:\n%s", errb.String())
 	}
 }
@@ -68,8 +68,8 @@ func TestRunChildren(t *testing.T) {
 	if recs[0].Proc != 0 || recs[3].Proc != 1 || recs[1].HugePages != "never" || recs[1].ValueSize != 100 {
 		t.Errorf("records %+v", recs)
 	}
-	if n := strings.Count(errb.String(), "\n"); n != 3 {
-		t.Errorf("summary table has %d lines, want a header and one row per child:\n%s", n, errb.String())
+	if n := strings.Count(errb.String(), "\n"); n != 7 {
+		t.Errorf("summary has %d lines, want a header and one row per child, twice, and a blank line:\n%s", n, errb.String())
 	}
 }
 

@@ -87,8 +87,59 @@ func sumPrefix(m map[string]int64, prefix string) int64 {
 	return n
 }
 
-// WriteTable writes rows as an aligned text table to w.
+// ProcRow is one process's offheap/arena time ratios over its rounds: the
+// between-process spread is the bimodality.
+type ProcRow struct {
+	Proc, Rounds     int
+	Median, Min, Max float64
+	MedianArenaMs    float64
+	MedianOffHeapMs  float64
+}
+
+// ByProc summarizes rows per process, in ascending proc.
+func ByProc(rows []Row) []ProcRow {
+	var out []ProcRow
+	for i := 0; i < len(rows); {
+		j := i
+		for j < len(rows) && rows[j].Proc == rows[i].Proc {
+			j++
+		}
+		var ratios, am, om []float64
+		for _, r := range rows[i:j] {
+			ratios, am, om = append(ratios, r.Ratio), append(am, r.ArenaMs), append(om, r.OffHeapMs)
+		}
+		out = append(out, ProcRow{Proc: rows[i].Proc, Rounds: j - i, Median: median(ratios),
+			Min: slices.Min(ratios), Max: slices.Max(ratios), MedianArenaMs: median(am), MedianOffHeapMs: median(om)})
+		i = j
+	}
+	return out
+}
+
+// median of a non-empty slice (sorted in place).
+func median(v []float64) float64 {
+	slices.Sort(v)
+	if n := len(v); n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+// WriteTable writes rows as an aligned text table to w, then, per
+// process, the median, least and greatest ratio (ByProc).
 func WriteTable(w io.Writer, rows []Row) error {
+	if err := writeRounds(w, rows); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\nproc\trounds\tmedian arena ms\tmedian offheap ms\tmedian offheap/arena\tleast\tgreatest\t")
+	for _, p := range ByProc(rows) {
+		fmt.Fprintf(tw, "%d\t%d\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t\n", p.Proc, p.Rounds, p.MedianArenaMs, p.MedianOffHeapMs, p.Median, p.Min, p.Max)
+	}
+	return tw.Flush()
+}
+
+// writeRounds writes one line per round.
+func writeRounds(w io.Writer, rows []Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "proc\tround\tarena ms\toffheap ms\toffheap/arena (time)\tarena minflt\tarena sys ms\t"+
 		"thp_fault_alloc\tthp_fault_fallback\tcompact_stall\tallocstall\toffheap sys ms\toffheap AnonHuge MB\t")
