@@ -73,7 +73,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	v, err := workload.ParseSize(*value)
-	if err != nil || v < 1 || v > 1<<30 {
+	if err != nil || v < 1 || v > 1<<31 {
 		return o, fmt.Errorf("-value %q: want a size of at least 1 B", *value)
 	}
 	o.cfg.ValueSize = int(v)
@@ -83,6 +83,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	o.cfg.NoPrefault, o.cfg.NoGC, o.cfg.FreeOSMemory = !*prefault, !*gc, *freeOS
 	if o.cfg.Rounds < 1 || o.cfg.Keys < 1 || o.procs < 0 || o.procs > 1000 {
 		return o, errors.New("-rounds and -keys must be at least 1, -procs in [0, 1000]")
+	}
+	if err := o.cfg.Validate(); err != nil {
+		return o, err
 	}
 	o.args = []string{"-rounds", strconv.Itoa(o.cfg.Rounds), "-keys", strconv.Itoa(o.cfg.Keys), "-value", strconv.Itoa(o.cfg.ValueSize),
 		"-huge", *huge, "-prefault=" + strconv.FormatBool(*prefault), "-gc=" + strconv.FormatBool(*gc),

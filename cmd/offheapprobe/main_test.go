@@ -21,6 +21,7 @@ func TestUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"-rounds", "0"}, {"-keys", "-1"}, {"-value", "0"}, {"-value", "abc"}, {"-huge", "always"},
 		{"-procs", "-1"}, {"-nosuchflag"}, {"extra"},
+		{"-value", "17MiB"}, {"-keys", "10000000"}, {"-rounds", "5000"},
 	} {
 		var errb bytes.Buffer
 		if rc := run(args, new(bytes.Buffer), &errb); rc != 2 {

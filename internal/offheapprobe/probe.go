@@ -110,6 +110,13 @@ type Record struct {
 	GoVersion      string           `json:"go"`
 }
 
+// Validate reports whether c (its zero fields taken as the defaults) is
+// within the limits: nil or an error wrapping ErrConfig.
+func (c Config) Validate() error {
+	_, err := c.withDefaults()
+	return err
+}
+
 // withDefaults validates c and fills its zero fields.
 func (c Config) withDefaults() (Config, error) {
 	c.Rounds = or(c.Rounds, DefaultRounds)

@@ -6,6 +6,8 @@ package offheapprobe
 // probe trusts, no /proc/vmstat, no smaps, no THP. Its twin is sys_linux.go.
 const kernelCounters = false
 
+// The functions below are sys_linux.go's with nothing to read: zero
+// usage, no vmstat, no mappings, no THP settings.
 type usage struct {
 	userNs, sysNs, minflt, majflt, nvcsw, nivcsw int64
 }
