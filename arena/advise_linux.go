@@ -37,6 +37,10 @@ var hugePageSize = sync.OnceValue(func() int {
 // advice: a kernel that declines leaves b on small pages.
 func adviseHuge(b []byte) { _ = unix.Madvise(b, unix.MADV_HUGEPAGE) }
 
+// adviseNoHuge asks the kernel to keep b on small pages (MADV_NOHUGEPAGE),
+// out of reach of khugepaged too. It is advice, like adviseHuge.
+func adviseNoHuge(b []byte) { _ = unix.Madvise(b, unix.MADV_NOHUGEPAGE) }
+
 // noPopulate is set once MADV_POPULATE_WRITE proved unsupported (kernels
 // before 5.14 answer EINVAL), so later chunks do not ask again.
 var noPopulate atomic.Bool

@@ -9,6 +9,9 @@ func hugePageSize() int { return 0 }
 // adviseHuge does nothing outside Linux.
 func adviseHuge([]byte) {}
 
+// adviseNoHuge does nothing outside Linux.
+func adviseNoHuge([]byte) {}
+
 // prefault does nothing outside Linux: pages fault on first touch.
 func prefault([]byte) {}
 

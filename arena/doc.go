@@ -67,6 +67,9 @@
 //     pages, as the Go heap zeroes a reused on-heap chunk. On older kernels
 //     pages fault on first write (fewer with huge pages); on other unix
 //     systems chunks are plain mmap memory (advise_other.go).
+//   - PoolOptions.HugePages (no advice, or MADV_NOHUGEPAGE, instead of
+//     MADV_HUGEPAGE) and PoolOptions.NoPrefault change the last point for
+//     measurements (docs/offheap-bimodality.md); chunks stay aligned.
 //
 // On-heap chunks are pre-faulted too, on Linux: a new one (a Go heap object
 // of 64 KiB or more, not a chunk the pool recycled) gets MADV_POPULATE_WRITE

@@ -33,6 +33,22 @@ type PoolOptions struct {
 	OffHeap bool
 	// Prealloc fills the pool with this many chunks up front (at most MaxPooled).
 	Prealloc int
+	// HugePages is the transparent huge page advice for off-heap chunks
+	// (zero: HugePagesAdvise, the package doc's policy). Ignored on-heap.
+	HugePages HugePagePolicy
+	// NoPrefault leaves new off-heap chunks to fault on first touch instead
+	// of pre-faulting them (MADV_POPULATE_WRITE). On-heap chunks are
+	// pre-faulted as before. For measurements that compare the two.
+	NoPrefault bool
+	// OnNewChunk, when set, is called with the address and size of every
+	// chunk the pool allocates (regular or jumbo, on- or off-heap; not a
+	// reused idle chunk), after it is mapped and pre-faulted and before any
+	// arena writes it. It is a debugging hook for tools that inspect the
+	// chunks' mappings (/proc/self/smaps): it may be called from any
+	// goroutine that allocates, concurrently, must be safe for that and
+	// must not call into the pool. The address stays valid only while the
+	// chunk is live; the hook must not turn it into a pointer.
+	OnNewChunk func(addr uintptr, size int)
 }
 
 // Pool recycles chunks between arenas. It is safe for concurrent use by any
@@ -43,6 +59,8 @@ type Pool struct {
 	maxPooled int
 	offHeap   bool // chunks are really off-heap
 	fallback  bool // off-heap asked for, on-heap given
+	policy    offHeapPolicy
+	onNew     func(addr uintptr, size int)
 
 	mu   sync.Mutex
 	idle []*chunk
@@ -64,11 +82,16 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 	if opts.MaxPooled < 0 || opts.Prealloc < 0 {
 		return nil, fmt.Errorf("%w: negative MaxPooled or Prealloc", ErrInvalidOption)
 	}
+	if int(opts.HugePages) >= len(hugePageNames) {
+		return nil, fmt.Errorf("%w: HugePages %v", ErrInvalidOption, opts.HugePages)
+	}
 	p := &Pool{
 		chunkSize: opts.ChunkSize,
 		maxPooled: opts.MaxPooled,
 		offHeap:   opts.OffHeap && offHeapAvailable,
 		fallback:  opts.OffHeap && !offHeapAvailable,
+		policy:    offHeapPolicy{huge: opts.HugePages, noPrefault: opts.NoPrefault},
+		onNew:     opts.OnNewChunk,
 	}
 	for range min(opts.Prealloc, opts.MaxPooled) {
 		c, err := p.newChunk(p.chunkSize, false)
@@ -92,17 +115,23 @@ func (p *Pool) OffHeap() bool { return p.offHeap }
 func (p *Pool) OffHeapRequested() bool { return p.offHeap || p.fallback }
 
 func (p *Pool) newChunk(n int, jumbo bool) (*chunk, error) {
+	var c *chunk
 	if p.offHeap {
-		b, err := offHeapAlloc(n)
+		b, err := offHeapAlloc(n, p.policy)
 		if err != nil {
 			return nil, err
 		}
 		p.mapped.Add(int64(n))
-		return newChunk(b, true, jumbo), nil
+		c = newChunk(b, true, jumbo)
+	} else {
+		b := heapSource(n)
+		prefaultHeap(b)
+		c = newChunk(b, false, jumbo)
 	}
-	b := heapSource(n)
-	prefaultHeap(b)
-	return newChunk(b, false, jumbo), nil
+	if p.onNew != nil {
+		p.onNew(uintptr(c.base), len(c.buf))
+	}
+	return c, nil
 }
 
 // free gives a chunk's memory back. With invariants, an on-heap chunk is

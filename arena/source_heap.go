@@ -9,7 +9,7 @@ package arena
 const offHeapAvailable = false
 
 // offHeapAlloc falls back to an on-heap chunk.
-func offHeapAlloc(n int) ([]byte, error) { return heapSource(n), nil }
+func offHeapAlloc(n int, _ offHeapPolicy) ([]byte, error) { return heapSource(n), nil }
 
 // offHeapFree drops the reference; the garbage collector frees the chunk.
 func offHeapFree([]byte) error { return nil }

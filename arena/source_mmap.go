@@ -17,14 +17,15 @@ const offHeapAvailable = true
 // ready to be written without page faults where the kernel allows:
 //   - when the kernel has transparent huge pages (hugePageSize > 0) and n is
 //     a multiple of their size, the mapping is aligned to that size and
-//     advised as huge, so each huge page is one fault instead of hundreds;
-//   - the pages are then pre-faulted (prefault), so writers into the chunk
-//     take no faults at all. Where the kernel cannot pre-fault, the first
-//     touch of each page faults as before.
+//     advised according to pol.huge (HugePagesAdvise: as huge, so each huge
+//     page is one fault instead of hundreds);
+//   - unless pol.noPrefault, the pages are then pre-faulted (prefault), so
+//     writers into the chunk take no faults at all. Where the kernel cannot
+//     pre-fault, the first touch of each page faults as before.
 //
-// Either way the memory reads as zeros until written, and all of it is
-// resident from here until offHeapFree.
-func offHeapAlloc(n int) ([]byte, error) {
+// Either way the memory reads as zeros until written, and, pre-faulted, all
+// of it is resident from here until offHeapFree.
+func offHeapAlloc(n int, pol offHeapPolicy) ([]byte, error) {
 	align := hugePageSize()
 	huge := align > 0 && n%align == 0
 	var b []byte
@@ -38,9 +39,16 @@ func offHeapAlloc(n int) ([]byte, error) {
 		return nil, err
 	}
 	if huge {
-		adviseHuge(b)
+		switch pol.huge {
+		case HugePagesAdvise:
+			adviseHuge(b)
+		case HugePagesNever:
+			adviseNoHuge(b)
+		}
 	}
-	prefault(b)
+	if !pol.noPrefault {
+		prefault(b)
+	}
 	return b, nil
 }
 
