@@ -51,8 +51,8 @@ func openOutFiles(dir string, create createTempFunc) (*outFiles, error) {
 // list it in its own. Config.Out (-out) names any other folder exactly.
 const DefaultOutParent = "gcstress-out"
 
-// outDirTime is the UTC start time in a default folder's name: ISO 8601's
-// basic time, with no colon, so the name is valid on every file system.
+// outDirTime is the UTC start time in a default folder's name: an ISO 8601
+// date and time without colons, so the name is valid on every file system.
 const outDirTime = "2006-01-02T150405Z"
 
 // runFiles are the files a run writes at the top of its folder besides
