@@ -45,7 +45,8 @@ stress-peers:
 		-scenario matrix,failure -values 10B,100B,1KB,10KB -keys 2M,2M,1M,200K -duration 25s \
 		-out "$$out" $(PEERS_FLAGS)
 
-## stress: the main job, gcstress on its embedded default matrix.
+## stress: the main job, gcstress on its embedded default matrix, into a new gitignored
+## gcstress-out/<UTC time>-<id>/ (STRESS_FLAGS='-out DIR' names another folder).
 stress:
 	$(GO) run ./cmd/gcstress $(STRESS_FLAGS)
 

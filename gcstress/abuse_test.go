@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -41,21 +43,37 @@ func TestOutReuseRefused(t *testing.T) {
 }
 
 // TestDefaultOutIsNew: without -out, two runs started in the same second
-// get different folders (what `make stress` twice relies on).
+// get different folders (what `make stress` twice relies on), named
+// parent/<UTC time>-<id>, even when they drew the same id.
 func TestDefaultOutIsNew(t *testing.T) {
 	parent := t.TempDir()
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	first := newOutDir(parent, now)
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("CET", 3600))
+	first := newOutDir(parent, now, "ab12")
+	if want := filepath.Join(parent, "2026-01-02T020405Z-ab12"); first != want {
+		t.Fatalf("default folder %s, want %s", first, want)
+	}
 	if err := os.MkdirAll(first, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if second := newOutDir(parent, now); second != first {
+	if second := newOutDir(parent, now, "ab12"); second != first {
 		t.Fatalf("an empty folder was not reused: %s, %s", first, second)
 	}
 	os.WriteFile(filepath.Join(first, "samples.jsonl"), []byte("x\n"), 0o644)
-	second := newOutDir(parent, now)
+	second := newOutDir(parent, now, "ab12")
 	if second == first || checkOutEmpty(second, false) != nil {
 		t.Fatalf("second default -out %s (first %s)", second, first)
+	}
+	if id := shortID(); !regexp.MustCompile(`^[0-9a-f]{4}$`).MatchString(id) {
+		t.Fatalf("short id %q", id)
+	}
+	// The default folder is scratch: writegc's .gitignore keeps it out of
+	// the committed tree, in any folder a run starts from.
+	ignore, err := os.ReadFile(filepath.Join("..", ".gitignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(strings.Split(string(ignore), "\n"), DefaultOutParent+"/") {
+		t.Fatalf(".gitignore does not list %s/:\n%s", DefaultOutParent, ignore)
 	}
 }
 

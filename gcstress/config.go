@@ -74,7 +74,7 @@ type Config struct {
 	Writers      int              // writer goroutines (-writers)
 	Profile      explain.Profiles // profiles to capture per scenario (-profile)
 	Flight       bool             // keep a flight recorder (-flight; implied by Profile)
-	Out          string           // results folder (-out); "" = a new folder under DefaultOutParent
+	Out          string           // results folder (-out), used exactly; "" = a new folder under DefaultOutParent
 	ReplaceOut   bool             // remove an earlier run's files from Out first (-replace-out)
 	Format       string           // terminal report, one of Formats (-format)
 	Window       time.Duration    // sampling window; 0 = no windows (-window)

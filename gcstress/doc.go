@@ -69,7 +69,8 @@
 //     or where this run would overwrite a file no manifest accounts for,
 //     is refused (ErrUsage) with nothing removed. samples.jsonl is created
 //     exclusively, never appended to. Without Out every run gets a new
-//     folder (outdir.go).
+//     folder, DefaultOutParent/<UTC time>-<id> under the working
+//     directory (outdir.go); ReportPath names the report to open in it.
 //   - Every other file of a results folder (summary.json, the reports, the
 //     charts, the manifest) is written atomically: a temporary file in the
 //     folder, fsync, rename, fsync of the folder (atomicfile.go). A failed

@@ -12,6 +12,11 @@ import (
 // PathServer is the write path with no client (results.PathServer).
 const PathServer = results.PathServer
 
+// KeySize is the length in bytes of every key an Engine's Put receives
+// (results.KeySize: 16 random bytes, in every scenario); the value is
+// Scenario.Value bytes.
+const KeySize = results.KeySize
+
 // writegc's own kinds are registered like anyone's: each runs its memtable
 // kind inside the region server (newServerEngine).
 func init() {

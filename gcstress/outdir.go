@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,8 +44,16 @@ func openOutFiles(dir string, create createTempFunc) (*outFiles, error) {
 }
 
 // DefaultOutParent is where a run with no Config.Out gets its folder:
-// DefaultOutParent/<UTC start time>, relative to the working directory.
-const DefaultOutParent = "results/gcstress"
+// DefaultOutParent/<UTC start time>-<short id> (for example
+// gcstress-out/2026-12-01T110503Z-ab12), relative to the working
+// directory. It is a scratch folder, not a place for committed results:
+// writegc's .gitignore lists it, and a module that runs gcstress should
+// list it in its own. Config.Out (-out) names any other folder exactly.
+const DefaultOutParent = "gcstress-out"
+
+// outDirTime is the UTC start time in a default folder's name: an ISO 8601
+// date and time without colons, so the name is valid on every file system.
+const outDirTime = "2006-01-02T150405Z"
 
 // runFiles are the files a run writes at the top of its folder besides
 // those of the report formats (report.Owns: summary.json, the reports,
@@ -64,11 +73,12 @@ func runNames(cfg Config) func(name string) bool {
 	}
 }
 
-// newOutDir is the default results folder: parent/<UTC time>, with a -2,
-// -3, ... suffix when a folder of that name already has files (two runs
-// started in the same second).
-func newOutDir(parent string, now time.Time) string {
-	base := filepath.Join(parent, now.UTC().Format("20060102T150405Z"))
+// newOutDir is the default results folder: parent/<UTC time>-<id>, with a
+// -2, -3, ... suffix when a folder of that name already has files (the
+// short id makes that rare: two runs started in the same second by two
+// processes get different ids).
+func newOutDir(parent string, now time.Time, id string) string {
+	base := filepath.Join(parent, now.UTC().Format(outDirTime)+"-"+id)
 	dir := base
 	for i := 2; i < 1000; i++ {
 		if empty, _, err := isEmptyDir(dir); empty || err != nil {
@@ -78,6 +88,9 @@ func newOutDir(parent string, now time.Time) string {
 	}
 	return dir
 }
+
+// shortID is 4 random lowercase hex digits: a default folder's id.
+func shortID() string { return fmt.Sprintf("%04x", rand.N(1<<16)) }
 
 // isEmptyDir reports whether dir is missing or an empty folder, and lists
 // up to three of its entries otherwise.

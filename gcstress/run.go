@@ -207,6 +207,18 @@ func finishRun(ctx context.Context, cfg Config, sum *Summary, opts Options, prog
 	return sum, nil
 }
 
+// ReportPath is the file of sum's results folder (Summary.Out) a reader
+// opens first: its report.html. It is "" when sum is nil or names no
+// folder. The file is there once Run returned sum with a nil error or one
+// wrapping ErrInterrupted; Run prints no such line itself (the command,
+// package cli, does).
+func ReportPath(sum *Summary) string {
+	if sum == nil || sum.Out == "" {
+		return ""
+	}
+	return filepath.Join(sum.Out, string(report.HTMLFile))
+}
+
 // reportErr names the writer a terminal report could not be written to
 // (its file name when it has one: stdout redirected to a file).
 func reportErr(w io.Writer, err error) error {
@@ -232,7 +244,7 @@ func startRun(cfg *Config, create createTempFunc, notes io.Writer) (*outFiles, *
 		return nil, nil, err
 	}
 	if cfg.Out == "" {
-		cfg.Out = newOutDir(DefaultOutParent, time.Now())
+		cfg.Out = newOutDir(DefaultOutParent, time.Now(), shortID())
 	}
 	if err := prepareOut(cfg.Out, cfg.ReplaceOut, runNames(*cfg), notes); err != nil {
 		return nil, nil, err

@@ -45,8 +45,11 @@
 //     given (a plain context.Background() is enough) and removes it before
 //     returning; a cancelled ctx counts as an interrupt.
 //   - Main writes the report to stdout and everything else (progress, notes,
-//     the error behind a non-zero exit) to stderr. It never exits the
-//     process; the caller passes its code to os.Exit.
+//     the error behind a non-zero exit) to stderr. A run's last line names
+//     the report to open, "open: DIR/report.html": on stdout after a table
+//     report, on stderr after a json, ycsb or pe one (stdout is then that
+//     format alone); an interrupted run's error names it. It never exits
+//     the process; the caller passes its code to os.Exit.
 package cli
 
 import (
@@ -57,7 +60,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
@@ -125,8 +130,50 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "gcstress: live page: %s\n", url)
 		opts.Observer = ls
 	}
-	_, err = gcstress.Run(ctx, cfg, opts)
-	return err
+	sum, err := gcstress.Run(ctx, cfg, opts)
+	return openLine(cfg.Format, sum, err, stdout, stderr)
+}
+
+// openLine ends a run with the report to open, as the user can use it
+// (relative when it lies under the working directory): the line
+// "open: PATH" after a table report on stdout, and on stderr after a
+// machine-read format (json, ycsb, pe), whose stdout stays that format
+// alone. An interrupted run's error, which Main prints last, names it
+// instead. A run whose reports could not be written names nothing. It
+// returns err, wrapped when interrupted, or the open line's write error.
+func openLine(format string, sum *gcstress.Summary, err error, stdout, stderr io.Writer) error {
+	p := gcstress.ReportPath(sum)
+	switch {
+	case p == "" || (err != nil && !errors.Is(err, gcstress.ErrInterrupted)):
+		return err
+	case err != nil:
+		return fmt.Errorf("%w; open %s", err, userPath(p))
+	}
+	w := stderr
+	if format == "" || format == gcstress.FormatTable {
+		w = stdout
+	}
+	if _, werr := fmt.Fprintf(w, "open: %s\n", escape.Terminal(userPath(p))); werr != nil && w == stdout {
+		return fmt.Errorf("%w: terminal report to %s: %w", gcstress.ErrWrite, writerName(stdout), werr)
+	}
+	return nil
+}
+
+// userPath is p as the user can use it from the working directory: made
+// relative when it is an absolute path under it, else as given.
+func userPath(p string) string {
+	if !filepath.IsAbs(p) {
+		return p
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	rel, err := filepath.Rel(wd, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return rel
 }
 
 // liveAddr holds -http while ParseFlags runs (liveFlag sets it); run resets

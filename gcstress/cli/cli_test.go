@@ -68,6 +68,9 @@ func TestCancelledContextExits130(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
 		t.Fatal(err)
 	}
+	if line := lastLine(stderr.String()); !strings.HasSuffix(line, "; open "+filepath.Join(out, "report.html")) {
+		t.Fatalf("last line %q does not name report.html", line)
+	}
 }
 
 // TestMainEndToEnd runs the whole command on a tiny matrix and failure
@@ -101,6 +104,9 @@ func TestMainEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "[1/4]") || !strings.Contains(stderr.String(), "results: "+out) {
 		t.Errorf("no progress lines: %s", stderr.String())
+	}
+	if line := lastLine(stderr.String()); line != "open: "+filepath.Join(out, "report.html") {
+		t.Errorf("-format json: last line of stderr %q, want open: %s", line, filepath.Join(out, "report.html"))
 	}
 }
 

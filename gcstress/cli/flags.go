@@ -75,7 +75,7 @@ func defineFlags(fs *flag.FlagSet, c *gcstress.Config) *lists {
 	fs.IntVar(&c.Writers, "writers", c.Writers, "writer goroutines per scenario")
 	fs.StringVar(&l.profile, "profile", "", "profiles per scenario: cpu,heap,allocs,fgprof,trace,mutex,block or all (also keeps a flight recorder)")
 	fs.BoolVar(&c.Flight, "flight", false, "keep a runtime/trace flight recorder in each child and write its last 10 s to <scenario>/flight.out on the first degraded or failed window (implied by -profile)")
-	fs.StringVar(&c.Out, "out", "", "results folder, refused if it exists and is not empty (default: a new "+gcstress.DefaultOutParent+"/<UTC time>)")
+	fs.StringVar(&c.Out, "out", "", "results folder, refused if it exists and is not empty (default: a new "+gcstress.DefaultOutParent+"/<UTC time>-<id> under the working directory)")
 	fs.BoolVar(&c.ReplaceOut, "replace-out", false, "reuse a non-empty -out: first remove the files an earlier run's manifest ("+gcstress.ManifestFile+") lists, if unchanged; other files are left alone, and a folder without a manifest is refused")
 	fs.StringVar(&c.Format, "format", c.Format, "terminal report: "+strings.Join(gcstress.Formats, "|"))
 	fs.Var(liveFlag{}, "http", "serve a live page of the run at this address (:8080 binds 127.0.0.1; give an interface's address to bind it); default: off")

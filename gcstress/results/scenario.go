@@ -9,6 +9,11 @@ import (
 	"github.com/writegc/writegc/internal/workload"
 )
 
+// KeySize is the length in bytes of every key a scenario's writers Put:
+// 16 random bytes, the same in every scenario and kind. A Put's bytes, in
+// every MB/s and per-GB figure, are KeySize+Scenario.Value.
+const KeySize = workload.KeySize
+
 // Scenario is one child process's work: a memtable kind x value size x key
 // count x write path x memory settings. It travels to the child as JSON in
 // ChildEnv and is echoed in the child's start line. A Scenario is a plain
@@ -18,7 +23,7 @@ type Scenario struct {
 	Group string `json:"group"` // SetMatrix, SetFailure or SetStall
 
 	Kind     string        `json:"kind"`     // a registered engine or memtable kind (Kinds)
-	Value    int64         `json:"value"`    // value bytes (keys are workload.KeySize)
+	Value    int64         `json:"value"`    // value bytes (keys are KeySize bytes)
 	Keys     int64         `json:"keys"`     // keys to write (through flushes)
 	Duration time.Duration `json:"duration"` // cap on run time; 0 = none
 	// MinRun is the least run time: a scenario that wrote its Keys sooner
@@ -65,7 +70,7 @@ type Scenario struct {
 
 // TargetMBps is the open-loop schedule in key+value MB/s (0 closed loop).
 func (s Scenario) TargetMBps() float64 {
-	return s.Rate * float64(int64(workload.KeySize)+s.Value) / BytesPerMB
+	return s.Rate * float64(int64(KeySize)+s.Value) / BytesPerMB
 }
 
 // Label is the scenario's short description for tables and bars.

@@ -7,7 +7,6 @@ import (
 	"github.com/dgraph-io/ristretto/v2"
 
 	"github.com/writegc/writegc/gcstress"
-	"github.com/writegc/writegc/internal/workload"
 )
 
 // ristretto sizing and the hit-ratio sample.
@@ -48,7 +47,7 @@ type Ristretto struct {
 
 // NewRistretto builds the cache for scenario s.
 func NewRistretto(s gcstress.Scenario, o Options) (*Ristretto, error) {
-	entry := int64(workload.KeySize) + s.Value
+	entry := int64(gcstress.KeySize) + s.Value
 	counters := min(max(10*(o.RistrettoBudget/max(entry, 1)), minRistrettoCounters), maxRistrettoCounters)
 	c, err := ristretto.NewCache(&ristretto.Config[string, []byte]{
 		NumCounters: counters, MaxCost: o.RistrettoBudget, BufferItems: 64, Metrics: true,
