@@ -24,9 +24,19 @@ import (
 // kind's colour (a second value size of one kind dashed), its legend right
 // of the panels. No searches, no chart.
 func writeKneeChart(o Sink, cs []results.Capacity) ([]string, error) {
-	if len(cs) == 0 {
+	panels := kneePanels(cs)
+	if panels == nil {
 		return nil, nil
 	}
+	if err := saveTiles(o, "capacity", panels, 11*vg.Inch, 8*vg.Inch); err != nil {
+		return nil, err
+	}
+	return []string{"capacity.svg", "capacity.png"}, nil
+}
+
+// kneePanels are the capacity chart's two panels (writeKneeChart); nil
+// without a search that has steps.
+func kneePanels(cs []results.Capacity) []*panel {
 	gc, lat := newPanel(), newPanel()
 	gc.Title.Text = "Capacity search: each step's GC CPU and p99 from intended start by target rate (o healthy, x unhealthy)"
 	gc.Y.Label.Text = "worst GC CPU % after warm-up"
@@ -39,7 +49,7 @@ func writeKneeChart(o Sink, cs []results.Capacity) ([]string, error) {
 		}
 	}
 	if hi == 0 {
-		return nil, nil // searches without steps (every probe died): nothing to draw
+		return nil // no search or none with steps (every probe died): nothing to draw
 	}
 	for _, p := range []*panel{gc, lat} {
 		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
@@ -62,10 +72,7 @@ func writeKneeChart(o Sink, cs []results.Capacity) ([]string, error) {
 		lat.Add(th)
 		lat.addLegend(th.text, nil, th)
 	}
-	if err := saveTiles(o, "capacity", []*panel{gc, lat}, 11*vg.Inch, 8*vg.Inch); err != nil {
-		return nil, err
-	}
-	return []string{"capacity.svg", "capacity.png"}, nil
+	return []*panel{gc, lat}
 }
 
 // kneeLines adds one search's steps, in rate order, to both panels.

@@ -20,9 +20,11 @@ var htmlFormat = Format{Name: HTMLFile, When: AtRun | AtRebuild, Owns: is(string
 // report.html is one self-contained file: uPlot (vendored in web/, MIT
 // licence beside it), the page's own script and styles, and the run's data
 // as JSON are all inlined, so it opens from file:// with no network. Its
-// charts show the same windows as the PNG charts (plus assist %, RSS and
-// p99 latency), with zoom, values on hover and kinds shown or hidden; then
-// the addendum, failure and GC tables and the explain accounts.
+// charts show the same windows as the PNG charts (plus assist % and p99
+// latency), each kind in its colour there (view.KindColourHex), with zoom,
+// values on hover and kinds shown or hidden; then the addendum, failure
+// and GC tables (long texts wrap; a table wider than the page scrolls in
+// its own box) and the explain accounts.
 
 // webWindows are a scenario's windows as one array per figure (webPoint's
 // fields), for report.html.

@@ -169,7 +169,7 @@
       });
     });
     var box = g.charts.appendChild(el("div", "chart"));
-    var width = Math.max(320, Math.min(1100, (g.box.clientWidth || 900) - 20));
+    var width = Math.max(280, Math.min(1100, (g.box.clientWidth || 900) - 20));
     var opts = {
       title: panel.title, width: width, height: 200, series: series,
       scales: { x: { time: false } }, axes: [{ label: "seconds" }, {}],
@@ -231,24 +231,37 @@
     });
   }
 
-  // table renders a header and rows as an HTML table.
+  // TEXT_CELL is the length past which a cell is text that wraps (class
+  // "text"), not a figure kept on one line.
+  var TEXT_CELL = 32;
+
+  // cell fills td with c: a long text wraps, and a cell naming a health
+  // class takes its colour.
+  function cell(td, c) {
+    var s = String(c);
+    td.textContent = s;
+    if (s.length > TEXT_CELL) { td.classList.add("text"); }
+    Object.keys(CLASS_COLORS).forEach(function (k) { if (s.indexOf(k) >= 0) { td.classList.add("c-" + k); } });
+    return td;
+  }
+
+  // table renders a header and rows as an HTML table inside a box that
+  // scrolls sideways when the table is wider than the page.
   function table(header, rows) {
-    var t = el("table");
+    var box = el("div", "table-wrap");
+    var t = box.appendChild(el("table"));
     var tr = t.appendChild(el("thead")).appendChild(el("tr"));
     header.forEach(function (h) { tr.appendChild(el("th", null, h)); });
     var tb = t.appendChild(el("tbody"));
     rows.forEach(function (r) {
       var row = tb.appendChild(el("tr"));
-      r.forEach(function (c) {
-        var td = row.appendChild(el("td", null, c));
-        Object.keys(CLASS_COLORS).forEach(function (k) { if (String(c).indexOf(k) >= 0) { td.classList.add("c-" + k); } });
-      });
+      r.forEach(function (c) { cell(row.appendChild(el("td")), c); });
     });
-    return t;
+    return box;
   }
 
   window.gcstress = {
-    Store: Store, Charts: Charts, table: table, el: el, CLASS_COLORS: CLASS_COLORS, colourOf: colourOf,
+    Store: Store, Charts: Charts, table: table, cell: cell, el: el, CLASS_COLORS: CLASS_COLORS, colourOf: colourOf,
     stats: function () { return { charts: chartsDrawn }; }
   };
 })();

@@ -48,7 +48,7 @@
       d.push(k.mbps.map(function (v) { return v > 0 ? v : null; }));
     });
     new uPlot({
-      title: "Random write throughput by value size (MB/s, log scale; failed = gap)", width: 900, height: 300,
+      title: "Random write throughput by value size (MB/s, log scale; failed = gap)", width: Math.max(280, Math.min(900, box.clientWidth || 900)), height: 300,
       series: series, scales: { x: { time: false, range: [-0.3, xs.length - 0.7] }, y: { distr: 3 } },
       axes: [{ label: "value size", splits: function () { return xs; }, values: function (u, v) { return v.map(function (i) { return tp.values[i] || ""; }); } },
         { label: "MB/s" }]
