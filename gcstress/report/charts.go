@@ -262,7 +262,7 @@ func failCause(r results.Result) string {
 	case r.Exit.Died:
 		return "died"
 	}
-	return "memory: live heap near GOMEMLIMIT, throughput collapsed"
+	return "live heap near GOMEMLIMIT, throughput collapsed"
 }
 
 // markFailures draws a vertical line in every panel, in the scenario's
