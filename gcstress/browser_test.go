@@ -143,6 +143,7 @@ func browseLive(t *testing.T, browser context.Context) {
 	if got.Lines != 48 || got.Done != 2 || got.Charts < 2*len(panelsForTest()) || got.Canvases < got.Charts {
 		t.Errorf("live page: %+v", got)
 	}
+	checkToggleColours(t, ctx, map[string]string{"heap": "heap", "arena": "arena", late.Name: late.Kind})
 	screenshot(t, ctx, "live.png")
 	pe.Check(t)
 }

@@ -243,6 +243,7 @@ func (ls *Server) Begin(sum *results.Summary, scenarios []results.Scenario) {
 	type scen struct {
 		Name  string `json:"name"`
 		Kind  string `json:"kind"`
+		Color string `json:"color"` // view.KindColourHex(Kind)
 		Group string `json:"group"`
 		Value string `json:"value"`
 	}
@@ -253,7 +254,8 @@ func (ls *Server) Begin(sum *results.Summary, scenarios []results.Scenario) {
 		{"machine", view.MachineLine(sum, func(s string) string { return s })},
 		{"started", sum.Started.Format("2006-01-02 15:04:05Z")}, {"results", sum.Out}, {"health rules", sum.Rules}}}
 	for _, s := range scenarios {
-		d.Scenarios = append(d.Scenarios, scen{s.Name, s.Kind, s.Group, view.PointOf(s, results.Sample{}, nil).Value})
+		p := view.PointOf(s, results.Sample{}, nil)
+		d.Scenarios = append(d.Scenarios, scen{p.Name, p.Kind, p.Colour, p.Group, p.Value})
 	}
 	ls.publish(liveBegin, d)
 }
@@ -264,7 +266,7 @@ func (ls *Server) Line(s results.Scenario, l results.Sample, v results.Verdict) 
 	switch l.Type {
 	case results.SampleStart:
 		p := view.PointOf(s, l, nil)
-		ls.publish(liveScenario, map[string]string{"name": p.Name, "kind": p.Kind, "group": p.Group, "value": p.Value})
+		ls.publish(liveScenario, map[string]string{"name": p.Name, "kind": p.Kind, "color": p.Colour, "group": p.Group, "value": p.Value})
 	case results.SampleWindow:
 		var wh *results.WindowHealth
 		if n := len(v.Windows); n > 0 {
@@ -280,7 +282,7 @@ func (ls *Server) Line(s results.Scenario, l results.Sample, v results.Verdict) 
 func (ls *Server) Done(r results.Result) {
 	f := view.FiguresOf(r)
 	p := view.PointOf(r.Scenario, r.Last, nil)
-	ls.publish(liveDone, map[string]any{"name": p.Name, "kind": p.Kind, "group": p.Group, "value": p.Value,
+	ls.publish(liveDone, map[string]any{"name": p.Name, "kind": p.Kind, "color": p.Colour, "group": p.Group, "value": p.Value,
 		"class": r.Verdict.Class, "progress": r.Last.Progress,
 		"row": []string{r.Scenario.Name, view.CellText(r), string(r.Verdict.Class), fmt.Sprintf("%.1f", f.GCPct),
 			fmt.Sprintf("%.1f", f.AssistPct), results.MiB(f.PeakHeap), view.NS(f.LatP99), r.Verdict.Why}})

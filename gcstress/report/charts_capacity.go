@@ -2,15 +2,16 @@ package report
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"slices"
 
+	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/internal/workload"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -19,12 +20,24 @@ import (
 // size), its steps by target rate (log scale) against the worst GC CPU %
 // after warm-up (top) and the p99 from intended start (bottom, log
 // scale); healthy steps are filled circles, unhealthy ones crosses, and
-// the panels mark the GC and latency limits. No searches, no chart.
+// the latency panel marks the p99 limit (SLO). Each search is in its
+// kind's colour (a second value size of one kind dashed), its legend right
+// of the panels. No searches, no chart.
 func writeKneeChart(o Sink, cs []results.Capacity) ([]string, error) {
-	if len(cs) == 0 {
+	panels := kneePanels(cs)
+	if panels == nil {
 		return nil, nil
 	}
-	gc, lat := plot.New(), plot.New()
+	if err := saveTiles(o, "capacity", panels, 11*vg.Inch, 8*vg.Inch); err != nil {
+		return nil, err
+	}
+	return []string{"capacity.svg", "capacity.png"}, nil
+}
+
+// kneePanels are the capacity chart's two panels (writeKneeChart); nil
+// without a search that has steps.
+func kneePanels(cs []results.Capacity) []*panel {
+	gc, lat := newPanel(), newPanel()
 	gc.Title.Text = "Capacity search: each step's GC CPU and p99 from intended start by target rate (o healthy, x unhealthy)"
 	gc.Y.Label.Text = "worst GC CPU % after warm-up"
 	lat.Y.Label.Text = "p99 from intended start (ms)"
@@ -36,33 +49,34 @@ func writeKneeChart(o Sink, cs []results.Capacity) ([]string, error) {
 		}
 	}
 	if hi == 0 {
-		return nil, nil // searches without steps (every probe died): nothing to draw
+		return nil // no search or none with steps (every probe died): nothing to draw
 	}
-	for _, p := range []*plot.Plot{gc, lat} {
-		p.Add(plotter.NewGrid())
-		p.Legend.Top, p.Legend.Left = true, true
+	for _, p := range []*panel{gc, lat} {
 		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 		p.X.Min, p.X.Max = lo/1.5, hi*1.5
 	}
 	gc.Y.Min = 0
 	lat.Y.Scale, lat.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	kinds := make([]string, len(cs))
 	for i, c := range cs {
-		kneeLines(gc, lat, c, plotutil.Color(i))
+		kinds[i] = c.Kind
+	}
+	styles := stylesOf(kinds, false)
+	for i, c := range cs {
+		kneeLines(gc, lat, c, styles[i])
 	}
 	if lat.Y.Max <= lat.Y.Min { // one p99 for every step: widen, a log axis cannot pad down to 0
 		lat.Y.Min, lat.Y.Max = lat.Y.Min/2, lat.Y.Max*2
 	}
-	if th := thresholdLine(lo, hi, cs[0]); th != nil {
+	if th := thresholdLine(cs[0]); th != nil {
 		lat.Add(th)
+		lat.addLegend(th.text, nil, th)
 	}
-	if err := saveTiles(o, "capacity", []*plot.Plot{gc, lat}, 9*vg.Inch, 8*vg.Inch); err != nil {
-		return nil, err
-	}
-	return []string{"capacity.svg", "capacity.png"}, nil
+	return []*panel{gc, lat}
 }
 
 // kneeLines adds one search's steps, in rate order, to both panels.
-func kneeLines(gc, lat *plot.Plot, c results.Capacity, col interface{ RGBA() (r, g, b, a uint32) }) {
+func kneeLines(gc, lat *panel, c results.Capacity, st lineStyle) {
 	steps := slices.Clone(c.Steps)
 	slices.SortFunc(steps, func(a, b results.CapacityStep) int {
 		return cmpFloat(a.TargetMBps, b.TargetMBps)
@@ -78,34 +92,30 @@ func kneeLines(gc, lat *plot.Plot, c results.Capacity, col interface{ RGBA() (r,
 		}
 	}
 	label := fmt.Sprintf("%s %s (sustains %.3g MB/s)", escape.Terminal(c.Kind), workload.FormatSize(c.Value), c.SustainableMBps)
-	addLine(gc, g, col, nil, label)
-	addLine(lat, l, col, nil, label)
+	addLine(gc, g, st, nil, label, true)
+	addLine(lat, l, st, nil, label, true)
 	for _, pair := range []struct {
-		p   *plot.Plot
+		p   *panel
 		xys plotter.XYs
 	}{{gc, gBad}, {lat, lBad}} {
 		if len(pair.xys) == 0 {
 			continue
 		}
 		if sc, err := plotter.NewScatter(pair.xys); err == nil {
-			sc.Color, sc.Shape, sc.Radius = col, draw.CrossGlyph{}, vg.Points(6)
+			sc.Color, sc.Shape, sc.Radius = st.colour, draw.CrossGlyph{}, vg.Points(6)
 			pair.p.Add(sc)
 		}
 	}
 }
 
-// thresholdLine is the SLO as a dashed horizontal line (nil without one).
-func thresholdLine(lo, hi float64, c results.Capacity) *plotter.Line {
+// thresholdLine is the SLO as a dashed, labelled horizontal line (nil
+// without one).
+func thresholdLine(c results.Capacity) *level {
 	if c.SLO <= 0 {
 		return nil
 	}
-	ms := float64(c.SLO) / 1e6
-	l, err := plotter.NewLine(plotter.XYs{{X: lo / 1.5, Y: ms}, {X: hi * 1.5, Y: ms}})
-	if err != nil {
-		return nil
-	}
-	l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	return l
+	return &level{y: float64(c.SLO) / 1e6, text: fmt.Sprintf("p99 limit %s", view.NS(int64(c.SLO))),
+		style: draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}}
 }
 
 func cmpFloat(a, b float64) int {

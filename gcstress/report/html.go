@@ -20,9 +20,11 @@ var htmlFormat = Format{Name: HTMLFile, When: AtRun | AtRebuild, Owns: is(string
 // report.html is one self-contained file: uPlot (vendored in web/, MIT
 // licence beside it), the page's own script and styles, and the run's data
 // as JSON are all inlined, so it opens from file:// with no network. Its
-// charts show the same windows as the PNG charts (plus assist %, RSS and
-// p99 latency), with zoom, values on hover and kinds shown or hidden; then
-// the addendum, failure and GC tables and the explain accounts.
+// charts show the same windows as the PNG charts (plus assist % and p99
+// latency), each kind in its colour there (view.KindColourHex), with zoom,
+// values on hover and kinds shown or hidden; then the addendum, failure
+// and GC tables (long texts wrap; a table wider than the page scrolls in
+// its own box) and the explain accounts.
 
 // webWindows are a scenario's windows as one array per figure (webPoint's
 // fields), for report.html.
@@ -32,6 +34,7 @@ type webWindows struct {
 	GC     view.Nums       `json:"gc"`
 	Assist view.Nums       `json:"assist"`
 	Live   view.Nums       `json:"live"`
+	Obj    view.Nums       `json:"objects"`
 	Goal   view.Nums       `json:"goal"`
 	Limit  view.Nums       `json:"limit"`
 	RSS    view.Nums       `json:"rss"`
@@ -47,17 +50,19 @@ func (ww *webWindows) add(p view.Point) {
 		return math.NaN()
 	}
 	ww.T, ww.MBps, ww.GC, ww.Assist = append(ww.T, p.T), append(ww.MBps, p.MBps), append(ww.GC, p.GC), append(ww.Assist, p.Assist)
-	ww.Live, ww.Goal, ww.Limit = append(ww.Live, p.Live), append(ww.Goal, p.Goal), append(ww.Limit, orNaN(p.Limit))
+	ww.Live, ww.Obj, ww.Goal, ww.Limit = append(ww.Live, p.Live), append(ww.Obj, p.Objects), append(ww.Goal, p.Goal), append(ww.Limit, orNaN(p.Limit))
 	ww.RSS, ww.P99, ww.Cls = append(ww.RSS, p.RSS), append(ww.P99, orNaN(p.P99)), append(ww.Cls, p.Cls)
 }
 
 type webScenario struct {
 	Name     string        `json:"name"`
 	Kind     string        `json:"kind"`
+	Color    string        `json:"color"` // view.KindColourHex(Kind), as in the PNG charts
 	Group    string        `json:"group"`
 	Value    string        `json:"value"`
 	Class    results.Class `json:"class"`
 	Progress float64       `json:"progress"`
+	RSSCap   float64       `json:"rss_cap,omitempty"` // MiB; 0: none
 	W        webWindows    `json:"w"`
 }
 
@@ -69,11 +74,15 @@ type webTable struct {
 }
 
 type webThroughput struct {
-	Values []string `json:"values"`
-	Kinds  []struct {
-		Kind string    `json:"kind"`
-		MBps view.Nums `json:"mbps"` // 0 for a failed scenario (drawn as a gap)
-	} `json:"kinds"`
+	Values []string        `json:"values"`
+	Kinds  []webKindPoints `json:"kinds"`
+}
+
+// webKindPoints is one kind's line in report.html's throughput chart.
+type webKindPoints struct {
+	Kind  string    `json:"kind"`
+	Color string    `json:"color"` // view.KindColourHex(Kind)
+	MBps  view.Nums `json:"mbps"`  // 0 for a failed scenario (drawn as a gap)
 }
 
 // reportData is report.html's JSON.
@@ -137,8 +146,9 @@ func newReportData(sum *results.Summary) reportData {
 			// show them; a timeline of dozens of steps would be noise.
 			continue
 		}
-		ws := webScenario{Name: r.Scenario.Name, Kind: r.Scenario.Kind, Group: r.Scenario.Group,
-			Value: workload.FormatSize(r.Scenario.Value), Class: r.Verdict.Class, Progress: r.Last.Progress}
+		ws := webScenario{Name: r.Scenario.Name, Kind: r.Scenario.Kind, Color: view.KindColourHex(r.Scenario.Kind), Group: r.Scenario.Group,
+			Value: workload.FormatSize(r.Scenario.Value), Class: r.Verdict.Class, Progress: r.Last.Progress,
+			RSSCap: float64(r.Scenario.RSSCap) / (1 << 20)}
 		for i, w := range r.Windows {
 			var wh *results.WindowHealth
 			if i < len(r.Verdict.Windows) {
@@ -211,10 +221,7 @@ func throughputData(rs []results.Result) webThroughput {
 				}
 			}
 		}
-		tp.Kinds = append(tp.Kinds, struct {
-			Kind string    `json:"kind"`
-			MBps view.Nums `json:"mbps"`
-		}{k, mb})
+		tp.Kinds = append(tp.Kinds, webKindPoints{Kind: k, Color: view.KindColourHex(k), MBps: mb})
 	}
 	return tp
 }

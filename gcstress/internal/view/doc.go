@@ -1,6 +1,7 @@
 // Package view holds what gcstress's report and live packages both show:
 // a result's figures (Figures, CellText), the machine line (MachineLine,
-// LoadLine, BusyNote), the duration formats (NS, US), and the pages' web
+// LoadLine, BusyNote), the duration formats (NS, US), the colour of each
+// kind on every chart and page (KindColour, KindColourHex), and the pages' web
 // assets (web/, embedded: uPlot, scripts, styles, templates) with the data
 // point both pages draw (Point).
 //

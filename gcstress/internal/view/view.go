@@ -77,13 +77,15 @@ func (n Nums) MarshalJSON() ([]byte, error) {
 type Point struct {
 	Name     string        `json:"name"`
 	Kind     string        `json:"kind"`
+	Colour   string        `json:"color"` // KindColourHex(Kind): the pages draw the kind in it
 	Group    string        `json:"group"`
 	Value    string        `json:"value"`
 	T        float64       `json:"t"`
 	MBps     float64       `json:"mbps"`
-	GC       float64       `json:"gc"`     // % of busy CPU, of the window's span
-	Assist   float64       `json:"assist"` // % of busy CPU, of the window's span
-	Live     float64       `json:"live"`   // heap MiB
+	GC       float64       `json:"gc"`      // % of busy CPU, of the window's span
+	Assist   float64       `json:"assist"`  // % of busy CPU, of the window's span
+	Live     float64       `json:"live"`    // heap live MiB (/gc/heap/live:bytes)
+	Objects  float64       `json:"objects"` // heap object MiB (/gc/heap/objects:bytes): what "heap above goal" compares with Goal
 	Goal     float64       `json:"goal"`
 	Limit    any           `json:"limit"` // GOMEMLIMIT MiB, null when off
 	RSS      float64       `json:"rss"`
@@ -97,8 +99,9 @@ const mib1 = 1 << 20
 
 // pointOf is window w of a scenario, with wh its health (nil: not known).
 func PointOf(s results.Scenario, w results.Sample, wh *results.WindowHealth) Point {
-	p := Point{Name: s.Name, Kind: s.Kind, Group: s.Group, Value: workload.FormatSize(s.Value), T: w.T, MBps: w.MBps,
-		GC: w.GCPct, Assist: w.AssistPct, Live: float64(w.HeapLive) / mib1, Goal: float64(w.HeapGoal) / mib1,
+	p := Point{Name: s.Name, Kind: s.Kind, Colour: KindColourHex(s.Kind), Group: s.Group, Value: workload.FormatSize(s.Value),
+		T: w.T, MBps: w.MBps, GC: w.GCPct, Assist: w.AssistPct, Live: float64(w.HeapLive) / mib1,
+		Objects: float64(w.HeapObjects) / mib1, Goal: float64(w.HeapGoal) / mib1,
 		RSS: float64(w.RSS) / mib1, Progress: w.Progress}
 	if s.Name == "" {
 		p.Name = w.Scenario

@@ -9,21 +9,47 @@
 
   var COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"];
   var CLASS_COLORS = { healthy: "#66bb6a", elevated: "#ffca28", degraded: "#ff7043", failed: "#b71c1c" };
-  var FIELDS = ["t", "mbps", "gc", "assist", "live", "goal", "limit", "rss", "p99", "cls"];
+  var FIELDS = ["t", "mbps", "gc", "assist", "live", "objects", "goal", "limit", "rss", "p99", "cls"];
 
   // PANELS are the charts of a group, top to bottom. series(s) gives the
-  // y arrays a scenario contributes and their dash patterns.
+  // y arrays a scenario contributes and their dash patterns. The heap panel
+  // draws heap object bytes: the figure the "heap above goal" rule compares
+  // with the goal. The RSS panel draws the scenario's hard RSS cap, if any.
   var PANELS = [
     { title: "MB/s (key+value, MB = 10^6 B)", series: function (s) { return [[s.mbps, null, ""]]; } },
     {
-      title: "heap MiB: live (solid), goal (dashed), GOMEMLIMIT (dotted)",
-      series: function (s) { return [[s.live, null, ""], [s.goal, [6, 4], " goal"], [s.limit, [2, 4], " limit"]]; }
+      title: "MiB: heap object bytes (/gc/heap/objects:bytes, solid; what \"heap above goal\" compares), heap goal (dashed), GOMEMLIMIT (dotted)",
+      series: function (s) { return [[s.objects, null, ""], [s.goal, [6, 4], " goal"], [s.limit, [2, 4], " limit"]]; }
     },
     { title: "GC CPU % of busy CPU (per span of windows holding a completed cycle)", series: function (s) { return [[s.gc, null, ""]]; } },
     { title: "assist % of busy CPU", series: function (s) { return [[s.assist, null, ""]]; } },
-    { title: "RSS MiB", series: function (s) { return [[s.rss, null, ""]]; } },
+    {
+      title: "RSS MiB (solid; the hard RSS cap dashed)",
+      series: function (s) {
+        var out = [[s.rss, null, ""]];
+        if (s.rssCap > 0) { out.push([s.t.map(function () { return s.rssCap; }), [6, 4], " RSS cap"]); }
+        return out;
+      }
+    },
     { title: "Put latency p99, ms (timed Puts)", series: function (s) { return [[s.p99, null, ""]]; } }
   ];
+
+  // colourOf is a scenario's colour: its kind's, as the Go side chose it
+  // (view.KindColourHex, the same in the PNG charts); the palette by
+  // position only for data without one.
+  function colourOf(s, i) { return s.color || COLORS[i % COLORS.length]; }
+
+  // repeats[i] counts the scenarios before i in scens drawn in the same
+  // colour (failure/heap and stall/heap): their points are filled, so the
+  // lines stay apart.
+  function repeats(scens) {
+    var seen = new Map();
+    return scens.map(function (s, i) {
+      var c = colourOf(s, i), n = seen.get(c) || 0;
+      seen.set(c, n + 1);
+      return n;
+    });
+  }
 
   var chartsDrawn = 0;
 
@@ -42,12 +68,12 @@
   Store.prototype.scenario = function (info) {
     var s = this.byName.get(info.name);
     if (!s) {
-      s = { name: info.name, kind: "", group: "", value: "", cls: [], result: null, verdict: "", progress: 0 };
+      s = { name: info.name, kind: "", color: "", group: "", value: "", rssCap: 0, cls: [], result: null, verdict: "", progress: 0 };
       FIELDS.forEach(function (f) { s[f] = []; });
       this.byName.set(info.name, s);
       this.list.push(s);
     }
-    ["kind", "group", "value"].forEach(function (f) { if (info[f]) { s[f] = info[f]; } });
+    ["kind", "color", "group", "value"].forEach(function (f) { if (info[f]) { s[f] = info[f]; } });
     return s;
   };
 
@@ -67,6 +93,7 @@
     FIELDS.forEach(function (f) { s[f] = (sc.w && sc.w[f]) || []; });
     s.verdict = sc.class || "";
     s.progress = sc.progress || 0;
+    s.rssCap = sc.rss_cap || 0;
     this.points += s.t.length;
     return s;
   };
@@ -129,17 +156,20 @@
 
   function makePlot(g, panel, scens) {
     var series = [{ label: "s" }];
+    var rep = repeats(scens);
     scens.forEach(function (s, i) {
+      var c = colourOf(s, i);
+      var pts = rep[i] > 0 ? { show: true, size: 4 + 2 * rep[i], fill: c } : { show: true, size: 4 };
       panel.series(s).forEach(function (x) {
         series.push({
-          label: labelOf(s) + x[2], stroke: COLORS[i % COLORS.length], width: 1.5, dash: x[1] || undefined,
-          spanGaps: true, show: !g.hidden.has(s.name), points: { show: true, size: 4 },
+          label: labelOf(s) + x[2], stroke: c, width: 1.5, dash: x[1] || undefined,
+          spanGaps: true, show: !g.hidden.has(s.name), points: pts,
           value: function (u, v) { return v === null || v === undefined ? "-" : v.toFixed(v < 10 ? 2 : 1); }
         });
       });
     });
     var box = g.charts.appendChild(el("div", "chart"));
-    var width = Math.max(320, Math.min(1100, (g.box.clientWidth || 900) - 20));
+    var width = Math.max(280, Math.min(1100, (g.box.clientWidth || 900) - 20));
     var opts = {
       title: panel.title, width: width, height: 200, series: series,
       scales: { x: { time: false } }, axes: [{ label: "seconds" }, {}],
@@ -159,7 +189,7 @@
       var cb = lab.appendChild(el("input"));
       cb.type = "checkbox";
       cb.checked = !g.hidden.has(s.name);
-      lab.style.color = COLORS[i % COLORS.length];
+      lab.style.color = colourOf(s, i);
       lab.appendChild(document.createTextNode(" " + labelOf(s)));
       cb.addEventListener("change", function () {
         if (cb.checked) { g.hidden.delete(s.name); } else { g.hidden.add(s.name); }
@@ -201,24 +231,37 @@
     });
   }
 
-  // table renders a header and rows as an HTML table.
+  // TEXT_CELL is the length past which a cell is text that wraps (class
+  // "text"), not a figure kept on one line.
+  var TEXT_CELL = 32;
+
+  // cell fills td with c: a long text wraps, and a cell naming a health
+  // class takes its colour.
+  function cell(td, c) {
+    var s = String(c);
+    td.textContent = s;
+    if (s.length > TEXT_CELL) { td.classList.add("text"); }
+    Object.keys(CLASS_COLORS).forEach(function (k) { if (s.indexOf(k) >= 0) { td.classList.add("c-" + k); } });
+    return td;
+  }
+
+  // table renders a header and rows as an HTML table inside a box that
+  // scrolls sideways when the table is wider than the page.
   function table(header, rows) {
-    var t = el("table");
+    var box = el("div", "table-wrap");
+    var t = box.appendChild(el("table"));
     var tr = t.appendChild(el("thead")).appendChild(el("tr"));
     header.forEach(function (h) { tr.appendChild(el("th", null, h)); });
     var tb = t.appendChild(el("tbody"));
     rows.forEach(function (r) {
       var row = tb.appendChild(el("tr"));
-      r.forEach(function (c) {
-        var td = row.appendChild(el("td", null, c));
-        Object.keys(CLASS_COLORS).forEach(function (k) { if (String(c).indexOf(k) >= 0) { td.classList.add("c-" + k); } });
-      });
+      r.forEach(function (c) { cell(row.appendChild(el("td")), c); });
     });
-    return t;
+    return box;
   }
 
   window.gcstress = {
-    Store: Store, Charts: Charts, table: table, el: el, CLASS_COLORS: CLASS_COLORS,
+    Store: Store, Charts: Charts, table: table, cell: cell, el: el, CLASS_COLORS: CLASS_COLORS, colourOf: colourOf,
     stats: function () { return { charts: chartsDrawn }; }
   };
 })();

@@ -77,7 +77,7 @@
     s.progress = d.progress;
     live.done++;
     var tr = resBody.appendChild(G.el("tr"));
-    (d.row || []).forEach(function (c) { tr.appendChild(G.el("td", null, c)); });
+    (d.row || []).forEach(function (c) { G.cell(tr.appendChild(G.el("td")), c); });
     tr.children[2].className = "c-" + d.class;
     redraw();
   });

@@ -39,17 +39,16 @@
   // so that 10 B and 10 KB values are both readable; failed runs are gaps.
   function drawThroughput(box, tp) {
     if (!tp || !tp.values || tp.values.length === 0) { box.appendChild(G.el("p", "note", "No matrix scenarios.")); return; }
-    var colors = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
     var xs = tp.values.map(function (_, i) { return i; });
     var series = [{ label: "value", value: function (u, v) { return v === null ? "-" : tp.values[v]; } }];
     var d = [xs];
     tp.kinds.forEach(function (k, i) {
-      series.push({ label: k.kind, stroke: colors[i % colors.length], width: 2, points: { show: true, size: 7 }, spanGaps: false,
+      series.push({ label: k.kind, stroke: G.colourOf(k, i), width: 2, points: { show: true, size: 7 }, spanGaps: false,
         value: function (u, v) { return v === null || v === undefined ? "failed/-" : v.toFixed(1) + " MB/s"; } });
       d.push(k.mbps.map(function (v) { return v > 0 ? v : null; }));
     });
     new uPlot({
-      title: "Random write throughput by value size (MB/s, log scale; failed = gap)", width: 900, height: 300,
+      title: "Random write throughput by value size (MB/s, log scale; failed = gap)", width: Math.max(280, Math.min(900, box.clientWidth || 900)), height: 300,
       series: series, scales: { x: { time: false, range: [-0.3, xs.length - 0.7] }, y: { distr: 3 } },
       axes: [{ label: "value size", splits: function () { return xs; }, values: function (u, v) { return v.map(function (i) { return tp.values[i] || ""; }); } },
         { label: "MB/s" }]

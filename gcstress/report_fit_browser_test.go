@@ -1,0 +1,144 @@
+package gcstress
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/writegc/writegc/gcstress/internal/view"
+)
+
+// tableFit is what fitScript reports of report.html's tables.
+type tableFit struct {
+	Tables   int      `json:"tables"`
+	Cells    int      `json:"cells"`
+	Clipped  []string `json:"clipped"`  // cells whose content is wider than the cell
+	Outside  []string `json:"outside"`  // tables (or their scroll boxes) past the viewport's right edge
+	PageWide bool     `json:"pageWide"` // the page itself scrolls sideways
+	WhyShown bool     `json:"whyShown"` // the long verdict text is in the page, whole
+}
+
+// fitScript measures every table of #tables: each cell's content against
+// its box, each table's scroll box against the viewport.
+const fitScript = `(function () {
+  var vw = document.documentElement.clientWidth, out = { tables: 0, cells: 0, clipped: [], outside: [], pageWide: false, whyShown: false };
+  document.querySelectorAll("#tables table").forEach(function (t, ti) {
+    out.tables++;
+    var box = t.parentElement, r = box.getBoundingClientRect();
+    if (r.right > vw + 1) { out.outside.push("table " + ti + " right " + r.right + " > " + vw); }
+    if (t.getBoundingClientRect().right > vw + 1 && getComputedStyle(box).overflowX !== "auto" && getComputedStyle(box).overflowX !== "scroll") {
+      out.outside.push("table " + ti + " wider than the page and not in a scroll box");
+    }
+    t.querySelectorAll("td, th").forEach(function (c) {
+      out.cells++;
+      if (c.scrollWidth > c.clientWidth + 1) { out.clipped.push(ti + ": " + c.textContent.slice(0, 40) + " (" + c.scrollWidth + " > " + c.clientWidth + ")"); }
+      if (c.textContent === window.LONG_WHY) { out.whyShown = true; }
+    });
+  });
+  out.pageWide = document.documentElement.scrollWidth > vw + 1;
+  return out;
+})()`
+
+// TestBrowserReportTablesFit opens a report.html whose verdicts are long
+// (one with a long unbroken token) in a window narrower than its widest
+// table: no cell's content may be cut off, every table stays within the
+// page or scrolls in its own box, and the page does not scroll sideways.
+func TestBrowserReportTablesFit(t *testing.T) {
+	browser := startBrowser(t)
+	sum := fixedSummary(t)
+	long := "GC CPU >= 25% in 31 of 40 windows after warm-up (first at 2.3 s); assist >= 5% in 12 of 40 windows; " +
+		"heap above goal in 4 windows; writers blocked 96% of the run; see /tmp/" + strings.Repeat("very-long-path-segment", 6) + "/flight.out"
+	for i := range sum.Results {
+		sum.Results[i].Verdict.Why = long
+	}
+	dir := t.TempDir()
+	if err := WriteHTMLFile(dir, sum); err != nil {
+		t.Fatal(err)
+	}
+	tab, pe := newTab(t, browser)
+	ctx, cancel := context.WithTimeout(tab, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(900, 1200)); err != nil {
+		t.Fatalf("viewport: %v", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(dir, "report.html"))); err != nil {
+		t.Fatalf("navigate: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!window.gcstressReport`, chromedp.WithPollingTimeout(45*time.Second))); err != nil {
+		t.Fatalf("report.html never drew: %v", err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[tableFit](`window.LONG_WHY = `+jsString(long)+`; `+fitScript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Tables < 3 || got.Cells == 0 || !got.WhyShown {
+		t.Errorf("measured %d tables, %d cells, long verdict shown %v", got.Tables, got.Cells, got.WhyShown)
+	}
+	for _, c := range got.Clipped {
+		t.Errorf("clipped cell: %s", c)
+	}
+	for _, o := range got.Outside {
+		t.Errorf("%s", o)
+	}
+	if got.PageWide {
+		t.Error("the page scrolls sideways: a table is wider than the page outside a scroll box")
+	}
+	screenshot(t, ctx, "report-tables.png")
+	pe.Check(t)
+}
+
+// TestBrowserKindColours: report.html draws each kind in
+// view.KindColourHex(kind), the colour of the PNG charts (the toggles of
+// its charts show it). browseLive checks the live page likewise.
+func TestBrowserKindColours(t *testing.T) {
+	browser := startBrowser(t)
+	sum := fixedSummary(t)
+	dir := t.TempDir()
+	if err := WriteHTMLFile(dir, sum); err != nil {
+		t.Fatal(err)
+	}
+	tab, pe := newTab(t, browser)
+	ctx, cancel := context.WithTimeout(tab, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(dir, "report.html"))); err != nil {
+		t.Fatalf("navigate: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!window.gcstressReport`, chromedp.WithPollingTimeout(45*time.Second))); err != nil {
+		t.Fatalf("report.html never drew: %v", err)
+	}
+	kindOf := map[string]string{}
+	for _, r := range sum.Results {
+		kindOf[r.Scenario.Name], kindOf[r.Scenario.Kind] = r.Scenario.Kind, r.Scenario.Kind
+	}
+	checkToggleColours(t, ctx, kindOf)
+	pe.Check(t)
+}
+
+// checkToggleColours checks that each kind toggle of the page's charts
+// (its text a scenario's label, kindOf's key) is in its kind's colour,
+// view.KindColourHex.
+func checkToggleColours(t *testing.T, ctx context.Context, kindOf map[string]string) {
+	t.Helper()
+	toggles, err := chromedp.Run(ctx, chromedp.Evaluate[[][2]string](`Array.from(document.querySelectorAll("label.toggle")).map(function (l) {
+	  var c = getComputedStyle(l).color.match(/\d+/g).map(Number);
+	  return [l.textContent.trim(), "#" + c.slice(0, 3).map(function (v) { return v.toString(16).padStart(2, "0"); }).join("")];
+	})`))
+	if err != nil || len(toggles) == 0 {
+		t.Fatalf("toggles: %v %v", toggles, err)
+	}
+	for _, tg := range toggles {
+		kind, ok := kindOf[tg[0]]
+		if want := view.KindColourHex(kind); !ok || tg[1] != want {
+			t.Errorf("toggle %q: colour %s, want %s (kind %q)", tg[0], tg[1], want, kind)
+		}
+	}
+}
+
+// jsString quotes s as a JavaScript string literal.
+func jsString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s) + `"`
+}
