@@ -92,6 +92,10 @@ func kneeLines(gc, lat *panel, c results.Capacity, st lineStyle) {
 		}
 	}
 	label := fmt.Sprintf("%s %s (sustains %.3g MB/s)", escape.Terminal(c.Kind), workload.FormatSize(c.Value), c.SustainableMBps)
+	if c.Contended {
+		// The machine's other load stopped the search: a lower bound.
+		label = fmt.Sprintf("%s %s (≥ %.3g MB/s, contended)", escape.Terminal(c.Kind), workload.FormatSize(c.Value), c.SustainableMBps)
+	}
 	addLine(gc, g, st, nil, label, true)
 	addLine(lat, l, st, nil, label, true)
 	for _, pair := range []struct {
