@@ -108,6 +108,7 @@ func WriteHTML(w io.Writer, sum *results.Summary) error {
 func newReportData(sum *results.Summary) reportData {
 	d := reportData{Meta: reportMeta(sum), Rules: sum.Rules + ". " + sum.SpanNote}
 	rs := sum.Results
+	d.Tables = append(d.Tables, conclusionTable(sum))
 	h, rows := addendumTable(rs)
 	d.Tables = append(d.Tables, webTable{Title: "Random write throughput", Note: "Key+value MB/s (MB = 10^6 B) and health, as the Hypertable addendum's table.", Header: h, Rows: rows})
 	h, rows = failureTable(rs)
@@ -174,6 +175,16 @@ func reportMeta(sum *results.Summary) [][2]string {
 		m = append(m, [2]string{"interrupted", fmt.Sprintf("this report covers the %d scenario(s) that ran", len(sum.Results))})
 	}
 	return m
+}
+
+// conclusionTable is the conclusions (conclusion.go), one row each; the
+// page escapes them (textContent).
+func conclusionTable(sum *results.Summary) webTable {
+	t := webTable{Title: "Conclusions", Header: []string{"Conclusion"}}
+	for _, c := range conclusions(sum, noEscape) {
+		t.Rows = append(t.Rows, []string{c})
+	}
+	return t
 }
 
 // scenarioTable is one row per scenario: its settings, class and why.
