@@ -308,6 +308,10 @@ func judgeStep(r Result, target float64, c Config) CapacityStep {
 		}
 		blame(LimitMemory, "%s", why)
 	}
+	if r.Verdict.Class == Interrupted {
+		// A partial step is no evidence of health.
+		blame(LimitInconclusive, "%s", r.Verdict.Why)
+	}
 	if r.Verdict.Class == Inconclusive {
 		// Not healthy: a step is healthy only on enough data (see
 		// results.MinWindows); a longer -step-duration gives it that.

@@ -418,6 +418,7 @@ func (p *childProc) finish(res *Result, waitErr error) {
 	default:
 		if e, ok := results.ExitOfEnd(res.End); ok {
 			res.Exit.RSSCap, res.Exit.Died = res.Exit.RSSCap || e.RSSCap, res.Exit.Died || e.Died
+			res.Exit.Interrupted = e.Interrupted
 			res.Exit.Message = e.Message
 			if e.RSSCap {
 				res.Exit.Message = fmt.Sprintf("stopped itself at RSS %s > cap %s", mib(res.End.PeakRSS), mib(uint64(p.s.RSSCap)))

@@ -23,11 +23,11 @@ import (
 // Elevated is the band in between healthy and degraded (GC CPU 10-25% or
 // assists 2-5% by default): no longer healthy, not yet degraded.
 //
-// Interrupted is no health: it is the class of a scenario whose child left
-// no end record because the run was stopped (Ctrl-C or SIGTERM to gcstress
-// and a child that did not end in its grace period, or gcstress killed
-// with its child), unless its windows had already failed it. Windows never
-// take it.
+// Interrupted is no health: it is the class of a scenario whose run was
+// stopped before its load ended (Ctrl-C or SIGTERM to gcstress, or
+// gcstress killed with its child), whether its child then left an end
+// record of the part that ran or none, unless its windows had already
+// failed it: a partial run is never called healthy. Windows never take it.
 //
 // Inconclusive is no health either: the scenario ended normally but fewer
 // than MinWindows of its windows ended after the warm-up, too little data
@@ -176,8 +176,10 @@ type Exit struct {
 	// Stalled: the parent's watchdog stopped a child that streamed no
 	// progress for Scenario.StallTimeout (Died is set too: a failure).
 	Stalled bool `json:"stalled,omitempty"`
-	// Interrupted: the child left no end line because the run was stopped
-	// (the parent's context, or gcstress killed); not a failure.
+	// Interrupted: the run was stopped before the scenario's load ended
+	// (the parent's context, a signal, or gcstress killed): the child left
+	// no end line, or its end line says it was interrupted (ExitOfEnd).
+	// Not a failure.
 	Interrupted bool `json:"interrupted,omitempty"`
 }
 
@@ -207,7 +209,7 @@ type Verdict struct {
 // Steps: CPU shares per span of windows (spansOf) give each window its
 // class; per-window conditions (heap over goal, limiter, the failure run)
 // may worsen it; a child that died, stalled or hit the memory cap fails the
-// scenario; one interrupted before its end record is Interrupted;
+// scenario; one interrupted before its load ended is Interrupted;
 // otherwise a scenario with fewer than MinWindows windows after the
 // warm-up is Inconclusive, and any other takes the worst class held by at
 // least Thresholds.Share of its windows after the warm-up.
@@ -378,7 +380,7 @@ func (v *Verdict) failOnExit(w []Sample, exit Exit) {
 	}
 }
 
-// interruptOnExit classes a scenario interrupted before its end record:
+// interruptOnExit classes a scenario interrupted before its load ended:
 // Interrupted, with the progress of its last window in Why.
 func (v *Verdict) interruptOnExit(w []Sample, exit Exit) {
 	last := Sample{}
@@ -386,7 +388,7 @@ func (v *Verdict) interruptOnExit(w []Sample, exit Exit) {
 		last = w[len(w)-1]
 	}
 	v.Class = Interrupted
-	v.Why = fmt.Sprintf("interrupted at %.0f%% (%.1f s) before its end record", 100*last.Progress, last.T)
+	v.Why = fmt.Sprintf("interrupted at %.0f%% (%.1f s) before its load ended", 100*last.Progress, last.T)
 	if exit.Message != "" {
 		v.Why += " (" + exit.Message + ")"
 	}
