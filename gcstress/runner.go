@@ -317,7 +317,7 @@ func (p *childProc) read(res *Result) {
 		}
 		p.noteProgress(smp)
 		res.Add(smp)
-		v := Classify(res.Windows, Exit{}, p.s.Thresholds)
+		v := results.ClassifyScenario(p.s, res.Windows, Exit{}, p.s.Thresholds)
 		if p.r.OnLine != nil {
 			p.r.OnLine(p.s, smp, v)
 		}
@@ -425,7 +425,7 @@ func (p *childProc) finish(res *Result, waitErr error) {
 			}
 		}
 	}
-	res.Verdict = Classify(res.Windows, res.Exit, p.s.Thresholds)
+	res.Verdict = results.ClassifyScenario(p.s, res.Windows, res.Exit, p.s.Thresholds)
 }
 
 func exitMessage(err error) string {
