@@ -63,7 +63,7 @@ func addendumTable(rs []results.Result) (header []string, rows [][]string) {
 		cells[key][r.Scenario.Kind] = r
 	}
 	for _, key := range order {
-		row := []string{workload.FormatSize(key.v), commas(key.k)}
+		row := []string{workload.FormatSize(key.v), keyCount(key.k)}
 		for _, k := range kinds {
 			r, ok := cells[key][k]
 			if !ok {
@@ -240,6 +240,15 @@ func escapeCells(cells []string, esc func(string) string) []string {
 		out[i] = esc(c)
 	}
 	return out
+}
+
+// keyCount is a scenario's key count for a table: "400,000", or
+// "unbounded" for a duration-first scenario (results.UnboundedKeys).
+func keyCount(n int64) string {
+	if n >= results.UnboundedKeys {
+		return "unbounded"
+	}
+	return commas(n)
 }
 
 func commas(n int64) string {
