@@ -10,11 +10,11 @@ type CapacityLimit string
 // failure first, then the collector's CPU, assists, the heap, blocked
 // writers, latency, and last the rate itself (the path could not keep up for another reason: CPU).
 const (
-	LimitNone    CapacityLimit = ""        // the step was healthy
-	LimitMemory  CapacityLimit = "memory"  // hard cap passed, child died, or the failure condition
-	LimitGCCPU   CapacityLimit = "gc_cpu"  // a window's GC CPU share at or above Thresholds.HealthyGC
-	LimitAssist  CapacityLimit = "assist"  // a window's assist share at or above Thresholds.HealthyAssist
-	LimitHeap    CapacityLimit = "heap"    // a window's heap passed its goal
+	LimitNone   CapacityLimit = ""       // the step was healthy
+	LimitMemory CapacityLimit = "memory" // hard cap passed, child died, or the failure condition
+	LimitGCCPU  CapacityLimit = "gc_cpu" // a window's GC CPU share at or above Thresholds.HealthyGC
+	LimitAssist CapacityLimit = "assist" // a window's assist share at or above Thresholds.HealthyAssist
+	LimitHeap   CapacityLimit = "heap"   // a window's heap passed its goal
 	// LimitBlocked: the writers were blocked by backpressure at least
 	// BlockedDegraded of their time (Verdict.Cause CauseBlocked).
 	LimitBlocked CapacityLimit = "blocked"
