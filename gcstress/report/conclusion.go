@@ -382,7 +382,7 @@ func capacitySentence(v int64, g []results.Capacity, lo, hi int, esc func(string
 	}
 	s += fmt.Sprintf("%s sustains %.3g MB/s healthy against %s's %.3g (%s)", esc(g[hi].Kind), a, esc(g[lo].Kind), b, ratio)
 	if l := g[lo].Limit; l != results.LimitNone {
-		s += fmt.Sprintf("; %s is first limited by %s", esc(g[lo].Kind), l)
+		s += fmt.Sprintf("; %s is first limited by %s", esc(g[lo].Kind), esc(string(l)))
 	}
 	return s + "."
 }
