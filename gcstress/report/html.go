@@ -22,7 +22,8 @@ var htmlFormat = Format{Name: HTMLFile, When: AtRun | AtRebuild, Owns: is(string
 // as JSON are all inlined, so it opens from file:// with no network. Its
 // charts show the same windows as the PNG charts (plus assist %, RSS and
 // p99 latency), with zoom, values on hover and kinds shown or hidden; then
-// the addendum, failure and GC tables and the explain accounts.
+// the conclusions, the addendum, failure and GC tables and the explain
+// accounts.
 
 // webWindows are a scenario's windows as one array per figure (webPoint's
 // fields), for report.html.
