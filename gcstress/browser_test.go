@@ -144,6 +144,13 @@ func browseLive(t *testing.T, browser context.Context) {
 		t.Errorf("live page: %+v", got)
 	}
 	checkToggleColours(t, ctx, map[string]string{"heap": "heap", "arena": "arena", late.Name: late.Kind})
+	// The strip of a scenario that ended shows its final class, not the
+	// last window's verdict (its windows were all healthy).
+	strip := `Array.from(document.querySelectorAll(".strip-label")).some(function (e) { return /\(degraded\)$/.test(e.textContent); })`
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](strip, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		labels, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll(".strip-label")).map(function (e) { return e.textContent; })`))
+		t.Errorf("no strip says the degraded scenario's final class: %v (%v)", labels, err)
+	}
 	screenshot(t, ctx, "live.png")
 	pe.Check(t)
 }

@@ -308,6 +308,10 @@ func judgeStep(r Result, target float64, c Config) CapacityStep {
 		}
 		blame(LimitMemory, "%s", why)
 	}
+	if r.Verdict.Class == Interrupted {
+		// A partial step is no evidence of health.
+		blame(LimitInconclusive, "%s", r.Verdict.Why)
+	}
 	if r.Verdict.Class == Inconclusive {
 		// Not healthy: a step is healthy only on enough data (see
 		// results.MinWindows); a longer -step-duration gives it that.
@@ -326,6 +330,9 @@ func judgeStep(r Result, target float64, c Config) CapacityStep {
 			blame(l, "%s: %s at %.1f s", wh.Class, why, wh.T)
 		}
 	}
+	if l := causeLimit[r.Verdict.Cause]; l != LimitNone {
+		blame(l, "%s", r.Verdict.Why)
+	}
 	if c.SLO > 0 && st.P99 > int64(c.SLO) {
 		blame(LimitLatency, "p99 from intended start %s > %v", view.NS(st.P99), c.SLO)
 	}
@@ -336,14 +343,16 @@ func judgeStep(r Result, target float64, c Config) CapacityStep {
 	return st
 }
 
-// causeLimit is the capacity limit of each window cause the classifier
-// gives (results.Cause): a step is blamed on its first unhealthy window
-// after warm-up, read from the verdict, never by re-testing thresholds.
+// causeLimit is the capacity limit of each cause the classifier gives
+// (results.Cause): a step is blamed on its first unhealthy window after
+// warm-up, then on the verdict's own cause (blocked writers), read from
+// the verdict, never by re-testing thresholds.
 var causeLimit = map[results.Cause]CapacityLimit{
 	results.CauseGCCPU:        LimitGCCPU,
 	results.CauseAssist:       LimitAssist,
 	results.CauseHeapOverGoal: LimitHeap,
 	results.CauseMemory:       LimitMemory,
+	results.CauseBlocked:      results.LimitBlocked,
 }
 
 // runCapacity runs the search for every kind x capacity value size.

@@ -111,6 +111,10 @@ func TestJudgeStep(t *testing.T) {
 		{"heap", func(r *Result) {
 			r.Verdict.Windows = []WindowHealth{{T: 3, OverGoal: true, Class: Degraded, Cause: results.CauseHeapOverGoal}}
 		}, LimitHeap},
+		{"blocked", func(r *Result) {
+			r.Verdict.Class, r.Verdict.Cause, r.Verdict.Why = Degraded, results.CauseBlocked, "writers blocked by backpressure 80%"
+		}, results.LimitBlocked},
+		{"interrupted", func(r *Result) { r.Verdict.Class, r.Verdict.Why = Interrupted, "interrupted at 40%" }, LimitInconclusive},
 		{"latency", func(r *Result) { e := *r.End; e.SteadyILatP99 = int64(time.Second); r.End = &e }, LimitLatency},
 		{"rate", func(r *Result) { e := *r.End; e.SteadyMBps = 9; r.End = &e }, LimitRate},
 		{"gc before rate", func(r *Result) {

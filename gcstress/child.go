@@ -472,7 +472,7 @@ func (c *child) dumpFlight(windows []Sample) {
 	if c.fr == nil || c.fr.Dumped() || w.T < c.spec.Thresholds.Warmup.Seconds() {
 		return
 	}
-	v := Classify(windows, Exit{}, c.spec.Thresholds)
+	v := results.ClassifyScenario(c.spec, windows, Exit{}, c.spec.Thresholds)
 	cls := v.Windows[len(v.Windows)-1].Class
 	if cls != Degraded && cls != Failed {
 		return

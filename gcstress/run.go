@@ -99,7 +99,6 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 	}
 	i := 0
 	step := func(ctx context.Context, s Scenario) (Result, error) {
-		prog.Expect(i + 1) // a capacity step: not counted in advance
 		if err := claimScenarioDir(out, s); err != nil {
 			return Result{}, err
 		}
@@ -120,7 +119,13 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 		if s.Profile != "" || res.Flight != "" {
 			res.Account, res.Headline = accountFor(s.Dir, progressW)
 		}
-		prog.Done(res)
+		if s.Group == SetCapacity && s.Rate > 0 {
+			// The step's own health (latency and rate too), as the search
+			// judges it from the same result.
+			prog.DoneStep(res, judgeStep(res, s.TargetMBps(), cfg))
+		} else {
+			prog.Done(res)
+		}
 		sum.Results = append(sum.Results, res)
 		if opts.Observer != nil {
 			opts.Observer.Done(res)

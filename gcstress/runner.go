@@ -317,7 +317,7 @@ func (p *childProc) read(res *Result) {
 		}
 		p.noteProgress(smp)
 		res.Add(smp)
-		v := Classify(res.Windows, Exit{}, p.s.Thresholds)
+		v := results.ClassifyScenario(p.s, res.Windows, Exit{}, p.s.Thresholds)
 		if p.r.OnLine != nil {
 			p.r.OnLine(p.s, smp, v)
 		}
@@ -418,13 +418,14 @@ func (p *childProc) finish(res *Result, waitErr error) {
 	default:
 		if e, ok := results.ExitOfEnd(res.End); ok {
 			res.Exit.RSSCap, res.Exit.Died = res.Exit.RSSCap || e.RSSCap, res.Exit.Died || e.Died
+			res.Exit.Interrupted = e.Interrupted
 			res.Exit.Message = e.Message
 			if e.RSSCap {
 				res.Exit.Message = fmt.Sprintf("stopped itself at RSS %s > cap %s", mib(res.End.PeakRSS), mib(uint64(p.s.RSSCap)))
 			}
 		}
 	}
-	res.Verdict = Classify(res.Windows, res.Exit, p.s.Thresholds)
+	res.Verdict = results.ClassifyScenario(p.s, res.Windows, res.Exit, p.s.Thresholds)
 }
 
 func exitMessage(err error) string {

@@ -11,6 +11,10 @@
 // one file with its Format, its line in the registry and its golden file
 // (docs/ARCHITECTURE.md has the steps).
 //
+// The conclusion sentences (conclusion.go) are built in one place and
+// printed by the terminal table, report.md and report.html alike, each
+// escaping kind names its own way.
+//
 // Invariants:
 //   - A renderer only reads the Summary and writes to the io.Writer or the
 //     Sink it is given; it keeps nothing, so formats are safe to use from

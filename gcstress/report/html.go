@@ -20,11 +20,11 @@ var htmlFormat = Format{Name: HTMLFile, When: AtRun | AtRebuild, Owns: is(string
 // report.html is one self-contained file: uPlot (vendored in web/, MIT
 // licence beside it), the page's own script and styles, and the run's data
 // as JSON are all inlined, so it opens from file:// with no network. Its
-// charts show the same windows as the PNG charts (plus assist % and p99
-// latency), each kind in its colour there (view.KindColourHex), with zoom,
-// values on hover and kinds shown or hidden; then the addendum, failure
-// and GC tables (long texts wrap; a table wider than the page scrolls in
-// its own box) and the explain accounts.
+// charts show the same windows as the PNG charts (plus assist %, RSS and
+// p99 latency), each kind in its colour there (view.KindColourHex), with
+// zoom, values on hover and kinds shown or hidden; then the conclusions,
+// the addendum, failure and GC tables (long texts wrap; a table wider than
+// the page scrolls in its own box) and the explain accounts.
 
 // webWindows are a scenario's windows as one array per figure (webPoint's
 // fields), for report.html.
@@ -117,6 +117,7 @@ func WriteHTML(w io.Writer, sum *results.Summary) error {
 func newReportData(sum *results.Summary) reportData {
 	d := reportData{Meta: reportMeta(sum), Rules: sum.Rules + ". " + sum.SpanNote}
 	rs := sum.Results
+	d.Tables = append(d.Tables, conclusionTable(sum))
 	h, rows := addendumTable(rs)
 	d.Tables = append(d.Tables, webTable{Title: "Random write throughput", Note: "Key+value MB/s (MB = 10^6 B) and health, as the Hypertable addendum's table.", Header: h, Rows: rows})
 	h, rows = failureTable(rs)
@@ -184,6 +185,16 @@ func reportMeta(sum *results.Summary) [][2]string {
 		m = append(m, [2]string{"interrupted", fmt.Sprintf("this report covers the %d scenario(s) that ran", len(sum.Results))})
 	}
 	return m
+}
+
+// conclusionTable is the conclusions (conclusion.go), one row each; the
+// page escapes them (textContent).
+func conclusionTable(sum *results.Summary) webTable {
+	t := webTable{Title: "Conclusions", Header: []string{"Conclusion"}}
+	for _, c := range conclusions(sum, noEscape) {
+		t.Rows = append(t.Rows, []string{c})
+	}
+	return t
 }
 
 // scenarioTable is one row per scenario: its settings, class and why.

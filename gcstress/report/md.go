@@ -26,7 +26,7 @@ var markdownFormat = Format{Name: MarkdownFile, When: AtRun | AtRebuild, Owns: i
 	})}
 
 // WriteMarkdown writes report.md: the run's settings and machine, the
-// addendum table, the failure scenarios, the GC table, each scenario's
+// conclusions (conclusion.go), the addendum table, the failure scenarios, the GC table, each scenario's
 // settings and health reason, the profile accounts, the charts (file names
 // relative to the report) and the thresholds. Every name, note and
 // error that came from an engine, a child or the command line is
@@ -49,6 +49,12 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 		sum.Finished.Format("15:04:05Z"), sum.Finished.Sub(sum.Started).Seconds())
 	if sum.Interrupted {
 		fmt.Fprintf(ew, "- **interrupted**: this report covers the %d scenario(s) that ran\n", len(sum.Results))
+	}
+	if cs := conclusions(sum, md); len(cs) > 0 {
+		fmt.Fprintf(ew, "\n## Conclusions\n\n")
+		for _, c := range cs {
+			fmt.Fprintf(ew, "- %s\n", c)
+		}
 	}
 	writeResultTables(ew, sum.Results, sum.Capacity, tableHeadings{
 		addendum:   "\n## Random write throughput\n\nKey+value MB/s (MB = 10^6 B) and health, as the Hypertable addendum's table.\n\n",

@@ -63,7 +63,7 @@ func addendumTable(rs []results.Result) (header []string, rows [][]string) {
 		cells[key][r.Scenario.Kind] = r
 	}
 	for _, key := range order {
-		row := []string{workload.FormatSize(key.v), commas(key.k)}
+		row := []string{workload.FormatSize(key.v), keyCount(key.k)}
 		for _, k := range kinds {
 			r, ok := cells[key][k]
 			if !ok {
@@ -152,8 +152,8 @@ func perEntry(v float64, entries int64) string {
 }
 
 // WriteTable prints the terminal report: the addendum table, the failure
-// scenarios, the GC table, why each unhealthy scenario is classed so, and
-// the thresholds. Names, notes and errors from engines and children have
+// scenarios, the GC table, the conclusions (conclusion.go), why each
+// unhealthy scenario is classed so, and the thresholds. Names, notes and errors from engines and children have
 // their control characters escaped (internal/escape).
 func WriteTable(w io.Writer, sum *results.Summary) error {
 	tx := escape.Terminal
@@ -177,6 +177,12 @@ func WriteTable(w io.Writer, sum *results.Summary) error {
 		capacity: "\nCapacity: the highest open-loop rate at which the collector stays healthy (key+value MB/s):\n",
 		esc:      tx,
 	})
+	if cs := conclusions(sum, tx); len(cs) > 0 {
+		fmt.Fprintf(ew, "\nConclusions:\n")
+		for _, c := range cs {
+			fmt.Fprintf(ew, "- %s\n", c)
+		}
+	}
 	fmt.Fprintln(ew)
 	for _, r := range sum.Results {
 		if r.Verdict.Class != results.Healthy {
@@ -234,6 +240,15 @@ func escapeCells(cells []string, esc func(string) string) []string {
 		out[i] = esc(c)
 	}
 	return out
+}
+
+// keyCount is a scenario's key count for a table: "400,000", or
+// "unbounded" for a duration-first scenario (results.UnboundedKeys).
+func keyCount(n int64) string {
+	if n >= results.UnboundedKeys {
+		return "unbounded"
+	}
+	return commas(n)
 }
 
 func commas(n int64) string {

@@ -7,14 +7,17 @@ import "time"
 type CapacityLimit string
 
 // Capacity limits, in the order a failing step is blamed on them: a memory
-// failure first, then the collector's CPU, assists, latency, and last the
-// rate itself (the path could not keep up for another reason: CPU).
+// failure first, then the collector's CPU, assists, the heap, blocked
+// writers, latency, and last the rate itself (the path could not keep up for another reason: CPU).
 const (
-	LimitNone    CapacityLimit = ""        // the step was healthy
-	LimitMemory  CapacityLimit = "memory"  // hard cap passed, child died, or the failure condition
-	LimitGCCPU   CapacityLimit = "gc_cpu"  // a window's GC CPU share at or above Thresholds.HealthyGC
-	LimitAssist  CapacityLimit = "assist"  // a window's assist share at or above Thresholds.HealthyAssist
-	LimitHeap    CapacityLimit = "heap"    // a window's heap passed its goal
+	LimitNone   CapacityLimit = ""       // the step was healthy
+	LimitMemory CapacityLimit = "memory" // hard cap passed, child died, or the failure condition
+	LimitGCCPU  CapacityLimit = "gc_cpu" // a window's GC CPU share at or above Thresholds.HealthyGC
+	LimitAssist CapacityLimit = "assist" // a window's assist share at or above Thresholds.HealthyAssist
+	LimitHeap   CapacityLimit = "heap"   // a window's heap passed its goal
+	// LimitBlocked: the writers were blocked by backpressure at least
+	// BlockedDegraded of their time (Verdict.Cause CauseBlocked).
+	LimitBlocked CapacityLimit = "blocked"
 	LimitLatency CapacityLimit = "latency" // p99 from intended start above the SLO
 	LimitRate    CapacityLimit = "rate"    // achieved below CapacityMinAchieved of the target
 	// LimitInconclusive: the step left fewer than MinWindows windows after

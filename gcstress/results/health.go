@@ -9,12 +9,14 @@ import (
 )
 
 // Class is the health of a window or of a whole scenario, from the
-// collector's point of view:
+// collector's and the writers' point of view:
 //   - healthy: the GC takes a small share of busy CPU (below
 //     Thresholds.HealthyGC) and mutator assists a smaller one (below
 //     Thresholds.HealthyAssist);
 //   - degraded: the GC share or the assist share reached its degraded
-//     threshold, or the heap outgrew its goal;
+//     threshold, or the heap outgrew its goal; or (a scenario, not a
+//     window) its writers were blocked by backpressure for at least
+//     BlockedDegraded of their time after the warm-up (ClassifyScenario);
 //   - failed: the collector could not hold the heap (live heap near
 //     GOMEMLIMIT with the CPU limiter engaged and throughput collapsed, for
 //     several windows in a row), or the child passed its hard memory cap or
@@ -23,11 +25,11 @@ import (
 // Elevated is the band in between healthy and degraded (GC CPU 10-25% or
 // assists 2-5% by default): no longer healthy, not yet degraded.
 //
-// Interrupted is no health: it is the class of a scenario whose child left
-// no end record because the run was stopped (Ctrl-C or SIGTERM to gcstress
-// and a child that did not end in its grace period, or gcstress killed
-// with its child), unless its windows had already failed it. Windows never
-// take it.
+// Interrupted is no health: it is the class of a scenario whose run was
+// stopped before its load ended (Ctrl-C or SIGTERM to gcstress, or
+// gcstress killed with its child), whether its child then left an end
+// record of the part that ran or none, unless its windows had already
+// failed it: a partial run is never called healthy. Windows never take it.
 //
 // Inconclusive is no health either: the scenario ended normally but fewer
 // than MinWindows of its windows ended after the warm-up, too little data
@@ -53,6 +55,14 @@ const (
 // (Thresholds.Share) and hold at least one completed GC cycle at any
 // realistic write rate.
 const MinWindows = 3
+
+// BlockedDegraded is the share (%) of the writers' time after the warm-up
+// that, spent blocked by backpressure (Sample.BlockedNanos), degrades a
+// scenario however cheap its collector was: writers stalled on flushes
+// that cannot keep up are no healthy store. It is a whole-scenario rule
+// (a blocked Put is counted when it returns, so one window's share says
+// little), applied by ClassifyScenario, which knows the writer count.
+const BlockedDegraded = 50.0
 
 // Rank orders the health classes: 0 healthy to 3 failed; -1 for
 // Interrupted, Inconclusive or an unknown class.
@@ -124,8 +134,9 @@ func (t Thresholds) Validate() error {
 func (t Thresholds) String() string {
 	return fmt.Sprintf("healthy: GC CPU < %g%% and assist < %g%%; degraded: GC CPU >= %g%% or assist >= %g%% or heap above goal; "+
 		"failed: live heap >= %g%% of GOMEMLIMIT with the limiter engaged and MB/s < %g%% of the best window for %d windows in a row, "+
-		"or RSS above the hard cap, or the child died; a scenario takes the worst class held by at least %g%% of its windows after a %v warm-up",
-		t.HealthyGC, t.HealthyAssist, t.DegradedGC, t.DegradedAssist, t.FailLive, t.FailThroughput, t.FailWindows, t.Share, t.Warmup)
+		"or RSS above the hard cap, or the child died; a scenario takes the worst class held by at least %g%% of its windows after a %v warm-up, "+
+		"and is at least degraded when its writers spent %g%% or more of their time after the warm-up blocked by backpressure",
+		t.HealthyGC, t.HealthyAssist, t.DegradedGC, t.DegradedAssist, t.FailLive, t.FailThroughput, t.FailWindows, t.Share, t.Warmup, BlockedDegraded)
 }
 
 // SpanNote says how CPU shares are computed; printed in every report.
@@ -149,6 +160,9 @@ const (
 	CauseAssist       Cause = "assist"         // the span's assist share
 	CauseHeapOverGoal Cause = "heap_over_goal" // heap objects past the heap goal
 	CauseMemory       Cause = "memory"         // the failure condition: live heap near GOMEMLIMIT, limiter on, throughput collapsed
+	// CauseBlocked (Verdict.Cause only, never a window's): the writers
+	// were blocked by backpressure for BlockedDegraded of their time.
+	CauseBlocked Cause = "blocked"
 )
 
 // WindowHealth is the class of one raw window and why.
@@ -176,8 +190,10 @@ type Exit struct {
 	// Stalled: the parent's watchdog stopped a child that streamed no
 	// progress for Scenario.StallTimeout (Died is set too: a failure).
 	Stalled bool `json:"stalled,omitempty"`
-	// Interrupted: the child left no end line because the run was stopped
-	// (the parent's context, or gcstress killed); not a failure.
+	// Interrupted: the run was stopped before the scenario's load ended
+	// (the parent's context, a signal, or gcstress killed): the child left
+	// no end line, or its end line says it was interrupted (ExitOfEnd).
+	// Not a failure.
 	Interrupted bool `json:"interrupted,omitempty"`
 }
 
@@ -199,6 +215,12 @@ type Verdict struct {
 	// GCPct and AssistPct are over the whole run (all windows).
 	GCPct     float64 `json:"gc_pct"`
 	AssistPct float64 `json:"assist_pct"`
+	// BlockedPct is the share (%) of the writers' time after the warm-up
+	// they spent blocked by backpressure (ClassifyScenario; 0 when unknown).
+	BlockedPct float64 `json:"blocked_pct,omitempty"`
+	// Cause is what set the class when no window did: CauseBlocked; empty
+	// otherwise (the windows' causes say why).
+	Cause Cause `json:"cause,omitempty"`
 }
 
 // Classify classifies a scenario's window samples (in order; start and
@@ -207,11 +229,26 @@ type Verdict struct {
 // Steps: CPU shares per span of windows (spansOf) give each window its
 // class; per-window conditions (heap over goal, limiter, the failure run)
 // may worsen it; a child that died, stalled or hit the memory cap fails the
-// scenario; one interrupted before its end record is Interrupted;
+// scenario; one interrupted before its load ended is Interrupted;
 // otherwise a scenario with fewer than MinWindows windows after the
 // warm-up is Inconclusive, and any other takes the worst class held by at
-// least Thresholds.Share of its windows after the warm-up.
+// least Thresholds.Share of its windows after the warm-up. It does not
+// know the writer count, so it leaves out the blocked-time rule
+// (ClassifyScenario applies it).
 func Classify(samples []Sample, exit Exit, th Thresholds) Verdict {
+	return classify(samples, exit, th, 0)
+}
+
+// ClassifyScenario is Classify for scenario s, whose writer count lets it
+// apply the blocked-time rule too: a scenario otherwise healthy or
+// elevated whose s.Writers writers were blocked by backpressure for at
+// least BlockedDegraded of their time after the warm-up is degraded
+// (Verdict.Cause CauseBlocked). It is a pure function, as Classify.
+func ClassifyScenario(s Scenario, samples []Sample, exit Exit, th Thresholds) Verdict {
+	return classify(samples, exit, th, s.Writers)
+}
+
+func classify(samples []Sample, exit Exit, th Thresholds, writers int) Verdict {
 	var w []Sample
 	for _, s := range samples {
 		if s.Type == SampleWindow {
@@ -232,8 +269,44 @@ func Classify(samples []Sample, exit Exit, th Thresholds) Verdict {
 		v.interruptOnExit(w, exit)
 	default:
 		v.classByShare(th)
+		v.BlockedPct = blockedShare(w, th.Warmup.Seconds(), writers)
+		v.markBlocked()
 	}
 	return v
+}
+
+// blockedShare is the share (%, at most 100) of writers' time in the
+// windows after the warm-up that they spent blocked (0 without writers or
+// such windows): the blocked time those windows added over their length
+// times writers.
+func blockedShare(w []Sample, warm float64, writers int) float64 {
+	if writers < 1 {
+		return 0
+	}
+	var base, last int64
+	dur := 0.0
+	for _, s := range w {
+		if s.T < warm {
+			base = s.BlockedNanos
+			continue
+		}
+		dur, last = dur+s.Dur, s.BlockedNanos
+	}
+	if dur <= 0 || last <= base {
+		return 0
+	}
+	return min(100, 100*float64(last-base)/1e9/(dur*float64(writers)))
+}
+
+// markBlocked degrades a healthy or elevated scenario whose writers were
+// blocked at least BlockedDegraded of their time.
+func (v *Verdict) markBlocked() {
+	if v.BlockedPct < BlockedDegraded || (v.Class != Healthy && v.Class != Elevated) {
+		return
+	}
+	v.Why = fmt.Sprintf("writers blocked by backpressure %.0f%% of their time after the warm-up >= %g%% (flushes could not keep up); collector: %s",
+		v.BlockedPct, BlockedDegraded, v.Why)
+	v.Class, v.Cause = Degraded, CauseBlocked
 }
 
 // span is a run of consecutive windows, indexes from to to inclusive.
@@ -378,7 +451,7 @@ func (v *Verdict) failOnExit(w []Sample, exit Exit) {
 	}
 }
 
-// interruptOnExit classes a scenario interrupted before its end record:
+// interruptOnExit classes a scenario interrupted before its load ended:
 // Interrupted, with the progress of its last window in Why.
 func (v *Verdict) interruptOnExit(w []Sample, exit Exit) {
 	last := Sample{}
@@ -386,7 +459,7 @@ func (v *Verdict) interruptOnExit(w []Sample, exit Exit) {
 		last = w[len(w)-1]
 	}
 	v.Class = Interrupted
-	v.Why = fmt.Sprintf("interrupted at %.0f%% (%.1f s) before its end record", 100*last.Progress, last.T)
+	v.Why = fmt.Sprintf("interrupted at %.0f%% (%.1f s) before its load ended", 100*last.Progress, last.T)
 	if exit.Message != "" {
 		v.Why += " (" + exit.Message + ")"
 	}

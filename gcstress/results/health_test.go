@@ -2,10 +2,12 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/writegc/writegc/internal/golden"
 )
@@ -229,5 +231,56 @@ func TestCauseOfEachCondition(t *testing.T) {
 		if got := v.Windows[0].Cause; got != tc.want {
 			t.Errorf("%s: cause %q, want %q (class %s, %s)", tc.name, got, tc.want, v.Windows[0].Class, v.Windows[0].Why)
 		}
+	}
+}
+
+// TestClassifyBlockedWriters: the stall scenario's writers blocked 96% of
+// their time after the warm-up: degraded with cause blocked, though its
+// collector was only elevated; under the threshold the collector's class
+// stands; Classify (no writer count) leaves the rule out; and the class
+// is a function of the figures alone, whatever order of Puts produced them.
+func TestClassifyBlockedWriters(t *testing.T) {
+	th := DefaultThresholds()
+	th.Warmup = 2 * time.Second
+	s := Scenario{Name: "stall/heap", Group: SetStall, Kind: "heap", Writers: 2}
+	windows := func(blockedPerWindow float64) []Sample {
+		var ws []Sample
+		var blocked int64
+		for i := 1; i <= 10; i++ {
+			w := win(float64(i), 1, 1, 0.12, 0, 1) // GC 12%: elevated
+			blocked += int64(blockedPerWindow * 1e9)
+			w.BlockedNanos = blocked
+			ws = append(ws, w)
+		}
+		return ws
+	}
+	v := ClassifyScenario(s, windows(2*0.96), Exit{}, th)
+	if v.Class != Degraded || v.Cause != CauseBlocked || math.Abs(v.BlockedPct-96) > 0.01 ||
+		!strings.Contains(v.Why, "writers blocked by backpressure 96% of their time") || !strings.Contains(v.Why, "collector: ") {
+		t.Fatalf("blocked 96%%: %s (%s), blocked %.1f%%: %s", v.Class, v.Cause, v.BlockedPct, v.Why)
+	}
+	for _, w := range v.Windows {
+		if w.Cause == CauseBlocked {
+			t.Fatalf("a window took the scenario's cause: %+v", w)
+		}
+	}
+	if v := ClassifyScenario(s, windows(2*0.30), Exit{}, th); v.Class != Elevated || v.Cause != CauseNone || math.Abs(v.BlockedPct-30) > 0.01 {
+		t.Errorf("blocked 30%%: %s (%s) %.1f%%", v.Class, v.Cause, v.BlockedPct)
+	}
+	if v := Classify(windows(2*0.96), Exit{}, th); v.Class != Elevated || v.BlockedPct != 0 {
+		t.Errorf("Classify without writers: %s %.1f%%", v.Class, v.BlockedPct)
+	}
+	// Blocked time of the warm-up's windows does not count: 10 s blocked
+	// by the first window, none after.
+	ws := windows(0)
+	for i := range ws {
+		ws[i].BlockedNanos = 10e9
+	}
+	if v := ClassifyScenario(s, ws, Exit{}, th); v.Class != Elevated || v.BlockedPct != 0 {
+		t.Errorf("warm-up blocking counted: %s %.1f%%", v.Class, v.BlockedPct)
+	}
+	// A failed scenario stays failed.
+	if v := ClassifyScenario(s, windows(2*0.96), Exit{RSSCap: true}, th); v.Class != Failed {
+		t.Errorf("failed and blocked: %s", v.Class)
 	}
 }

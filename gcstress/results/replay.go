@@ -65,7 +65,7 @@ func ReadResults(r io.Reader, th Thresholds) ([]Result, error) {
 				res.Exit = e
 			}
 		}
-		res.Verdict = Classify(res.Windows, res.Exit, th)
+		res.Verdict = ClassifyScenario(res.Scenario, res.Windows, res.Exit, th)
 	}
 	return out, nil
 }
@@ -172,7 +172,7 @@ func MergeResults(replayed, recorded []Result, th Thresholds) []Result {
 		r.Foreign, r.StreamErr = old.Foreign, old.StreamErr
 		if old.Exit != r.Exit {
 			r.Exit = old.Exit
-			r.Verdict = Classify(r.Windows, r.Exit, th)
+			r.Verdict = ClassifyScenario(r.Scenario, r.Windows, r.Exit, th)
 		}
 	}
 	return replayed

@@ -147,9 +147,10 @@ func (f *ForeignOutput) Warning(name string) string {
 }
 
 // ExitOfEnd is how a child that left its end line ended, as the end line
-// says: at its hard memory cap, or failed by an error of its engine or a
-// Put; ok is false for a normal end (keys written, run-time cap,
-// interrupted). The parent (package gcstress's runner) and ReadResults
+// says: at its hard memory cap, failed by an error of its engine or a
+// Put, or interrupted (told to stop before its load ended: the run's
+// Ctrl-C or a signal); ok is false for a normal end (keys written,
+// run-time cap). The parent (package gcstress's runner) and ReadResults
 // both map an end line through it.
 func ExitOfEnd(end *Sample) (e Exit, ok bool) {
 	switch end.Reason {
@@ -157,6 +158,12 @@ func ExitOfEnd(end *Sample) (e Exit, ok bool) {
 		return Exit{RSSCap: true}, true
 	case StopError:
 		return Exit{Died: true, Message: "error: " + end.Err}, true
+	case StopInterrupted:
+		return Exit{Interrupted: true, Message: InterruptedEndMessage}, true
 	}
 	return Exit{}, false
 }
+
+// InterruptedEndMessage is the Exit.Message of a child whose end line says
+// its load was interrupted.
+const InterruptedEndMessage = "the load was told to stop; its end record covers the part that ran"

@@ -47,7 +47,9 @@ type Bar struct {
 // plainEvery is how often plain progress lines are printed.
 const plainEvery = 5 * time.Second
 
-// New shows a run of n scenarios (more may come: Expect) on w.
+// New shows a run of n planned scenarios on w. Scenarios past the n-th (a
+// capacity search's steps, whose number is not known in advance) are
+// numbered without a total: "[step 21]".
 func New(w io.Writer, n int) *Bar {
 	pr := &Bar{w: w, n: n}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -59,7 +61,7 @@ func New(w io.Writer, n int) *Bar {
 
 // Start shows scenario s, the i-th (from 0), starting.
 func (pr *Bar) Start(i int, s results.Scenario) {
-	pr.i, pr.label, pr.last = i, fmt.Sprintf("[%d/%d] %-16s", i+1, pr.n, escape.Terminal(s.Name)), time.Now()
+	pr.i, pr.label, pr.last = i, fmt.Sprintf("%s %-16s", counter(i, pr.n), escape.Terminal(s.Name)), time.Now()
 	st := &barStatus{s: "starting"}
 	pr.cur = st
 	if !pr.tty {
@@ -72,9 +74,14 @@ func (pr *Bar) Start(i int, s results.Scenario) {
 	)
 }
 
-// Expect raises the count of scenarios shown to at least n (a capacity
-// step is not counted in advance).
-func (pr *Bar) Expect(n int) { pr.n = max(pr.n, n) }
+// counter is the i-th (from 0) scenario's counter: "[3/20]" within the n
+// planned, "[step 21]" past them, whose total is unknown.
+func counter(i, n int) string {
+	if i < n {
+		return fmt.Sprintf("[%d/%d]", i+1, n)
+	}
+	return fmt.Sprintf("[step %d]", i+1)
+}
 
 func (pr *Bar) setStatus(s string) { pr.cur.set(s) }
 
@@ -130,13 +137,47 @@ func (pr *Bar) Line(s results.Scenario, l results.Sample, v results.Verdict) {
 	}
 }
 
+// Outcome is how a scenario ended, in a few words: its MB/s and class
+// ("12.3 elevated"), or its failure ("failed at 65% (RSS cap)", which
+// names the class already).
+func Outcome(r results.Result) string {
+	if r.Verdict.Class == results.Failed {
+		return view.CellText(r)
+	}
+	return view.CellText(r) + " " + string(r.Verdict.Class)
+}
+
+// StepOutcome is a capacity step's outcome: its MB/s or failure and the
+// step's own health, which the search judged (a step can fail on latency
+// or rate while its collector was healthy).
+func StepOutcome(r results.Result, st results.CapacityStep) string {
+	if st.Healthy {
+		return view.CellText(r) + " step healthy"
+	}
+	return fmt.Sprintf("%s step unhealthy (%s)", view.CellText(r), st.Limit)
+}
+
 // Done shows how a scenario ended, and warning lines when its child
 // printed outside its stream (ForeignOutput.Warning) or its stream had a
 // fault (results.Result.StreamErr).
 func (pr *Bar) Done(r results.Result) {
-	msg := escape.Terminal(view.CellText(r) + " " + string(r.Verdict.Class))
+	why := ""
 	if r.Verdict.Class != results.Healthy {
-		msg += ": " + escape.Terminal(r.Verdict.Why)
+		why = r.Verdict.Why
+	}
+	pr.done(r, Outcome(r), why)
+}
+
+// DoneStep is Done for a capacity step, with the step's own health.
+func (pr *Bar) DoneStep(r results.Result, st results.CapacityStep) {
+	pr.done(r, StepOutcome(r, st), st.Why)
+}
+
+// done shows outcome (and why, when not empty) for r.
+func (pr *Bar) done(r results.Result, outcome, why string) {
+	msg := escape.Terminal(outcome)
+	if why != "" {
+		msg += ": " + escape.Terminal(why)
 	}
 	warn := r.Foreign.Warning(r.Scenario.Name)
 	if r.StreamErr != "" {
@@ -153,7 +194,7 @@ func (pr *Bar) Done(r results.Result) {
 	if warn != "" {
 		fmt.Fprintln(pr.p, warn) // above the bars
 	}
-	pr.setStatus(escape.Terminal(fmt.Sprintf("%s %s in %.0f s", view.CellText(r), r.Verdict.Class, r.Wall)))
+	pr.setStatus(escape.Terminal(fmt.Sprintf("%s in %.0f s", outcome, r.Wall)))
 	if r.End != nil && r.End.Reason == results.StopKeys && r.Verdict.Class != results.Failed {
 		pr.bar.SetTotal(-1, true)
 	} else {

@@ -203,7 +203,7 @@ func CellText(r results.Result) string {
 	}
 	s := fmt.Sprintf("%.1f", f.MBps)
 	switch {
-	case r.Stopped == results.StopInterrupted:
+	case r.Stopped == results.StopInterrupted || v.Class == results.Interrupted:
 		s += fmt.Sprintf(" (interrupted at %.0f%%)", 100*r.Last.Progress)
 	case r.End != nil && r.End.Reason == results.StopDuration:
 		s += fmt.Sprintf(" (%.0f%% in %.0f s)", 100*r.End.Progress, r.End.T)

@@ -74,6 +74,7 @@
   on(es, "done", function (d) {
     var s = store.scenario(d);
     s.result = d;
+    s.verdict = d.class; // the strip shows the final class once the scenario ended
     s.progress = d.progress;
     live.done++;
     var tr = resBody.appendChild(G.el("tr"));
