@@ -79,11 +79,12 @@ func (s *sampler) window(keys, nbytes int64, st EngineStats) Sample {
 }
 
 // steadyCost sums, over the windows that ended after the warm-up, what the
-// end record's Cost divides: Puts, bytes, GC, assist and process CPU.
+// end record's Cost divides: Puts, bytes, GC, assist and process CPU, and
+// the runtime's non-idle P-time that scales GC and assist to CPU time.
 type steadyCost struct {
-	keys, bytes      int64
-	gc, assist, proc float64
-	windows          int
+	keys, bytes             int64
+	gc, assist, proc, pTime float64
+	windows                 int
 }
 
 func (c *steadyCost) add(w *Sample) {
@@ -92,6 +93,7 @@ func (c *steadyCost) add(w *Sample) {
 	c.gc += w.GCCPU
 	c.assist += w.Assist
 	c.proc += w.ProcCPU
+	c.pTime += w.CPUUsed
 	c.windows++
 }
 
@@ -118,7 +120,7 @@ func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st EngineStats)
 	e.ProcCPU = s.endCPU - s.cpu0
 	e.Cost = s.steady.cost()
 	if s.steady.windows == 0 { // no window after the warm-up: the whole run
-		e.Cost = results.NewCost(keys, nbytes, e.GCCPU, e.Assist, e.ProcCPU)
+		e.Cost = results.NewCost(keys, nbytes, e.GCCPU, e.Assist, e.ProcCPU, e.CPUUsed)
 	}
 	for _, r := range s.recs {
 		r.DrainInto(s.run, s.irun)
@@ -162,7 +164,7 @@ func (s *sampler) drainWindow(w *Sample) {
 }
 
 func (c steadyCost) cost() results.Cost {
-	return results.NewCost(c.keys, c.bytes, c.gc, c.assist, c.proc)
+	return results.NewCost(c.keys, c.bytes, c.gc, c.assist, c.proc, c.pTime)
 }
 
 // fillIntended sets the open-loop fields: the target rate and the

@@ -56,24 +56,38 @@ func NewFootprint(base, at HeapReading, entries int64, from EntriesFrom) Footpri
 
 // Cost is what the collector and the process cost per Put and per GB
 // (10^9 B of key+value) written, over the windows that ended after the
-// warm-up (the whole run when none did). GC CPU is the table's GC share's
+// warm-up (the whole run when none did). CPU is the process's user+system
+// time (getrusage, every thread). GC CPU starts as the table's GC share's
 // numerator (gcmetrics: GC total minus idle-priority marking, which runs
-// only on otherwise idle CPUs); CPU is the process's user+system time
-// (getrusage, every thread). A plain value; its JSON keys sit flat in the
-// end record.
+// only on otherwise idle CPUs), but the runtime's /cpu/classes counters
+// are P-time, wall time a P spent in a class, which keeps running while the
+// OS has taken the thread off its CPU for another process; on a busy
+// machine they overstate CPU (a GC figure above the process's whole CPU
+// time was seen beside one busy loop). So GC and assist CPU are scaled by
+// OnCPU: the process's CPU time over the runtime's non-idle P-time, at
+// most 1, i.e. the share of its P-time the process really ran, taken as
+// the same for the collector as for the rest. Quiet, OnCPU is about 1 and
+// the figures are the runtime's; busy, all three stay CPU time. A plain
+// value; its JSON keys sit flat in the end record.
 type Cost struct {
 	GCCPUNsPerPut   float64 `json:"gc_cpu_ns_per_put,omitempty"`
 	AssistNsPerPut  float64 `json:"assist_ns_per_put,omitempty"`
 	CPUSPerGB       float64 `json:"cpu_s_per_gb,omitempty"`
 	GCCPUSPerGB     float64 `json:"gc_cpu_s_per_gb,omitempty"`
 	AssistCPUSPerGB float64 `json:"assist_cpu_s_per_gb,omitempty"`
+	OnCPU           float64 `json:"on_cpu,omitempty"` // the scale GC and assist took (0: none known, unscaled)
 }
 
 // NewCost is the cost of puts Puts writing nbytes bytes that took gc and
-// assist GC cpu-seconds and proc process cpu-seconds (zero fields where
-// puts or nbytes is 0).
-func NewCost(puts, nbytes int64, gc, assist, proc float64) Cost {
+// assist GC P-seconds of pTime non-idle P-seconds (the runtime's counters)
+// and proc process CPU-seconds (zero fields where puts or nbytes is 0; GC
+// and assist unscaled when pTime or proc is 0).
+func NewCost(puts, nbytes int64, gc, assist, proc, pTime float64) Cost {
 	var c Cost
+	if pTime > 0 && proc > 0 {
+		c.OnCPU = min(1, proc/pTime)
+		gc, assist = gc*c.OnCPU, assist*c.OnCPU
+	}
 	if puts > 0 {
 		c.GCCPUNsPerPut, c.AssistNsPerPut = gc*1e9/float64(puts), assist*1e9/float64(puts)
 	}
