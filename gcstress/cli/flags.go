@@ -117,8 +117,9 @@ func defineThresholds(fs *flag.FlagSet, t *gcstress.Thresholds) {
 }
 
 // apply fills c from the lists and from which flags were given (set):
-// -quick's defaults, -keys dropping the default run-time cap, and -memlimit,
-// -flush-bw and -latency-every reaching the failure and stall scenarios.
+// -quick's defaults, -keys dropping the default run-time cap, -memlimit,
+// -flush-bw and -latency-every reaching the failure and stall scenarios,
+// and -window and -warmup the collapse scenario.
 func (l *lists) apply(c *gcstress.Config, set map[string]bool) error {
 	c.Kinds = splitList(l.kinds)
 	var err error
@@ -174,6 +175,13 @@ func (l *lists) apply(c *gcstress.Config, set map[string]bool) error {
 	}
 	if set["latency-every"] {
 		c.StallLatencyEvery = c.LatencyEvery
+	}
+	// The collapse group's finer sampling yields to the user's.
+	if set["window"] {
+		c.CollapseWindow = c.Window
+	}
+	if set["warmup"] {
+		c.CollapseWarmup = c.Thresholds.Warmup
 	}
 	return nil
 }
