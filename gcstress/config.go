@@ -106,6 +106,16 @@ type Config struct {
 	// fail it (see CollapseNote).
 	CollapseMemLimit int64
 	CollapseRSSCap   int64
+	// CollapseWindow and CollapseWarmup are the collapse scenario's
+	// sampling window and warm-up (Scenario.Window, Scenario.Warmup;
+	// DefaultCollapseWindow and DefaultCollapseWarmup): finer than the
+	// run's, so that a kind that finishes its fixed work in under 3 s still
+	// leaves results.MinWindows windows after the warm-up. 0: the run's
+	// Window and Thresholds.Warmup; a Window of 0 turns the collapse
+	// windows off too. The command sets them to -window and -warmup when
+	// those are given.
+	CollapseWindow time.Duration
+	CollapseWarmup time.Duration
 	// StallLatencyEvery is the stall scenario's LatencyEvery: 1 (every Put,
 	// so no rare long block is missed) unless the command line set
 	// -latency-every.
@@ -159,6 +169,8 @@ func DefaultConfig() Config {
 		FailRate:          DefaultFailRate,
 		CollapseMemLimit:  DefaultCollapseMemLimit,
 		CollapseRSSCap:    DefaultCollapseRSSCap,
+		CollapseWindow:    DefaultCollapseWindow,
+		CollapseWarmup:    DefaultCollapseWarmup,
 		StallLatencyEvery: 1,
 		CapacityValues:    []int64{100},
 		SLO:               DefaultSLO,
@@ -190,8 +202,13 @@ func (c *Config) Validate() error {
 	if !slices.Contains(Formats, c.Format) {
 		return usageErr("format", "unknown format %q (known: %s)", c.Format, strings.Join(Formats, "|"))
 	}
-	if c.Window < 0 || (c.Window > 0 && c.Window < 10*time.Millisecond) {
-		return usageErr("window", "%v: use 0 (off) or at least 10ms", c.Window)
+	for _, w := range []time.Duration{c.Window, c.CollapseWindow} {
+		if w < 0 || (w > 0 && w < 10*time.Millisecond) {
+			return usageErr("window", "%v: use 0 (off) or at least 10ms", w)
+		}
+	}
+	if c.CollapseWarmup < 0 {
+		return usageErr("warmup", "%v: negative", c.CollapseWarmup)
 	}
 	switch c.Backpressure {
 	case "", "on", "off":

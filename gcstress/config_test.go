@@ -60,3 +60,41 @@ func TestValidateNamesTheFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestCollapseSamplesFiner: the default collapse scenarios have the finer
+// window and their own warm-up, in their thresholds too (the child samples
+// with them); the other groups keep the run's. A Config whose Window is 0
+// has no collapse windows either, and zero collapse settings mean the
+// run's.
+func TestCollapseSamplesFiner(t *testing.T) {
+	c := DefaultConfig()
+	c.Out = t.TempDir()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range Expand(c) {
+		switch {
+		case s.Group == SetCollapse:
+			n++
+			if s.Window != DefaultCollapseWindow || s.Warmup != DefaultCollapseWarmup || s.Thresholds.Warmup != DefaultCollapseWarmup || s.MinRun != 0 {
+				t.Fatalf("%s: window %v warm-up %v thresholds' %v min run %v", s.Name, s.Window, s.Warmup, s.Thresholds.Warmup, s.MinRun)
+			}
+			if !strings.Contains(s.Describe(), "window 200ms, warm-up 1s") {
+				t.Fatalf("%s: %s", s.Name, s.Describe())
+			}
+		case s.Window != c.Window || s.Warmup != 0 || s.Thresholds.Warmup != c.Thresholds.Warmup:
+			t.Fatalf("%s: window %v warm-up %v thresholds' %v", s.Name, s.Window, s.Warmup, s.Thresholds.Warmup)
+		}
+	}
+	if n != 3 {
+		t.Fatalf("%d collapse scenarios", n)
+	}
+	c.Sets = []string{SetCollapse}
+	c.Window, c.CollapseWarmup, c.Thresholds.Warmup = 0, 0, 3*time.Second
+	for _, s := range Expand(c) {
+		if s.Window != 0 || s.Warmup != 3*time.Second || s.Thresholds.Warmup != 3*time.Second {
+			t.Fatalf("window off, run's warm-up: %s: window %v warm-up %v", s.Name, s.Window, s.Warmup)
+		}
+	}
+}

@@ -94,6 +94,14 @@
 //     below it, every kind on the same schedule), so it does not turn with
 //     the machine's load; the collapse set's does, and every report says so
 //     (CollapseNote).
+//   - Every scenario needs results.MinWindows windows after its warm-up
+//     for a verdict. Matrix scenarios on the default key counts write on
+//     until the warm-up plus those windows passed (Scenario.MinRun); the
+//     collapse set's work cannot grow (more keys would take arena to its
+//     limit too), so it samples finer instead: DefaultCollapseWindow after
+//     a warm-up of its own, DefaultCollapseWarmup (Scenario.Warmup, also
+//     in the thresholds its child samples with), unless -window or
+//     -warmup is given (Config.CollapseWindow, Config.CollapseWarmup).
 //
 // Choices of this package:
 //   - Once a scenario is classified failed the parent stops its child

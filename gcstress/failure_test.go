@@ -109,3 +109,38 @@ func TestFailureClassesHoldUnderLoad(t *testing.T) {
 		})
 	}
 }
+
+// TestCollapseVerdicts runs the collapse scenario at its defaults (2M keys
+// of 10 B, closed loop, GOMEMLIMIT 192 MiB): heap's collector cannot keep
+// up, so it is degraded or failed; arena and offheap finish the same work
+// in about 3 s, and their finer sampling (DefaultCollapseWindow after
+// DefaultCollapseWarmup) leaves enough windows for a healthy verdict, not
+// an inconclusive one.
+func TestCollapseVerdicts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and runs three children of 3-10 s: not in -short")
+	}
+	bin := buildCommand(t)
+	c := DefaultConfig()
+	c.Sets, c.Out = []string{SetCollapse}, t.TempDir()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range Expand(c) {
+		res, err := (&Runner{Exe: bin, StopOnFail: true}).Run(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := res.Verdict
+		ok := v.Class == Healthy
+		if s.Kind == memtable.KindHeap {
+			ok = v.Class == Degraded || v.Class == Failed
+		}
+		if !ok {
+			t.Errorf("%s: %s (%s) after %.1f s, %d windows; peak RSS %s, stderr %s",
+				s.Name, v.Class, v.Why, res.Last.T, len(res.Windows), mib(res.Last.RSS), res.Stderr)
+		} else {
+			t.Logf("%s: %s after %.1f s, %d windows (%s)", s.Name, v.Class, res.Last.T, len(res.Windows), v.Why)
+		}
+	}
+}

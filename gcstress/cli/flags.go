@@ -79,7 +79,7 @@ func defineFlags(fs *flag.FlagSet, c *gcstress.Config) *lists {
 	fs.BoolVar(&c.ReplaceOut, "replace-out", false, "reuse a non-empty -out: first remove the files an earlier run's manifest ("+gcstress.ManifestFile+") lists, if unchanged; other files are left alone, and a folder without a manifest is refused")
 	fs.StringVar(&c.Format, "format", c.Format, "terminal report: "+strings.Join(gcstress.Formats, "|"))
 	fs.Var(liveFlag{}, "http", "serve a live page of the run at this address (:8080 binds 127.0.0.1; give an interface's address to bind it); default: off")
-	fs.DurationVar(&c.Window, "window", c.Window, "sampling window (0: no windows, only the end record)")
+	fs.DurationVar(&c.Window, "window", c.Window, "sampling window (0: no windows, only the end record); the collapse scenario samples every "+gcstress.DefaultCollapseWindow.String()+" unless this is given")
 	fs.StringVar(&c.Backpressure, "backpressure", "", "on|off: block writers while full memtables wait (default: on, off for the failure scenario)")
 	fs.Var(sizeFlag{&c.FlushBW}, "flush-bw", "flush bandwidth per second (0: unlimited; the failure and stall scenarios use -fail-flush-bw unless this is given)")
 	fs.Var(sizeFlag{&c.RSSCap}, "rss-cap", "hard resident-memory cap per child, watched by child and parent (off: none)")
@@ -113,12 +113,13 @@ func defineThresholds(fs *flag.FlagSet, t *gcstress.Thresholds) {
 	fs.Float64Var(&t.FailThroughput, "fail-throughput", t.FailThroughput, "failed: window MB/s below this % of the scenario's best window")
 	fs.IntVar(&t.FailWindows, "fail-windows", t.FailWindows, "failed: that many failing windows in a row")
 	fs.Float64Var(&t.Share, "share", t.Share, "a scenario is degraded (elevated) when at least this % of its windows after warm-up are")
-	fs.DurationVar(&t.Warmup, "warmup", t.Warmup, "windows ending before this don't count toward a scenario's class")
+	fs.DurationVar(&t.Warmup, "warmup", t.Warmup, "windows ending before this don't count toward a scenario's class (the collapse scenario's is "+gcstress.DefaultCollapseWarmup.String()+" unless this is given)")
 }
 
 // apply fills c from the lists and from which flags were given (set):
-// -quick's defaults, -keys dropping the default run-time cap, and -memlimit,
-// -flush-bw and -latency-every reaching the failure and stall scenarios.
+// -quick's defaults, -keys dropping the default run-time cap, -memlimit,
+// -flush-bw and -latency-every reaching the failure and stall scenarios,
+// and -window and -warmup the collapse scenario.
 func (l *lists) apply(c *gcstress.Config, set map[string]bool) error {
 	c.Kinds = splitList(l.kinds)
 	var err error
@@ -174,6 +175,13 @@ func (l *lists) apply(c *gcstress.Config, set map[string]bool) error {
 	}
 	if set["latency-every"] {
 		c.StallLatencyEvery = c.LatencyEvery
+	}
+	// The collapse group's finer sampling yields to the user's.
+	if set["window"] {
+		c.CollapseWindow = c.Window
+	}
+	if set["warmup"] {
+		c.CollapseWarmup = c.Thresholds.Warmup
 	}
 	return nil
 }

@@ -100,6 +100,41 @@ func TestFlagsReachFailureAndStall(t *testing.T) {
 	}
 }
 
+// TestCollapseSamplingYieldsToFlags: by default the collapse scenarios
+// sample every 200 ms after a 1 s warm-up of their own; -window and
+// -warmup, each when given, set theirs as every other scenario's.
+func TestCollapseSamplingYieldsToFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args           []string
+		window, warmup time.Duration
+	}{
+		{nil, 200 * time.Millisecond, time.Second},
+		{[]string{"-window", "500ms"}, 500 * time.Millisecond, time.Second},
+		{[]string{"-warmup", "3s"}, 200 * time.Millisecond, 3 * time.Second},
+		{[]string{"-window", "2s", "-warmup", "2s"}, 2 * time.Second, 2 * time.Second},
+		{[]string{"-window", "0"}, 0, time.Second},
+		{[]string{"-quick"}, 200 * time.Millisecond, time.Second},
+	} {
+		c, err := ParseFlags(append([]string{"-scenario", "collapse,failure"}, tc.args...), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range gcstress.Expand(c) {
+			th := s.EffectiveThresholds(c.Thresholds)
+			if s.Group != gcstress.SetCollapse {
+				if s.Window != c.Window || th.Warmup != c.Thresholds.Warmup {
+					t.Fatalf("%v: %s: window %v warm-up %v", tc.args, s.Name, s.Window, th.Warmup)
+				}
+				continue
+			}
+			if s.Window != tc.window || th.Warmup != tc.warmup || s.Thresholds.Warmup != tc.warmup {
+				t.Fatalf("%v: %s: window %v warm-up %v (thresholds' %v), want %v and %v",
+					tc.args, s.Name, s.Window, th.Warmup, s.Thresholds.Warmup, tc.window, tc.warmup)
+			}
+		}
+	}
+}
+
 // TestParseFlagsErrorsNameTheFlag: each bad value is a usage error (exit 2)
 // that names the flag, before any work.
 func TestParseFlagsErrorsNameTheFlag(t *testing.T) {

@@ -35,7 +35,10 @@
 //     stray window does not class a run; failure needs no share.
 //   - A scenario with fewer than MinWindows (3) windows after the warm-up
 //     is "inconclusive", never healthy, elevated or degraded (a failure
-//     condition still fails it).
+//     condition still fails it). A scenario's own warm-up
+//     (Scenario.Warmup, set by the collapse group with its finer window)
+//     replaces the thresholds' wherever the warm-up applies to it
+//     (Scenario.EffectiveThresholds), in the run and in a replay alike.
 //   - Footprint and Cost (the end record's per-entry and per-Put figures)
 //     are derived from readings the child took; here they are only
 //     carried and divided (NewFootprint, NewCost). The pointer-bearing

@@ -53,7 +53,11 @@ const (
 // scenario to be classed healthy, elevated or degraded; with fewer it is
 // Inconclusive. Three windows let one stray window not decide the class
 // (Thresholds.Share) and hold at least one completed GC cycle at any
-// realistic write rate.
+// realistic write rate. The warm-up is the scenario's own when it has one
+// (Scenario.Warmup): the collapse group samples finer (a shorter window and
+// warm-up) because its work is fixed and a fast kind finishes it in under
+// 3 s, too soon for MinWindows windows of the run's default after its
+// default warm-up.
 const MinWindows = 3
 
 // BlockedDegraded is the share (%) of the writers' time after the warm-up
@@ -243,9 +247,13 @@ func Classify(samples []Sample, exit Exit, th Thresholds) Verdict {
 // apply the blocked-time rule too: a scenario otherwise healthy or
 // elevated whose s.Writers writers were blocked by backpressure for at
 // least BlockedDegraded of their time after the warm-up is degraded
-// (Verdict.Cause CauseBlocked). It is a pure function, as Classify.
+// (Verdict.Cause CauseBlocked). The scenario's own warm-up, if it has one
+// (Scenario.Warmup), replaces th.Warmup (Scenario.EffectiveThresholds), so
+// a replay from summary.json or samples.jsonl, classified with the run's
+// thresholds, gives the class the run gave. It is a pure function, as
+// Classify.
 func ClassifyScenario(s Scenario, samples []Sample, exit Exit, th Thresholds) Verdict {
-	return classify(samples, exit, th, s.Writers)
+	return classify(samples, exit, s.EffectiveThresholds(th), s.Writers)
 }
 
 func classify(samples []Sample, exit Exit, th Thresholds, writers int) Verdict {

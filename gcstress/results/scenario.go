@@ -30,7 +30,7 @@ type Scenario struct {
 	// goes on writing further keys (Keys is then exceeded) until MinRun
 	// has passed, so that a fast engine still leaves MinWindows windows
 	// after the warm-up for its verdict. 0: none. Matrix scenarios get
-	// MinRunFor(their thresholds, window), capped by Duration.
+	// MinRunFor(their EffectiveThresholds, Window), capped by Duration.
 	MinRun time.Duration `json:"min_run,omitempty"`
 	// StallTimeout is the parent's watchdog for a scenario without a
 	// run-time cap: a child that streams no progress (no record, or no key
@@ -58,7 +58,14 @@ type Scenario struct {
 	// at i/Rate seconds after the start); 0 is closed loop.
 	Rate float64 `json:"rate,omitempty"`
 
-	Window       time.Duration `json:"window"`        // 0: no windows
+	Window time.Duration `json:"window"` // 0: no windows
+	// Warmup, when above 0, is this scenario's own warm-up: it replaces
+	// Thresholds.Warmup, and any thresholds the scenario is classified
+	// with, wherever the warm-up applies to it (EffectiveThresholds). 0:
+	// the thresholds' warm-up. The collapse group sets it (with a finer
+	// Window), so that a fast kind's fixed amount of work still leaves
+	// MinWindows windows after a warm-up in proportion to its run.
+	Warmup       time.Duration `json:"warmup,omitempty"`
 	LatencyEvery int           `json:"latency_every"` // time one Put in N; 0 off
 	Profile      string        `json:"profile,omitempty"`
 	Flight       bool          `json:"flight,omitempty"` // flight recorder (also on with any Profile)
@@ -110,9 +117,20 @@ func memText(n int64) string {
 	return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
 }
 
+// EffectiveThresholds is th with the scenario's own warm-up (Warmup, when
+// above 0) in place of th.Warmup: the thresholds the scenario is
+// classified, sampled and profiled with.
+func (s Scenario) EffectiveThresholds(th Thresholds) Thresholds {
+	if s.Warmup > 0 {
+		th.Warmup = s.Warmup
+	}
+	return th
+}
+
 // MinRunFor is the least run time that leaves MinWindows windows of length
-// window after the warm-up, plus half a window for the last tick's
-// lateness; 0 when there are no windows.
+// window after th's warm-up, plus half a window for the last tick's
+// lateness; 0 when there are no windows. Pass a scenario's
+// EffectiveThresholds.
 func MinRunFor(th Thresholds, window time.Duration) time.Duration {
 	if window <= 0 {
 		return 0
@@ -161,6 +179,10 @@ func (s Scenario) Describe() string {
 	}
 	if s.MinRun > 0 {
 		fmt.Fprintf(&b, ", at least %v", s.MinRun)
+	}
+	if s.Warmup > 0 {
+		// Its own sampling, unlike the run's other scenarios.
+		fmt.Fprintf(&b, ", window %v, warm-up %v", s.Window, s.Warmup)
 	}
 	if s.Rate > 0 {
 		fmt.Fprintf(&b, ", open loop at %.3g MB/s (%.0f Puts/s)", s.TargetMBps(), s.Rate)
