@@ -175,7 +175,7 @@ func reportMain(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	format := fs.String("format", "", "also print the terminal report: table|ycsb|pe|json (default: none)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: gcstress report [-format F] DIR\n\nregenerates DIR's report.md, charts and report.html from DIR/samples.jsonl (run metadata from DIR/summary.json when present)\n\nflags:\n")
+		fmt.Fprint(fs.Output(), "usage: gcstress report [-format F] DIR\n\nregenerates DIR's report.md, charts, report.html and bench.txt from DIR/samples.jsonl (run metadata from DIR/summary.json when present)\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -203,7 +203,7 @@ func reportMain(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: terminal report to %s: %w", gcstress.ErrWrite, writerName(stdout), err)
 		}
 	}
-	fmt.Fprintf(stderr, "gcstress: reports of %d scenario(s) written to %s (report.md, report.html, charts)\n", len(sum.Results), escape.Terminal(dir))
+	fmt.Fprintf(stderr, "gcstress: reports of %d scenario(s) written to %s (report.md, report.html, bench.txt, charts)\n", len(sum.Results), escape.Terminal(dir))
 	return nil
 }
 
