@@ -103,6 +103,9 @@ func TestCompareEndToEnd(t *testing.T) {
 		sum.Results[9].Scenario.Name != "pairstore/100B" || sum.Results[9].Scenario.Repeat != 5 {
 		t.Fatalf("%d results, first %+v", len(sum.Results), sum.Results[0].Scenario)
 	}
+	if man, err := os.ReadFile(filepath.Join(old, gcstress.ManifestFile)); err != nil || !strings.Contains(string(man), `"`+benchtxt.FileName+`"`) {
+		t.Errorf("the manifest does not list %s: %v", benchtxt.FileName, err)
+	}
 	var stdout, stderr syncBuf
 	if code := Main(context.Background(), []string{"compare", "-gate", "objects/entry", old, same}, &stdout, &stderr); code != ExitOK {
 		t.Fatalf("same code: exit %d\n%s%s", code, stdout.String(), stderr.String())
