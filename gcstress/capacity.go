@@ -355,8 +355,18 @@ var causeLimit = map[results.Cause]CapacityLimit{
 	results.CauseBlocked:      results.LimitBlocked,
 }
 
-// runCapacity runs the search for every kind x capacity value size.
-func runCapacity(ctx context.Context, c Config, run stepRunner) ([]Capacity, error) {
+// runCapacity runs the search for every kind x capacity value size. A
+// repeat above 0 (a round of -count) is every step's Scenario.Repeat, so
+// each round's steps have folders of their own, and each Capacity's Repeat.
+func runCapacity(ctx context.Context, c Config, repeat int, run stepRunner) ([]Capacity, error) {
+	if repeat > 0 {
+		inner := run
+		run = func(ctx context.Context, s Scenario) (Result, error) {
+			s.Repeat = repeat
+			s.Dir = filepath.Join(c.Out, s.DirName())
+			return inner(ctx, s)
+		}
+	}
 	var out []Capacity
 	for _, v := range c.CapacityValues {
 		for _, k := range c.Kinds {
@@ -364,6 +374,7 @@ func runCapacity(ctx context.Context, c Config, run stepRunner) ([]Capacity, err
 				return out, nil
 			}
 			capa, err := searchCapacity(ctx, c, k, v, run)
+			capa.Repeat = repeat
 			if err != nil {
 				return out, err
 			}

@@ -85,6 +85,13 @@ type Config struct {
 	Rate         Rate             // open-loop target of each matrix scenario (-rate); zero: closed loop
 	Sets         []string         // scenario sets, from ScenarioSets (-scenario)
 	Seed         uint64
+	// Count (-count) runs every scenario that many times, at most
+	// MaxCount, interleaved: round 1 runs each scenario once in Expand's
+	// order (the capacity search last), then round 2, and so on, so that
+	// a drift of the machine reaches every kind alike. Each run's
+	// Scenario.Repeat is its round (Capacity.Repeat likewise). 0 or 1:
+	// one round, Repeat 0.
+	Count int
 
 	// Failure scenario settings (-fail-*): GOMEMLIMIT, flush bandwidth,
 	// value size, keys, run-time cap and RSS cap of the
@@ -160,6 +167,7 @@ func DefaultConfig() Config {
 		LatencyEvery:      DefaultLatencyEvery,
 		Sets:              []string{SetAll},
 		Seed:              1,
+		Count:             1,
 		FailMemLimit:      DefaultFailMemLimit,
 		FailFlushBW:       DefaultFailFlushBW,
 		FailValue:         DefaultFailValue,
@@ -195,6 +203,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Path != PathServer && !slices.Contains(transports(), c.Transport) {
 		return usageErr("transport", "unknown transport %q (known: %s)", c.Transport, strings.Join(transports(), ","))
+	}
+	if c.Count < 0 || c.Count > MaxCount {
+		return usageErr("count", "%d: use 1 to %d runs of each scenario", c.Count, MaxCount)
 	}
 	if c.Writers < 1 || c.Writers > 4096 {
 		return usageErr("writers", "%d: must be 1 to 4096", c.Writers)
@@ -317,6 +328,13 @@ func (c *Config) validateMatrix() error {
 	}
 	return nil
 }
+
+// MaxCount bounds Config.Count (-count): a hundred runs of every
+// scenario is already a day of the default matrix.
+const MaxCount = 100
+
+// rounds is how many times each scenario runs (Count, at least 1).
+func (c *Config) rounds() int { return max(c.Count, 1) }
 
 // DefaultStallTimeout is Config.StallTimeout's default (-stall-timeout): a
 // scenario without a run-time cap whose child writes no key for 30 s is

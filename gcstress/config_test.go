@@ -51,6 +51,8 @@ func TestValidateNamesTheFlag(t *testing.T) {
 		{"-latency-every", func(c *Config) { c.StallLatencyEvery = -1 }},
 		{"-scenario", func(c *Config) { c.Sets = []string{"nope"} }},
 		{"-fail-duration", func(c *Config) { c.FailDuration = time.Nanosecond }},
+		{"-count", func(c *Config) { c.Count = MaxCount + 1 }},
+		{"-count", func(c *Config) { c.Count = -1 }},
 	} {
 		c := DefaultConfig()
 		tc.set(&c)

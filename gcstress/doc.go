@@ -60,7 +60,8 @@
 //     field) before any work. Size arithmetic is overflow-checked; a
 //     run-time cap is 0 (none) or at least MinDuration, also after the stall
 //     scenario halves it; a kind or value size given twice is refused, so
-//     scenario names are unique in a run.
+//     scenario names are unique in a round (with Count N > 1 each name
+//     runs once per round, Scenario.Repeat its round, its folder its own).
 //   - A results folder (Config.Out) holds one run. A folder that is not
 //     empty is refused (ErrUsage) unless ReplaceOut is set, which removes
 //     only what the earlier run's manifest (ManifestFile, manifest.go)
@@ -71,8 +72,8 @@
 //     exclusively, never appended to. Without Out every run gets a new
 //     folder, DefaultOutParent/<UTC time>-<id> under the working
 //     directory (outdir.go); ReportPath names the report to open in it.
-//   - Every other file of a results folder (summary.json, the reports, the
-//     charts, the manifest) is written atomically: a temporary file in the
+//   - Every other file of a results folder (summary.json, bench.txt, the
+//     reports, the charts, the manifest) is written atomically: a temporary file in the
 //     folder, fsync, rename, fsync of the folder (atomicfile.go). A failed
 //     write, or a failed sync or close of samples.jsonl, is an error
 //     wrapping ErrWrite naming the file: no partial file, and no report

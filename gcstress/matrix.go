@@ -136,8 +136,29 @@ func collapseSampling(c Config, s *Scenario) {
 // (value size major, kind minor, as the addendum's table reads), then the
 // failure scenario per kind, then the stall scenario (the failure's
 // settings with backpressure on, for heap when it runs, else the first
-// kind). Each scenario's Dir is under c.Out.
+// kind). With c.Count N > 1 that list is one round, and the N rounds
+// follow each other (round major), each scenario's Repeat its round. Each
+// scenario's Dir is under c.Out, a folder of its own in every round.
 func Expand(c Config) []Scenario {
+	round := expandRound(c)
+	out := round
+	if n := c.rounds(); n > 1 {
+		out = make([]Scenario, 0, n*len(round))
+		for r := 1; r <= n; r++ {
+			for _, s := range round {
+				s.Repeat = r
+				out = append(out, s)
+			}
+		}
+	}
+	for i := range out {
+		out[i].Dir = filepath.Join(c.Out, out[i].DirName())
+	}
+	return out
+}
+
+// expandRound is one round of Expand, without the folders.
+func expandRound(c Config) []Scenario {
 	base := Scenario{
 		Memstore: c.Memstore, Regions: c.Regions, Flushers: c.Regions, GOGC: c.GOGC,
 		Path: c.Path, Transport: c.Transport, Writers: c.Writers, Window: c.Window, StallTimeout: c.StallTimeout,
@@ -191,9 +212,6 @@ func Expand(c Config) []Scenario {
 			s.Duration /= 2
 		}
 		out = append(out, s)
-	}
-	for i := range out {
-		out[i].Dir = filepath.Join(c.Out, out[i].DirName())
 	}
 	return out
 }

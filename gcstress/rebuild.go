@@ -11,8 +11,8 @@ import (
 )
 
 // RebuildReports regenerates the reports of the results folder dir from its
-// samples.jsonl (the command's `gcstress report DIR`): the charts, report.md
-// and report.html. The run's metadata (command, machine, times, thresholds)
+// samples.jsonl (the command's `gcstress report DIR`): the charts, report.md,
+// report.html and bench.txt. The run's metadata (command, machine, times, thresholds)
 // and what only the parent knew (profile accounts, exits, machine load) come
 // from summary.json when it is there; without it the default thresholds
 // classify the windows. summary.json and samples.jsonl are not modified.

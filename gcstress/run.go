@@ -176,22 +176,36 @@ func closeSamples(out *outFiles, f *os.File) error {
 	return out.Save()
 }
 
-// runAll runs the expanded scenarios, then the capacity search.
+// runAll runs the expanded scenarios round by round (Config.Count), each
+// round's capacity search after its scenarios.
 func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step stepRunner) error {
-	for _, s := range scen {
-		if ctx.Err() != nil {
-			return nil
+	n := cfg.rounds()
+	for round := 1; round <= n; round++ {
+		for _, s := range scen {
+			if max(s.Repeat, 1) != round {
+				continue
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+			if _, err := step(ctx, s); err != nil {
+				return err
+			}
 		}
-		if _, err := step(ctx, s); err != nil {
+		if !cfg.wants(SetCapacity) || ctx.Err() != nil {
+			continue
+		}
+		repeat := 0
+		if n > 1 {
+			repeat = round
+		}
+		capa, err := runCapacity(ctx, cfg, repeat, step)
+		sum.Capacity = append(sum.Capacity, capa...)
+		if err != nil {
 			return err
 		}
 	}
-	if !cfg.wants(SetCapacity) {
-		return nil
-	}
-	var err error
-	sum.Capacity, err = runCapacity(ctx, cfg, step)
-	return err
+	return nil
 }
 
 // finishRun writes the results folder and the terminal report.

@@ -14,7 +14,13 @@
 //
 //	gcstress [flags]                          run the scenarios (default: the embedded matrix)
 //	gcstress explain [flags] PROFILE|DIR...   explain captured profiles
-//	gcstress report [-format F] DIR           regenerate DIR's report.md, charts and report.html from its samples.jsonl
+//	gcstress report [-format F] DIR           regenerate DIR's report.md, charts, report.html and bench.txt from its samples.jsonl
+//	gcstress compare [flags] OLD NEW          compare two results folders' bench.txt (package compare)
+//
+// A run with -count N runs every scenario N times, interleaved (every
+// scenario once, then again), and every results folder holds bench.txt,
+// each run's figures in the Go benchmark format (package benchtxt), which
+// `gcstress compare`, benchstat and benchgate read.
 //
 // With -http ADDR a run also serves a live page (live.Server) from
 // this process while it goes: a port alone (-http :8080) binds 127.0.0.1,
@@ -34,6 +40,11 @@
 //	     a folder no run's manifest accounts for)
 //	130  interrupted (SIGINT or SIGTERM): the current scenario was stopped and
 //	     the reports of what finished were written
+//
+// `gcstress compare` exits 0 when no gated figure regressed, 1 when one
+// did (the message names each: "matrix/heap/100B objects/entry +100%
+// (p=0.008)") or the table could not be written, and 2 for bad flags or
+// bad input (a missing folder, no bench.txt, an unparsable one).
 //
 // Invariants:
 //   - Each scenario runs in a child process: the running executable
@@ -110,6 +121,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if len(args) > 0 && args[0] == "report" {
 		return reportMain(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "compare" {
+		return compareMain(args[1:], stdout, stderr)
 	}
 	liveAddr.Store("")
 	cfg, err := ParseFlags(args, stderr)
@@ -208,7 +222,7 @@ func reportMain(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	format := fs.String("format", "", "also print the terminal report: table|ycsb|pe|json (default: none)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: gcstress report [-format F] DIR\n\nregenerates DIR's report.md, charts and report.html from DIR/samples.jsonl (run metadata from DIR/summary.json when present)\n\nflags:\n")
+		fmt.Fprint(fs.Output(), "usage: gcstress report [-format F] DIR\n\nregenerates DIR's report.md, charts, report.html and bench.txt from DIR/samples.jsonl (run metadata from DIR/summary.json when present)\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -236,7 +250,7 @@ func reportMain(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: terminal report to %s: %w", gcstress.ErrWrite, writerName(stdout), err)
 		}
 	}
-	fmt.Fprintf(stderr, "gcstress: reports of %d scenario(s) written to %s (report.md, report.html, charts)\n", len(sum.Results), escape.Terminal(dir))
+	fmt.Fprintf(stderr, "gcstress: reports of %d scenario(s) written to %s (report.md, report.html, bench.txt, charts)\n", len(sum.Results), escape.Terminal(dir))
 	return nil
 }
 

@@ -25,7 +25,9 @@ func ParseFlags(args []string, stderr io.Writer) (gcstress.Config, error) {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: gcstress [flags]                          run the scenarios (default: the embedded matrix)\n"+
-			"       gcstress explain [flags] PROFILE|DIR...  explain captured profiles (gcstress explain -h)\n\nflags:\n")
+			"       gcstress explain [flags] PROFILE|DIR...  explain captured profiles (gcstress explain -h)\n"+
+			"       gcstress report [-format F] DIR           rebuild DIR's reports from its samples.jsonl\n"+
+			"       gcstress compare [flags] OLD NEW          compare two results folders' bench.txt (gcstress compare -h)\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	l := defineFlags(fs, &c)
@@ -93,6 +95,7 @@ func defineFlags(fs *flag.FlagSet, c *gcstress.Config) *lists {
 	fs.StringVar(&l.sets, "scenario", gcstress.SetAll, "scenario sets: "+strings.Join(gcstress.ScenarioSets, ",")+" (comma-separated)")
 	fs.BoolVar(&l.quick, "quick", false, "tiny scenarios (for tests and smoke runs)")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "key seed")
+	fs.IntVar(&c.Count, "count", c.Count, fmt.Sprintf("run each scenario this many times (1 to %d), interleaved: every scenario once, then again (the capacity search too, after each round); bench.txt holds every run, for gcstress compare and benchstat", gcstress.MaxCount))
 	fs.Var(sizeFlag{&c.FailMemLimit}, "fail-memlimit", "GOMEMLIMIT of the failure scenario")
 	fs.Var(sizeFlag{&c.FailFlushBW}, "fail-flush-bw", "flush bandwidth per second of the failure scenario")
 	fs.Var(sizeFlag{&c.FailValue}, "fail-value", "value size of the failure scenario")
@@ -122,6 +125,9 @@ func defineThresholds(fs *flag.FlagSet, t *gcstress.Thresholds) {
 // and -window and -warmup the collapse scenario.
 func (l *lists) apply(c *gcstress.Config, set map[string]bool) error {
 	c.Kinds = splitList(l.kinds)
+	if c.Count < 1 || c.Count > gcstress.MaxCount {
+		return usageErr("count", fmt.Errorf("%d: use 1 to %d runs of each scenario", c.Count, gcstress.MaxCount))
+	}
 	var err error
 	if c.Values, err = parseSizes(l.values); err != nil {
 		return usageErr("values", err)

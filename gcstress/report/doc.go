@@ -1,7 +1,8 @@
 // Package report renders a gcstress run (a results.Summary) in every form
 // it has: the terminal table, YCSB, PE and JSON (the -format values), and
-// the files of a results folder: summary.json, the charts (PNG and SVG,
-// gonum), report.md and report.html.
+// the files of a results folder: summary.json, bench.txt (package
+// benchtxt's schema), the charts (PNG and SVG, gonum), report.md and
+// report.html.
 //
 // Every format is one Format in one registry (registry.go), in the order
 // a folder is written. From it come the terminal formats (Formats,

@@ -60,6 +60,7 @@ var registry = []Format{
 	peFormat,
 	jsonFormat,
 	summaryFormat,
+	benchFormat,
 	chartsFormat,
 	markdownFormat,
 	htmlFormat,

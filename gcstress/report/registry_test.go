@@ -52,7 +52,7 @@ func TestRegistryOwnsWhatItWrites(t *testing.T) {
 			t.Errorf("%s written but owned by no format", name)
 		}
 	}
-	for _, want := range []string{"summary.json", "report.md", "report.html", "throughput.png", "capacity.svg"} {
+	for _, want := range []string{"summary.json", "bench.txt", "report.md", "report.html", "throughput.png", "capacity.svg"} {
 		if _, ok := run[want]; !ok {
 			t.Errorf("a run's folder lacks %s (has %d files)", want, len(run))
 		}

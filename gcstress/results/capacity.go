@@ -33,8 +33,11 @@ const (
 // the machine's other load failed: SustainableMBps is then a lower bound,
 // not a knee. A plain value.
 type Capacity struct {
-	Kind               string         `json:"kind"`
-	Value              int64          `json:"value"`
+	Kind  string `json:"kind"`
+	Value int64  `json:"value"`
+	// Repeat is the round of a run with -count N > 1 (1 to N: each round
+	// searches again); 0 when the run has one round (json: omitted).
+	Repeat             int            `json:"repeat,omitempty"`
 	SustainableMBps    float64        `json:"sustainable_mbps"`
 	FirstUnhealthyMBps float64        `json:"first_unhealthy_mbps"`
 	Limit              CapacityLimit  `json:"limit"`

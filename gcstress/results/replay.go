@@ -17,13 +17,17 @@ import (
 // stopped it. A scenario with no end line is a child that died, unless its
 // stream is of protocol version 2 or later (Sample.Proto on its start
 // line) and has no exit line either: its parent stopped recording, so
-// gcstress itself was killed while it ran, and it is Interrupted. It lets
+// gcstress itself was killed while it ran, and it is Interrupted. A start
+// line of a name already started begins another Result (the runs of -count,
+// a capacity step run again). It lets
 // a recorded stream be re-read and re-classified (the classifier's golden
 // tests use it). Lines that are not JSON are skipped.
 func ReadResults(r io.Reader, th Thresholds) ([]Result, error) {
 	var out []Result
+	// idx is the index in out of each name's latest run; proto, exited
+	// and started are by index in out.
 	idx := map[string]int{}
-	proto, exited := map[int]int{}, map[int]bool{} // by index in out
+	proto, exited, started := map[int]int{}, map[int]bool{}, map[int]bool{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), MaxRecord+1)
 	for sc.Scan() {
@@ -31,8 +35,11 @@ func ReadResults(r io.Reader, th Thresholds) ([]Result, error) {
 		if json.Unmarshal(sc.Bytes(), &s) != nil {
 			continue
 		}
+		start := s.Type == SampleStart && s.Spec != nil
 		i, ok := idx[s.Scenario]
-		if !ok {
+		// A start line of a name already started is another run of it (a
+		// repeat of -count, a capacity step run again): a Result of its own.
+		if !ok || (start && started[i]) {
 			i = len(out)
 			idx[s.Scenario] = i
 			out = append(out, Result{Scenario: Scenario{Name: s.Scenario}})
@@ -40,9 +47,9 @@ func ReadResults(r io.Reader, th Thresholds) ([]Result, error) {
 		res := &out[i]
 		remeasure(&s)
 		switch {
-		case s.Type == SampleStart && s.Spec != nil:
+		case start:
 			res.Scenario = *s.Spec
-			proto[i] = s.Proto
+			proto[i], started[i] = s.Proto, true
 		case s.Type == SampleExit && s.Exit != nil:
 			res.Exit, res.Stopped = *s.Exit, s.Reason
 			exited[i] = true
@@ -155,15 +162,31 @@ func ReadSummary(dir string) (*Summary, error) {
 
 // MergeResults gives each scenario replayed from samples.jsonl what only
 // summary.json holds of it (the parent's view: exit, stop, accounts,
-// machine load), reclassifying it when the exit differs.
+// machine load), reclassifying it when the exit differs. Runs are matched
+// by name and repeat, in order: the k-th run of a name and repeat replayed
+// takes from the k-th recorded one (a capacity step run again has the
+// same name and repeat).
 func MergeResults(replayed, recorded []Result, th Thresholds) []Result {
-	byName := map[string]Result{}
-	for _, r := range recorded {
-		byName[r.Scenario.Name] = r
+	type runKey struct {
+		name   string
+		repeat int
+		nth    int
 	}
+	keyOf := func(seen map[runKey]int, s Scenario) runKey {
+		k := runKey{name: s.Name, repeat: s.Repeat}
+		n := seen[k]
+		seen[k] = n + 1
+		k.nth = n
+		return k
+	}
+	byRun, seen := map[runKey]Result{}, map[runKey]int{}
+	for _, r := range recorded {
+		byRun[keyOf(seen, r.Scenario)] = r
+	}
+	seen = map[runKey]int{}
 	for i := range replayed {
 		r := &replayed[i]
-		old, ok := byName[r.Scenario.Name]
+		old, ok := byRun[keyOf(seen, r.Scenario)]
 		if !ok {
 			continue
 		}

@@ -19,8 +19,12 @@ const KeySize = workload.KeySize
 // ChildEnv and is echoed in the child's start line. A Scenario is a plain
 // value, read-only once built.
 type Scenario struct {
-	Name  string `json:"name"`  // unique in a run, e.g. "heap/10B", "failure/arena"
+	Name  string `json:"name"`  // unique in a run's round, e.g. "heap/10B", "failure/arena"
 	Group string `json:"group"` // SetMatrix, SetFailure or SetStall
+	// Repeat is the round of a run with -count N > 1 that this scenario
+	// belongs to, 1 to N (Name stays the plain name in every round);
+	// 0 when the run has one round (json: omitted).
+	Repeat int `json:"repeat,omitempty"`
 
 	Kind     string        `json:"kind"`     // a registered engine or memtable kind (Kinds)
 	Value    int64         `json:"value"`    // value bytes (keys are KeySize bytes)
@@ -89,9 +93,14 @@ func (s Scenario) Label() string {
 	return b
 }
 
-// DirName is a file-system-safe form of Name.
+// DirName is a file-system-safe form of Name, unique in the run: a
+// repeat after the first (Repeat > 1) has the suffix -r<Repeat>.
 func (s Scenario) DirName() string {
-	return strings.NewReplacer("/", "-", " ", "_").Replace(s.Name)
+	d := strings.NewReplacer("/", "-", " ", "_").Replace(s.Name)
+	if s.Repeat > 1 {
+		d += fmt.Sprintf("-r%d", s.Repeat)
+	}
+	return d
 }
 
 // Env is the child's environment additions: GOGC and GOMEMLIMIT.

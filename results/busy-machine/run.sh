@@ -47,18 +47,18 @@ run() {
 }
 
 cost_table() {
-	echo "| run | kind | MB/s | CPU s/GB | GC CPU s/GB | assist CPU s/GB | class |"
-	echo "|---|---|--:|--:|--:|--:|---|"
+	echo "| run | kind | MB/s | CPU s/GB | GC CPU s/GB | assist CPU s/GB | on_cpu | class |"
+	echo "|---|---|--:|--:|--:|--:|--:|---|"
 	for d in "$R"/cost-*/; do
 		jq -r --arg run "$(basename "$d")" '.results[] | select(.end != null) |
-			"| \($run) | \(.scenario.kind) | \(.end.mbps*10|round/10) | \(.end.cpu_s_per_gb*1000|round/1000) | \(.end.gc_cpu_s_per_gb*1000|round/1000) | \(.end.assist_cpu_s_per_gb*1000|round/1000) | \(.verdict.class) |"' "$d/summary.json"
+			"| \($run) | \(.scenario.kind) | \((.end.mbps // 0)*10|round/10) | \((.end.cpu_s_per_gb // 0)*1000|round/1000) | \((.end.gc_cpu_s_per_gb // 0)*1000|round/1000) | \((.end.assist_cpu_s_per_gb // 0)*1000|round/1000) | \((.end.on_cpu // 0)*1000|round/1000) | \(.verdict.class) |"' "$d/summary.json"
 	done
 	echo
 	echo "Busy over quiet (mean of the busy runs over mean of the quiet runs), per kind:"
 	echo
 	echo "| kind | CPU s/GB busy/quiet | GC CPU s/GB busy/quiet | MB/s busy/quiet |"
 	echo "|---|--:|--:|--:|"
-	jq -rs '[.[] as $s | $s.results[] | select(.end != null) | {kind: .scenario.kind, busy: ($s.busy), cpu: .end.cpu_s_per_gb, gc: .end.gc_cpu_s_per_gb, mbps: .end.mbps}]
+	jq -rs '[.[] as $s | $s.results[] | select(.end != null) | {kind: .scenario.kind, busy: ($s.busy), cpu: (.end.cpu_s_per_gb // 0), gc: (.end.gc_cpu_s_per_gb // 0), mbps: .end.mbps}]
 		| group_by(.kind)[] | . as $g
 		| def m(f; b): ([$g[] | select(.busy == b) | f] | add / length);
 		"| \($g[0].kind) | \((m(.cpu; true)/m(.cpu; false))*1000|round/1000) | \((m(.gc; true)/m(.gc; false))*1000|round/1000) | \((m(.mbps; true)/m(.mbps; false))*1000|round/1000) |"' \

@@ -1,0 +1,220 @@
+// Package benchtxt is the schema of bench.txt, the file of a gcstress
+// results folder that holds each scenario run's figures in the Go benchmark
+// format (golang.org/design/14313-benchmark-format), so that benchstat,
+// benchgate and `gcstress compare` read them: its name, its benchmark
+// names, its units and their better direction, its writer (Write) and its
+// reader (Read).
+//
+// A file looks like this:
+//
+//	goos: linux
+//	goarch: amd64
+//	cpu: AMD EPYC 7B13
+//	goversion: go1.26.0
+//	commit: 0123abcd
+//	gcstress-count: 3
+//	Unit MB/s better=higher assume=nothing
+//	Unit gc-cpu-ns/put better=lower assume=nothing
+//	...
+//
+//	BenchmarkGCStress/set=matrix/kind=heap/value=100 	 2000000	 41.5 MB/s	 412 gc-cpu-ns/put	 2.01 objects/entry	 350000 pause-p99-ns
+//	BenchmarkGCStress/set=capacity/kind=heap/value=100 	 1	 27.3 sustainable-MB/s
+//
+// Invariants:
+//   - This package alone spells the file's name (FileName), its benchmark
+//     names (Key.Name, ParseName) and its units (the Unit constants);
+//     every other package uses these.
+//   - One result line per scenario run (each repeat of -count its own
+//     line) whose load ended normally (the end record says every key was
+//     written or the run-time cap passed, and the parent did not stop it)
+//     after at least one Put: a run that failed, died or was interrupted
+//     has no figures here. Its name is BenchmarkGCStress/set=<the
+//     scenario's group>/kind=<kind>/value=<value bytes>, unique within a
+//     round; its iteration count is the Puts (keys written); its values are
+//     MB/s, gc-cpu-ns/put, pause-p99-ns and, when the child measured the
+//     engine's footprint, objects/entry.
+//   - Capacity steps have no line (their rates differ from run to run);
+//     each capacity search has one, set=capacity, with its
+//     sustainable-MB/s and an iteration count of 1.
+//   - Every unit is declared with `Unit NAME better=higher|lower
+//     assume=nothing` lines, so readers know its direction and compare it
+//     without assuming a distribution. Every value written is finite and
+//     non-negative (a figure that is not is left off its line).
+//   - Configuration lines: goos, goarch, cpu, goversion, commit (when the
+//     build knows it) and gcstress-count (the rounds the file holds); their
+//     values are single lines of printable text.
+//   - Read checks its limits before it allocates for the input: a file of
+//     more than MaxFileBytes or with a line of more than MaxLineBytes is
+//     refused (ErrTooLarge), and so is anything that is not a bench.txt
+//     (ErrBadFile: no result line, a malformed line, a benchmark name this
+//     package did not write).
+//
+// Everything here is a plain function or value; a File is read-only once
+// Read returned it and may then be shared between goroutines.
+package benchtxt
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/workload"
+)
+
+// FileName is bench.txt's name in a results folder.
+const FileName = "bench.txt"
+
+// Unit is a unit of bench.txt, as written on its lines. The values do not
+// change.
+type Unit string
+
+// The units of bench.txt.
+const (
+	// MBps is the run's key+value MB/s (10^6 B/s).
+	MBps Unit = "MB/s"
+	// GCCPUNsPerPut is the collector's CPU per Put, in ns (the end
+	// record's gc_cpu_ns_per_put).
+	GCCPUNsPerPut Unit = "gc-cpu-ns/put"
+	// ObjectsPerEntry is the heap objects the engine holds per live entry
+	// (the end record's objects_per_entry).
+	ObjectsPerEntry Unit = "objects/entry"
+	// PauseP99Ns is the run's 99th-percentile stop-the-world pause, in ns.
+	PauseP99Ns Unit = "pause-p99-ns"
+	// SustainableMBps is a capacity search's sustainable MB/s.
+	SustainableMBps Unit = "sustainable-MB/s"
+)
+
+// Better says which way a unit improves.
+type Better int8
+
+// Directions.
+const (
+	Unknown Better = 0  // a unit this package does not know
+	Lower   Better = -1 // less is better
+	Higher  Better = 1  // more is better
+)
+
+func (b Better) String() string {
+	switch b {
+	case Lower:
+		return "lower"
+	case Higher:
+		return "higher"
+	}
+	return "unknown"
+}
+
+// units are the units of a file, in the order a line holds them, with
+// their directions.
+var units = []struct {
+	unit   Unit
+	better Better
+}{
+	{MBps, Higher},
+	{GCCPUNsPerPut, Lower},
+	{ObjectsPerEntry, Lower},
+	{PauseP99Ns, Lower},
+	{SustainableMBps, Higher},
+}
+
+// Units lists the units of bench.txt in the order a line holds them.
+func Units() []Unit {
+	out := make([]Unit, len(units))
+	for i, u := range units {
+		out[i] = u.unit
+	}
+	return out
+}
+
+// Better is u's direction; Unknown for a unit that is not bench.txt's.
+func (u Unit) Better() Better {
+	for _, x := range units {
+		if x.unit == u {
+			return x.better
+		}
+	}
+	return Unknown
+}
+
+// Errors of Read and ParseName.
+var (
+	// ErrBadFile: the input is not a bench.txt (no result line, a
+	// malformed line, a name this package did not write).
+	ErrBadFile = errors.New("not a gcstress bench.txt")
+	// ErrTooLarge: the file or one of its lines is over Read's limits.
+	ErrTooLarge = errors.New("bench.txt over the size limits")
+)
+
+// Key is the scenario a line measures: its group (results.SetMatrix,
+// SetFailure, ..., SetCapacity), kind and value size in bytes. A plain
+// value, comparable.
+type Key struct {
+	Set   string
+	Kind  string
+	Value int64
+}
+
+// KeyOf is the Key of scenario s.
+func KeyOf(s results.Scenario) Key { return Key{Set: s.Group, Kind: s.Kind, Value: s.Value} }
+
+// Prefix begins every benchmark name of bench.txt.
+const Prefix = "BenchmarkGCStress"
+
+// Name is k's benchmark name: Prefix/set=SET/kind=KIND/value=BYTES.
+func (k Key) Name() string {
+	return fmt.Sprintf("%s/set=%s/kind=%s/value=%d", Prefix, k.Set, k.Kind, k.Value)
+}
+
+// String is k as a reader names the scenario: SET/KIND/VALUE, the value
+// size as the reports write it (matrix/heap/100B).
+func (k Key) String() string {
+	return k.Set + "/" + k.Kind + "/" + workload.FormatSize(k.Value)
+}
+
+// ParseName parses a benchmark name Key.Name wrote; anything else is an
+// error wrapping ErrBadFile.
+func ParseName(name string) (Key, error) {
+	bad := func(why string) (Key, error) {
+		return Key{}, fmt.Errorf("%w: benchmark %q: %s", ErrBadFile, name, why)
+	}
+	parts := strings.Split(name, "/")
+	if len(parts) != 4 || parts[0] != Prefix {
+		return bad("want " + Prefix + "/set=S/kind=K/value=N")
+	}
+	var k Key
+	for i, key := range []string{"set", "kind", "value"} {
+		v, ok := strings.CutPrefix(parts[i+1], key+"=")
+		if !ok || !validPart(v) {
+			return bad("want " + key + "=... as part " + strconv.Itoa(i+1))
+		}
+		switch key {
+		case "set":
+			k.Set = v
+		case "kind":
+			k.Kind = v
+		default:
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return bad("value is not a byte count")
+			}
+			k.Value = n
+		}
+	}
+	return k, nil
+}
+
+// validPart: a name part of at most 64 bytes of [a-z0-9._-] (the kind
+// names' rule; sets and byte counts are narrower).
+func validPart(v string) bool {
+	if v == "" || len(v) > 64 {
+		return false
+	}
+	for _, c := range []byte(v) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,168 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/writegc/writegc/gcstress/benchtxt"
+	"github.com/writegc/writegc/internal/escape"
+)
+
+// Dirs compares the bench.txt of the results folders oldDir and newDir.
+// Errors: ErrBadOption for opts out of range; ErrBadInput, naming the
+// folder, for a folder that is missing or not a folder, one without
+// bench.txt (a folder written before bench.txt existed gets one from
+// `gcstress report DIR`), a bench.txt benchtxt.Read refuses (too large,
+// not a bench.txt), or two files with nothing in common.
+func Dirs(oldDir, newDir string, opts Options) (*Report, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	old, err := readDir("OLD", oldDir)
+	if err != nil {
+		return nil, err
+	}
+	new, err := readDir("NEW", newDir)
+	if err != nil {
+		return nil, err
+	}
+	return Compare(old, new, opts)
+}
+
+// readDir reads dir's bench.txt; side names the argument in errors.
+func readDir(side, dir string) (*benchtxt.File, error) {
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%w: %s %s is not a results folder", ErrBadInput, side, dir)
+	}
+	f, err := benchtxt.Read(filepath.Join(dir, benchtxt.FileName))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%w: %s %s has no %s (a folder from before it existed gets one from `gcstress report %s`)",
+			ErrBadInput, side, dir, benchtxt.FileName, dir)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %s: %w", ErrBadInput, side, err)
+	}
+	return f, nil
+}
+
+// Message is the row in one line, as the command names a regression:
+// "matrix/heap/100B objects/entry +100% (p=0.008)".
+func (r Row) Message() string {
+	name := r.Key.String() + " " + string(r.Unit)
+	switch {
+	case r.Verdict == Missing:
+		return name + ": in OLD, missing in NEW (the scenario failed or did not run)"
+	case r.Verdict == Added:
+		return name + ": new in NEW"
+	}
+	return fmt.Sprintf("%s %s (%s)", name, pct(r.Delta), r.significance())
+}
+
+// significance is "p=0.008", or "n=1, no significance" for a row judged
+// by the threshold alone.
+func (r Row) significance() string {
+	if r.Tested {
+		return fmt.Sprintf("p=%.3f", r.P)
+	}
+	n := fmt.Sprintf("n=%d", r.Old.N)
+	if r.Old.N != r.New.N {
+		n = fmt.Sprintf("n=%d+%d", r.Old.N, r.New.N)
+	}
+	return n + ", no significance"
+}
+
+// verdictText is the verdict column: gated failures in capitals.
+func (r Row) verdictText() string {
+	switch {
+	case r.Regressed() && r.Verdict == Missing:
+		return "MISSING IN NEW"
+	case r.Regressed():
+		return "REGRESSED"
+	case r.Verdict == Worse || r.Verdict == Missing:
+		return string(r.Verdict) + " (not gated)"
+	}
+	return string(r.Verdict)
+}
+
+// WriteText writes the report as a table, its notes and one line per
+// regression. The first write error is returned.
+func (r *Report) WriteText(w io.Writer) error {
+	o := r.Options
+	gate := make([]string, len(o.Gate))
+	for i, u := range o.Gate {
+		gate[i] = string(u)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "OLD: %s\nNEW: %s\n", escape.Terminal(r.Old), escape.Terminal(r.New))
+	fmt.Fprintf(&b, "alpha %g, threshold %g%%, intervals %g%%; gated: %s\n\n", o.Alpha, 100*o.Threshold, 100*Confidence, strings.Join(gate, ", "))
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "scenario\tfigure\told\tnew\tdelta\tinterval\tp\tverdict")
+	for _, row := range r.Rows {
+		p := "-"
+		if row.Tested {
+			p = fmt.Sprintf("%.3f", row.P)
+		} else if row.Old.N > 0 && row.New.N > 0 {
+			p = "n/a"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.Key, row.Unit, side(row.Old), side(row.New),
+			pct(row.Delta), interval(row.DeltaLo, row.DeltaHi), p, row.verdictText())
+	}
+	tw.Flush()
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "\nnote: %s", escape.Terminal(n))
+	}
+	if len(r.Notes) > 0 {
+		b.WriteString("\n")
+	}
+	regs := r.Regressions()
+	if len(regs) > 0 {
+		b.WriteString("\n")
+	}
+	for _, row := range regs {
+		fmt.Fprintf(&b, "regressed: %s\n", row.Message())
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// side is "41.5 ± 3%", or "-" without values.
+func side(c Centre) string {
+	if c.N == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.4g ± %s", c.Center, c.Range)
+}
+
+// pct is a relative change as a signed percentage.
+func pct(d float64) string {
+	switch {
+	case math.IsNaN(d):
+		return "-"
+	case math.IsInf(d, 1):
+		return "+∞%"
+	case math.IsInf(d, -1):
+		return "-∞%"
+	case math.Abs(d) >= 1:
+		return fmt.Sprintf("%+.0f%%", 100*d)
+	}
+	return fmt.Sprintf("%+.1f%%", 100*d)
+}
+
+// interval is "[-8.0%, +2.1%]", with ∞ for an unbounded end.
+func interval(lo, hi float64) string {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return "-"
+	}
+	if math.IsInf(lo, 0) && math.IsInf(hi, 0) {
+		return "∞"
+	}
+	return "[" + pct(lo) + ", " + pct(hi) + "]"
+}

@@ -1,0 +1,122 @@
+package gcstress
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/writegc/writegc/gcstress/results"
+)
+
+// TestExpandCount: -count N repeats the round N times, round major, each
+// scenario's Repeat its round, its Name the plain name, and its folder
+// its own; count 1 is the single round with Repeat 0.
+func TestExpandCount(t *testing.T) {
+	c := DefaultConfig()
+	c.Out, c.Kinds, c.Values, c.Sets = t.TempDir(), []string{"heap", "arena"}, []int64{10, 100}, []string{SetMatrix, SetFailure, SetStall}
+	one := Expand(c)
+	for _, s := range one {
+		if s.Repeat != 0 || s.Dir != filepath.Join(c.Out, strings.ReplaceAll(s.Name, "/", "-")) {
+			t.Fatalf("count 1: %s repeat %d dir %s", s.Name, s.Repeat, s.Dir)
+		}
+	}
+	c.Count = 3
+	three := Expand(c)
+	if len(three) != 3*len(one) {
+		t.Fatalf("%d scenarios, want %d", len(three), 3*len(one))
+	}
+	dirs := map[string]bool{}
+	for i, s := range three {
+		want := one[i%len(one)]
+		if s.Name != want.Name || s.Repeat != i/len(one)+1 {
+			t.Errorf("#%d: %s repeat %d, want %s repeat %d", i, s.Name, s.Repeat, want.Name, i/len(one)+1)
+		}
+		if dirs[s.Dir] {
+			t.Errorf("#%d: folder %s used twice", i, s.Dir)
+		}
+		dirs[s.Dir] = true
+	}
+	if d := filepath.Base(three[len(one)].Dir); d != three[0].DirName()+"-r2" {
+		t.Errorf("round 2's first folder %s", d)
+	}
+	names := runNames(c)
+	for _, s := range three {
+		if !names(s.DirName()) {
+			t.Errorf("-replace-out would not own %s", s.DirName())
+		}
+	}
+}
+
+// TestRunAllRounds: the rounds follow each other, each round's capacity
+// search after its scenarios, its steps in folders of their own (a
+// confirmation runs a step again within its round, in the same folder, as
+// without -count; never in another round's), and one Capacity per round
+// and kind with its Repeat.
+func TestRunAllRounds(t *testing.T) {
+	c := DefaultConfig()
+	c.Out, c.Kinds, c.Values, c.Sets, c.Count = t.TempDir(), []string{"heap", "arena"}, []int64{100}, []string{SetMatrix, SetCapacity}, 2
+	var order []string
+	dirs := map[string]int{} // folder: its round
+	inner := fakeStep(100, 37, LimitGCCPU)
+	step := func(ctx context.Context, s Scenario) (Result, error) {
+		order = append(order, fmt.Sprintf("%d %s", s.Repeat, s.Group))
+		if r, ok := dirs[s.Dir]; (ok && r != s.Repeat) || (ok && s.Group == SetMatrix) {
+			t.Errorf("%s %s: folder %s used before (round %d)", s.Name, s.Group, s.Dir, r)
+		}
+		if s.Dir != filepath.Join(c.Out, s.DirName()) || (s.Repeat > 1) != strings.HasSuffix(s.Dir, fmt.Sprintf("-r%d", s.Repeat)) {
+			t.Errorf("%s round %d: folder %s", s.Name, s.Repeat, s.Dir)
+		}
+		dirs[s.Dir] = s.Repeat
+		return inner(ctx, s)
+	}
+	sum := &Summary{}
+	if err := runAll(context.Background(), c, Expand(c), sum, step); err != nil {
+		t.Fatal(err)
+	}
+	// Round 1: its two matrix scenarios, then its capacity steps; round 2 likewise.
+	var compact []string
+	for _, o := range order {
+		if len(compact) == 0 || compact[len(compact)-1] != o {
+			compact = append(compact, o)
+		}
+	}
+	if want := []string{"1 matrix", "1 capacity", "2 matrix", "2 capacity"}; !slices.Equal(compact, want) {
+		t.Fatalf("order %v, want %v", compact, want)
+	}
+	if len(sum.Capacity) != 4 {
+		t.Fatalf("%d capacity results", len(sum.Capacity))
+	}
+	for i, capa := range sum.Capacity {
+		if capa.Repeat != i/2+1 || capa.SustainableMBps <= 0 {
+			t.Errorf("capacity %d: repeat %d, sustainable %v", i, capa.Repeat, capa.SustainableMBps)
+		}
+	}
+}
+
+// TestReplayRepeats: a stream of two runs of one scenario replays as two
+// Results with their repeats, and summary.json's view merges run by run.
+func TestReplayRepeats(t *testing.T) {
+	var b strings.Builder
+	for r := 1; r <= 2; r++ {
+		fmt.Fprintf(&b, `{"type":"start","scenario":"heap/100B","spec":{"name":"heap/100B","group":"matrix","kind":"heap","value":100,"repeat":%d},"proto":2}`+"\n", r)
+		fmt.Fprintf(&b, `{"type":"end","scenario":"heap/100B","t":1,"keys":%d,"bytes":1000,"reason":"keys"}`+"\n", 10*r)
+		fmt.Fprintf(&b, `{"type":"exit","scenario":"heap/100B","exit":{"message":"run %d"}}`+"\n", r)
+	}
+	rs, err := results.ReadResults(strings.NewReader(b.String()), DefaultThresholds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 || rs[0].Scenario.Repeat != 1 || rs[1].Scenario.Repeat != 2 || rs[0].End.Keys != 10 || rs[1].End.Keys != 20 ||
+		rs[1].Exit.Message != "run 2" {
+		t.Fatalf("replayed %+v", rs)
+	}
+	rec := slices.Clone(rs)
+	rec[0].Wall, rec[1].Wall = 1, 2
+	merged := results.MergeResults(rs, rec, DefaultThresholds())
+	if merged[0].Wall != 1 || merged[1].Wall != 2 {
+		t.Fatalf("merged walls %v %v", merged[0].Wall, merged[1].Wall)
+	}
+}
