@@ -143,8 +143,13 @@ func searchCapacity(ctx context.Context, c Config, kind string, value int64, run
 // steps is spent or a step is contended. It returns the highest healthy and
 // the lowest unhealthy target.
 func (s *search) bisect(ctx context.Context) (lo, hi float64, hiLimit CapacityLimit, err error) {
+	return s.narrow(ctx, 0, 0, LimitNone, s.capa.ProbeMBps/16)
+}
+
+// narrow is bisect's loop from a known lo (0: none) and hi (0: none),
+// starting at next.
+func (s *search) narrow(ctx context.Context, lo, hi float64, hiLimit CapacityLimit, next float64) (float64, float64, CapacityLimit, error) {
 	probe := s.capa.ProbeMBps
-	next := probe / 16
 	for steps := 0; steps < CapacityMaxSteps && next > 0 && ctx.Err() == nil; steps++ {
 		st, err := s.step(ctx, next, false)
 		if err != nil || st.Contended {
@@ -175,7 +180,11 @@ func (s *search) bisect(ctx context.Context) (lo, hi float64, hiLimit CapacityLi
 
 // confirm re-runs the highest healthy target until CapacityConfirmRuns runs
 // of it were healthy; a failed repeat makes it the first unhealthy rate and
-// moves down to the next lower healthy one (or half of it).
+// moves down to the next lower healthy one (or half of it). On the first
+// descent the gap between that one and the failed rate is bisected again
+// (the lower healthy step may lie far below: the doubling's last step), so
+// that one noisy repeat at the knee does not halve the figure; later
+// descents step down without it, which bounds the search.
 func (s *search) confirm(ctx context.Context, lo, hi float64, hiLimit CapacityLimit) (float64, float64, CapacityLimit, error) {
 	for descents := 0; lo > 0 && ctx.Err() == nil; {
 		runs := s.healthyRuns(lo)
@@ -202,6 +211,12 @@ func (s *search) confirm(ctx context.Context, lo, hi float64, hiLimit CapacityLi
 			return 0, hi, hiLimit, nil
 		}
 		lo = s.healthyBelow(lo)
+		if descents == 1 && hi/lo >= 1+CapacityResolution {
+			var err error
+			if lo, hi, hiLimit, err = s.narrow(ctx, lo, hi, hiLimit, math.Sqrt(lo*hi)); err != nil || s.capa.Contended {
+				return lo, hi, hiLimit, err
+			}
+		}
 	}
 	s.capa.SustainableRuns = len(s.healthyRuns(lo))
 	return lo, hi, hiLimit, nil

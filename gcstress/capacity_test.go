@@ -216,3 +216,34 @@ func TestSpreadPct(t *testing.T) {
 		t.Fatal("spread of fewer than two runs is not 0")
 	}
 }
+
+// TestSearchCapacityNarrowsAfterAFailedRepeat: one noisy repeat at the knee
+// does not drop the figure to the doubling's last healthy step (a factor of
+// up to 2 below): the gap is bisected again and the new highest healthy
+// step confirmed.
+func TestSearchCapacityNarrowsAfterAFailedRepeat(t *testing.T) {
+	c := DefaultConfig()
+	runs := map[float64]int{}
+	inner := fakeStep(100, 37, LimitGCCPU)
+	noisy := func(ctx context.Context, s Scenario) (Result, error) {
+		target := s.TargetMBps()
+		if s.Rate > 0 {
+			runs[target]++
+		}
+		// Between 33 and 37 MB/s the first run passes and repeats fail.
+		if target > 33 && target <= 37 && runs[target] > 1 {
+			return fakeStep(100, 0, LimitGCCPU)(ctx, s)
+		}
+		return inner(ctx, s)
+	}
+	capa, err := searchCapacity(context.Background(), c, "heap", 100, noisy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if capa.SustainableMBps <= 30 || capa.SustainableMBps > 33 || capa.SustainableRuns != CapacityConfirmRuns {
+		t.Fatalf("sustainable %v MB/s over %d runs, want in (30, 33] over %d (steps %+v)", capa.SustainableMBps, capa.SustainableRuns, CapacityConfirmRuns, capa.Steps)
+	}
+	if capa.FirstUnhealthyMBps <= capa.SustainableMBps || capa.FirstUnhealthyMBps > 37 {
+		t.Fatalf("first unhealthy %v", capa.FirstUnhealthyMBps)
+	}
+}

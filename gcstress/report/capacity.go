@@ -20,7 +20,7 @@ func openLoopTable(rs []results.Result) (header []string, rows [][]string) {
 			continue
 		}
 		e := r.End
-		rows = append(rows, []string{r.Scenario.Name, fmt.Sprintf("%.3g", r.Scenario.TargetMBps()), fmt.Sprintf("%.3g", e.MBps),
+		rows = append(rows, []string{r.Scenario.RunLabel(), fmt.Sprintf("%.3g", r.Scenario.TargetMBps()), fmt.Sprintf("%.3g", e.MBps),
 			view.NS(e.LatP99), fmt.Sprintf("%s/%s/%s/%s", view.NS(e.ILatP50), view.NS(e.ILatP99), view.NS(e.ILatP999), view.NS(e.ILatMax))})
 	}
 	return header, rows

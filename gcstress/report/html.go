@@ -134,6 +134,9 @@ func newReportData(sum *results.Summary) reportData {
 	if h, rows = costTable(rs); len(rows) > 0 {
 		d.Tables = append(d.Tables, webTable{Title: "GC cost per entry, per Put and per GB written", Note: costNote, Header: h, Rows: rows})
 	}
+	if h, rows = repeatsTable(rs); len(rows) > 0 {
+		d.Tables = append(d.Tables, webTable{Title: "Repeated runs", Note: "With -count: median [least to greatest] per scenario; gcstress compare judges two such runs.", Header: h, Rows: rows})
+	}
 	d.Tables = append(d.Tables, scenarioTable(sum))
 	for _, r := range rs {
 		if r.Account != "" {
@@ -205,7 +208,7 @@ func scenarioTable(sum *results.Summary) webTable {
 		if r.End != nil && stop == "" {
 			stop = "load: " + string(r.End.Reason)
 		}
-		t.Rows = append(t.Rows, []string{r.Scenario.Name, r.Scenario.Describe(), string(r.Verdict.Class), r.Verdict.Why, stop, r.Exit.Message})
+		t.Rows = append(t.Rows, []string{r.Scenario.RunLabel(), r.Scenario.Describe(), string(r.Verdict.Class), r.Verdict.Why, stop, r.Exit.Message})
 	}
 	return t
 }

@@ -61,6 +61,7 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 		failure:    "\n## Failure, collapse and stall scenarios\n\nBackpressure off unless the name says stall.\n\n",
 		gc:         "\n## GC per scenario\n\n",
 		cost:       "\n## GC cost per entry, per Put and per GB written\n\n",
+		repeats:    "\n## Repeated runs\n\nWith -count: median [least to greatest] per scenario; `gcstress compare` judges two such runs.\n\n",
 		openLoop:   "\n## Open loop\n\nTarget vs achieved rate; service time vs latency from each Put's intended start.\n\n",
 		capacity:   "\n## Capacity\n\nThe highest open-loop rate (key+value MB/s) at which the collector stays healthy.\n\n",
 		notePrefix: "- ",
@@ -68,7 +69,7 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 	})
 	fmt.Fprintf(ew, "\n## Scenarios\n\n")
 	for _, r := range sum.Results {
-		fmt.Fprintf(ew, "- **%s** (%s): %s. %s", md(r.Scenario.Name), md(r.Scenario.Describe()), md(string(r.Verdict.Class)), md(r.Verdict.Why))
+		fmt.Fprintf(ew, "- **%s** (%s): %s. %s", md(r.Scenario.RunLabel()), md(r.Scenario.Describe()), md(string(r.Verdict.Class)), md(r.Verdict.Why))
 		if r.End != nil {
 			fmt.Fprintf(ew, "; load stopped: %s", md(string(r.End.Reason)))
 		}

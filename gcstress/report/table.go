@@ -90,7 +90,7 @@ func failureTable(rs []results.Result) (header []string, rows [][]string) {
 		if r.Verdict.Class != results.Failed {
 			res += " MB/s"
 		}
-		rows = append(rows, []string{r.Scenario.Name, res, string(r.Verdict.Class),
+		rows = append(rows, []string{r.Scenario.RunLabel(), res, string(r.Verdict.Class),
 			fmt.Sprintf("%s (%.0f%%)", commas(f.Keys), 100*r.Last.Progress), results.MiB(f.PeakHeap), results.MiB(f.PeakRSS),
 			fmt.Sprintf("%.0f s", r.Verdict.LimiterOn), view.NS(f.LatP99), view.NS(f.LatP999), view.NS(f.LatMax), fmt.Sprintf("%.1f s", f.BlockedS)})
 	}
@@ -102,7 +102,7 @@ func gcTable(rs []results.Result) (header []string, rows [][]string) {
 	header = []string{"Scenario", "MB/s", "Cores", "Cycles", "GC CPU %", "Assist %", "Pause p50/p99/max", "Peak heap", "Peak RSS", "Frag (heap unused)", "Put p50/p99/p99.9", "Health"}
 	for _, r := range rs {
 		f := view.FiguresOf(r)
-		rows = append(rows, []string{r.Scenario.Name, fmt.Sprintf("%.1f", f.MBps), fmt.Sprintf("%.2f", f.Cores), fmt.Sprint(f.Cycles),
+		rows = append(rows, []string{r.Scenario.RunLabel(), fmt.Sprintf("%.1f", f.MBps), fmt.Sprintf("%.2f", f.Cores), fmt.Sprint(f.Cycles),
 			fmt.Sprintf("%.1f", f.GCPct), fmt.Sprintf("%.1f", f.AssistPct),
 			fmt.Sprintf("%s/%s/%s", view.US(f.PauseP50), view.US(f.PauseP99), view.US(f.PMax)),
 			results.MiB(f.PeakHeap), results.MiB(f.PeakRSS), results.MiB(f.Unused),
@@ -131,7 +131,7 @@ func costTable(rs []results.Result) (header []string, rows [][]string) {
 		if e.Entries > 0 {
 			ent = fmt.Sprintf("%s (%s)", commas(e.Entries), e.EntriesFrom)
 		}
-		rows = append(rows, []string{r.Scenario.Name, perEntry(e.ObjectsPerEntry, e.Entries), perEntry(e.BytesPerEntry, e.Entries),
+		rows = append(rows, []string{r.Scenario.RunLabel(), perEntry(e.ObjectsPerEntry, e.Entries), perEntry(e.BytesPerEntry, e.Entries),
 			perEntry(e.ScanPerEntry, e.Entries), ent, fmt.Sprintf("%.0f", e.GCCPUNsPerPut), fmt.Sprintf("%.0f", e.AssistNsPerPut),
 			fmt.Sprintf("%.2f", e.CPUSPerGB), fmt.Sprintf("%.2f", e.GCCPUSPerGB), fmt.Sprintf("%.2f", e.AssistCPUSPerGB)})
 	}
@@ -173,6 +173,7 @@ func WriteTable(w io.Writer, sum *results.Summary) error {
 		failure:  "\nFailure, collapse and stall scenarios (backpressure off unless the name says stall):\n",
 		gc:       "\nGC per scenario:\n",
 		cost:     "\nGC cost per entry, per Put and per GB written:\n",
+		repeats:  "\nRepeated runs (-count): median [least to greatest]; gcstress compare judges two such runs:\n",
 		openLoop: "\nOpen loop: target vs achieved rate, service time vs latency from intended start:\n",
 		capacity: "\nCapacity: the highest open-loop rate at which the collector stays healthy (key+value MB/s):\n",
 		esc:      tx,
@@ -186,7 +187,7 @@ func WriteTable(w io.Writer, sum *results.Summary) error {
 	fmt.Fprintln(ew)
 	for _, r := range sum.Results {
 		if r.Verdict.Class != results.Healthy {
-			fmt.Fprintf(ew, "%s: %s: %s\n", tx(r.Scenario.Name), tx(string(r.Verdict.Class)), tx(r.Verdict.Why))
+			fmt.Fprintf(ew, "%s: %s: %s\n", tx(r.Scenario.RunLabel()), tx(string(r.Verdict.Class)), tx(r.Verdict.Why))
 		}
 	}
 	for _, r := range sum.Results {
@@ -320,8 +321,8 @@ func latencyNote(rs []results.Result, esc func(string) string) string {
 // and esc, what every cell and note goes through (escape.Terminal or
 // escape.Markdown).
 type tableHeadings struct {
-	addendum, failure, gc, cost, openLoop, capacity, notePrefix string
-	esc                                                         func(string) string
+	addendum, failure, gc, cost, repeats, openLoop, capacity, notePrefix string
+	esc                                                                  func(string) string
 }
 
 // writeResultTables writes the addendum, failure and GC tables (those that
@@ -357,6 +358,10 @@ func writeResultTables(w io.Writer, rs []results.Result, capa []results.Capacity
 		renderTable(w, h, rows, hd.esc)
 		fmt.Fprintf(w, "\n%s\n", costNote)
 	}
+	if h, rows := repeatsTable(rs); len(rows) > 0 {
+		fmt.Fprint(w, hd.repeats)
+		renderTable(w, h, rows, hd.esc)
+	}
 	if n := latencyNote(rs, hd.esc); n != "" {
 		fmt.Fprintf(w, "\n%s\n", n)
 	}
@@ -390,7 +395,7 @@ func writeEngineNotes(w io.Writer, results []results.Result, esc func(string) st
 		for i, k := range keys {
 			parts[i] = esc(k) + " " + noteText(r.End.Notes[k])
 		}
-		fmt.Fprintf(w, "- %s: %s\n", esc(r.Scenario.Name), strings.Join(parts, ", "))
+		fmt.Fprintf(w, "- %s: %s\n", esc(r.Scenario.RunLabel()), strings.Join(parts, ", "))
 	}
 }
 

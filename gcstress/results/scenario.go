@@ -93,6 +93,16 @@ func (s Scenario) Label() string {
 	return b
 }
 
+// RunLabel is Name for the reports' rows: with -count N > 1 it carries the
+// round ("matrix/heap/100B #2"), so that a table's rows of one scenario
+// stay apart; it is Name itself with one round.
+func (s Scenario) RunLabel() string {
+	if s.Repeat > 0 {
+		return fmt.Sprintf("%s #%d", s.Name, s.Repeat)
+	}
+	return s.Name
+}
+
 // DirName is a file-system-safe form of Name, unique in the run: a
 // repeat after the first (Repeat > 1) has the suffix -r<Repeat>.
 func (s Scenario) DirName() string {

@@ -103,11 +103,15 @@ type Record struct {
 	GCCycles       int64            `json:"gc_cycles"`
 	Vmstat         map[string]int64 `json:"vmstat"`           // deltas over the fill (nr_free_pages too: a gauge)
 	FreePagesStart int64            `json:"free_pages_start"` // vmstat nr_free_pages before the fill
-	HeapReleasedMB float64          `json:"heap_released_mb"` // Go heap memory returned to the kernel, before the fill
-	Layout         ChunkLayout      `json:"layout"`
-	THP            THPSettings      `json:"thp"`
-	Kernel         string           `json:"kernel"`
-	GoVersion      string           `json:"go"`
+	// ReportedKiBStart is the guest's free page reporting total
+	// (page_reporting_reported_kib, KiB handed back to the host since boot)
+	// before the fill; 0 where the kernel does not report free pages.
+	ReportedKiBStart int64       `json:"page_reported_kib_start,omitempty"`
+	HeapReleasedMB   float64     `json:"heap_released_mb"` // Go heap memory returned to the kernel, before the fill
+	Layout           ChunkLayout `json:"layout"`
+	THP              THPSettings `json:"thp"`
+	Kernel           string      `json:"kernel"`
+	GoVersion        string      `json:"go"`
 }
 
 // Validate reports whether c (its zero fields taken as the defaults) is
@@ -270,6 +274,7 @@ func newRecord(c Config, k Kind, d time.Duration, before, after snapshot) Record
 		VolCtxSw: u.nvcsw, InvolCtxSw: u.nivcsw,
 		GCCycles: after.cycles - before.cycles, GoVersion: runtime.Version(),
 		FreePagesStart: before.vm["nr_free_pages"], HeapReleasedMB: float64(before.released) / (1 << 20),
+		ReportedKiBStart: before.vm["page_reporting_reported_kib"],
 	}
 	rec.MBps = bytes / (float64(rec.FillNs) / 1e9) / 1e6
 	if after.vm != nil {

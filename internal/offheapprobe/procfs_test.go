@@ -186,3 +186,29 @@ func FuzzParsers(f *testing.F) {
 		_, _ = ParseTHPChoice(b)
 	})
 }
+
+// TestReportedGaps: the free memory reported to the host between a
+// process's fills is the next fill's start minus the previous fill's end,
+// per process; a kernel without free page reporting gives none.
+func TestReportedGaps(t *testing.T) {
+	recs := []Record{
+		{Proc: 0, Kind: KindArena, ReportedKiBStart: 1000, Vmstat: map[string]int64{"page_reporting_reported_kib": 10}},
+		{Proc: 0, Kind: KindOffHeap, ReportedKiBStart: 3058, Vmstat: map[string]int64{"page_reporting_reported_kib": 0}},
+		{Proc: 1, Kind: KindArena, ReportedKiBStart: 5000},
+		{Proc: 1, Kind: KindOffHeap},
+	}
+	g := reportedGaps(recs)
+	if _, ok := g[&recs[0]]; ok {
+		t.Errorf("a process's first fill has a gap: %v", g[&recs[0]])
+	}
+	if got := g[&recs[1]]; got != 2048 {
+		t.Errorf("gap before the offheap fill %d KiB, want 2048", got)
+	}
+	if _, ok := g[&recs[3]]; ok {
+		t.Errorf("a fill without the counter has a gap")
+	}
+	rows := Summarize(recs[:2])
+	if len(rows) != 1 || rows[0].ReportedGapMB != 2 {
+		t.Errorf("rows %+v", rows)
+	}
+}

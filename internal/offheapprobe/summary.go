@@ -28,6 +28,12 @@ type Row struct {
 	THPAlloc, THPFallback, CompactStall, AllocStall int64
 	OffHeapSysMs                                    float64
 	OffHeapAnonHugeMB                               float64
+	// ReportedGapMB is the free memory the guest handed back to its host
+	// (free page reporting) between the end of this process's previous
+	// fill and the start of the offheap fill, ReportedMB during it: memory
+	// the host must fault in again when a fill touches it. 0 where the
+	// kernel does not report free pages.
+	ReportedGapMB, ReportedMB float64
 }
 
 // Summarize pairs each (proc, round)'s arena and offheap records, in
@@ -57,6 +63,7 @@ func Summarize(recs []Record) []Row {
 		}
 		return a.round - b.round
 	})
+	gap := reportedGaps(recs)
 	var rows []Row
 	for _, k := range keys {
 		a, o := byKey[k][0], byKey[k][1]
@@ -70,9 +77,29 @@ func Summarize(recs []Record) []Row {
 			CompactStall: o.Vmstat["compact_stall"], AllocStall: sumPrefix(o.Vmstat, "allocstall_"), OffHeapSysMs: ms(o.SysNs),
 			ArenaMinFlt: a.MinFlt, ArenaSysMs: ms(a.SysNs),
 			OffHeapAnonHugeMB: float64(o.Layout.AnonHugeKB) / 1024,
+			ReportedGapMB:     float64(gap[o]) / 1024, ReportedMB: float64(o.Vmstat["page_reporting_reported_kib"]) / 1024,
 		})
 	}
 	return rows
+}
+
+// reportedGaps is, per record, the KiB reported to the host between the
+// end of the same process's previous record (in recs' order, which is the
+// order the fills ran) and its start.
+func reportedGaps(recs []Record) map[*Record]int64 {
+	out := map[*Record]int64{}
+	end := map[int]int64{} // proc: reported KiB at the end of its last fill
+	for i := range recs {
+		r := &recs[i]
+		if r.ReportedKiBStart == 0 {
+			continue
+		}
+		if e, ok := end[r.Proc]; ok {
+			out[r] = r.ReportedKiBStart - e
+		}
+		end[r.Proc] = r.ReportedKiBStart + r.Vmstat["page_reporting_reported_kib"]
+	}
+	return out
 }
 
 func ms(ns int64) float64 { return float64(ns) / 1e6 }
@@ -142,10 +169,11 @@ func WriteTable(w io.Writer, rows []Row) error {
 func writeRounds(w io.Writer, rows []Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "proc\tround\tarena ms\toffheap ms\toffheap/arena (time)\tarena minflt\tarena sys ms\t"+
-		"thp_fault_alloc\tthp_fault_fallback\tcompact_stall\tallocstall\toffheap sys ms\toffheap AnonHuge MB\t")
+		"thp_fault_alloc\tthp_fault_fallback\tcompact_stall\tallocstall\toffheap sys ms\toffheap AnonHuge MB\treported before MB\treported during MB\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%d\t%.1f\t%.1f\t%.2f\t%d\t%.1f\t%d\t%d\t%d\t%d\t%.1f\t%.0f\t\n", r.Proc, r.Round, r.ArenaMs, r.OffHeapMs,
-			r.Ratio, r.ArenaMinFlt, r.ArenaSysMs, r.THPAlloc, r.THPFallback, r.CompactStall, r.AllocStall, r.OffHeapSysMs, r.OffHeapAnonHugeMB)
+		fmt.Fprintf(tw, "%d\t%d\t%.1f\t%.1f\t%.2f\t%d\t%.1f\t%d\t%d\t%d\t%d\t%.1f\t%.0f\t%.0f\t%.0f\t\n", r.Proc, r.Round, r.ArenaMs, r.OffHeapMs,
+			r.Ratio, r.ArenaMinFlt, r.ArenaSysMs, r.THPAlloc, r.THPFallback, r.CompactStall, r.AllocStall, r.OffHeapSysMs, r.OffHeapAnonHugeMB,
+			r.ReportedGapMB, r.ReportedMB)
 	}
 	return tw.Flush()
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,7 +42,34 @@ func readVmstat() (map[string]int64, error) {
 		return nil, fmt.Errorf("offheapprobe: %w", err)
 	}
 	defer f.Close()
-	return ParseVmstat(f)
+	m, err := ParseVmstat(f)
+	if err != nil {
+		return nil, err
+	}
+	addPageReporting(m)
+	return m, nil
+}
+
+// pageReportingDir holds the free page reporting counters of a guest whose
+// balloon device reports free memory to its host (virtio-balloon's
+// VIRTIO_BALLOON_F_REPORTING): blocks of 2^page_reporting_order pages the
+// kernel freed are handed back to the host, which unmaps them; the next
+// touch of such a page faults on the host. Absent elsewhere.
+const pageReportingDir = "/sys/module/page_reporting/parameters/"
+
+// addPageReporting adds the guest's free page reporting counters to m as
+// page_reporting_reported_kib and page_reporting_passes, where the kernel
+// has them (they are cumulative, so records hold deltas as for vmstat).
+func addPageReporting(m map[string]int64) {
+	for _, name := range []string{"reported_kib", "passes"} {
+		b, err := readSmall(pageReportingDir + name)
+		if err != nil {
+			continue
+		}
+		if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
+			m["page_reporting_"+name] = v
+		}
+	}
 }
 
 // readSmaps parses /proc/self/smaps.

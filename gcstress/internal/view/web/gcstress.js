@@ -31,8 +31,16 @@
         return out;
       }
     },
-    { title: "Put latency p99, ms (timed Puts)", series: function (s) { return [[s.p99, null, ""]]; } }
+    { title: "Put latency p99, ms (timed Puts)", series: function (s) { return [[s.p99, null, ""]]; }, fmt: latency }
   ];
+
+  // latency is a p99 in ms as a reader reads it: µs below a millisecond
+  // (0.005 ms is "5 µs"), ms up to a second, then s.
+  function latency(v) {
+    if (v < 1) { return (v * 1000).toFixed(v < 0.01 ? 1 : 0) + " µs"; }
+    if (v < 1000) { return v.toFixed(v < 10 ? 2 : 1) + " ms"; }
+    return (v / 1000).toFixed(2) + " s";
+  }
 
   // colourOf is a scenario's colour: its kind's, as the Go side chose it
   // (view.KindColourHex, the same in the PNG charts); the palette by
@@ -164,7 +172,7 @@
         series.push({
           label: labelOf(s) + x[2], stroke: c, width: 1.5, dash: x[1] || undefined,
           spanGaps: true, show: !g.hidden.has(s.name), points: pts,
-          value: function (u, v) { return v === null || v === undefined ? "-" : v.toFixed(v < 10 ? 2 : 1); }
+          value: function (u, v) { return v === null || v === undefined ? "-" : panel.fmt ? panel.fmt(v) : v.toFixed(v < 10 ? 2 : 1); }
         });
       });
     });
