@@ -178,21 +178,28 @@ func TestSearchCapacityContended(t *testing.T) {
 // TestSearchCapacityConfirms: a path whose health near the knee is noisy
 // (a rate passes once and fails on a repeat) is not credited with that
 // rate; the published figure is one every run held.
-func TestSearchCapacityConfirms(t *testing.T) {
-	c := DefaultConfig()
-	runs := map[float64]int{}
-	inner := fakeStep(100, 37, LimitGCCPU)
-	noisy := func(ctx context.Context, s Scenario) (Result, error) {
+// noisyStep is fakeStep(100, knee, LimitGCCPU) whose targets in (lo, knee]
+// pass their first run and fail every repeat; runs counts each target's
+// open-loop runs.
+func noisyStep(lo, knee float64) (runs map[float64]int, step stepRunner) {
+	runs = map[float64]int{}
+	inner := fakeStep(100, knee, LimitGCCPU)
+	return runs, func(ctx context.Context, s Scenario) (Result, error) {
 		target := s.TargetMBps()
 		if s.Rate > 0 {
 			runs[target]++
 		}
-		// Between 25 and 37 MB/s the first run passes and repeats fail.
-		if target > 25 && target <= 37 && runs[target] > 1 {
+		if target > lo && target <= knee && runs[target] > 1 {
 			return fakeStep(100, 0, LimitGCCPU)(ctx, s)
 		}
 		return inner(ctx, s)
 	}
+}
+
+func TestSearchCapacityConfirms(t *testing.T) {
+	c := DefaultConfig()
+	// Between 25 and 37 MB/s the first run passes and repeats fail.
+	runs, noisy := noisyStep(25, 37)
 	capa, err := searchCapacity(context.Background(), c, "heap", 100, noisy)
 	if err != nil {
 		t.Fatal(err)
@@ -223,19 +230,8 @@ func TestSpreadPct(t *testing.T) {
 // step confirmed.
 func TestSearchCapacityNarrowsAfterAFailedRepeat(t *testing.T) {
 	c := DefaultConfig()
-	runs := map[float64]int{}
-	inner := fakeStep(100, 37, LimitGCCPU)
-	noisy := func(ctx context.Context, s Scenario) (Result, error) {
-		target := s.TargetMBps()
-		if s.Rate > 0 {
-			runs[target]++
-		}
-		// Between 33 and 37 MB/s the first run passes and repeats fail.
-		if target > 33 && target <= 37 && runs[target] > 1 {
-			return fakeStep(100, 0, LimitGCCPU)(ctx, s)
-		}
-		return inner(ctx, s)
-	}
+	// Between 33 and 37 MB/s the first run passes and repeats fail.
+	_, noisy := noisyStep(33, 37)
 	capa, err := searchCapacity(context.Background(), c, "heap", 100, noisy)
 	if err != nil {
 		t.Fatal(err)

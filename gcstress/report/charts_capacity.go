@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -79,7 +80,7 @@ func kneePanels(cs []results.Capacity) []*panel {
 func kneeLines(gc, lat *panel, c results.Capacity, st lineStyle) {
 	steps := slices.Clone(c.Steps)
 	slices.SortFunc(steps, func(a, b results.CapacityStep) int {
-		return cmpFloat(a.TargetMBps, b.TargetMBps)
+		return cmp.Compare(a.TargetMBps, b.TargetMBps)
 	})
 	var g, l, gBad, lBad plotter.XYs
 	for _, st := range steps {
@@ -120,14 +121,4 @@ func thresholdLine(c results.Capacity) *level {
 	}
 	return &level{y: float64(c.SLO) / 1e6, text: fmt.Sprintf("p99 limit %s", view.NS(int64(c.SLO))),
 		style: draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}}
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package offheapprobe
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sync"
@@ -72,7 +73,7 @@ func Layout(chunks []Chunk, maps []Mapping, maxAddrs int) ChunkLayout {
 		return l
 	}
 	sorted := slices.Clone(chunks)
-	slices.SortFunc(sorted, func(a, b Chunk) int { return cmpAddr(a.Addr, b.Addr) })
+	slices.SortFunc(sorted, func(a, b Chunk) int { return cmp.Compare(a.Addr, b.Addr) })
 	l.LowAddr = hexAddr(uint64(sorted[0].Addr))
 	hi := uint64(0)
 	for _, c := range sorted {
@@ -98,16 +99,6 @@ func Layout(chunks []Chunk, maps []Mapping, maxAddrs int) ChunkLayout {
 		}
 	}
 	return l
-}
-
-func cmpAddr(a, b uintptr) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func hexAddr(a uint64) string { return fmt.Sprintf("%#x", a) }
