@@ -26,7 +26,7 @@ func compareMain(args []string, stdout, stderr io.Writer) error {
 	var opts compare.Options
 	fs.Float64Var(&opts.Alpha, "alpha", compare.DefaultAlpha, "significance level of the Mann-Whitney U test, in (0, 1)")
 	fs.Float64Var(&opts.Threshold, "threshold", compare.DefaultThreshold, "relative change in the bad direction a significant figure must pass to regress (0.10 is 10%)")
-	gate := fs.String("gate", "", "figures gated, comma-separated (default: all of "+units(compare.Gated())+")")
+	gate := fs.String("gate", "", "figures gated, comma-separated (default: "+units(compare.Gated())+"; known: "+units(benchtxt.Units())+")")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: gcstress compare [flags] OLD NEW\n\ncompares the bench.txt of two results folders (run both with -count 5 or more for p-values);\n"+
 			"exit 0: no gated figure regressed, 1: one did, 2: bad input\n\nflags:\n")

@@ -88,7 +88,8 @@ func TestDoubledObjectsRegress(t *testing.T) {
 }
 
 // TestDirections: a drop of a higher-is-better figure regresses, a rise
-// of it is better, and the same for lower-is-better the other way round.
+// of it is better, and the same for lower-is-better the other way round
+// (every unit gated).
 func TestDirections(t *testing.T) {
 	for _, tc := range []struct {
 		unit     benchtxt.Unit
@@ -104,7 +105,7 @@ func TestDirections(t *testing.T) {
 		{benchtxt.GCCPUNsPerPut, 0, 100, Worse},    // from nothing: +Inf
 	} {
 		rep, err := Compare(file("o", heap100, map[benchtxt.Unit][]float64{tc.unit: around(tc.old, 6)}),
-			file("n", heap100, map[benchtxt.Unit][]float64{tc.unit: around(tc.new, 6)}), Options{})
+			file("n", heap100, map[benchtxt.Unit][]float64{tc.unit: around(tc.new, 6)}), Options{Gate: benchtxt.Units()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,5 +256,28 @@ func TestMachineNote(t *testing.T) {
 	}
 	if !strings.Contains(fmt.Sprint(rep.Notes), `cpu differs: "A" (OLD) and "B" (NEW)`) {
 		t.Errorf("notes %q", rep.Notes)
+	}
+}
+
+// TestDefaultGateIsObjectsPerEntry: by default only objects/entry fails a
+// comparison; a timing figure that got worse is reported "worse (not
+// gated)" and passes, unless asked for.
+func TestDefaultGateIsObjectsPerEntry(t *testing.T) {
+	old := file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: around(40, 6), benchtxt.ObjectsPerEntry: around(3, 6)})
+	slower := file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: around(20, 6), benchtxt.ObjectsPerEntry: around(3, 6)})
+	rep, err := Compare(old, slower, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Regressions()) > 0 {
+		t.Errorf("MB/s halved failed the default gate: %+v", rep.Rows)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil || !strings.Contains(b.String(), "worse (not gated)") {
+		t.Errorf("the slower MB/s is not reported: %v\n%s", err, b.String())
+	}
+	doubled := file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: around(40, 6), benchtxt.ObjectsPerEntry: around(6, 6)})
+	if rep, err = Compare(old, doubled, Options{}); err != nil || len(rep.Regressions()) == 0 {
+		t.Errorf("doubled objects/entry passed the default gate (%v)", err)
 	}
 }
