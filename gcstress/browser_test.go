@@ -66,18 +66,31 @@ func TestBrowser(t *testing.T) {
 	t.Run("live", func(t *testing.T) { browseLive(t, browser) })
 }
 
-func browseReport(t *testing.T, browser context.Context) {
-	sum := fixedSummary(t)
+// openReport writes sum's report.html into a temporary folder and opens it
+// from file:// in a new tab (a width x height viewport when width > 0),
+// with a 60 s deadline that ends with the test.
+func openReport(t *testing.T, browser context.Context, sum *Summary, width, height int64) (context.Context, *browsertest.PageErrors) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := WriteHTMLFile(dir, sum); err != nil {
 		t.Fatal(err)
 	}
 	tab, pe := newTab(t, browser)
 	ctx, cancel := context.WithTimeout(tab, 60*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
+	if width > 0 {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, height)); err != nil {
+			t.Fatalf("viewport: %v", err)
+		}
+	}
 	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(dir, "report.html"))); err != nil {
 		t.Fatalf("navigate: %v", err)
 	}
+	return ctx, pe
+}
+
+func browseReport(t *testing.T, browser context.Context) {
+	ctx, pe := openReport(t, browser, fixedSummary(t), 0, 0)
 	got, err := chromedp.Run(ctx, chromedp.Poll[pageCounts](`window.gcstressReport && Object.assign({canvases: document.querySelectorAll("canvas").length}, window.gcstressReport)`,
 		chromedp.WithPollingTimeout(45*time.Second)))
 	if err != nil {

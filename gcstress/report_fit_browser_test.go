@@ -2,7 +2,6 @@ package gcstress
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -55,19 +54,7 @@ func TestBrowserReportTablesFit(t *testing.T) {
 	for i := range sum.Results {
 		sum.Results[i].Verdict.Why = long
 	}
-	dir := t.TempDir()
-	if err := WriteHTMLFile(dir, sum); err != nil {
-		t.Fatal(err)
-	}
-	tab, pe := newTab(t, browser)
-	ctx, cancel := context.WithTimeout(tab, 60*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(900, 1200)); err != nil {
-		t.Fatalf("viewport: %v", err)
-	}
-	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(dir, "report.html"))); err != nil {
-		t.Fatalf("navigate: %v", err)
-	}
+	ctx, pe := openReport(t, browser, sum, 900, 1200)
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!window.gcstressReport`, chromedp.WithPollingTimeout(45*time.Second))); err != nil {
 		t.Fatalf("report.html never drew: %v", err)
 	}
@@ -97,16 +84,7 @@ func TestBrowserReportTablesFit(t *testing.T) {
 func TestBrowserKindColours(t *testing.T) {
 	browser := startBrowser(t)
 	sum := fixedSummary(t)
-	dir := t.TempDir()
-	if err := WriteHTMLFile(dir, sum); err != nil {
-		t.Fatal(err)
-	}
-	tab, pe := newTab(t, browser)
-	ctx, cancel := context.WithTimeout(tab, 60*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(dir, "report.html"))); err != nil {
-		t.Fatalf("navigate: %v", err)
-	}
+	ctx, pe := openReport(t, browser, sum, 0, 0)
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!window.gcstressReport`, chromedp.WithPollingTimeout(45*time.Second))); err != nil {
 		t.Fatalf("report.html never drew: %v", err)
 	}
