@@ -36,6 +36,13 @@
 //     (error, cancellation, a child killed by the OOM killer or a signal);
 //     worktrees left by a Run that was itself killed are removed by the
 //     next Run in the repository once their process is gone.
+//   - Runs of one repository may run at once (in one process or several):
+//     every git worktree add, remove, list and prune holds a lock, a
+//     flock(2) on benchgate-worktrees.lock in the git common directory
+//     (in-process only where the OS has no flock), because git's own
+//     worktree commands corrupt each other's bookkeeping when they overlap.
+//     The lock is held for one git command, never across a build or a
+//     benchmark, so parallel gates still build and measure in parallel.
 //   - Reports escape what they take from their inputs: in Markdown,
 //     benchmark and function names are code spans no name can close, other
 //     text (units, notes, reasons, errors) has its Markdown and HTML

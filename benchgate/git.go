@@ -45,7 +45,13 @@ func worktree(ctx context.Context, root, path, rev string, made *[]string) (stri
 	if err != nil {
 		return "", "", fmt.Errorf("%w: unknown revision %q", ErrBuild, rev)
 	}
-	if _, err := git(ctx, root, "worktree", "add", "--detach", "--force", path, sha); err != nil {
+	unlock, err := lockWorktrees(ctx, root)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: %v", ErrBuild, err)
+	}
+	_, err = git(ctx, root, "worktree", "add", "--detach", "--force", path, sha)
+	unlock()
+	if err != nil {
 		return "", "", fmt.Errorf("%w: %v", ErrBuild, err)
 	}
 	*made = append(*made, path)
@@ -89,10 +95,18 @@ func submodules(ctx context.Context, root, tree string) error {
 }
 
 // removeWorktree removes a worktree made by worktree. It runs even when the
-// Run's context is cancelled, with its own short deadline.
+// Run's context is cancelled, with its own short deadline; when the worktree
+// lock cannot be had by then, the folder is removed and git's record of it
+// is left for the next Run's prune.
 func removeWorktree(root, path string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	unlock, err := lockWorktrees(ctx, root)
+	if err != nil {
+		os.RemoveAll(path)
+		return
+	}
+	defer unlock()
 	if _, err := git(ctx, root, "worktree", "remove", "--force", "--force", path); err != nil {
 		os.RemoveAll(path)
 		git(ctx, root, "worktree", "prune")
@@ -108,7 +122,12 @@ var staleDir = regexp.MustCompile(`^benchgate-([0-9]+)-[^/\\]*$`)
 // worktrees whose folder is gone. It returns a note per worktree removed. A
 // Run that is still alive, in this process or another, is never touched.
 func pruneStale(ctx context.Context, root string) []string {
+	unlock, err := lockWorktrees(ctx, root)
+	if err != nil {
+		return nil
+	}
 	out, err := git(ctx, root, "worktree", "list", "--porcelain")
+	unlock()
 	if err != nil {
 		return nil
 	}
@@ -131,7 +150,10 @@ func pruneStale(ctx context.Context, root string) []string {
 		os.RemoveAll(dir)
 		notes = append(notes, fmt.Sprintf("removed the worktree %s left by an earlier benchgate run (process %d is gone)", path, pid))
 	}
-	git(ctx, root, "worktree", "prune")
+	if unlock, err := lockWorktrees(ctx, root); err == nil {
+		git(ctx, root, "worktree", "prune")
+		unlock()
+	}
 	return notes
 }
 
