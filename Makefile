@@ -20,6 +20,7 @@ vet:
 
 race:
 	$(GO) test -race -timeout 20m $(PKGS)
+	$(GO) test -race -tags gateslow ./internal/slowdown/ ./benchgate/internal/synthbench/
 
 # One iteration of every benchmark so none can rot; large cases skip under -short.
 benchsmoke:
