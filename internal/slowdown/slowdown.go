@@ -6,10 +6,8 @@
 // (TestInjectInlinesAway checks every call site in the module).
 //
 // Sites are fixed; the amount per site comes from the environment variable
-// WRITEGC_SLOWDOWN_SPINS ("arena=6,memtable=400,synth=12/4"), read once per
-// process: a whole number of iterations of a one-cycle dependency chain per
-// call, or per EVERY-th call ("/EVERY", for injections smaller than one call
-// of Spin; the count of calls is then one atomic counter per site). The
+// WRITEGC_SLOWDOWN_SPINS ("arena=6,memtable=400"), read once per process: a
+// whole number of iterations of a one-cycle dependency chain per call. The
 // amount is a count, never converted from nanoseconds at start-up, so a
 // process's clock speed cannot change how many iterations it runs (the
 // former per-process ns-to-iterations conversion drifted with CPU frequency).
@@ -50,65 +48,31 @@ var Names = [NumSites]string{"arena", "memtable", "writepath", "synth"}
 // EnvVar is the environment variable a gateslow build reads its amounts from.
 const EnvVar = "WRITEGC_SLOWDOWN_SPINS"
 
-// MaxEvery bounds Amount.Every: a finer injection than one call in a million
-// is below any gate's resolution.
-const MaxEvery = 1 << 20
-
-// Amount is what Inject does at one site: Spins steps of Spin on every
-// Every-th call (Every 0 or 1: on every call). A fraction of a call's worth
-// of work is what a small benchmark needs: at the synthetic arena row (about
-// 1,000 instructions an op) the call of Spin alone costs about 26
-// instructions, more than a 2% slowdown, so "synth=12/4" (12 steps every
-// 4th call) is how 2% of that row is injected. An Amount is a plain value.
-type Amount struct {
-	Spins uint64 // Spin steps per firing call; 0: the site is not slowed
-	Every uint64 // fire on every Every-th call; 0 or 1: on every call
-}
-
-// Parse reads a WRITEGC_SLOWDOWN_SPINS value: comma-separated
-// SITE=ITERATIONS[/EVERY] entries, ITERATIONS a whole number and EVERY one
-// from 1 to MaxEvery; "" sets nothing. A site not named gets the zero Amount
-// (not slowed); a site named twice keeps the last entry.
-func Parse(spec string) (amounts [NumSites]Amount, err error) {
+// Parse reads a WRITEGC_SLOWDOWN_SPINS value: comma-separated SITE=ITERATIONS
+// entries, ITERATIONS a whole number; "" sets nothing. A site not named gets
+// 0 (not slowed); a site named twice keeps the last entry.
+func Parse(spec string) (spins [NumSites]uint64, err error) {
 	if spec == "" {
-		return amounts, nil
+		return spins, nil
 	}
 	for _, kv := range strings.Split(spec, ",") {
 		name, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		a, perr := parseAmount(val)
+		n, perr := strconv.ParseUint(val, 10, 64)
 		if !ok || perr != nil {
-			return amounts, fmt.Errorf("slowdown: bad %s entry %q (want SITE=ITERATIONS or SITE=ITERATIONS/EVERY, whole numbers, EVERY 1 to %d)", EnvVar, kv, MaxEvery)
+			return spins, fmt.Errorf("slowdown: bad %s entry %q (want SITE=ITERATIONS, a whole number)", EnvVar, kv)
 		}
 		found := false
 		for s, sn := range Names {
 			if sn == name {
-				amounts[s] = a
+				spins[s] = n
 				found = true
 			}
 		}
 		if !found {
-			return amounts, fmt.Errorf("slowdown: unknown site %q in %s", name, EnvVar)
+			return spins, fmt.Errorf("slowdown: unknown site %q in %s", name, EnvVar)
 		}
 	}
-	return amounts, nil
-}
-
-// parseAmount reads ITERATIONS[/EVERY].
-func parseAmount(val string) (Amount, error) {
-	spins, every, hasEvery := strings.Cut(val, "/")
-	n, err := strconv.ParseUint(spins, 10, 64)
-	if err != nil {
-		return Amount{}, err
-	}
-	a := Amount{Spins: n, Every: 1}
-	if hasEvery {
-		e, err := strconv.ParseUint(every, 10, 64)
-		if err != nil || e < 1 || e > MaxEvery {
-			return Amount{}, fmt.Errorf("every %q out of 1..%d", every, MaxEvery)
-		}
-		a.Every = e
-	}
-	return a, nil
+	return spins, nil
 }
 
 // spinSink is written only when a spin's result hits an (in practice)
