@@ -37,8 +37,9 @@ import (
 // The boundary is confirmed. Health near the knee is noisy (a step can fail
 // at one rate and pass at a lower one by a few percent of GC CPU), so the
 // highest healthy step is run CapacityConfirmRuns times in all; if a repeat
-// is unhealthy the search steps down to the next lower healthy rate and
-// confirms that one (at most CapacityMaxDescents times). The sustainable
+// is unhealthy the search steps down to the next lower healthy rate,
+// bisects the gap to the failed one again, and confirms the result (at most
+// CapacityMaxDescents times, then the highest rate below every failure). The sustainable
 // figure is the rate every run held, and its spread (max-min over median of
 // the runs' achieved MB/s) is reported.
 const (
@@ -62,7 +63,8 @@ const (
 	// CapacityConfirmRuns is how many runs of the sustainable step must all
 	// be healthy (the search's own run included).
 	CapacityConfirmRuns = 3
-	// CapacityMaxDescents bounds the steps down a failed confirmation takes.
+	// CapacityMaxDescents bounds the steps down (each with its bisection)
+	// that failed confirmations take before the last candidate.
 	CapacityMaxDescents = 3
 )
 
@@ -180,27 +182,21 @@ func (s *search) narrow(ctx context.Context, lo, hi float64, hiLimit CapacityLim
 
 // confirm re-runs the highest healthy target until CapacityConfirmRuns runs
 // of it were healthy; a failed repeat makes it the first unhealthy rate and
-// moves down to the next lower healthy one (or half of it). On the first
-// descent the gap between that one and the failed rate is bisected again
-// (the lower healthy step may lie far below: the doubling's last step), so
-// that one noisy repeat at the knee does not halve the figure; later
-// descents step down without it, which bounds the search.
+// moves down to the next lower healthy one (or half of it). On each of the
+// first CapacityMaxDescents descents the gap between that one and the failed
+// rate is bisected again when it is wider than the resolution (the lower
+// healthy step may lie far below: the doubling's last), so that noisy
+// repeats at a fuzzy knee do not halve the figure: at 85a5c10 a quiet heap
+// search whose repeats failed at 29.1 and then 26.6 MB/s fell to the
+// doubling's 13.3, where another run of the same commit found 23.9. When the
+// descents are spent, each next candidate is the highest rate below every
+// failed one (belowEveryFailure), with no more bisection, until one is
+// confirmed or none is left (0).
 func (s *search) confirm(ctx context.Context, lo, hi float64, hiLimit CapacityLimit) (float64, float64, CapacityLimit, error) {
 	for descents := 0; lo > 0 && ctx.Err() == nil; {
-		runs := s.healthyRuns(lo)
-		for len(runs) < CapacityConfirmRuns && ctx.Err() == nil {
-			st, err := s.step(ctx, lo, true)
-			if err != nil || st.Contended {
-				return lo, hi, hiLimit, err
-			}
-			if !st.Healthy {
-				break
-			}
-			runs = append(runs, st.AchievedMBps)
-		}
-		if len(runs) >= CapacityConfirmRuns {
-			s.capa.SustainableRuns, s.capa.SpreadPct = len(runs), spreadPct(runs)
-			return lo, hi, hiLimit, nil
+		ok, err := s.repeat(ctx, lo)
+		if err != nil || s.capa.Contended || ok {
+			return lo, hi, hiLimit, err
 		}
 		if ctx.Err() != nil {
 			break
@@ -208,10 +204,12 @@ func (s *search) confirm(ctx context.Context, lo, hi float64, hiLimit CapacityLi
 		last := s.capa.Steps[len(s.capa.Steps)-1]
 		hi, hiLimit = lo, last.Limit
 		if descents++; descents > CapacityMaxDescents {
-			return 0, hi, hiLimit, nil
+			// Each failed candidate lowers the floor, so this ends.
+			lo = s.belowEveryFailure()
+			continue
 		}
 		lo = s.healthyBelow(lo)
-		if descents == 1 && hi/lo >= 1+CapacityResolution {
+		if hi/lo >= 1+CapacityResolution {
 			var err error
 			if lo, hi, hiLimit, err = s.narrow(ctx, lo, hi, hiLimit, math.Sqrt(lo*hi)); err != nil || s.capa.Contended {
 				return lo, hi, hiLimit, err
@@ -220,6 +218,45 @@ func (s *search) confirm(ctx context.Context, lo, hi float64, hiLimit CapacityLi
 	}
 	s.capa.SustainableRuns = len(s.healthyRuns(lo))
 	return lo, hi, hiLimit, nil
+}
+
+// repeat runs target until CapacityConfirmRuns of its runs were healthy (true,
+// and the capacity's runs and spread are set) or one is not (false).
+func (s *search) repeat(ctx context.Context, target float64) (bool, error) {
+	runs := s.healthyRuns(target)
+	for len(runs) < CapacityConfirmRuns && ctx.Err() == nil {
+		st, err := s.step(ctx, target, true)
+		if err != nil || st.Contended {
+			return false, err
+		}
+		if !st.Healthy {
+			return false, nil
+		}
+		runs = append(runs, st.AchievedMBps)
+	}
+	if len(runs) < CapacityConfirmRuns {
+		return false, nil
+	}
+	s.capa.SustainableRuns, s.capa.SpreadPct = len(runs), spreadPct(runs)
+	return true, nil
+}
+
+// belowEveryFailure is the highest target that had a healthy run and lies
+// below every target that had an unhealthy one; 0 when there is none.
+func (s *search) belowEveryFailure() float64 {
+	floor := math.Inf(1)
+	for _, st := range s.capa.Steps {
+		if !st.Healthy && st.TargetMBps > 0 {
+			floor = min(floor, st.TargetMBps)
+		}
+	}
+	best := 0.0
+	for _, st := range s.capa.Steps {
+		if st.Healthy && st.TargetMBps < floor {
+			best = max(best, st.TargetMBps)
+		}
+	}
+	return best
 }
 
 // healthyRuns is the achieved MB/s of every healthy run at target.

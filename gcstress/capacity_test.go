@@ -243,3 +243,39 @@ func TestSearchCapacityNarrowsAfterAFailedRepeat(t *testing.T) {
 		t.Fatalf("first unhealthy %v", capa.FirstUnhealthyMBps)
 	}
 }
+
+// A knee whose repeats fail over a band (24-30 MB/s: first runs pass, repeats
+// fail, as heap's GC CPU hovered at its 10% limit in a quiet run at 85a5c10)
+// is bisected again on every descent: the figure stays just below the band.
+// Without that the third descent fell to the doubling's 12.5 MB/s.
+func TestSearchCapacityNarrowsOnEveryDescent(t *testing.T) {
+	_, noisy := noisyStep(24, 30)
+	capa, err := searchCapacity(context.Background(), DefaultConfig(), "heap", 100, noisy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if capa.SustainableMBps <= 20 || capa.SustainableMBps > 24 || capa.SustainableRuns != CapacityConfirmRuns {
+		t.Fatalf("sustainable %v MB/s over %d runs, want in (20, 24] over %d (steps %+v)", capa.SustainableMBps, capa.SustainableRuns, CapacityConfirmRuns, capa.Steps)
+	}
+}
+
+// When no rate in a wide band repeats (10-37 MB/s), the descents run out and
+// the search takes the highest rate below every failure, confirmed, instead
+// of giving up with 0; the number of steps stays bounded.
+func TestSearchCapacityFallsBelowEveryFailure(t *testing.T) {
+	runs, noisy := noisyStep(10, 37)
+	capa, err := searchCapacity(context.Background(), DefaultConfig(), "heap", 100, noisy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if capa.SustainableMBps <= 0 || capa.SustainableMBps > 10 || capa.SustainableRuns != CapacityConfirmRuns {
+		t.Fatalf("sustainable %v MB/s over %d runs, want in (0, 10] over %d (steps %+v)", capa.SustainableMBps, capa.SustainableRuns, CapacityConfirmRuns, capa.Steps)
+	}
+	total := 0
+	for _, n := range runs {
+		total += n
+	}
+	if total > 60 {
+		t.Fatalf("%d steps: the search is not bounded", total)
+	}
+}
