@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/writegc/writegc/internal/flock"
 )
 
 // worktreeLockName is the file, in the repository's git common directory,
@@ -17,8 +19,8 @@ const worktreeLockName = "benchgate-worktrees.lock"
 const worktreeLockPoll = 10 * time.Millisecond
 
 // inProcess serialises worktree operations of Runs in this process, on every
-// OS (the file lock of gitlock_flock.go adds the other processes where the
-// OS has flock(2)). A channel, not a mutex, so that a wait can be cancelled.
+// OS (the file lock, internal/flock, adds the other processes where the OS
+// has flock(2)). A channel, not a mutex, so that a wait can be cancelled.
 var inProcess = make(chan struct{}, 1)
 
 // lockWorktrees serialises `git worktree add`, `remove`, `list` and `prune`
@@ -50,7 +52,7 @@ func lockWorktrees(ctx context.Context, root string) (unlock func(), err error) 
 		return nil, fmt.Errorf("the worktree lock: %w", err)
 	}
 	for {
-		ok, err := tryLockFile(f)
+		ok, err := flock.TryLock(f)
 		if err != nil {
 			f.Close()
 			release()
@@ -68,7 +70,7 @@ func lockWorktrees(ctx context.Context, root string) (unlock func(), err error) 
 		}
 	}
 	return func() {
-		unlockFile(f)
+		flock.Unlock(f)
 		f.Close()
 		release()
 	}, nil

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/flock"
 )
 
 // wideRepo makes a repository with enough files that a checkout takes a
@@ -74,7 +75,7 @@ func TestConcurrentRunsShareOneRepo(t *testing.T) {
 // open file description (as another process would hold it), lockWorktrees
 // waits, gives up when its context ends, and gets it once it is released.
 func TestWorktreeLockWaitsForAnotherHolder(t *testing.T) {
-	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+	if !flock.AcrossProcesses {
 		t.Skip("no flock(2): only runs of one process are serialised")
 	}
 	repo := wideRepo(t)
@@ -83,7 +84,7 @@ func TestWorktreeLockWaitsForAnotherHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if ok, err := tryLockFile(f); !ok || err != nil {
+	if ok, err := flock.TryLock(f); !ok || err != nil {
 		t.Fatalf("tryLockFile = %v, %v", ok, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -94,7 +95,7 @@ func TestWorktreeLockWaitsForAnotherHolder(t *testing.T) {
 		}
 		t.Fatalf("lockWorktrees while another holds the lock: %v, want the context's deadline", err)
 	}
-	if err := unlockFile(f); err != nil {
+	if err := flock.Unlock(f); err != nil {
 		t.Fatal(err)
 	}
 	unlock, err := lockWorktrees(context.Background(), repo)
@@ -114,8 +115,8 @@ func TestWorktreeLockWaitsForAnotherHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unlock()
-	if ok, _ := tryLockFile(f); ok {
-		unlockFile(f)
+	if ok, _ := flock.TryLock(f); ok {
+		flock.Unlock(f)
 		t.Error("a lock taken through a linked worktree is not the repository's lock")
 	}
 }

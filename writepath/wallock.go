@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+
+	"github.com/writegc/writegc/internal/flock"
 )
 
 // WALLockName is the lock file a server holds in its WAL directory for its
@@ -39,8 +41,10 @@ func (e *WALLockedError) Unwrap() error { return ErrWALLocked }
 
 // walLocks is the process-wide registry of locked WAL directories, by
 // absolute path with symbolic links resolved. It refuses a second opener in
-// this process on every OS; the OS lock (wallock_flock.go) refuses one in
-// another process where the OS has flock(2).
+// this process on every OS; the OS lock (internal/flock) refuses one in
+// another process where the OS has flock(2). Elsewhere nothing refuses
+// another process: an exclusively created pid file would, but a crash would
+// leave it behind and lock the directory for good.
 var walLocks = struct {
 	sync.Mutex
 	held map[string]bool
@@ -73,7 +77,7 @@ func lockWALDir(dir string) (*walDirLock, error) {
 	if err != nil {
 		return nil, err
 	}
-	locked, err := lockFile(f)
+	locked, err := flock.TryLock(f)
 	switch {
 	case err != nil:
 		f.Close()
@@ -84,7 +88,7 @@ func lockWALDir(dir string) (*walDirLock, error) {
 		return nil, &WALLockedError{Dir: dir, PID: pid}
 	}
 	if err := writeLockPID(f); err != nil {
-		err = errors.Join(fmt.Errorf("writepath: writing %s: %w", path, err), unlockFile(f), f.Close())
+		err = errors.Join(fmt.Errorf("writepath: writing %s: %w", path, err), flock.Unlock(f), f.Close())
 		return nil, err
 	}
 	walLocks.held[key] = true
@@ -116,7 +120,7 @@ func readLockPID(f *os.File) int {
 // it would let two later openers lock two different files.
 func (l *walDirLock) release() error {
 	err := l.f.Truncate(0)
-	err = errors.Join(err, unlockFile(l.f), l.f.Close())
+	err = errors.Join(err, flock.Unlock(l.f), l.f.Close())
 	walLocks.Lock()
 	delete(walLocks.held, l.key)
 	walLocks.Unlock()

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/flock"
 )
 
 func lockKey(i int) []byte { return fmt.Appendf(nil, "lock-key-%06d", i) }
@@ -146,7 +148,7 @@ func TestWALLockAcrossProcesses(t *testing.T) {
 	if os.Getenv(lockHelperEnv) != "" {
 		t.Skip()
 	}
-	if !walLockAcrossProcesses {
+	if !flock.AcrossProcesses {
 		t.Skip("no flock(2) on this OS: the WAL lock holds within a process only")
 	}
 	dir := t.TempDir()
