@@ -1,0 +1,85 @@
+package inputfile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestReadFileRegular(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a.txt")
+	if err := os.WriteFile(p, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadFile(p, 5)
+	if err != nil || string(b) != "hello" {
+		t.Fatalf("ReadFile = %q, %v", b, err)
+	}
+	if _, err := ReadFile(p, 4); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("over the limit: %v, want ErrTooLarge", err)
+	}
+}
+
+func TestRefusesFIFOWithoutBlocking(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	p := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := ReadFile(p, 1<<20); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "FIFO") {
+			t.Fatalf("FIFO: %v, want ErrNotRegular naming a FIFO", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadFile blocked on a FIFO")
+	}
+}
+
+func TestRefusesDeviceLinkAndDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := ReadFile(dir, 1<<20); !errors.Is(err, ErrNotRegular) {
+		t.Fatalf("directory: %v", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	link := filepath.Join(dir, "summary.json")
+	if err := os.Symlink("/dev/zero", link); err != nil {
+		t.Skip(err)
+	}
+	if _, err := ReadFile(link, 1<<20); !errors.Is(err, ErrNotRegular) {
+		t.Fatalf("link to /dev/zero: %v", err)
+	}
+	if err := Check(link, 1<<20); !errors.Is(err, ErrNotRegular) {
+		t.Fatalf("Check: %v", err)
+	}
+}
+
+func TestGrowingFileStopsAtLimit(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "grow")
+	if err := os.WriteFile(p, []byte("abc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(p, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := os.WriteFile(p, []byte("abcdefgh"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(f); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("grown past the limit: %v", err)
+	}
+}
