@@ -4,12 +4,12 @@ GO        ?= go
 PKGS      := ./...
 STRESS_FLAGS ?=
 
-.PHONY: all test fmt-check vet unit race benchsmoke peers-smoke stress stress-peers bench lint gate clean
+.PHONY: all test fmt-check vet unit race lint-test benchsmoke peers-smoke stress stress-peers bench lint gate clean
 
 all: test
 
-## test: the README's test command (CI runs it): format, vet, race tests, one pass of every benchmark.
-test: fmt-check vet race benchsmoke peers-smoke
+## test: the README's test command (CI runs it): format, vet, the lint test, race tests, one pass of every benchmark.
+test: fmt-check vet lint-test race benchsmoke peers-smoke
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -18,8 +18,9 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
+# The lint test runs once, below, not again under -race.
 race:
-	$(GO) test -race -timeout 20m $(PKGS)
+	$(GO) test -race -timeout 20m $$($(GO) list $(PKGS) | grep -v '/internal/lint$$')
 	$(GO) test -race -tags gateslow ./internal/slowdown/ ./benchgate/internal/synthbench/
 
 # One iteration of every benchmark so none can rot; large cases skip under -short.
@@ -59,14 +60,17 @@ bench:
 gate:
 	./scripts/gate
 
-## lint: gofmt, vet (also with the invariants tag), staticcheck (a `go tool`
-## pinned in go.mod) and the cross-OS checks: the module must vet on macOS
-## and build on Windows, Linux-only code staying in _linux.go files.
-lint: fmt-check vet
+## lint-test: internal/lint as a test (make test runs it): staticcheck (pinned in
+## go.mod), the darwin vet and windows build, the architecture's import rules,
+## no flag or os.Exit in libraries, no tracked executable or oversized file.
+## -count=1: the test reads the checkout through child processes, which go
+## test's cache cannot see.
+lint-test:
+	$(GO) test -count=1 -timeout 20m ./internal/lint/
+
+## lint: gofmt, vet (also with the invariants tag) and the lint test.
+lint: fmt-check vet lint-test
 	$(GO) vet -tags invariants $(PKGS)
-	$(GO) tool staticcheck $(PKGS)
-	GOOS=darwin $(GO) vet $(PKGS)
-	GOOS=windows $(GO) build $(PKGS)
 
 clean:
 	$(GO) clean -testcache
