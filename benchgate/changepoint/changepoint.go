@@ -8,8 +8,6 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
-
-	"github.com/writegc/writegc/benchgate"
 )
 
 // Defaults of Options (see the package doc for the reasons).
@@ -38,6 +36,18 @@ var (
 	ErrBadSeries = errors.New("changepoint: unusable series")
 )
 
+// Direction says which way a series' unit improves. The package keeps its
+// own type so that it imports nothing of benchgate: callers map their unit
+// metadata onto it.
+type Direction int8
+
+// Directions.
+const (
+	DirUnknown     Direction = 0  // no direction: change points are of Kind Change
+	LowerIsBetter  Direction = -1 // durations, sizes, counts
+	HigherIsBetter Direction = 1  // throughputs
+)
+
 // Kind says whether a change point made the benchmark worse.
 type Kind string
 
@@ -58,7 +68,7 @@ type Point struct {
 // of their unit. Detect does not modify it.
 type Series struct {
 	Points    []Point
-	Direction benchgate.Direction
+	Direction Direction
 }
 
 // Options configures Detect. The zero value means the defaults. It is a
@@ -450,11 +460,11 @@ func relChange(before, after float64) float64 {
 	return (after - before) / math.Abs(before)
 }
 
-func kindOf(rel float64, d benchgate.Direction) Kind {
+func kindOf(rel float64, d Direction) Kind {
 	switch {
-	case d == benchgate.DirUnknown || rel == 0:
+	case d != LowerIsBetter && d != HigherIsBetter || rel == 0:
 		return Change
-	case (rel > 0) == (d == benchgate.LowerIsBetter):
+	case (rel > 0) == (d == LowerIsBetter):
 		return Regression
 	}
 	return Improvement

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/benchgate/changepoint"
 )
 
@@ -26,7 +27,7 @@ func Analyze(series []Series, o changepoint.Options) ([]Analysis, error) {
 	}
 	out := make([]Analysis, 0, len(series))
 	for _, s := range series {
-		cs := changepoint.Series{Direction: s.Direction, Points: make([]changepoint.Point, len(s.Points))}
+		cs := changepoint.Series{Direction: direction(s.Direction), Points: make([]changepoint.Point, len(s.Points))}
 		for i, p := range s.Points {
 			cs.Points[i] = changepoint.Point{Commit: p.Commit, Value: p.Median}
 		}
@@ -37,6 +38,17 @@ func Analyze(series []Series, o changepoint.Options) ([]Analysis, error) {
 		out = append(out, Analysis{Series: s, Result: res})
 	}
 	return out, nil
+}
+
+// direction maps a unit's direction onto changepoint's own.
+func direction(d benchgate.Direction) changepoint.Direction {
+	switch d {
+	case benchgate.LowerIsBetter:
+		return changepoint.LowerIsBetter
+	case benchgate.HigherIsBetter:
+		return changepoint.HigherIsBetter
+	}
+	return changepoint.DirUnknown
 }
 
 // LatestRegressions returns the regression change points among the latest
