@@ -8,8 +8,6 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
-
-	"github.com/writegc/writegc/benchgate"
 )
 
 // Defaults of Options (see the package doc for the reasons).
@@ -38,6 +36,18 @@ var (
 	ErrBadSeries = errors.New("changepoint: unusable series")
 )
 
+// Direction says which way a series' unit improves. The package keeps its
+// own type so that it imports nothing of benchgate: callers map their unit
+// metadata onto it.
+type Direction int8
+
+// Directions.
+const (
+	DirUnknown     Direction = 0  // no direction: change points are of Kind Change
+	LowerIsBetter  Direction = -1 // durations, sizes, counts
+	HigherIsBetter Direction = 1  // throughputs
+)
+
 // Kind says whether a change point made the benchmark worse.
 type Kind string
 
@@ -58,7 +68,7 @@ type Point struct {
 // of their unit. Detect does not modify it.
 type Series struct {
 	Points    []Point
-	Direction benchgate.Direction
+	Direction Direction
 }
 
 // Options configures Detect. The zero value means the defaults. It is a
@@ -110,6 +120,9 @@ type Result struct {
 	First, Last float64
 	Drift       float64
 	DriftKind   Kind
+	// Level is the significance level each change point passed: Options.P
+	// from Detect, the family's cutoff from DetectAll (see the package doc).
+	Level float64
 }
 
 // Validate returns an error wrapping ErrBadOption when a field is out of
@@ -155,6 +168,15 @@ func Detect(s Series, o Options) (*Result, error) {
 		return nil, err
 	}
 	o = o.withDefaults()
+	x, err := values(s)
+	if err != nil {
+		return nil, err
+	}
+	return detectAt(s, x, o, o.P), nil
+}
+
+// values checks s and returns its values.
+func values(s Series) ([]float64, error) {
 	if len(s.Points) > MaxPoints {
 		return nil, fmt.Errorf("%w: %d points, more than the limit of %d", ErrBadSeries, len(s.Points), MaxPoints)
 	}
@@ -165,38 +187,68 @@ func Detect(s Series, o Options) (*Result, error) {
 		}
 		x[i] = p.Value
 	}
-	d := &detector{x: x, o: o, floor: noiseFloor(x)}
+	return x, nil
+}
+
+// detectAt finds the change points of s (values x): candidates at o.P, kept
+// when they pass level (at most o.P).
+func detectAt(s Series, x []float64, o Options, level float64) *Result {
+	floor := noiseFloor(x)
+	keep := despike(x, o.MinSegment-1, outlierSigmas*math.Sqrt(floor))
+	kept := make([]float64, len(keep))
+	for i, k := range keep {
+		kept[i] = x[k]
+	}
+	d := &detector{x: kept, o: o, level: level, floor: floor, floorDF: math.Max(1, floorEfficiency*float64(len(x)-1))}
 	idx := d.eliminate(d.refine(d.eliminate(d.dedup(d.candidates()))))
-	res := &Result{}
-	bounds := append(append([]int{0}, idx...), len(x))
-	for i, c := range idx {
-		left, right := x[bounds[i]:c], x[c:bounds[i+2]]
-		cp := ChangePoint{Index: c, Commit: s.Points[c].Commit, P: d.welch(left, right).p}
-		if c > 0 {
-			cp.PrevCommit = s.Points[c-1].Commit
+	res := &Result{Level: level}
+	bounds := append(append([]int{0}, idx...), len(kept))
+	at := func(j int) int { // position in x of position j of kept
+		if j == len(keep) {
+			return len(x)
 		}
-		cp.Before, cp.After = median(left), median(right)
+		return keep[j]
+	}
+	for i, c := range idx {
+		lo, ci, hi := at(bounds[i]), at(c), at(bounds[i+2])
+		cp := ChangePoint{Index: ci, Commit: s.Points[ci].Commit, P: d.welch(kept[bounds[i]:c], kept[c:bounds[i+2]]).p}
+		if ci > 0 {
+			cp.PrevCommit = s.Points[ci-1].Commit
+		}
+		cp.Before, cp.After = median(x[lo:ci]), median(x[ci:hi])
 		cp.RelChange = relChange(cp.Before, cp.After)
 		cp.Direction = kindOf(cp.RelChange, s.Direction)
 		res.ChangePoints = append(res.ChangePoints, cp)
 	}
 	if len(x) > 0 {
-		res.First = median(x[:bounds[1]])
-		res.Last = median(x[bounds[len(bounds)-2]:])
+		res.First = median(x[:at(bounds[1])])
+		res.Last = median(x[at(bounds[len(bounds)-2]):])
 		res.Drift = relChange(res.First, res.Last)
 		res.DriftKind = kindOf(res.Drift, s.Direction)
 	}
-	return res, nil
+	return res
 }
 
 // detector holds one series being analysed.
 type detector struct {
 	x []float64
 	o Options
+	// level is the significance level a change point must pass in the
+	// elimination: o.P for a lone series, the family's cutoff in DetectAll.
+	level float64
 	// floor is the series' noise variance (see noiseFloor): the least
 	// variance the t-test grants a segment.
 	floor float64
+	// floorDF is the degrees of freedom of floor's estimate (see
+	// floorEfficiency).
+	floorDF float64
 }
+
+// floorEfficiency is the efficiency of noiseFloor's median-based estimate
+// of the variance relative to the sample variance under normal noise (about
+// 0.37, as for the median absolute deviation): its degrees of freedom are
+// about floorEfficiency·(n−1) for n points.
+const floorEfficiency = 0.37
 
 // noiseFloor estimates the variance of the noise from the successive
 // differences, robustly: median(|x[i]-x[i-1]|) is 0.954σ for normal noise,
@@ -213,6 +265,34 @@ func noiseFloor(x []float64) float64 {
 	}
 	sigma := median(diffs) / 0.9539
 	return sigma * sigma
+}
+
+// outlierSigmas is how far (in noise σ) a point must lie from the median
+// of its neighbourhood to be an outlier.
+const outlierSigmas = 6
+
+// despike returns the positions of the points of x that are no outliers:
+// an outlier lies farther than limit from the median of the 2h+1 points
+// around it (the window shifted to fit at the ends). A run of at most h
+// points cannot hold the majority of such a window, so a spike or dip of up
+// to h commits is left out, while a level held for h+1 commits or more, the
+// shortest segment a change point may have, holds it and is kept.
+func despike(x []float64, h int, limit float64) []int {
+	w := 2*h + 1
+	keep := make([]int, 0, len(x))
+	buf := make([]float64, w)
+	for i := range x {
+		if len(x) >= w {
+			lo := min(max(0, i-h), len(x)-w)
+			copy(buf, x[lo:lo+w])
+			slices.Sort(buf)
+			if math.Abs(x[i]-buf[h]) > limit {
+				continue
+			}
+		}
+		keep = append(keep, i)
+	}
+	return keep
 }
 
 // candidates runs E-divisive in every window and returns the splits found.
@@ -326,7 +406,7 @@ func (d *detector) eliminate(idx []int) []int {
 		switch {
 		case len(left) < d.o.MinSegment || len(right) < d.o.MinSegment:
 			p[i] = 3 // the weakest of all: removed first
-		case p[i] >= d.o.P || math.Abs(relChange(median(left), median(right))) < d.o.MinMagnitude:
+		case p[i] >= d.level || math.Abs(relChange(median(left), median(right))) < d.o.MinMagnitude:
 			p[i] += 1.5 // failing; the larger p goes first
 		}
 	}
@@ -375,13 +455,21 @@ func (d *detector) refine(idx []int) []int {
 		if i+1 < len(idx) {
 			hi = idx[i+1]
 		}
+		first, last := max(lo+ms, c-d.o.Window/2), min(hi-ms, c+d.o.Window/2)
 		best, bestQ := c, -1.0
-		for t := max(lo+ms, c-d.o.Window/2); t <= min(hi-ms, c+d.o.Window/2); t++ {
+		for t := first; t <= last; t++ {
 			m, k := float64(t-lo), float64(hi-t)
 			diff := (prefix[t]-prefix[lo])/m - (prefix[hi]-prefix[t])/k
 			if q := m * k / (m + k) * diff * diff; q > bestQ {
 				best, bestQ = t, q
 			}
+		}
+		// A best split at the edge of the search, short of the segment's
+		// own ends, is no local maximum: the segment holds more than one
+		// shift (a creep, or a change too weak to be kept), and the
+		// single-shift model would drag the point away from its step.
+		if (best == first && first > lo+ms) || (best == last && last < hi-ms) {
+			best = c
 		}
 		out[i] = best
 	}
@@ -397,8 +485,16 @@ func (d *detector) welch(a, b []float64) tTest {
 	}
 	ma, va := meanVar(a)
 	mb, vb := meanVar(b)
-	va, vb = math.Max(va, d.floor), math.Max(vb, d.floor)
 	na, nb := float64(len(a)), float64(len(b))
+	// A side whose variance is raised to the floor is only as certain as
+	// the floor's estimate: its degrees of freedom are the floor's.
+	dfa, dfb := na-1, nb-1
+	if va < d.floor {
+		va, dfa = d.floor, math.Min(dfa, d.floorDF)
+	}
+	if vb < d.floor {
+		vb, dfb = d.floor, math.Min(dfb, d.floorDF)
+	}
 	sa, sb := va/na, vb/nb
 	se2 := sa + sb
 	if se2 == 0 {
@@ -408,7 +504,7 @@ func (d *detector) welch(a, b []float64) tTest {
 		return tTest{math.Copysign(math.Inf(1), mb-ma), 0}
 	}
 	t := (mb - ma) / math.Sqrt(se2)
-	df := se2 * se2 / (sa*sa/(na-1) + sb*sb/(nb-1))
+	df := se2 * se2 / (sa*sa/dfa + sb*sb/dfb)
 	p := 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(math.Abs(t))
 	return tTest{t, math.Min(p, 1)}
 }
@@ -450,11 +546,11 @@ func relChange(before, after float64) float64 {
 	return (after - before) / math.Abs(before)
 }
 
-func kindOf(rel float64, d benchgate.Direction) Kind {
+func kindOf(rel float64, d Direction) Kind {
 	switch {
-	case d == benchgate.DirUnknown || rel == 0:
+	case d != LowerIsBetter && d != HigherIsBetter || rel == 0:
 		return Change
-	case (rel > 0) == (d == benchgate.LowerIsBetter):
+	case (rel > 0) == (d == LowerIsBetter):
 		return Regression
 	}
 	return Improvement

@@ -3,18 +3,18 @@ package changepoint
 import (
 	"errors"
 	"fmt"
+	"go/build"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
-
-	"github.com/writegc/writegc/benchgate"
 )
 
 // noisy returns n values of level(i) times (1 + noise·N(0,1)), from a
 // seeded generator.
 func noisy(seed uint64, n int, noise float64, level func(i int) float64) Series {
 	r := rand.New(rand.NewPCG(seed, 26))
-	s := Series{Direction: benchgate.LowerIsBetter}
+	s := Series{Direction: LowerIsBetter}
 	for i := range n {
 		s.Points = append(s.Points, Point{Commit: fmt.Sprintf("c%03d", i), Value: level(i) * (1 + noise*r.NormFloat64())})
 	}
@@ -134,7 +134,7 @@ func TestFlat(t *testing.T) {
 	}
 	// Constant values (an exact unit) and series too short to split.
 	for _, n := range []int{0, 1, 5, 100} {
-		s := Series{Direction: benchgate.LowerIsBetter}
+		s := Series{Direction: LowerIsBetter}
 		for i := range n {
 			s.Points = append(s.Points, Point{fmt.Sprint(i), 7})
 		}
@@ -171,7 +171,7 @@ func TestDipAndTwoShifts(t *testing.T) {
 }
 
 func TestExactUnitStep(t *testing.T) {
-	s := Series{Direction: benchgate.LowerIsBetter}
+	s := Series{Direction: LowerIsBetter}
 	for i := range 30 {
 		v := 3.0
 		if i >= 20 {
@@ -186,7 +186,7 @@ func TestExactUnitStep(t *testing.T) {
 }
 
 func TestDirection(t *testing.T) {
-	mk := func(d benchgate.Direction) Series {
+	mk := func(d Direction) Series {
 		s := noisy(1, 60, 0.01, func(i int) float64 {
 			if i >= 30 {
 				return 120
@@ -196,8 +196,8 @@ func TestDirection(t *testing.T) {
 		s.Direction = d
 		return s
 	}
-	for d, want := range map[benchgate.Direction]Kind{
-		benchgate.LowerIsBetter: Regression, benchgate.HigherIsBetter: Improvement, benchgate.DirUnknown: Change,
+	for d, want := range map[Direction]Kind{
+		LowerIsBetter: Regression, HigherIsBetter: Improvement, DirUnknown: Change,
 	} {
 		res := detect(t, mk(d), Options{})
 		if len(res.ChangePoints) != 1 || res.ChangePoints[0].Direction != want {
@@ -308,6 +308,20 @@ func BenchmarkDetectWorst(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := Detect(s, Options{}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestLeaf: the package imports nothing of this module (it once imported
+// all of benchgate for one type), so that it stays a leaf any tool may use.
+func TestLeaf(t *testing.T) {
+	pkg, err := build.ImportDir(".", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range pkg.Imports {
+		if strings.HasPrefix(imp, "github.com/writegc/writegc") {
+			t.Errorf("imports %s: want no package of this module", imp)
 		}
 	}
 }

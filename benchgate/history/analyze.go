@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/benchgate/changepoint"
 )
 
@@ -18,25 +19,47 @@ type Analysis struct {
 	Result *changepoint.Result
 }
 
-// Analyze runs change-point detection over each series (one value per
-// point: its median), in the order given. Errors wrap changepoint's.
+// Analyze runs change-point detection over the series (one value per
+// point: its median), in the order given, as one family: the false-discovery
+// rate across all of them is held at o.P (changepoint.DetectAll), so that a
+// report over many series raises no more false alarms than one over a few.
+// Errors wrap changepoint's and name the series.
 func Analyze(series []Series, o changepoint.Options) ([]Analysis, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	out := make([]Analysis, 0, len(series))
-	for _, s := range series {
-		cs := changepoint.Series{Direction: s.Direction, Points: make([]changepoint.Point, len(s.Points))}
-		for i, p := range s.Points {
-			cs.Points[i] = changepoint.Point{Commit: p.Commit, Value: p.Median}
+	cs := make([]changepoint.Series, len(series))
+	for i, s := range series {
+		cs[i] = changepoint.Series{Direction: direction(s.Direction), Points: make([]changepoint.Point, len(s.Points))}
+		for j, p := range s.Points {
+			cs[i].Points[j] = changepoint.Point{Commit: p.Commit, Value: p.Median}
 		}
-		res, err := changepoint.Detect(cs, o)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s (%s): %w", s.Benchmark, s.Unit, s.Machine, err)
+	}
+	res, err := changepoint.DetectAll(cs, o)
+	if err != nil {
+		var se *changepoint.SeriesError
+		if errors.As(err, &se) && se.Index < len(series) {
+			s := series[se.Index]
+			return nil, fmt.Errorf("%s %s (%s): %w", s.Benchmark, s.Unit, s.Machine, se.Err)
 		}
-		out = append(out, Analysis{Series: s, Result: res})
+		return nil, err
+	}
+	out := make([]Analysis, len(series))
+	for i, s := range series {
+		out[i] = Analysis{Series: s, Result: res[i]}
 	}
 	return out, nil
+}
+
+// direction maps a unit's direction onto changepoint's own.
+func direction(d benchgate.Direction) changepoint.Direction {
+	switch d {
+	case benchgate.LowerIsBetter:
+		return changepoint.LowerIsBetter
+	case benchgate.HigherIsBetter:
+		return changepoint.HigherIsBetter
+	}
+	return changepoint.DirUnknown
 }
 
 // LatestRegressions returns the regression change points among the latest
