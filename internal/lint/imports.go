@@ -39,6 +39,7 @@ var importRules = []importRule{
 	{pkg: "gcstress/live", deny: []string{"gcstress"}},
 	{pkg: "benchgate", subtree: true, except: []string{"benchgate/internal/slowcal", "benchgate/internal/synthbench"},
 		allow: []string{"benchgate", "internal/flock", "internal/inputfile"}},
+	{pkg: "benchgate/changepoint", allow: []string{}},
 	{pkg: "arena", allow: []string{"internal/slowdown"}},
 	{pkg: "gcmetrics", allow: []string{}},
 	{pkg: "explain", subtree: true, allow: []string{"gcmetrics", "internal/inputfile"}},

@@ -152,6 +152,7 @@ func TestImportRulesFindForbiddenDependencies(t *testing.T) {
 	pkgs := []Package{
 		{ImportPath: Module + "/gcstress/results", Deps: []string{"fmt", Module + "/gcmetrics", "gonum.org/v1/plot", "net/http"}},
 		{ImportPath: Module + "/gcmetrics", Deps: []string{"math", Module + "/arena"}},
+		{ImportPath: Module + "/benchgate/changepoint", Deps: []string{"math", Module + "/benchgate"}},
 		{ImportPath: Module + "/gcstress/report", Deps: []string{Module + "/gcstress"}},
 		{ImportPath: Module + "/benchgate/history", Deps: []string{Module + "/benchgate", Module + "/memtable"}},
 		{ImportPath: Module + "/benchgate/internal/slowcal", Deps: []string{Module + "/internal/slowdown"}},
@@ -162,6 +163,7 @@ func TestImportRulesFindForbiddenDependencies(t *testing.T) {
 		"gcstress/results: depends on gonum.org/v1/plot",
 		"gcstress/results: depends on net/http",
 		"gcmetrics: depends on arena",
+		"benchgate/changepoint: depends on benchgate",
 		"gcstress/report: depends on gcstress",
 		"benchgate/history: depends on memtable",
 	}
