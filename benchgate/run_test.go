@@ -129,7 +129,11 @@ func TestRunSynthetic(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer os.RemoveAll(filepath.Dir(res.BaseFile))
-		rep, err := Compare(res.Base, res.Head, Options{})
+		// Alpha 0.05: beside other load, a round or two of a 3000x run can
+		// be slowed past the other side's (the 8 a side then gave p=0.0104
+		// once under -race on a loaded 2-core machine); the 16x gap is what
+		// is tested, not the U test's tail.
+		rep, err := Compare(res.Base, res.Head, Options{Alpha: 0.05})
 		if err != nil {
 			t.Fatal(err)
 		}
