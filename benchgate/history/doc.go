@@ -23,14 +23,41 @@
 // # Backends
 //
 // Open takes a file path (SQLite, through the pure-Go driver
-// modernc.org/sqlite: no cgo) or a postgres:// DSN (PostgreSQL, through
-// pgx's database/sql driver). Both run the same SQL and the same test suite.
-// A schema_version table holds the schema's version; Open applies the
-// migrations a database lacks and refuses one written by a newer version
-// (ErrNewerSchema). A SQLite file that is truncated, damaged or not a
-// database is refused with an error naming it (ErrCorrupt), never read as an
-// empty history; an empty file is a new database to a writer (SQLite's own
-// rule) and ErrCorrupt to a reader (Options.MustExist).
+// modernc.org/sqlite: no cgo), a postgres:// or postgresql:// URL, or
+// libpq's key=value form ("host=db user=ci dbname=bench", whose first key is
+// a libpq keyword) (PostgreSQL, through pgx's database/sql driver). Anything
+// else that looks like a DSN (a URL of another scheme such as
+// postgresql+psycopg:// or postgres:/, a SQLite file: URI, a key=value
+// string of unknown keys) is refused (ErrBadDSN), never taken for a new
+// SQLite file named after it. No error or message shows a password
+// (RedactDSN). Both backends run the same SQL and the same test suite, and
+// accept and refuse the same names: a benchmark name or unit that is too
+// long, holds NUL or is not valid UTF-8 is ErrBadName before anything is
+// written.
+//
+// A schema_version table holds the schema's version. A writer applies the
+// migrations a database lacks, but only to an empty database or one holding
+// benchgate's tables; another application's database is ErrForeign and is
+// left untouched (it is checked before SQLite's journal is switched to WAL).
+// A reader (Options.ReadOnly) writes nothing, ever: SQLite opens the file
+// read-only, PostgreSQL sessions are read-only, and nothing is migrated. A
+// database written by a newer version is refused (ErrNewerSchema). A SQLite
+// path that is a FIFO, a device or a directory is refused without opening it
+// (ErrBadDSN). A SQLite file that is truncated, damaged or not a database is
+// refused with an error naming it (ErrCorrupt), never read as an empty
+// history; one that cannot be opened (a missing directory, no permission)
+// is an error but not ErrCorrupt; an empty file is a new database to a
+// writer (SQLite's own rule) and ErrCorrupt to a reader.
+//
+// # Timeouts
+//
+// No call waits without bound. Every Store call (and Open) has a client-side
+// deadline (Options.Timeout, DefaultTimeout), so a PostgreSQL server that
+// stops answering mid-record fails the call. PostgreSQL connections also
+// get ConnectTimeout, StatementTimeout, LockTimeout (which bounds the
+// advisory lock migrations take, and row locks) and IdleInTransactionTimeout
+// (a frozen writer loses its locks) unless the DSN sets its own. Each
+// timeout is ErrTimeout.
 //
 // # Concurrency
 //

@@ -59,6 +59,8 @@ type pointRow struct {
 }
 
 func (s *sqlStore) Load(ctx context.Context, q Query) ([]Series, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	where, args := q.where()
 	if err := s.count(ctx, "series", `SELECT COUNT(*) FROM series s`+where, loadMaxSeries, args...); err != nil {
 		return nil, err
@@ -148,6 +150,8 @@ func (b *seriesBuilder) finish() Series {
 }
 
 func (s *sqlStore) Records(ctx context.Context) ([]RecordInfo, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.count(ctx, "records", `SELECT COUNT(*) FROM records`, loadMaxRecords); err != nil {
 		return nil, err
 	}
@@ -173,6 +177,8 @@ func (s *sqlStore) Records(ctx context.Context) ([]RecordInfo, error) {
 }
 
 func (s *sqlStore) Content(ctx context.Context, id int64) ([]byte, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	var b []byte
 	err := s.db.QueryRowContext(ctx, s.d.rebind(`SELECT content FROM records WHERE id = ?`), id).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -182,6 +188,8 @@ func (s *sqlStore) Content(ctx context.Context, id int64) ([]byte, error) {
 }
 
 func (s *sqlStore) SchemaVersion(ctx context.Context) (int, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	var v sql.NullInt64
 	err := s.db.QueryRowContext(ctx, `SELECT MAX(version) FROM schema_version`).Scan(&v)
 	return int(v.Int64), s.wrap(err)

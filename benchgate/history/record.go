@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/perf/benchmath"
 
@@ -25,7 +26,17 @@ const (
 	MaxLabelBytes = 1024
 	// MaxSeriesPerRecord bounds the benchmark × unit pairs of one file.
 	MaxSeriesPerRecord = 200_000
+	// MaxBenchmarkBytes and MaxUnitBytes bound a benchmark's name and unit:
+	// with the machine and mode, a series' key stays within what
+	// PostgreSQL's unique index holds (about 2.7 KB), so that both backends
+	// take the same names.
+	MaxBenchmarkBytes = 1024
+	MaxUnitBytes      = 128
 )
+
+// ErrBadName: a benchmark name or unit is too long, holds NUL or is not
+// valid UTF-8; both backends refuse it, before anything is written.
+var ErrBadName = errors.New("bad benchmark name")
 
 // prepareMaxSeries is the limit Prepare applies: MaxSeriesPerRecord, lowered
 // by tests.
@@ -70,8 +81,8 @@ type Labels struct {
 
 // Validate checks the labels' lengths and content: Commit at most 128
 // bytes, Mode at most 32 (letters, digits, '-', '_', '.'), Branch and RunID
-// at most 256, Machine and Source at most MaxLabelBytes; none may hold a
-// newline or NUL. Errors wrap ErrBadLabel.
+// at most 256, Machine and Source at most MaxLabelBytes; each must be valid
+// UTF-8 without a newline or NUL. Errors wrap ErrBadLabel.
 func (l Labels) Validate() error {
 	for _, f := range []struct {
 		name, v string
@@ -83,13 +94,54 @@ func (l Labels) Validate() error {
 		if len(f.v) > f.max {
 			return fmt.Errorf("%w: %s is %d bytes, more than the limit of %d", ErrBadLabel, f.name, len(f.v), f.max)
 		}
-		if strings.ContainsAny(f.v, "\n\r\x00") {
-			return fmt.Errorf("%w: %s %q holds a newline or NUL", ErrBadLabel, f.name, f.v)
+		if strings.ContainsAny(f.v, "\n\r\x00") || !utf8.ValidString(f.v) {
+			return fmt.Errorf("%w: %s %q holds a newline or NUL, or is not valid UTF-8", ErrBadLabel, f.name, f.v)
 		}
 	}
 	for _, r := range l.Mode {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.", r)) {
 			return fmt.Errorf("%w: mode %q: want letters, digits, '-', '_' or '.'", ErrBadLabel, l.Mode)
+		}
+	}
+	return nil
+}
+
+// checkName refuses a benchmark name or unit that a backend would not
+// store (see ErrBadName); source names the file.
+func checkName(source, bench, unit string) error {
+	for _, f := range []struct {
+		what, v string
+		max     int
+	}{{"name", bench, MaxBenchmarkBytes}, {"unit", unit, MaxUnitBytes}} {
+		why := ""
+		switch {
+		case len(f.v) > f.max:
+			why = fmt.Sprintf("%s is %d bytes, more than the limit of %d", f.what, len(f.v), f.max)
+		case strings.IndexByte(f.v, 0) >= 0:
+			why = f.what + " holds NUL"
+		case !utf8.ValidString(f.v):
+			why = f.what + " is not valid UTF-8"
+		default:
+			continue
+		}
+		const shown = 80 // bytes of a long name in the message
+		name := bench
+		if len(name) > shown {
+			name = name[:shown] + "..."
+		}
+		return fmt.Errorf("%w: %s: benchmark %s (unit %s): %s", ErrBadName, Printable(source), quoteName(name), quoteName(unit[:min(len(unit), shown)]), why)
+	}
+	return nil
+}
+
+// validate checks what a Store writes: the labels and every sample's name.
+func (r *Recording) validate() error {
+	if err := r.Labels.Validate(); err != nil {
+		return err
+	}
+	for _, sm := range r.Samples {
+		if err := checkName(r.Labels.Source, sm.Benchmark, sm.Unit); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -135,7 +187,7 @@ type PrepareOptions struct {
 // unknown. The machine is the file's Fingerprint unless override names one;
 // the mode defaults to ModeBench and the source to name. Errors wrap
 // benchgate.ErrTooLarge, ErrEmptyInput, ErrNoBenchmarks, ErrMalformed,
-// ErrBadLabel or ErrMixedMachines.
+// ErrBadLabel, ErrBadName or ErrMixedMachines.
 func Prepare(content []byte, name string, override Labels, o PrepareOptions) (*Recording, error) {
 	if len(content) > MaxRecordBytes {
 		return nil, fmt.Errorf("%s: %d bytes, more than the limit of %d: %w", name, len(content), MaxRecordBytes, benchgate.ErrTooLarge)
@@ -151,6 +203,11 @@ func Prepare(content []byte, name string, override Labels, o PrepareOptions) (*R
 	l, err := resolveLabels(set, name, override)
 	if err != nil {
 		return nil, err
+	}
+	for _, k := range set.Keys {
+		if err := checkName(name, k.Name, k.Unit); err != nil {
+			return nil, err
+		}
 	}
 	sum := sha256.Sum256(content)
 	rec := &Recording{Labels: l, Content: content, Hash: hex.EncodeToString(sum[:])}
@@ -187,7 +244,7 @@ func resolveLabels(set *benchgate.Set, name string, l Labels) (Labels, error) {
 		l.Mode = ModeBench
 	}
 	if l.Source == "" {
-		l.Source = name
+		l.Source = strings.ToValidUTF8(name, "\uFFFD")
 	}
 	return l, l.Validate()
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/writegc/writegc/benchgate/changepoint"
 )
@@ -106,10 +108,11 @@ func writeTable(w io.Writer, as []Analysis) error {
 		if len(a.Result.ChangePoints) == 0 {
 			continue
 		}
-		fmt.Fprintf(tw, "%s %s [%s] (mode %s, %d points)\n", a.Benchmark, a.Unit, a.Machine, a.Mode, len(a.Points))
+		fmt.Fprintf(tw, "%s %s [%s] (mode %s, %d points)\n", Printable(a.Benchmark), Printable(a.Unit), Printable(a.Machine),
+			Printable(string(a.Mode)), len(a.Points))
 		fmt.Fprintln(tw, "  commit\tsince\tindex\tbefore\tafter\tchange\tp\tdirection\t")
 		for _, cp := range a.Result.ChangePoints {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%.2g\t%s\t\n", short(cp.Commit), short(cp.PrevCommit), cp.Index,
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%.2g\t%s\t\n", Printable(short(cp.Commit)), Printable(short(cp.PrevCommit)), cp.Index,
 				num(cp.Before), num(cp.After), pct(cp.RelChange), cp.P, cp.Direction)
 		}
 	}
@@ -129,7 +132,7 @@ func writeMarkdown(w io.Writer, as []Analysis) error {
 	for _, a := range as {
 		for _, cp := range a.Result.ChangePoints {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s | %s | %s | %.2g | %s |\n", mdCell(a.Benchmark), mdCell(a.Unit), mdCell(a.Machine),
-				short(cp.Commit), short(cp.PrevCommit), cp.Index, num(cp.Before), num(cp.After), pct(cp.RelChange), cp.P, cp.Direction)
+				mdCell(short(cp.Commit)), mdCell(short(cp.PrevCommit)), cp.Index, num(cp.Before), num(cp.After), pct(cp.RelChange), cp.P, cp.Direction)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -143,7 +146,76 @@ func sig(v float64) float64 {
 	return r
 }
 
-func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// Printable returns s for a terminal or a log: each invalid UTF-8 byte as
+// \xNN, and each control or format character (ESC, a bidirectional
+// override) as \xNN, \uNNNN or \UNNNNNNNN, so that a benchmark name cannot
+// move the cursor, recolour or reorder what follows it. Other text is kept.
+func Printable(s string) string {
+	if isPrintable(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r < 0x100 && unprintable(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r < 0x10000 && unprintable(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case unprintable(r):
+			fmt.Fprintf(&b, `\U%08x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func unprintable(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
+
+func isPrintable(s string) bool {
+	for _, r := range s {
+		if r == utf8.RuneError || unprintable(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// quoteName quotes an untrusted name for a message.
+func quoteName(s string) string { return `"` + Printable(s) + `"` }
+
+// mdCell returns s as the text of one cell of a GitHub Markdown table, inert:
+// plain text (letters, digits, space and -./:;=,+%()) as is, anything else in
+// a code span, where HTML, links, autolinks, @mentions, emphasis and
+// comments (<!--) do not render; '|' is escaped either way, and control
+// characters are escaped as Printable does.
+func mdCell(s string) string {
+	s = Printable(s)
+	if mdPlain(s) {
+		return s
+	}
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	return fence + " " + strings.ReplaceAll(s, "|", `\|`) + " " + fence
+}
+
+// mdPlain reports text that Markdown renders as itself: no markup
+// character, and no autolink (www., ://).
+func mdPlain(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(" -./:;=,+%()", r)) {
+			return false
+		}
+	}
+	l := strings.ToLower(s)
+	return !strings.Contains(l, "www.") && !strings.Contains(l, "://")
+}
 
 func pct(f float64) string { return fmt.Sprintf("%+.1f%%", f*100) }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -93,8 +94,135 @@ var migrations = []migration{
 	},
 }
 
+// coreTables are the tables of schema version 1. A database is benchgate's
+// when it holds all of them (other tables may sit beside them), empty when
+// it holds no table at all, and foreign (ErrForeign) otherwise: a writer
+// migrates only an empty database or benchgate's, a reader reads only
+// benchgate's.
+var coreTables = []string{"schema_version", "records", "series", "points"}
+
+// minReadableVersion is the oldest schema version the read path's queries
+// work on without migrating; a migration that changes what they need raises
+// it (a reader then asks for a writer to migrate the database first).
+const minReadableVersion = 1
+
+// Table listing limits: tables read to tell whose a database is, and named
+// in an ErrForeign message.
+const (
+	maxListedTables = 1000
+	maxNamedTables  = 10
+)
+
+// ownership is whose a database is.
+type ownership int
+
+const (
+	ownEmpty ownership = iota
+	ownBenchgate
+	ownForeign
+)
+
+// querier is what *sql.DB and *sql.Tx share.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// tables lists the database's tables and views (PostgreSQL: of the current
+// schema; SQLite: not its own sqlite_ tables), by name, at most
+// maxListedTables+1.
+func (s *sqlStore) tables(ctx context.Context, q querier) ([]string, error) {
+	query := `SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name LIMIT ?`
+	if s.d.name == pgDialect.name {
+		query = `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name LIMIT ?`
+	}
+	rows, err := q.QueryContext(ctx, s.d.rebind(query), maxListedTables+1)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		names = append(names, n)
+	}
+	return names, rows.Err()
+}
+
+// owner says whose the database is, with its tables.
+func (s *sqlStore) owner(ctx context.Context, q querier) (ownership, []string, error) {
+	names, err := s.tables(ctx, q)
+	if err != nil {
+		return 0, nil, s.classify(err)
+	}
+	if len(names) == 0 {
+		return ownEmpty, nil, nil
+	}
+	for _, t := range coreTables {
+		if !slices.Contains(names, t) {
+			return ownForeign, names, nil
+		}
+	}
+	return ownBenchgate, names, nil
+}
+
+// foreign is the ErrForeign of a database holding tables.
+func (s *sqlStore) foreign(tables []string) error {
+	var named []string
+	for _, t := range tables[:min(len(tables), maxNamedTables)] {
+		named = append(named, quoteName(t))
+	}
+	list := strings.Join(named, ", ")
+	if len(tables) > maxNamedTables {
+		list += fmt.Sprintf(" and %d more", len(tables)-maxNamedTables)
+	}
+	return fmt.Errorf("%w: %s holds tables benchgate did not create (%s) and not all of benchgate's (%s); it was left untouched: "+
+		"give a new file, or an empty database or schema", ErrForeign, s.name, list, strings.Join(coreTables, ", "))
+}
+
+func (s *sqlStore) version(ctx context.Context, q querier) (int, error) {
+	var v sql.NullInt64
+	if err := q.QueryRowContext(ctx, `SELECT MAX(version) FROM schema_version`).Scan(&v); err != nil {
+		return 0, s.classify(err)
+	}
+	return int(v.Int64), nil
+}
+
+func (s *sqlStore) newer(have, known int) error {
+	return fmt.Errorf("%w: %s is at schema version %d, this benchgate knows versions up to %d: use a newer benchgate",
+		ErrNewerSchema, s.name, have, known)
+}
+
+// checkReadable checks, writing nothing, that the database is a benchgate
+// history the read path can read.
+func (s *sqlStore) checkReadable(ctx context.Context, migs []migration) error {
+	own, tables, err := s.owner(ctx, s.db)
+	switch {
+	case err != nil:
+		return err
+	case own == ownEmpty:
+		return fmt.Errorf("%w: %s holds no benchgate history yet (no tables): record into it first", ErrNoDatabase, s.name)
+	case own == ownForeign:
+		return s.foreign(tables)
+	}
+	v, err := s.version(ctx, s.db)
+	switch {
+	case err != nil:
+		return err
+	case v > len(migs):
+		return s.newer(v, len(migs))
+	case v < minReadableVersion:
+		return fmt.Errorf("%w: %s is at schema version %d, older than this benchgate reads (%d): record into it once to migrate it",
+			ErrNoDatabase, s.name, v, minReadableVersion)
+	}
+	return nil
+}
+
 // migrate brings the database to len(migs), in one transaction; a database
-// at a higher version is ErrNewerSchema.
+// at a higher version is ErrNewerSchema, a foreign one ErrForeign.
 func (s *sqlStore) migrate(ctx context.Context, migs []migration) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -106,25 +234,32 @@ func (s *sqlStore) migrate(ctx context.Context, migs []migration) error {
 			return s.wrap(err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
-		return s.wrap(err)
+	own, tables, err := s.owner(ctx, tx)
+	if err != nil {
+		return err
 	}
-	var v sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT MAX(version) FROM schema_version`).Scan(&v); err != nil {
-		return s.wrap(err)
+	have := 0
+	switch own {
+	case ownForeign:
+		return s.foreign(tables)
+	case ownBenchgate:
+		if have, err = s.version(ctx, tx); err != nil {
+			return err
+		}
 	}
-	have := int(v.Int64)
 	switch {
 	case have > len(migs):
-		return fmt.Errorf("%w: %s is at schema version %d, this benchgate knows versions up to %d: use a newer benchgate",
-			ErrNewerSchema, s.name, have, len(migs))
-	case have == len(migs):
+		return s.newer(have, len(migs))
+	case have == len(migs) && own == ownBenchgate:
 		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+		return s.wrap(err)
 	}
 	for i := have; i < len(migs); i++ {
 		for _, stmt := range migs[i](s.d) {
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("%s: migrating to schema version %d: %w", s.name, i+1, err)
+				return s.wrap(fmt.Errorf("migrating to schema version %d: %w", i+1, err))
 			}
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 )
 
 // sqlStore is the Store of both backends: one database/sql handle and the
@@ -21,40 +20,45 @@ type sqlStore struct {
 	db   *sql.DB
 	d    dialect
 	name string // for messages: the SQLite path, or PostgreSQL's host
+	// password is scrubbed from every message (see scrubError).
+	password string
+	// timeout bounds each call (Options.Timeout).
+	timeout time.Duration
 }
 
-func openPostgres(ctx context.Context, dsn string) (*sqlStore, error) {
-	cfg, err := pgconn.ParseConfig(dsn)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadDSN, err)
-	}
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadDSN, err)
-	}
-	s := &sqlStore{db: db, d: pgDialect, name: fmt.Sprintf("postgres %s:%d/%s", cfg.Host, cfg.Port, cfg.Database)}
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, s.wrap(err)
-	}
-	return s, nil
+// bound gives ctx the store's deadline: a server that stops answering fails
+// the call instead of hanging it.
+func (s *sqlStore) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.timeout)
 }
 
 func (s *sqlStore) Close() error { return s.db.Close() }
 
-// wrap names the database in a driver error.
+// wrap names the database in a driver error, marks a timeout with
+// ErrTimeout, and keeps passwords out of the message.
 func (s *sqlStore) wrap(err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("%s: %w", s.name, err)
+	if isTimeout(err) && !errors.Is(err, context.Canceled) {
+		return scrubError(fmt.Errorf("%s: %w (%s): %w", s.name, ErrTimeout, s.timeoutHint(), err), s.password)
+	}
+	return scrubError(fmt.Errorf("%s: %w", s.name, err), s.password)
+}
+
+// timeoutHint says which limits apply and how to raise them.
+func (s *sqlStore) timeoutHint() string {
+	if s.d.name == pgDialect.name {
+		return fmt.Sprintf("limits: %v per call; the DSN's connect_timeout, statement_timeout and lock_timeout raise the server's", s.timeout)
+	}
+	return fmt.Sprintf("limit: %v per call", s.timeout)
 }
 
 // retryable reports a PostgreSQL deadlock or serialization failure: the
 // transaction is safe to run again.
 func retryable(err error) bool {
 	var pe *pgconn.PgError
-	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+	return errors.As(err, &pe) && (pe.Code == pgDeadlockDetected || pe.Code == pgSerializationFail)
 }
 
 // inTx runs f in a transaction, again (up to 5 times) when PostgreSQL
@@ -81,6 +85,8 @@ func (s *sqlStore) tryTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 }
 
 func (s *sqlStore) Record(ctx context.Context, r *Recording) (Recorded, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	var res Recorded
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -91,6 +97,8 @@ func (s *sqlStore) Record(ctx context.Context, r *Recording) (Recorded, error) {
 }
 
 func (s *sqlStore) RecordPair(ctx context.Context, base, head *Recording) (Recorded, Recorded, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	h := *head
 	h.Samples = slices.Clone(head.Samples)
 	pairRatios(base, &h)
@@ -108,7 +116,7 @@ func (s *sqlStore) RecordPair(ctx context.Context, base, head *Recording) (Recor
 
 // insert stores r and its points within tx.
 func (s *sqlStore) insert(ctx context.Context, tx *sql.Tx, r *Recording) (Recorded, error) {
-	if err := r.Labels.Validate(); err != nil {
+	if err := r.validate(); err != nil {
 		return Recorded{}, err
 	}
 	l := r.Labels

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/writegc/writegc/benchgate"
@@ -16,12 +15,23 @@ var (
 	// package; it is left untouched.
 	ErrNewerSchema = errors.New("history database has a newer schema than this benchgate knows")
 	// ErrCorrupt: a SQLite file is truncated, damaged or not a database (or
-	// empty, when it must exist).
+	// empty, when it must exist). A database that cannot be opened (a
+	// missing directory, no permission) is not ErrCorrupt.
 	ErrCorrupt = errors.New("history database is corrupt")
-	// ErrNoDatabase: Options.MustExist and the SQLite file does not exist.
+	// ErrNoDatabase: Options.MustExist or ReadOnly, and the SQLite file does
+	// not exist, or the database holds no benchgate history yet.
 	ErrNoDatabase = errors.New("no history database")
-	// ErrBadDSN: the DSN is too long or malformed.
+	// ErrBadDSN: the DSN is too long or malformed, is neither a PostgreSQL
+	// DSN nor a plausible file path (a URL of another scheme), or names
+	// something that is not a file (a FIFO, a device, a directory: those
+	// errors also wrap inputfile.ErrNotRegular).
 	ErrBadDSN = errors.New("bad history database name")
+	// ErrForeign: the database holds tables benchgate did not create and
+	// not benchgate's; it is left untouched.
+	ErrForeign = errors.New("not a benchgate history database")
+	// ErrTimeout: the database did not answer within a timeout (Options.Timeout,
+	// ConnectTimeout, or the server's StatementTimeout or LockTimeout).
+	ErrTimeout = errors.New("history database did not answer in time")
 	// ErrBadLabel: a label is too long or holds a newline.
 	ErrBadLabel = errors.New("bad record label")
 	// ErrMixedMachines: one file holds results of several machines.
@@ -125,20 +135,47 @@ type Options struct {
 	// MustExist refuses a SQLite path that does not exist (ErrNoDatabase)
 	// instead of creating a new database there.
 	MustExist bool
+	// ReadOnly opens an existing history for reading: nothing is created,
+	// migrated or written (SQLite opens the file read-only, PostgreSQL
+	// sessions are read-only). It implies MustExist, and a database that
+	// holds no benchgate history is ErrNoDatabase (ErrForeign when it holds
+	// other tables). Record and RecordPair fail.
+	ReadOnly bool
+	// Timeout bounds Open and each call of the Store (0: DefaultTimeout),
+	// on the client side: a server that stops answering mid-call fails it.
+	Timeout time.Duration
+}
+
+// DefaultTimeout is the Options.Timeout of a zero Options: long enough for
+// the largest record or load (MaxRecordBytes, MaxPointRows).
+const DefaultTimeout = 10 * time.Minute
+
+func (o Options) timeout() time.Duration {
+	if o.Timeout > 0 {
+		return o.Timeout
+	}
+	return DefaultTimeout
 }
 
 // BusyTimeout is how long a SQLite writer waits for another one.
 const BusyTimeout = 60 * time.Second
 
-// IsPostgres reports whether dsn names a PostgreSQL database.
+// IsPostgres reports whether dsn names a PostgreSQL database: a
+// postgres:// or postgresql:// URL, or libpq's key=value form (its first key
+// a libpq connection keyword: host=, dbname=, user=, ...).
 func IsPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+	k, err := classifyDSN(dsn)
+	return err == nil && k != dsnSQLite
 }
 
-// Open opens (creating and migrating when needed) the history database dsn:
-// a postgres:// or postgresql:// DSN, or else a SQLite file path. Errors wrap
-// ErrBadDSN, ErrNoDatabase, ErrCorrupt or ErrNewerSchema, or are the
-// driver's.
+// Open opens the history database dsn: a postgres:// or postgresql:// URL,
+// libpq's key=value form, or a SQLite file path (see IsPostgres; a URL of
+// any other scheme is refused). A writer (not Options.ReadOnly) creates a
+// new database and migrates an old one, but only an empty one or one that
+// holds benchgate's tables: a database of another application is
+// ErrForeign, left untouched. Errors wrap ErrBadDSN, ErrNoDatabase,
+// ErrCorrupt, ErrForeign, ErrNewerSchema or ErrTimeout, or are the
+// driver's; none shows a password (see RedactDSN).
 func Open(ctx context.Context, dsn string, o Options) (Store, error) {
 	return open(ctx, dsn, o, migrations)
 }
@@ -150,17 +187,30 @@ func open(ctx context.Context, dsn string, o Options, migs []migration) (Store, 
 	if dsn == "" {
 		return nil, fmt.Errorf("%w: empty", ErrBadDSN)
 	}
+	kind, err := classifyDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if o.ReadOnly {
+		o.MustExist = true
+	}
 	var s *sqlStore
-	var err error
-	if IsPostgres(dsn) {
-		s, err = openPostgres(ctx, dsn)
-	} else {
+	if kind == dsnSQLite {
 		s, err = openSQLite(ctx, dsn, o)
+	} else {
+		s, err = openPostgres(ctx, dsn, o)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := s.migrate(ctx, migs); err != nil {
+	bctx, cancel := s.bound(ctx)
+	defer cancel()
+	if o.ReadOnly {
+		err = s.checkReadable(bctx, migs)
+	} else {
+		err = s.migrate(bctx, migs)
+	}
+	if err != nil {
 		s.Close()
 		return nil, err
 	}

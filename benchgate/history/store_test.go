@@ -423,7 +423,6 @@ func TestSQLiteCorrupt(t *testing.T) {
 		{"garbage", write("garbage.db", garbage)},
 		{"truncated", write("truncated.db", data[:len(data)/2])},
 		{"short", write("short.db", data[:50])},
-		{"directory", dir},
 	} {
 		_, err := Open(ctx, c.path, Options{})
 		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.path) {

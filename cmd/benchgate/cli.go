@@ -432,7 +432,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&cfg.Head, "head", "", "git revision under test (default: the working tree)")
 	fs.IntVar(&cfg.Count, "count", 10, "rounds, 1 to 1000; each runs every binary once in base, then in head")
 	fs.BoolVar(&cfg.AllowEmptyBase, "allow-empty-base", false, "exit 0 (skip) when the base has none of the benchmarks")
-	histDB := fs.String("db", "", "also record both sides into this history database (SQLite path or postgres:// DSN; see benchgate record)")
+	histDB := fs.String("db", "", "also record both sides into this history database (SQLite path, postgres:// URL or libpq key=value DSN; see benchgate record); opened and checked before the run")
 	profiles := fs.Bool("profiles", true, "on a regression, profile each regressed benchmark (CPU and allocations, base and head, the same op count) and report the functions whose cost per op grew most")
 	fs.StringVar(&cfg.ProfileBenchtime, "profile-benchtime", "1s", "-test.benchtime of the profiling runs")
 	if err := fs.Parse(args); err != nil {
@@ -459,6 +459,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if *profiles && cfg.Measure != benchgate.MeasureInstructions {
 		cfg.ProfileSelect = func(base, head *benchgate.Set) []string { return regressedNames(base, head, opts) }
+	}
+	if *histDB != "" {
+		if err := checkHistoryDB(ctx, *histDB); err != nil {
+			return err
+		}
 	}
 	res, err := benchgate.Run(ctx, *cfg)
 	if res != nil && !r.keep {

@@ -18,20 +18,24 @@ import (
 	"github.com/writegc/writegc/benchgate/changepoint"
 	"github.com/writegc/writegc/benchgate/history"
 	"github.com/writegc/writegc/benchgate/history/trendpage"
+	"github.com/writegc/writegc/internal/inputfile"
 )
 
 const recordUsage = `usage:
   benchgate record -db DB [label flags] FILE...
   benchgate record -db DB -dir DIR [label flags]
   benchgate record -db DB -pair [label flags] BASE HEAD
-Records benchmark files into the history database DB (a SQLite file path, or a
-postgres:// DSN). A file's "commit:" and "commit-time:" (RFC 3339) lines label it;
+Records benchmark files into the history database DB: a SQLite file path, a
+postgres:// URL or libpq's key=value form (host=... dbname=...); a new file or
+an empty database is created, one of another application is refused. A file's "commit:" and "commit-time:" (RFC 3339) lines label it;
 the flags override them. A commit git knows is recorded by its full hash, and
 its commit time is taken from git when neither the file nor -commit-time gives
 one. -dir imports every DIR/<commit>.txt (a backfill), in commit-time order.
 -pair BASE HEAD records the two sides of one benchmark run (benchgate run's
 base.txt and head.txt) as one gate run (mode gate unless -mode says otherwise):
 the head's points get the head/base ratio. Recording the same content twice stores it once.
+A file that cannot be read or parsed is reported and the others are still
+recorded (exit 2 when any failed).
 `
 
 const historyUsage = `usage:
@@ -39,7 +43,7 @@ const historyUsage = `usage:
                     [-format table|md|json] [-html DIR] [-fail-latest 10]
                     [-machine FP] [-mode M] [-bench RE]
 Prints the change points of every series (benchmark x unit x machine x mode) of
-DB, found by E-divisive means with Welch's t-test (see package
+DB (opened read-only: a SQLite path, a postgres:// URL or libpq's key=value form), found by E-divisive means with Welch's t-test (see package
 benchgate/changepoint). -html DIR also writes DIR/index.html, the trend page.
 Series of different machines are analysed apart; so are those of different
 modes: without -mode, a benchmark measured in two modes appears twice (the JSON
@@ -97,7 +101,7 @@ func (l *labelFlags) labels() (history.Labels, error) {
 func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("record", stderr)
 	fs.Usage = func() { io.WriteString(stderr, recordUsage); fs.PrintDefaults() }
-	db := fs.String("db", "", "history database: a SQLite file path or a postgres:// DSN (required)")
+	db := fs.String("db", "", "history database: a SQLite file path, a postgres:// URL or libpq's key=value form (required)")
 	dir := fs.String("dir", "", "backfill: record every `DIR`/<commit>.txt")
 	pair := fs.Bool("pair", false, "record BASE HEAD as the two sides of one gate run (with the head/base ratio)")
 	lenient := fs.Bool("lenient", false, "record files with malformed lines (leaving those lines out) instead of failing")
@@ -142,12 +146,47 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *pair {
 		return recordPairFiles(ctx, st, jobs[0], jobs[1], history.PrepareOptions{Lenient: *lenient}, stdout)
 	}
-	for _, j := range jobs {
-		if err := recordFile(ctx, st, j, history.PrepareOptions{Lenient: *lenient}, stdout); err != nil {
+	if err := recordFiles(ctx, st, jobs, history.PrepareOptions{Lenient: *lenient}, stdout, stderr); err != nil {
+		return err
+	}
+	return st.Close()
+}
+
+// recordFiles records each job: a file that cannot be read or prepared is
+// named on stderr and the others are still recorded; a failure of the
+// database stops at once (the rest would fail alike). Either is an error.
+func recordFiles(ctx context.Context, st history.Store, jobs []recordJob, o history.PrepareOptions, stdout, stderr io.Writer) error {
+	failed := 0
+	for i, j := range jobs {
+		rec, err := prepareFile(ctx, j, o)
+		if err != nil {
+			failed++
+			fmt.Fprintf(stderr, "benchgate: record: %s\n", history.Printable(withPath(j.path, err).Error()))
+			continue
+		}
+		res, err := st.Record(ctx, rec)
+		if err != nil {
+			if left := len(jobs) - i - 1; left > 0 {
+				return fmt.Errorf("%s: %w (%d more files not recorded)", j.path, err, left)
+			}
+			return fmt.Errorf("%s: %w", j.path, err)
+		}
+		if err := printRecorded(stdout, j.path, rec, res); err != nil {
 			return err
 		}
 	}
-	return st.Close()
+	if failed > 0 {
+		return fmt.Errorf("record: %d of %d files could not be recorded (named above); the other %d were", failed, len(jobs), len(jobs)-failed)
+	}
+	return nil
+}
+
+// withPath names path in err unless it does already.
+func withPath(path string, err error) error {
+	if strings.Contains(err.Error(), path) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // flagSet reports whether the flag name was given.
@@ -160,11 +199,15 @@ func flagSet(fs *flag.FlagSet, name string) (set bool) {
 type recordJob struct {
 	path   string
 	labels history.Labels
+	// literal: the commit label is kept as given, not resolved by git
+	// (a -dir file name that is not a commit hash, such as HEAD.txt).
+	literal bool
 }
 
-// prepareFile reads and prepares one file, its commit resolved by git.
+// prepareFile reads and prepares one file (a regular file: a FIFO or a
+// device is refused without blocking), its commit resolved by git.
 func prepareFile(ctx context.Context, j recordJob, o history.PrepareOptions) (*history.Recording, error) {
-	content, err := readSmall(j.path, history.MaxRecordBytes)
+	content, err := inputfile.ReadFile(j.path, history.MaxRecordBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -172,29 +215,19 @@ func prepareFile(ctx context.Context, j recordJob, o history.PrepareOptions) (*h
 	if err != nil {
 		return nil, err
 	}
-	resolveCommit(ctx, &rec.Labels)
+	if !j.literal {
+		resolveCommit(ctx, &rec.Labels)
+	}
 	return rec, nil
-}
-
-func recordFile(ctx context.Context, st history.Store, j recordJob, o history.PrepareOptions, stdout io.Writer) error {
-	rec, err := prepareFile(ctx, j, o)
-	if err != nil {
-		return err
-	}
-	res, err := st.Record(ctx, rec)
-	if err != nil {
-		return fmt.Errorf("%s: %w", j.path, err)
-	}
-	return printRecorded(stdout, j.path, rec, res)
 }
 
 func printRecorded(stdout io.Writer, path string, rec *history.Recording, res history.Recorded) error {
 	if res.Duplicate {
-		_, err := fmt.Fprintf(stdout, "benchgate: %s: already recorded (record %d)\n", path, res.ID)
+		_, err := fmt.Fprintf(stdout, "benchgate: %s: already recorded (record %d)\n", history.Printable(path), res.ID)
 		return err
 	}
-	_, err := fmt.Fprintf(stdout, "benchgate: %s: recorded %s (%s), %d series (record %d)\n",
-		path, short(cmp.Or(rec.Labels.Commit, "unknown commit")), rec.Labels.Machine, res.Series, res.ID)
+	_, err := fmt.Fprintf(stdout, "benchgate: %s: recorded %s (%s), %d series (record %d)\n", history.Printable(path),
+		history.Printable(short(cmp.Or(rec.Labels.Commit, "unknown commit"))), history.Printable(rec.Labels.Machine), res.Series, res.ID)
 	return err
 }
 
@@ -239,7 +272,11 @@ func resolveCommit(ctx context.Context, l *history.Labels) {
 }
 
 // backfillJobs lists DIR/<commit>.txt in commit-time order (git's; files
-// whose commit git does not know follow, by name).
+// whose commit git does not know follow, by name). Every *.txt entry is a
+// job, a symbolic link included (a link to a regular file is recorded, any
+// other entry fails and is reported when read). Only a name that is a
+// commit hash (hexCommit) is looked up in git: HEAD.txt or main.txt label
+// their records "HEAD" or "main", never the commit those name today.
 func backfillJobs(ctx context.Context, dir string, labels history.Labels) ([]recordJob, error) {
 	d, err := os.Open(dir)
 	if err != nil {
@@ -260,14 +297,17 @@ func backfillJobs(ctx context.Context, dir string, labels history.Labels) ([]rec
 	var ds []dated
 	for _, e := range ents {
 		name := e.Name()
-		if !e.Type().IsRegular() || filepath.Ext(name) != ".txt" {
+		if filepath.Ext(name) != ".txt" {
 			continue
 		}
 		j := recordJob{path: filepath.Join(dir, name), labels: labels}
 		j.labels.Commit = strings.TrimSuffix(name, ".txt")
+		j.literal = !hexCommit(j.labels.Commit)
 		var when time.Time
-		if _, t, err := history.GitCommit(ctx, ".", j.labels.Commit); err == nil {
-			when = t
+		if !j.literal {
+			if _, t, err := history.GitCommit(ctx, ".", j.labels.Commit); err == nil {
+				when = t
+			}
 		}
 		ds = append(ds, dated{j, when})
 	}
@@ -293,6 +333,27 @@ func backfillJobs(ctx context.Context, dir string, labels history.Labels) ([]rec
 	return jobs, nil
 }
 
+// Lengths of a hexadecimal commit name: git's shortest abbreviation, and a
+// SHA-256 object name.
+const (
+	minHexCommit = 4
+	maxHexCommit = 64
+)
+
+// hexCommit reports whether s looks like a (possibly abbreviated) commit
+// hash rather than a ref or revision expression.
+func hexCommit(s string) bool {
+	if len(s) < minHexCommit || len(s) > maxHexCommit {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
 // historyFlags are the flags of history.
 type historyFlags struct {
 	db, format, html, machine, mode, bench, title string
@@ -302,7 +363,7 @@ type historyFlags struct {
 }
 
 func (h *historyFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&h.db, "db", "", "history database: a SQLite file path or a postgres:// DSN (required)")
+	fs.StringVar(&h.db, "db", "", "history database: a SQLite file path, a postgres:// URL or libpq's key=value form (required)")
 	fs.IntVar(&h.opts.Window, "window", changepoint.DefaultWindow, "points E-divisive looks at at once")
 	fs.Float64Var(&h.opts.P, "p", changepoint.DefaultP, "significance level of Welch's t-test, in (0, 1)")
 	h.minMag = pctFlag(changepoint.DefaultMinMagnitude)
@@ -333,7 +394,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return fmt.Errorf("-bench: %v", err)
 	}
-	st, err := history.Open(ctx, h.db, history.Options{MustExist: true})
+	st, err := history.Open(ctx, h.db, history.Options{ReadOnly: true})
 	if err != nil {
 		return err
 	}
@@ -388,13 +449,25 @@ func latestRegressions(as []history.Analysis, n int, stderr io.Writer) error {
 		for _, cp := range as[i].LatestRegressions(n) {
 			count++
 			fmt.Fprintf(stderr, "benchgate: regression: %s %s [%s]: %+.1f%% at %s (index %d of %d, p=%.2g)\n",
-				as[i].Benchmark, as[i].Unit, as[i].Machine, cp.RelChange*100, short(cp.Commit), cp.Index, len(as[i].Points), cp.P)
+				history.Printable(as[i].Benchmark), history.Printable(as[i].Unit), history.Printable(as[i].Machine), cp.RelChange*100,
+				history.Printable(short(cp.Commit)), cp.Index, len(as[i].Points), cp.P)
 		}
 	}
 	if count > 0 {
 		return fmt.Errorf("%w: %d change point(s) within the latest %d commits", errRegression, count, n)
 	}
 	return nil
+}
+
+// checkHistoryDB opens db as run -db will after the run (creating or
+// migrating it, refusing a foreign one), so that a bad -db fails in seconds
+// rather than after the whole run.
+func checkHistoryDB(ctx context.Context, db string) error {
+	st, err := history.Open(ctx, db, history.Options{})
+	if err != nil {
+		return fmt.Errorf("-db: %w", err)
+	}
+	return st.Close()
 }
 
 // recordRun records both sides of a benchgate run into db (run -db), after
@@ -426,7 +499,7 @@ func recordPair(ctx context.Context, db string, res *benchgate.RunResult, stderr
 	}
 	var recs [2]*history.Recording
 	for i, side := range []struct{ file, commit string }{{res.BaseFile, res.BaseCommit}, {res.HeadFile, res.HeadCommit}} {
-		content, err := readSmall(side.file, history.MaxRecordBytes)
+		content, err := inputfile.ReadFile(side.file, history.MaxRecordBytes)
 		if err != nil {
 			return err
 		}
