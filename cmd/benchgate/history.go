@@ -365,7 +365,7 @@ type historyFlags struct {
 func (h *historyFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&h.db, "db", "", "history database: a SQLite file path, a postgres:// URL or libpq's key=value form (required)")
 	fs.IntVar(&h.opts.Window, "window", changepoint.DefaultWindow, "points E-divisive looks at at once")
-	fs.Float64Var(&h.opts.P, "p", changepoint.DefaultP, "significance level of Welch's t-test, in (0, 1)")
+	fs.Float64Var(&h.opts.P, "p", changepoint.DefaultP, "false-discovery rate across the report's series (Benjamini-Hochberg), in (0, 1); for one series, the level of Welch's t-test")
 	h.minMag = pctFlag(changepoint.DefaultMinMagnitude)
 	fs.Var(&h.minMag, "min-magnitude", "smallest relative change of the medians that counts (1% or 0.01; 0 for none)")
 	fs.IntVar(&h.opts.MinSegment, "min-segment", changepoint.DefaultMinSegment, "fewest points on each side of a change point (at least 2)")
