@@ -234,8 +234,13 @@ func (m *Monitor) step(now time.Time) (Change, bool) {
 	s.Type, s.Dur, s.WinCycles = results.SampleWindow, now.Sub(m.last).Seconds(), m.delta.Cycles
 	s.SetGC(m.delta, m.cur)
 	m.prev, m.cur, m.last = m.cur, m.prev, now
-	v := m.cls.step(&s)
+	return m.observe(&s, now)
+}
 
+// observe classifies window s, ending at now, and publishes it; on a
+// change of state it returns the Change. Tests feed it recorded windows.
+func (m *Monitor) observe(s *results.Sample, now time.Time) (Change, bool) {
+	v := m.cls.step(s)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.hist.add(now, &v)
