@@ -26,7 +26,9 @@ import (
 	"github.com/writegc/writegc/gchealth"
 )
 
-// Collector is a prometheus.Collector of one Monitor (NewCollector).
+// Collector is a prometheus.Collector of one Monitor (NewCollector): safe
+// for concurrent scrapes, it holds nothing but the Monitor and its
+// descriptions, and lives as long as the registry holding it.
 type Collector struct {
 	m                                       *gchealth.Monitor
 	state, cause, gc, assist, heapLimit     *prometheus.Desc
