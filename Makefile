@@ -4,7 +4,7 @@ GO        ?= go
 PKGS      := ./...
 STRESS_FLAGS ?=
 
-.PHONY: all test fmt-check vet unit race lint-test benchsmoke peers-smoke stress stress-peers bench lint gate clean
+.PHONY: all test fmt-check vet unit race lint-test benchsmoke peers-smoke stress stress-peers bench lint gate clean test-service
 
 all: test
 
@@ -46,6 +46,12 @@ stress-peers:
 	cd benches/peers && $(GO) run ./cmd/gcstress-peers -kinds heap,arena,offheap,pebble,badger,ristretto \
 		-scenario matrix,failure -values 10B,100B,1KB,10KB -keys 2M,2M,1M,200K -duration 25s \
 		-out "$$out" $(PEERS_FLAGS)
+
+## test-service: examples/service deployed for real: the service on the heap and arena kinds
+## under GOMEMLIMIT=128MiB, scraped by a real Prometheus (the `prometheus` binary; the test
+## skips without it). About 40 s; minutes on a busy 2-core machine (bounded waits).
+test-service:
+	WRITEGC_TEST_SERVICE=1 $(GO) test -count=1 -timeout 15m -run TestPrometheusDeployment -v ./examples/service/
 
 ## stress: the main job, gcstress on its embedded default matrix, into a new gitignored
 ## gcstress-out/<UTC time>-<id>/ (STRESS_FLAGS='-out DIR' names another folder).

@@ -80,20 +80,31 @@ type Delta struct {
 
 // Sub returns the delta from a to b (b later).
 func Sub(a, b Snapshot) Delta {
-	d := Delta{
+	var d Delta
+	SubInto(a, b, &d)
+	return d
+}
+
+// SubInto is Sub into dst, overwriting every field: the pause counts go
+// into dst.Pauses.Counts, grown only when too short, so a sampler that
+// reuses one Delta allocates nothing once it has held a difference. When
+// a and b have histograms of different shapes (a is the zero Snapshot),
+// the pauses are b's, copied.
+func SubInto(a, b Snapshot, dst *Delta) {
+	counts := dst.Pauses.Counts[:0]
+	*dst = Delta{
 		CPU:       CPUBetween(a, b),
 		AllocB:    b.AllocBytes - a.AllocBytes,
 		AllocObjs: b.AllocObjects - a.AllocObjects,
 	}
 	if len(a.Pauses.Counts) == len(b.Pauses.Counts) {
-		d.Pauses = Histogram{Buckets: b.Pauses.Buckets, Counts: make([]uint64, len(b.Pauses.Counts))}
 		for i := range b.Pauses.Counts {
-			d.Pauses.Counts[i] = b.Pauses.Counts[i] - a.Pauses.Counts[i]
+			counts = append(counts, b.Pauses.Counts[i]-a.Pauses.Counts[i])
 		}
 	} else {
-		d.Pauses = b.Pauses
+		counts = append(counts, b.Pauses.Counts...)
 	}
-	return d
+	dst.Pauses = Histogram{Buckets: b.Pauses.Buckets, Counts: counts}
 }
 
 // PauseP99 is the interval's 99th-percentile stop-the-world pause, in

@@ -107,8 +107,18 @@ func NewReader() *Reader {
 
 // Read takes a snapshot. The Pauses histogram is a fresh copy.
 func (r *Reader) Read() Snapshot {
-	metrics.Read(r.samples)
 	var s Snapshot
+	r.ReadInto(&s)
+	return s
+}
+
+// ReadInto takes a snapshot into dst, overwriting every field; the Pauses
+// histogram is copied into dst.Pauses' own slices, grown only when they are
+// too short, so once dst has held a reading ReadInto allocates nothing (a
+// sampler that reads every window keeps two Snapshots and alternates).
+func (r *Reader) ReadInto(dst *Snapshot) {
+	metrics.Read(r.samples)
+	s := Snapshot{Pauses: dst.Pauses}
 	for _, m := range r.samples {
 		switch m.Value.Kind() {
 		case metrics.KindFloat64:
@@ -157,10 +167,10 @@ func (r *Reader) Read() Snapshot {
 			}
 		case metrics.KindFloat64Histogram:
 			h := m.Value.Float64Histogram()
-			s.Pauses = Histogram{Counts: append([]uint64(nil), h.Counts...), Buckets: append([]float64(nil), h.Buckets...)}
+			s.Pauses = Histogram{Counts: append(s.Pauses.Counts[:0], h.Counts...), Buckets: append(s.Pauses.Buckets[:0], h.Buckets...)}
 		}
 	}
-	return s
+	*dst = s
 }
 
 // Read takes a snapshot with a Reader of its own. Unlike Reader.Read it

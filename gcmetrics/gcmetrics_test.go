@@ -106,3 +106,25 @@ func TestLiveObjectsCountsHeldObjects(t *testing.T) {
 		t.Fatalf("LiveObjects %d after dropping %d objects (%d while held)", after, n, with)
 	}
 }
+
+// TestReadIntoSubIntoAllocateNothing: a sampler that keeps two Snapshots
+// and one Delta reads and subtracts without allocating once warm.
+func TestReadIntoSubIntoAllocateNothing(t *testing.T) {
+	r := NewReader()
+	var a, b Snapshot
+	var d Delta
+	r.ReadInto(&a)
+	r.ReadInto(&b)
+	SubInto(a, b, &d)
+	allocs := testing.AllocsPerRun(100, func() {
+		r.ReadInto(&b)
+		SubInto(a, b, &d)
+		a, b = b, a
+	})
+	if allocs != 0 {
+		t.Fatalf("ReadInto+SubInto: %v allocations per call, want 0", allocs)
+	}
+	if want := Sub(a, b); want.Pauses.Count() != func() uint64 { SubInto(a, b, &d); return d.Pauses.Count() }() {
+		t.Fatalf("SubInto pauses differ from Sub's")
+	}
+}

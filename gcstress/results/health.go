@@ -362,20 +362,57 @@ func (v *Verdict) classifySpans(w []Sample, th Thresholds) {
 	v.GCPct, v.AssistPct = tot.GCCPUPercent(), tot.AssistPercent()
 }
 
-// shareClass is the class of a span's GC and assist shares (%), its cause
-// and why.
-func shareClass(gcPct, assistPct float64, th Thresholds) (Class, Cause, string) {
+// ShareClass is the class and cause that a span's GC and assist shares (%)
+// give its windows under th: degraded from DegradedGC or DegradedAssist,
+// elevated from HealthyGC or HealthyAssist, else healthy (CauseNone); the
+// GC share is looked at before the assist share. It is the rule Classify
+// applies to every span, exported so that package gchealth classifies a
+// running service's windows with the same code. A pure function; it
+// allocates nothing.
+func ShareClass(gcPct, assistPct float64, th Thresholds) (Class, Cause) {
 	switch {
 	case gcPct >= th.DegradedGC:
-		return Degraded, CauseGCCPU, fmt.Sprintf("GC CPU %.1f%% >= %g%%", gcPct, th.DegradedGC)
+		return Degraded, CauseGCCPU
 	case assistPct >= th.DegradedAssist:
-		return Degraded, CauseAssist, fmt.Sprintf("assist %.1f%% >= %g%%", assistPct, th.DegradedAssist)
+		return Degraded, CauseAssist
 	case gcPct >= th.HealthyGC:
-		return Elevated, CauseGCCPU, fmt.Sprintf("GC CPU %.1f%%", gcPct)
+		return Elevated, CauseGCCPU
 	case assistPct >= th.HealthyAssist:
-		return Elevated, CauseAssist, fmt.Sprintf("assist %.1f%%", assistPct)
+		return Elevated, CauseAssist
 	}
-	return Healthy, CauseNone, ""
+	return Healthy, CauseNone
+}
+
+// shareClass is ShareClass with its why.
+func shareClass(gcPct, assistPct float64, th Thresholds) (Class, Cause, string) {
+	cls, cause := ShareClass(gcPct, assistPct, th)
+	why := ""
+	switch {
+	case cls == Degraded && cause == CauseGCCPU:
+		why = fmt.Sprintf("GC CPU %.1f%% >= %g%%", gcPct, th.DegradedGC)
+	case cls == Degraded:
+		why = fmt.Sprintf("assist %.1f%% >= %g%%", assistPct, th.DegradedAssist)
+	case cause == CauseGCCPU:
+		why = fmt.Sprintf("GC CPU %.1f%%", gcPct)
+	case cause == CauseAssist:
+		why = fmt.Sprintf("assist %.1f%%", assistPct)
+	}
+	return cls, cause, why
+}
+
+// OverGoal reports whether a window whose reading shows heapObjects bytes
+// of heap objects and a heap goal of heapGoal passed its goal (a zero goal
+// is unknown: never over). It is the rule that degrades a window in
+// Classify (heap_over_goal), exported for package gchealth.
+func OverGoal(heapObjects, heapGoal uint64) bool { return heapGoal != 0 && heapObjects > heapGoal }
+
+// LimiterEngaged reports whether the GC CPU limiter engaged in a window:
+// /gc/limiter/last-enabled:gc-cycle advanced past prevLast (its highest
+// value before the window), or it names the cycle in progress (last at or
+// above cycles, /gc/cycles/total at the same reading). It is Classify's
+// rule, exported for package gchealth.
+func LimiterEngaged(prevLast, last, cycles uint64) bool {
+	return last > prevLast || (last > 0 && last >= cycles)
 }
 
 // markWindows applies the per-window conditions in order: a heap over its
@@ -393,7 +430,7 @@ func (v *Verdict) markWindows(w []Sample, th Thresholds) {
 		markOverGoal(wh, s)
 		// The limiter engaged in this window: last-enabled advanced, or it
 		// names the cycle in progress.
-		wh.Limiter = s.LimiterLast > prevLimiter || (s.LimiterLast > 0 && s.LimiterLast >= s.LimiterCycles)
+		wh.Limiter = LimiterEngaged(prevLimiter, s.LimiterLast, s.LimiterCycles)
 		prevLimiter = max(prevLimiter, s.LimiterLast)
 		if wh.Limiter {
 			v.LimiterOn += s.Dur
@@ -420,7 +457,7 @@ func (v *Verdict) markWindows(w []Sample, th Thresholds) {
 
 // markOverGoal degrades a window whose heap passed its goal.
 func markOverGoal(wh *WindowHealth, s Sample) {
-	if s.HeapGoal == 0 || s.HeapObjects <= s.HeapGoal {
+	if !OverGoal(s.HeapObjects, s.HeapGoal) {
 		return
 	}
 	wh.OverGoal = true

@@ -1,0 +1,229 @@
+package gchealth
+
+import (
+	"github.com/writegc/writegc/gcmetrics"
+	"github.com/writegc/writegc/gcstress/results"
+)
+
+// State is the collector's health in one window (see the package doc).
+// The values are the JSON and Prometheus label strings and do not change.
+type State string
+
+// The states, from best to worst.
+const (
+	Healthy  State = "healthy"
+	Elevated State = "elevated"
+	Degraded State = "degraded"
+	Failing  State = "failing"
+)
+
+// States lists the states from best to worst.
+func States() []State { return []State{Healthy, Elevated, Degraded, Failing} }
+
+// Rank orders the states: 0 healthy to 3 failing; -1 for an unknown one.
+func (s State) Rank() int {
+	switch s {
+	case Healthy:
+		return 0
+	case Elevated:
+		return 1
+	case Degraded:
+		return 2
+	case Failing:
+		return 3
+	}
+	return -1
+}
+
+// stateOf maps gcstress's window class to a State. A window never takes
+// results.Failed here (its rule needs throughput; see the package doc).
+func stateOf(c results.Class) State {
+	switch c {
+	case results.Elevated:
+		return Elevated
+	case results.Degraded:
+		return Degraded
+	case results.Failed:
+		return Failing
+	}
+	return Healthy
+}
+
+// Cause names a condition that made a window unhealthy. The first three
+// are gcstress's window causes, with the same strings; the values are the
+// JSON and Prometheus label strings and do not change.
+type Cause string
+
+// Causes of an unhealthy window.
+const (
+	CauseGCCPU          = Cause(results.CauseGCCPU)        // "gc_cpu": the span's GC CPU share
+	CauseAssist         = Cause(results.CauseAssist)       // "assist": the span's assist share
+	CauseHeapOverGoal   = Cause(results.CauseHeapOverGoal) // "heap_over_goal": heap objects past the goal
+	CauseMemlimitSpiral = Cause("memlimit-spiral")         // the death spiral (Spiral)
+)
+
+// Causes lists every cause, in the order State lists them when several hold.
+func Causes() []Cause {
+	return []Cause{CauseMemlimitSpiral, CauseGCCPU, CauseAssist, CauseHeapOverGoal}
+}
+
+// Spiral is the death-spiral rule (see the package doc). Zero fields take
+// the defaults named. A plain value.
+type Spiral struct {
+	HeapPct float64 // live heap at or above this % of GOMEMLIMIT (default 95)
+	GCPct   float64 // ... and GC CPU at or above this % (default 50), or the limiter engaged
+	Windows int     // ... for this many windows in a row (default 3)
+}
+
+func (s *Spiral) defaults() {
+	if s.HeapPct == 0 {
+		s.HeapPct = 95
+	}
+	if s.GCPct == 0 {
+		s.GCPct = 50
+	}
+	if s.Windows == 0 {
+		s.Windows = 3
+	}
+}
+
+// Figures are the numbers behind a window's state. Ratios are 0..1 (CPU
+// ratios of the CPU the process used, over the window's span). A plain
+// value; its JSON form is State's figures{}.
+type Figures struct {
+	GCCPURatio       float64 `json:"gc_cpu_ratio"`
+	AssistRatio      float64 `json:"assist_ratio"`
+	HeapLiveBytes    uint64  `json:"heap_live_bytes"`
+	HeapObjectsBytes uint64  `json:"heap_objects_bytes"`
+	HeapGoalBytes    uint64  `json:"heap_goal_bytes"`
+	MemLimitBytes    uint64  `json:"gomemlimit_bytes"`    // 0 when GOMEMLIMIT is off
+	HeapToGoalRatio  float64 `json:"heap_to_goal_ratio"`  // heap objects / heap goal
+	HeapToLimitRatio float64 `json:"heap_to_limit_ratio"` // live heap / GOMEMLIMIT; 0 when off
+	LimiterEngaged   bool    `json:"limiter_engaged"`     // the GC CPU limiter engaged in the window
+	PauseP99Seconds  float64 `json:"pause_p99_s"`         // the window's stop-the-world pauses
+	CyclesPerSecond  float64 `json:"cycles_per_s"`        // GC cycles completed in the window, per second
+	SpanWindows      int     `json:"span_windows"`        // windows the CPU ratios were taken over
+	SpiralWindows    int     `json:"spiral_windows"`      // spiral windows in a row so far
+}
+
+// maxCauses bounds the causes of one window (every Cause at once).
+const maxCauses = 4
+
+// verdict is one window's state, causes and figures; a plain value that
+// holds its causes in an array, so classifying allocates nothing.
+type verdict struct {
+	state  State
+	causes [maxCauses]Cause
+	n      int
+	fig    Figures
+}
+
+func (v *verdict) add(c Cause) {
+	for _, have := range v.causes[:v.n] {
+		if have == c {
+			return
+		}
+	}
+	if v.n == maxCauses {
+		panic("gchealth: more causes than Causes()") // a broken invariant
+	}
+	v.causes[v.n] = c
+	v.n++
+}
+
+// Causes returns a copy of the verdict's causes (never nil).
+func (v *verdict) causeList() []Cause { return append([]Cause{}, v.causes[:v.n]...) }
+
+// classifier classifies windows one at a time, as they come, with
+// gcstress's rules. Not safe for concurrent use: the sampler owns it.
+type classifier struct {
+	th     results.Thresholds
+	spiral Spiral
+
+	span        gcmetrics.CPU // CPU of the open span (windows since the last completed cycle)
+	spanWindows int
+	shareClass  results.Class // of the last closed span
+	shareCause  results.Cause
+	gcPct       float64 // of the last closed span
+	assistPct   float64
+	lastSpan    int // windows in the last closed span
+
+	started     bool
+	prevLimiter uint64
+	spiralRun   int
+}
+
+func newClassifier(th results.Thresholds, sp Spiral) classifier {
+	return classifier{th: th, spiral: sp, shareClass: results.Healthy}
+}
+
+// step classifies window s (a results.Sample filled by Sample.SetGC, with
+// Dur and WinCycles set), in order after the windows before it.
+func (c *classifier) step(s *results.Sample) verdict {
+	if !c.started {
+		c.started, c.prevLimiter = true, s.LimiterLast // as results.Classify starts
+	}
+	c.span = c.span.Add(gcmetrics.CPU{CPUUsed: s.CPUUsed, GCCPU: s.GCCPU, Assist: s.Assist})
+	c.spanWindows++
+	if s.WinCycles > 0 {
+		c.gcPct, c.assistPct = c.span.GCCPUPercent(), c.span.AssistPercent()
+		c.shareClass, c.shareCause = results.ShareClass(c.gcPct, c.assistPct, c.th)
+		c.lastSpan, c.span, c.spanWindows = c.spanWindows, gcmetrics.CPU{}, 0
+	}
+	limiter := results.LimiterEngaged(c.prevLimiter, s.LimiterLast, s.LimiterCycles)
+	c.prevLimiter = max(c.prevLimiter, s.LimiterLast)
+	over := results.OverGoal(s.HeapObjects, s.HeapGoal)
+
+	v := verdict{state: stateOf(c.shareClass), fig: c.figures(s, limiter)}
+	if c.isSpiral(s, limiter) {
+		c.spiralRun++
+	} else {
+		c.spiralRun = 0
+	}
+	v.fig.SpiralWindows = c.spiralRun
+	switch {
+	case c.spiralRun >= c.spiral.Windows:
+		v.state = Failing
+		v.add(CauseMemlimitSpiral)
+	case over && v.state.Rank() < Degraded.Rank():
+		v.state = Degraded
+		v.add(CauseHeapOverGoal)
+	}
+	if c.shareCause != results.CauseNone {
+		v.add(Cause(c.shareCause))
+	}
+	if c.gcPct >= c.th.HealthyGC {
+		v.add(CauseGCCPU)
+	}
+	if c.assistPct >= c.th.HealthyAssist {
+		v.add(CauseAssist)
+	}
+	if over {
+		v.add(CauseHeapOverGoal)
+	}
+	return v
+}
+
+// isSpiral says whether window s meets the spiral condition.
+func (c *classifier) isSpiral(s *results.Sample, limiter bool) bool {
+	return s.MemLimit > 0 && float64(s.HeapLive) >= c.spiral.HeapPct/100*float64(s.MemLimit) &&
+		(c.gcPct >= c.spiral.GCPct || limiter)
+}
+
+func (c *classifier) figures(s *results.Sample, limiter bool) Figures {
+	f := Figures{
+		GCCPURatio: c.gcPct / 100, AssistRatio: c.assistPct / 100,
+		HeapLiveBytes: s.HeapLive, HeapObjectsBytes: s.HeapObjects, HeapGoalBytes: s.HeapGoal, MemLimitBytes: s.MemLimit,
+		LimiterEngaged: limiter, PauseP99Seconds: s.PauseP99us / 1e6, SpanWindows: c.lastSpan,
+	}
+	if s.HeapGoal > 0 {
+		f.HeapToGoalRatio = float64(s.HeapObjects) / float64(s.HeapGoal)
+	}
+	if s.MemLimit > 0 {
+		f.HeapToLimitRatio = float64(s.HeapLive) / float64(s.MemLimit)
+	}
+	if s.Dur > 0 {
+		f.CyclesPerSecond = float64(s.WinCycles) / s.Dur
+	}
+	return f
+}

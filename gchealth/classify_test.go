@@ -1,0 +1,240 @@
+package gchealth
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/writegc/writegc/gcstress/results"
+)
+
+// recorded reads the window lines of a testdata file by scenario.
+func recorded(t *testing.T, file string) map[string][]results.Sample {
+	t.Helper()
+	f, err := os.Open("testdata/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	by := map[string][]results.Sample{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var s results.Sample
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Type == results.SampleWindow {
+			by[s.Scenario] = append(by[s.Scenario], s)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return by
+}
+
+// replay feeds windows to a classifier with the default rules.
+func replay(w []results.Sample) []verdict {
+	sp := Spiral{}
+	sp.defaults()
+	c := newClassifier(results.DefaultThresholds(), sp)
+	out := make([]verdict, len(w))
+	for i := range w {
+		out[i] = c.step(&w[i])
+	}
+	return out
+}
+
+func statesOf(vs []verdict) string {
+	b := make([]byte, len(vs))
+	for i, v := range vs {
+		b[i] = v.state[0]
+	}
+	return string(b)
+}
+
+// TestRecordedHealthy: a healthy service's windows (gcstress's arena and
+// offheap kinds at 10 B) are healthy throughout, with no cause.
+func TestRecordedHealthy(t *testing.T) {
+	runs := recorded(t, "matrix.jsonl")
+	for _, name := range []string{"arena/10B", "offheap/10B"} {
+		for i, v := range replay(runs[name]) {
+			if v.state != Healthy || v.n != 0 {
+				t.Errorf("%s window %d: %s %v, want healthy without causes", name, i, v.state, v.causeList())
+			}
+		}
+	}
+}
+
+// TestRecordedDegradingHeap: the heap kind under gcstress's failure load
+// degrades on its GC CPU share and stays degraded; the arena kind under the
+// same load is mostly healthy and never failing.
+func TestRecordedDegradingHeap(t *testing.T) {
+	runs := recorded(t, "degrading.jsonl")
+	heap := replay(runs["failure/heap"])
+	if got := statesOf(heap); got[0] == 'f' || got[len(got)-20:] != "dddddddddddddddddddd" {
+		t.Fatalf("failure/heap states %s: want degraded through the last 20 windows", got)
+	}
+	last := heap[len(heap)-1]
+	if last.causes[0] != CauseGCCPU || last.fig.GCCPURatio < 0.25 {
+		t.Errorf("failure/heap last window: causes %v, GC CPU %.2f; want gc_cpu first, at least 0.25", last.causeList(), last.fig.GCCPURatio)
+	}
+	arena := replay(runs["failure/arena"])
+	healthy := 0
+	for _, v := range arena {
+		if v.state == Failing {
+			t.Fatalf("failure/arena: a failing window: %v %+v", v.causeList(), v.fig)
+		}
+		if v.state == Healthy {
+			healthy++
+		}
+	}
+	if healthy < len(arena)*2/3 {
+		t.Errorf("failure/arena: %d of %d windows healthy (%s)", healthy, len(arena), statesOf(arena))
+	}
+}
+
+// TestRecordedSpiral: the heap kind at GOMEMLIMIT 128 MiB ends in the
+// spiral (live heap past the limit, the limiter engaged): failing, cause
+// memlimit-spiral, only after Spiral.Windows spiral windows in a row.
+func TestRecordedSpiral(t *testing.T) {
+	runs := recorded(t, "spiral.jsonl")
+	vs := replay(runs["failure/heap"])
+	got := statesOf(vs)
+	if got[len(got)-1] != 'f' || slices.Contains([]byte(got[:len(got)-1]), 'f') {
+		t.Fatalf("failure/heap states %s: want failing at the last window only", got)
+	}
+	last := vs[len(vs)-1]
+	if last.causes[0] != CauseMemlimitSpiral || !last.fig.LimiterEngaged || last.fig.HeapToLimitRatio < 0.95 || last.fig.SpiralWindows != 3 {
+		t.Errorf("last window: causes %v figures %+v", last.causeList(), last.fig)
+	}
+	for i, v := range replay(runs["failure/arena"]) {
+		if v.state != Healthy {
+			t.Errorf("failure/arena window %d: %s %v", i, v.state, v.causeList())
+		}
+	}
+}
+
+// TestSameClassesAsGcstress: one classifier. Every recorded window that
+// closes a span (a GC cycle ended in it; the trailing span aside, which
+// gcstress merges into the one before) gets the class results.Classify
+// gives it, and its first cause is gcstress's window cause; the spiral,
+// this package's own rule, is the only difference allowed (gcstress's
+// throughput-based failure is not applied here).
+func TestSameClassesAsGcstress(t *testing.T) {
+	compared := 0
+	for _, file := range []string{"matrix.jsonl", "degrading.jsonl", "spiral.jsonl"} {
+		for name, w := range recorded(t, file) {
+			g := results.Classify(w, results.Exit{}, results.DefaultThresholds())
+			lastClose := -1
+			for i := range w {
+				if w[i].WinCycles > 0 {
+					lastClose = i
+				}
+			}
+			for i, v := range replay(w) {
+				wh := g.Windows[i]
+				if w[i].WinCycles == 0 || (i == lastClose && i < len(w)-1) || v.state == Failing || wh.Class == results.Failed {
+					continue
+				}
+				compared++
+				if v.state != stateOf(wh.Class) {
+					t.Errorf("%s %s window %d: %s, gcstress %s (%s)", file, name, i, v.state, wh.Class, wh.Why)
+				}
+				if wh.Cause != results.CauseNone && (v.n == 0 || v.causes[0] != Cause(wh.Cause)) {
+					t.Errorf("%s %s window %d: causes %v, gcstress %s", file, name, i, v.causeList(), wh.Cause)
+				}
+				if gp := 100 * v.fig.GCCPURatio; gp-wh.GCPct > 1e-9 || wh.GCPct-gp > 1e-9 {
+					t.Errorf("%s %s window %d: GC CPU %.3f%%, gcstress %.3f%%", file, name, i, gp, wh.GCPct)
+				}
+			}
+		}
+	}
+	if compared < 60 {
+		t.Fatalf("only %d windows compared", compared)
+	}
+}
+
+// TestSpiralNeedsWindowsInARow: spiral windows broken by one that is not
+// do not fail; Windows of them in a row do, and one ordinary window ends it.
+func TestSpiralNeedsWindowsInARow(t *testing.T) {
+	const limit = 100 << 20
+	win := func(spiral bool) results.Sample {
+		s := results.Sample{Type: results.SampleWindow, Dur: 1, WinCycles: 5, CPUUsed: 1, GCCPU: 0.6, Assist: 0.1,
+			HeapLive: 97 << 20, HeapObjects: 98 << 20, HeapGoal: 99 << 20, MemLimit: limit, LimiterCycles: 100}
+		if !spiral {
+			s.HeapLive = 50 << 20
+		}
+		return s
+	}
+	seq := []bool{true, true, false, true, true, true, true, false}
+	want := "dddddffd"
+	w := make([]results.Sample, len(seq))
+	for i, sp := range seq {
+		w[i] = win(sp)
+	}
+	vs := replay(w)
+	if got := statesOf(vs); got != want {
+		t.Fatalf("states %s, want %s", got, want)
+	}
+	if c := vs[5].causeList(); !slices.Equal(c, []Cause{CauseMemlimitSpiral, CauseGCCPU, CauseAssist}) {
+		t.Errorf("spiral causes %v", c)
+	}
+	// The limiter alone (GC share under the high mark) counts too.
+	for i := range w {
+		w[i] = win(true)
+		w[i].GCCPU, w[i].LimiterLast, w[i].LimiterCycles = 0.3, uint64(100+i), uint64(100+i)
+	}
+	if got := statesOf(replay(w)); got != "ddffffff" {
+		t.Errorf("limiter-only spiral: %s", got)
+	}
+}
+
+// TestHeapOverGoal: a heap past its goal degrades a healthy window, cause
+// heap_over_goal, as gcstress does.
+func TestHeapOverGoal(t *testing.T) {
+	w := []results.Sample{{Type: results.SampleWindow, Dur: 1, WinCycles: 1, CPUUsed: 1, GCCPU: 0.01, HeapObjects: 11, HeapGoal: 10}}
+	v := replay(w)[0]
+	if v.state != Degraded || !slices.Equal(v.causeList(), []Cause{CauseHeapOverGoal}) {
+		t.Fatalf("%s %v", v.state, v.causeList())
+	}
+	if g := results.Classify(w, results.Exit{}, results.DefaultThresholds()).Windows[0]; g.Cause != results.CauseHeapOverGoal {
+		t.Fatalf("gcstress: %+v", g)
+	}
+}
+
+// TestMonitorChanges drives a Monitor (its sampler idle: a one-hour
+// window) with recorded windows and checks the Changes and the State.
+func TestMonitorChanges(t *testing.T) {
+	m, err := New(Options{Window: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var got []Change
+	m.OnChange(func(c Change) { got = append(got, c) })
+	w := recorded(t, "spiral.jsonl")["failure/heap"]
+	at := time.Unix(1700000000, 0)
+	for i := range w {
+		if ch, ok := m.observe(&w[i], at.Add(time.Duration(i)*time.Second)); ok {
+			m.changed(ch)
+		}
+	}
+	if len(got) == 0 || got[len(got)-1].To != Failing || got[len(got)-1].Causes[0] != CauseMemlimitSpiral {
+		t.Fatalf("changes %+v", got)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].From != got[i-1].To {
+			t.Errorf("change %d from %s, the one before went to %s", i, got[i].From, got[i-1].To)
+		}
+	}
+	st := m.State()
+	if st.State != Failing || st.Transitions != uint64(len(got)) || st.Windows != uint64(len(w)) || st.WindowS != 3600 ||
+		!st.Since.Equal(got[len(got)-1].At) {
+		t.Errorf("state %+v", st)
+	}
+}

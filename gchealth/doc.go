@@ -1,0 +1,62 @@
+// Package gchealth tells a running Go service whether its garbage
+// collector is healthy now. A Monitor samples runtime/metrics once a
+// window (default 1 s), through gcmetrics (writegc's one definition of
+// what the collector cost), and classifies each window with gcstress's
+// rules and thresholds (package gcstress/results: ShareClass, OverGoal,
+// LimiterEngaged and DefaultThresholds are called, never copied), so a
+// service in production and a write path in the lab are judged alike.
+//
+// States, from best to worst: healthy, elevated, degraded, failing.
+//
+//   - GC CPU and assist shares (of the CPU the process used, idle-priority
+//     marking left out: gcmetrics) are taken over spans of consecutive
+//     windows merged until a span holds a completed GC cycle, because the
+//     /cpu/classes counters advance only when a cycle ends; the window that
+//     closes a span takes results.ShareClass of the span's shares, and a
+//     window in which no cycle ended keeps the last span's class and
+//     figures (gcstress gives such windows the class of the span they end
+//     up in, known only later; for the windows that close a span the two
+//     agree, which TestSameClassesAsGcstress checks on recorded runs).
+//     Defaults: elevated from 10% GC CPU or 2% assists, degraded from 25%
+//     GC CPU or 5% assists.
+//   - A window whose heap objects passed the heap goal is at least
+//     degraded (cause heap_over_goal).
+//   - The death spiral: a window in which GOMEMLIMIT is set, the live heap
+//     is at or above Spiral.HeapPct (95%) of it and either the GC CPU
+//     share is at or above Spiral.GCPct (50%) or the runtime's GC CPU
+//     limiter engaged (/gc/limiter/last-enabled:gc-cycle, results'
+//     LimiterEngaged rule) is a spiral window; Spiral.Windows (3) of them
+//     in a row make the state failing, cause memlimit-spiral, until a
+//     window is not one. gcstress's own failure rule needs a throughput
+//     collapse that a service's collector cannot see, so it is not applied
+//     here; the spiral rule stands in for it.
+//
+// The state is the class of the latest window. Causes list every
+// condition that holds, the one that set the state first.
+//
+// Invariants:
+//   - One sampler goroutine per Monitor, from New to Close; a window's
+//     sample and classification allocate nothing in steady state (a state
+//     change allocates its Change) and take a few microseconds
+//     (BenchmarkWindow).
+//   - Nothing here prints, parses flags or exits, except what the service
+//     asks for: Exit, passed as Options.OnSpiral, logs one line and exits.
+//   - Captures (Options.CaptureDir) are folders that appear whole or not at
+//     all (temporary folder, fsync, rename, fsync of the parent), bounded
+//     in count and bytes, oldest removed first; a capture that cannot be
+//     written is reported in the Change and in State, and the Monitor goes
+//     on. Each folder holds flight.out (runtime/trace.FlightRecorder's last
+//     seconds), heap.pprof and change.json: `gcstress explain FOLDER` reads
+//     it as it reads a scenario's folder.
+//   - Handler serves GET and HEAD only, refuses a query over MaxQuery bytes
+//     (414) and more than Options.MaxInFlight requests at once (503), and
+//     its page loads nothing from anywhere (charts are inline SVG).
+//
+// Where a service shows it: Monitor.Handler (JSON at ?format=json, an
+// HTML page otherwise), a Prometheus collector in the subpackage
+// gchealthprom (so that this package does not depend on client_golang),
+// and OnChange for anything else. There is no OpenTelemetry bridge: the
+// OTel metric SDK would bring a large dependency tree for what a service
+// writes in a few lines, an observable gauge whose callback reads
+// Monitor.State.
+package gchealth
