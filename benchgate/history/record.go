@@ -43,6 +43,8 @@ const (
 
 // Mode is how a record was measured. Series of different modes are kept
 // apart: a point of a gate run is not comparable with one of a plain run.
+// A mode is at most 32 bytes of letters, digits, '-', '_' and '.' (see
+// Labels.Validate).
 type Mode string
 
 // Modes.
@@ -59,7 +61,9 @@ const (
 	ConfigCommitTime = "commit-time"
 )
 
-// Labels describe a record. The zero value of a field means unknown.
+// Labels describe a record, resolved: each is stored as given (a commit
+// is not looked up; see the package doc). The zero value of a field means
+// unknown. A plain value, bounded by Validate.
 type Labels struct {
 	Commit     string
 	CommitTime time.Time
