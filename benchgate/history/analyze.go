@@ -1,19 +1,16 @@
 package history
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"os/exec"
-	"strings"
-	"time"
 
 	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/benchgate/changepoint"
 )
 
-// Analysis is one series with its change points.
+// Analysis is one series with its change points, as Analyze returns it: a
+// plain value, safe to read from several goroutines; report writers
+// (packages histreport and trendpage) only read it.
 type Analysis struct {
 	Series
 	Result *changepoint.Result
@@ -75,28 +72,4 @@ func (a *Analysis) LatestRegressions(n int) []changepoint.ChangePoint {
 		}
 	}
 	return out
-}
-
-// ErrNoCommit: git does not know the revision.
-var ErrNoCommit = errors.New("no such commit")
-
-// GitCommit resolves rev in the git repository at dir to its full hash and
-// committer time. It fails (ErrNoCommit, or the error running git) when dir
-// is not a repository, git is missing or rev is unknown.
-func GitCommit(ctx context.Context, dir, rev string) (string, time.Time, error) {
-	if rev == "" || strings.HasPrefix(rev, "-") || len(rev) > maxCommitBytes {
-		return "", time.Time{}, fmt.Errorf("%w: %q", ErrNoCommit, rev)
-	}
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "show", "-s", "--format=%H%n%cI", rev+"^{commit}", "--")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", time.Time{}, fmt.Errorf("%w: %s: git: %v: %s", ErrNoCommit, rev, err, strings.TrimSpace(stderr.String()))
-	}
-	sha, when, _ := strings.Cut(strings.TrimSpace(stdout.String()), "\n")
-	t, err := time.Parse(time.RFC3339, strings.TrimSpace(when))
-	if err != nil {
-		return "", time.Time{}, fmt.Errorf("%w: %s: git gave time %q", ErrNoCommit, rev, when)
-	}
-	return sha, t, nil
 }

@@ -21,7 +21,7 @@ func TestAnalyzeFamilyNoise(t *testing.T) {
 		for i := range ss {
 			ss[i] = Series{SeriesKey: SeriesKey{Benchmark: fmt.Sprintf("B%d", i), Unit: "sec/op"}, Direction: benchgate.LowerIsBetter}
 			for j := range 20 {
-				ss[i].Points = append(ss[i].Points, Point{Commit: fmt.Sprintf("c%02d", j), Median: 100 * (1 + 0.02*r.NormFloat64())})
+				ss[i].Points = append(ss[i].Points, Point{Commit: fmt.Sprintf("c%02d", j), Summary: Summary{Median: 100 * (1 + 0.02*r.NormFloat64())}})
 			}
 		}
 		as, err := Analyze(ss, changepoint.Options{})

@@ -1,6 +1,28 @@
-// Package history remembers benchmark results across commits: a store of raw
-// benchmark records and the series derived from them, for change-point
-// detection (package changepoint) and the trend page (package trendpage).
+// Package history remembers benchmark results across commits: a database
+// of raw benchmark records and the series derived from them, for
+// change-point detection (Analyze, through package changepoint).
+//
+// # Layout
+//
+// This package is the database and its data model: Open returns a *DB
+// (SQLite or PostgreSQL: one concrete type, the backend an unexported
+// dialect inside it), Prepare turns a benchmark file into a Recording, and
+// Analyze finds the change points of loaded series. What is drawn from an
+// analysis lives beside it, one package per kind of output:
+//
+//	benchgate/history             DB, Recording, Series, Analyze
+//	benchgate/history/histreport  the text reports: table, Markdown, JSON
+//	benchgate/history/trendpage   the HTML trend page
+//
+// Both read []Analysis and nothing else. benchgate/changepoint, the
+// detection itself, is a leaf: it imports nothing of writegc.
+//
+// The library takes labels as resolved: a commit is stored as given (the
+// file's commit: line or the caller's override), never looked up. Resolving
+// a revision through git (an abbreviated hash to the full one, a commit's
+// time) is the caller's: cmd/benchgate does it before Prepare's labels
+// reach the database. Nothing here runs a program, reads a flag, prints or
+// exits.
 //
 // # Data model
 //
@@ -39,7 +61,8 @@
 // migrations a database lacks, but only to an empty database or one holding
 // benchgate's tables; another application's database is ErrForeign and is
 // left untouched (it is checked before SQLite's journal is switched to WAL).
-// A reader (Options.ReadOnly) writes nothing, ever: SQLite opens the file
+// A reader (Options.ReadOnly) writes nothing, ever: its Record and
+// RecordPair fail with ErrReadOnly, and below them SQLite opens the file
 // read-only, PostgreSQL sessions are read-only, and nothing is migrated. A
 // database written by a newer version is refused (ErrNewerSchema). A SQLite
 // path that is a FIFO, a device or a directory is refused without opening it
@@ -51,7 +74,7 @@
 //
 // # Timeouts
 //
-// No call waits without bound. Every Store call (and Open) has a client-side
+// No call waits without bound. Every DB call (and Open) has a client-side
 // deadline (Options.Timeout, DefaultTimeout), so a PostgreSQL server that
 // stops answering mid-record fails the call. PostgreSQL connections also
 // get ConnectTimeout, StatementTimeout, LockTimeout (which bounds the
@@ -61,19 +84,26 @@
 //
 // # Concurrency
 //
-// A Store is safe for use by several goroutines, and several processes may
+// A *DB is safe for use by several goroutines, and several processes may
 // record into one database at once without losing a record: each Record is
-// one transaction; SQLite runs in WAL mode with immediate transactions and a
+// one transaction (retried, up to five attempts in all, when PostgreSQL
+// aborts it to break a deadlock); SQLite runs in WAL mode with immediate transactions and a
 // busy timeout (BusyTimeout) so that writers queue rather than fail (Open
 // also waits out another writer creating the same new file), and
 // PostgreSQL creates series in a fixed order under its row locks so that two
-// writers never deadlock.
+// writers never deadlock, and serialises migrations with one advisory lock
+// whose key never changes. A DB lives from Open to Close. The other types
+// (Options, Labels, Recording, Series, Point, Sample, Summary, Analysis)
+// are plain values: safe to read from several goroutines, owned by whoever
+// holds them; a Recording is not to be changed once given to a DB.
 //
 // # Limits
 //
 // Every input is bounded before anything is allocated: a benchmark file
 // (MaxRecordBytes, through benchgate.Parser), a DSN (MaxDSNBytes), each label
 // (MaxLabelBytes and the per-label limits of Labels.Validate), the number of
-// series in one file (MaxSeriesPerRecord) and what Load reads (MaxSeries,
-// MaxPointRows).
+// series in one file (MaxSeriesPerRecord) and what Load and Records read
+// (MaxSeries, MaxPointRows, MaxRecords: ErrTooMany, checked before the
+// rows are read). Options and PrepareOptions can lower these limits, never
+// raise them.
 package history

@@ -10,16 +10,6 @@ import (
 	"github.com/writegc/writegc/benchgate"
 )
 
-// MaxRecords bounds what Records lists.
-const MaxRecords = 1_000_000
-
-// The limits Load and Records apply: the constants, lowered by tests.
-var (
-	loadMaxSeries    = MaxSeries
-	loadMaxPointRows = MaxPointRows
-	loadMaxRecords   = MaxRecords
-)
-
 func (q Query) where() (string, []any) {
 	var conds []string
 	var args []any
@@ -36,7 +26,7 @@ func (q Query) where() (string, []any) {
 }
 
 // count runs a COUNT(*) query and fails with ErrTooMany above limit.
-func (s *sqlStore) count(ctx context.Context, what, q string, limit int, args ...any) error {
+func (s *DB) count(ctx context.Context, what, q string, limit int, args ...any) error {
 	var n int64
 	if err := s.db.QueryRowContext(ctx, s.d.rebind(q), args...).Scan(&n); err != nil {
 		return s.wrap(err)
@@ -58,14 +48,18 @@ type pointRow struct {
 	ratio              [3]sql.NullFloat64
 }
 
-func (s *sqlStore) Load(ctx context.Context, q Query) ([]Series, error) {
+// Load returns the series matching q, each with its points in commit order
+// (see the package doc); series are ordered by machine, mode, benchmark and
+// unit. It fails with ErrTooMany beyond the read limits (MaxSeries,
+// MaxPointRows, or the Options' lower ones), before reading a point.
+func (s *DB) Load(ctx context.Context, q Query) ([]Series, error) {
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	where, args := q.where()
-	if err := s.count(ctx, "series", `SELECT COUNT(*) FROM series s`+where, loadMaxSeries, args...); err != nil {
+	if err := s.count(ctx, "series", `SELECT COUNT(*) FROM series s`+where, s.limits.series, args...); err != nil {
 		return nil, err
 	}
-	if err := s.count(ctx, "point rows", `SELECT COUNT(*) FROM points p JOIN series s ON s.id = p.series_id`+where, loadMaxPointRows, args...); err != nil {
+	if err := s.count(ctx, "point rows", `SELECT COUNT(*) FROM points p JOIN series s ON s.id = p.series_id`+where, s.limits.pointRows, args...); err != nil {
 		return nil, err
 	}
 	rows, err := s.db.QueryContext(ctx, s.d.rebind(`SELECT s.id, s.benchmark, s.unit, s.machine, s.mode, s.better,
@@ -149,10 +143,12 @@ func (b *seriesBuilder) finish() Series {
 	return b.series
 }
 
-func (s *sqlStore) Records(ctx context.Context) ([]RecordInfo, error) {
+// Records lists the records' labels in the order recorded. It fails with
+// ErrTooMany beyond MaxRecords (or the Options' lower limit).
+func (s *DB) Records(ctx context.Context) ([]RecordInfo, error) {
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	if err := s.count(ctx, "records", `SELECT COUNT(*) FROM records`, loadMaxRecords); err != nil {
+	if err := s.count(ctx, "records", `SELECT COUNT(*) FROM records`, s.limits.records); err != nil {
 		return nil, err
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT id, hash, commit_sha, commit_time, branch, machine, mode, run_id, source,
@@ -176,18 +172,22 @@ func (s *sqlStore) Records(ctx context.Context) ([]RecordInfo, error) {
 	return out, s.wrap(rows.Err())
 }
 
-func (s *sqlStore) Content(ctx context.Context, id int64) ([]byte, error) {
+// Content returns a record's content as written (at most MaxRecordBytes);
+// an id the database does not hold is ErrNoRecord.
+func (s *DB) Content(ctx context.Context, id int64) ([]byte, error) {
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	var b []byte
 	err := s.db.QueryRowContext(ctx, s.d.rebind(`SELECT content FROM records WHERE id = ?`), id).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%s: no record %d", s.name, id)
+		return nil, fmt.Errorf("%w: %s holds no record %d", ErrNoRecord, s.name, id)
 	}
 	return b, s.wrap(err)
 }
 
-func (s *sqlStore) SchemaVersion(ctx context.Context) (int, error) {
+// SchemaVersion is the database's schema version: after Open, the newest
+// this package knows, for a writer.
+func (s *DB) SchemaVersion(ctx context.Context) (int, error) {
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	var v sql.NullInt64

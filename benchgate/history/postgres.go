@@ -77,7 +77,7 @@ func pgConfig(dsn string, readOnly bool) (*pgx.ConnConfig, []string, error) {
 	return cfg, set, nil
 }
 
-func openPostgres(ctx context.Context, dsn string, o Options) (*sqlStore, error) {
+func openPostgres(ctx context.Context, dsn string, o Options) (*DB, error) {
 	cfg, set, err := pgConfig(dsn, o.ReadOnly)
 	if err != nil {
 		return nil, err
@@ -100,8 +100,7 @@ func openPostgres(ctx context.Context, dsn string, o Options) (*sqlStore, error)
 		return err
 	}
 	db := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(afterConnect))
-	s := &sqlStore{db: db, d: pgDialect, password: cfg.Password, timeout: o.timeout(),
-		name: fmt.Sprintf("postgres %s:%d/%s", cfg.Host, cfg.Port, cfg.Database)}
+	s := newDB(db, pgDialect, fmt.Sprintf("postgres %s:%d/%s", cfg.Host, cfg.Port, cfg.Database), cfg.Password, o)
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	if err := db.PingContext(ctx); err != nil {

@@ -34,14 +34,6 @@ const (
 	MaxUnitBytes      = 128
 )
 
-// ErrBadName: a benchmark name or unit is too long, holds NUL or is not
-// valid UTF-8; both backends refuse it, before anything is written.
-var ErrBadName = errors.New("bad benchmark name")
-
-// prepareMaxSeries is the limit Prepare applies: MaxSeriesPerRecord, lowered
-// by tests.
-var prepareMaxSeries = MaxSeriesPerRecord
-
 // Per-label limits (bytes).
 const (
 	maxCommitBytes = 128
@@ -51,6 +43,8 @@ const (
 
 // Mode is how a record was measured. Series of different modes are kept
 // apart: a point of a gate run is not comparable with one of a plain run.
+// A mode is at most 32 bytes of letters, digits, '-', '_' and '.' (see
+// Labels.Validate).
 type Mode string
 
 // Modes.
@@ -67,7 +61,9 @@ const (
 	ConfigCommitTime = "commit-time"
 )
 
-// Labels describe a record. The zero value of a field means unknown.
+// Labels describe a record, resolved: each is stored as given (a commit
+// is not looked up; see the package doc). The zero value of a field means
+// unknown. A plain value, bounded by Validate.
 type Labels struct {
 	Commit     string
 	CommitTime time.Time
@@ -134,7 +130,7 @@ func checkName(source, bench, unit string) error {
 	return nil
 }
 
-// validate checks what a Store writes: the labels and every sample's name.
+// validate checks what a DB writes: the labels and every sample's name.
 func (r *Recording) validate() error {
 	if err := r.Labels.Validate(); err != nil {
 		return err
@@ -148,24 +144,20 @@ func (r *Recording) validate() error {
 }
 
 // Sample is one series' share of a record: every value of one benchmark and
-// unit in the file, with their median and its 95% interval (see summarize).
+// unit in the file, with their median and its 95% interval (see summarize),
+// and for the head of RecordPair the head/base ratio. A plain value, part
+// of its Recording.
 type Sample struct {
 	Benchmark, Unit string
 	Direction       benchgate.Direction
-	Values          []float64
-	Median          float64
-	// Lo and Hi bound the median's 95% confidence interval when HasInterval.
-	Lo, Hi      float64
-	HasInterval bool
-	// Ratio is head/base of an interleaved run (RecordPair) when HasRatio.
-	Ratio, RatioLo, RatioHi float64
-	HasRatio                bool
+	Summary
 }
 
 // Recording is a benchmark file prepared for Record: its content, resolved
 // labels and samples. It is built by Prepare; its Labels may be adjusted
-// (and are validated again) until it is given to a Store, and it is
-// read-only from then on, safe to share between goroutines.
+// (and are validated again) until it is given to a DB, and it is
+// read-only from then on, safe to share between goroutines. Its size is
+// bounded by MaxRecordBytes and MaxSeriesPerRecord.
 type Recording struct {
 	Labels  Labels
 	Content []byte
@@ -174,11 +166,15 @@ type Recording struct {
 	Samples []Sample
 }
 
-// PrepareOptions configure Prepare.
+// PrepareOptions configure Prepare. The zero value is strict, with the
+// package's limits. A plain value.
 type PrepareOptions struct {
 	// Lenient records a file with malformed lines (they are left out);
 	// otherwise such a file is an error wrapping benchgate.ErrMalformed.
 	Lenient bool
+	// MaxSeries lowers MaxSeriesPerRecord (0, or more than it:
+	// MaxSeriesPerRecord).
+	MaxSeries int
 }
 
 // Prepare parses content (a benchmark file; name labels messages) and
@@ -197,8 +193,8 @@ func Prepare(content []byte, name string, override Labels, o PrepareOptions) (*R
 	if err != nil && !(o.Lenient && errors.As(err, &mal) && !errors.Is(err, benchgate.ErrNoBenchmarks)) {
 		return nil, err
 	}
-	if len(set.Keys) > prepareMaxSeries {
-		return nil, fmt.Errorf("%s: %d benchmark/unit pairs, more than the limit of %d: %w", name, len(set.Keys), prepareMaxSeries, benchgate.ErrTooLarge)
+	if maxSeries := limit(o.MaxSeries, MaxSeriesPerRecord); len(set.Keys) > maxSeries {
+		return nil, fmt.Errorf("%s: %d benchmark/unit pairs, more than the limit of %d: %w", name, len(set.Keys), maxSeries, benchgate.ErrTooLarge)
 	}
 	l, err := resolveLabels(set, name, override)
 	if err != nil {
@@ -276,7 +272,7 @@ func Fingerprint(set *benchgate.Set) (string, error) {
 }
 
 func newSample(k benchgate.Key, values []float64, d benchgate.Direction) Sample {
-	s := Sample{Benchmark: k.Name, Unit: k.Unit, Direction: d, Values: slices.Clone(values)}
+	s := Sample{Benchmark: k.Name, Unit: k.Unit, Direction: d, Summary: Summary{Values: slices.Clone(values)}}
 	s.Median, s.Lo, s.Hi, s.HasInterval = summarize(values)
 	return s
 }

@@ -8,23 +8,48 @@ import (
 	"strings"
 )
 
-// dialect holds what differs between SQLite and PostgreSQL SQL.
+// dialect is one backend, SQLite or PostgreSQL: what differs between their
+// SQL and their behaviour. The DB holds one; nothing outside the package
+// sees it.
 type dialect struct {
-	name string
+	kind engine
 	// dollar: placeholders are $1, $2 (PostgreSQL) instead of ?.
 	dollar bool
-	// lock serialises migrations between processes ("" when the
-	// transaction itself does, as SQLite's immediate transactions do).
-	lock      string
+	// advisoryLock: migrations take the advisory lock migrationLock (the
+	// transaction itself serialises them otherwise, as SQLite's immediate
+	// transactions do).
+	advisoryLock bool
+	// Column types.
 	id, blob  string
 	float, i8 string
 }
 
+// engine names a dialect's database.
+type engine int
+
+const (
+	engineSQLite engine = iota
+	enginePostgres
+)
+
+// advisoryLockKey is a PostgreSQL advisory lock's key.
+type advisoryLockKey int64
+
+// migrationLock is the transaction-level advisory lock that serialises
+// migrations between processes on PostgreSQL. Every version of this
+// package takes the same key: never change it.
+const migrationLock advisoryLockKey = 2026002600
+
+// migrationLockSQL takes migrationLock until the transaction ends.
+const migrationLockSQL = `SELECT pg_advisory_xact_lock($1)`
+
 var (
-	sqliteDialect = dialect{name: "sqlite", id: "INTEGER PRIMARY KEY AUTOINCREMENT", blob: "BLOB", float: "REAL", i8: "INTEGER"}
-	pgDialect     = dialect{name: "postgres", dollar: true, lock: "SELECT pg_advisory_xact_lock(2026002600)",
+	sqliteDialect = dialect{kind: engineSQLite, id: "INTEGER PRIMARY KEY AUTOINCREMENT", blob: "BLOB", float: "REAL", i8: "INTEGER"}
+	pgDialect     = dialect{kind: enginePostgres, dollar: true, advisoryLock: true,
 		id: "BIGSERIAL PRIMARY KEY", blob: "BYTEA", float: "DOUBLE PRECISION", i8: "BIGINT"}
 )
+
+func (d dialect) postgres() bool { return d.kind == enginePostgres }
 
 // rebind rewrites ? placeholders for the dialect (the queries hold no ?
 // inside string literals).
@@ -131,9 +156,9 @@ type querier interface {
 // tables lists the database's tables and views (PostgreSQL: of the current
 // schema; SQLite: not its own sqlite_ tables), by name, at most
 // maxListedTables+1.
-func (s *sqlStore) tables(ctx context.Context, q querier) ([]string, error) {
+func (s *DB) tables(ctx context.Context, q querier) ([]string, error) {
 	query := `SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name LIMIT ?`
-	if s.d.name == pgDialect.name {
+	if s.d.postgres() {
 		query = `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name LIMIT ?`
 	}
 	rows, err := q.QueryContext(ctx, s.d.rebind(query), maxListedTables+1)
@@ -153,7 +178,7 @@ func (s *sqlStore) tables(ctx context.Context, q querier) ([]string, error) {
 }
 
 // owner says whose the database is, with its tables.
-func (s *sqlStore) owner(ctx context.Context, q querier) (ownership, []string, error) {
+func (s *DB) owner(ctx context.Context, q querier) (ownership, []string, error) {
 	names, err := s.tables(ctx, q)
 	if err != nil {
 		return 0, nil, s.classify(err)
@@ -170,7 +195,7 @@ func (s *sqlStore) owner(ctx context.Context, q querier) (ownership, []string, e
 }
 
 // foreign is the ErrForeign of a database holding tables.
-func (s *sqlStore) foreign(tables []string) error {
+func (s *DB) foreign(tables []string) error {
 	var named []string
 	for _, t := range tables[:min(len(tables), maxNamedTables)] {
 		named = append(named, quoteName(t))
@@ -183,7 +208,7 @@ func (s *sqlStore) foreign(tables []string) error {
 		"give a new file, or an empty database or schema", ErrForeign, s.name, list, strings.Join(coreTables, ", "))
 }
 
-func (s *sqlStore) version(ctx context.Context, q querier) (int, error) {
+func (s *DB) version(ctx context.Context, q querier) (int, error) {
 	var v sql.NullInt64
 	if err := q.QueryRowContext(ctx, `SELECT MAX(version) FROM schema_version`).Scan(&v); err != nil {
 		return 0, s.classify(err)
@@ -191,14 +216,14 @@ func (s *sqlStore) version(ctx context.Context, q querier) (int, error) {
 	return int(v.Int64), nil
 }
 
-func (s *sqlStore) newer(have, known int) error {
+func (s *DB) newer(have, known int) error {
 	return fmt.Errorf("%w: %s is at schema version %d, this benchgate knows versions up to %d: use a newer benchgate",
 		ErrNewerSchema, s.name, have, known)
 }
 
 // checkReadable checks, writing nothing, that the database is a benchgate
 // history the read path can read.
-func (s *sqlStore) checkReadable(ctx context.Context, migs []migration) error {
+func (s *DB) checkReadable(ctx context.Context, migs []migration) error {
 	own, tables, err := s.owner(ctx, s.db)
 	switch {
 	case err != nil:
@@ -223,14 +248,14 @@ func (s *sqlStore) checkReadable(ctx context.Context, migs []migration) error {
 
 // migrate brings the database to len(migs), in one transaction; a database
 // at a higher version is ErrNewerSchema, a foreign one ErrForeign.
-func (s *sqlStore) migrate(ctx context.Context, migs []migration) error {
+func (s *DB) migrate(ctx context.Context, migs []migration) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.wrap(err)
 	}
 	defer tx.Rollback()
-	if s.d.lock != "" {
-		if _, err := tx.ExecContext(ctx, s.d.lock); err != nil {
+	if s.d.advisoryLock {
+		if _, err := tx.ExecContext(ctx, migrationLockSQL, int64(migrationLock)); err != nil {
 			return s.wrap(err)
 		}
 	}

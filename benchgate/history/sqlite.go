@@ -29,7 +29,7 @@ const sqliteHeaderBytes = 100
 // the same new database.
 const sqliteOpenRetry = 20 * time.Millisecond
 
-func openSQLite(ctx context.Context, path string, o Options) (*sqlStore, error) {
+func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	if strings.ContainsAny(path, "?#\x00") {
 		return nil, badDSN(path, "a SQLite path holding '?', '#' or NUL")
 	}
@@ -44,7 +44,7 @@ func openSQLite(ctx context.Context, path string, o Options) (*sqlStore, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	s := &sqlStore{db: db, d: sqliteDialect, name: path, timeout: o.timeout()}
+	s := newDB(db, sqliteDialect, path, "", o)
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	// Switching a new database to WAL mode is refused (SQLITE_BUSY, without
@@ -72,7 +72,7 @@ func openSQLite(ctx context.Context, path string, o Options) (*sqlStore, error) 
 // prepareSQLite checks the database (quickCheck) and, for a writer, that it
 // is empty or benchgate's before switching it to WAL mode: a foreign
 // database is refused before anything is written to it.
-func (s *sqlStore) prepareSQLite(ctx context.Context, readOnly bool) error {
+func (s *DB) prepareSQLite(ctx context.Context, readOnly bool) error {
 	if err := s.quickCheck(ctx); err != nil || readOnly {
 		return err
 	}
@@ -137,11 +137,11 @@ func isCorrupt(err error) bool {
 // classify names the database in a driver error: ErrCorrupt when SQLite
 // says the file is damaged, else as wrap does, with a hint when a SQLite
 // file cannot be created because its directory is missing.
-func (s *sqlStore) classify(err error) error {
+func (s *DB) classify(err error) error {
 	if isCorrupt(err) {
 		return fmt.Errorf("%w: %s: %v", ErrCorrupt, s.name, err)
 	}
-	if s.d.name == sqliteDialect.name {
+	if !s.d.postgres() {
 		if _, derr := os.Stat(filepath.Dir(s.name)); errors.Is(derr, fs.ErrNotExist) {
 			return fmt.Errorf("%s: %w (its directory %s does not exist)", s.name, err, filepath.Dir(s.name))
 		}
@@ -230,7 +230,7 @@ func checkShortFile(path string, size int64, mustExist bool) error {
 
 // quickCheck runs PRAGMA quick_check: anything but "ok", or SQLite's
 // verdict that the file is damaged, is ErrCorrupt.
-func (s *sqlStore) quickCheck(ctx context.Context) error {
+func (s *DB) quickCheck(ctx context.Context) error {
 	rows, err := s.db.QueryContext(ctx, `PRAGMA quick_check(10)`)
 	if err != nil {
 		return s.classify(err)

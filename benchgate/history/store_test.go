@@ -70,9 +70,14 @@ func eachBackend(t *testing.T, f func(t *testing.T, dsn string)) {
 	}
 }
 
-func openT(t *testing.T, dsn string) Store {
+func openT(t *testing.T, dsn string) *DB {
 	t.Helper()
-	s, err := Open(context.Background(), dsn, Options{})
+	return openOpts(t, dsn, Options{})
+}
+
+func openOpts(t *testing.T, dsn string, o Options) *DB {
+	t.Helper()
+	s, err := Open(context.Background(), dsn, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +112,7 @@ func prep(t *testing.T, content []byte, l Labels) *Recording {
 	return r
 }
 
-func record(t *testing.T, s Store, content []byte, l Labels) Recorded {
+func record(t *testing.T, s *DB, content []byte, l Labels) Recorded {
 	t.Helper()
 	res, err := s.Record(context.Background(), prep(t, content, l))
 	if err != nil {
@@ -116,7 +121,7 @@ func record(t *testing.T, s Store, content []byte, l Labels) Recorded {
 	return res
 }
 
-func load(t *testing.T, s Store, q Query) []Series {
+func load(t *testing.T, s *DB, q Query) []Series {
 	t.Helper()
 	ss, err := s.Load(context.Background(), q)
 	if err != nil {
@@ -173,6 +178,9 @@ func TestRecordAndLoad(t *testing.T) {
 		got, err := s.Content(context.Background(), recs[0].ID)
 		if err != nil || !bytes.Equal(got, content) {
 			t.Errorf("content %q, %v; want as written", got, err)
+		}
+		if _, err := s.Content(context.Background(), recs[0].ID+1); !errors.Is(err, ErrNoRecord) {
+			t.Errorf("content of no record: %v, want ErrNoRecord", err)
 		}
 		if v, err := s.SchemaVersion(context.Background()); err != nil || v != len(migrations) {
 			t.Errorf("schema version %d, %v; want %d", v, err, len(migrations))
@@ -262,7 +270,7 @@ func TestRecordPairRatio(t *testing.T) {
 // content sent by all of them is stored once.
 func TestConcurrentWriters(t *testing.T) {
 	eachBackend(t, func(t *testing.T, dsn string) {
-		stores := []Store{openT(t, dsn), openT(t, dsn)}
+		stores := []*DB{openT(t, dsn), openT(t, dsn)}
 		const writers, each = 4, 10
 		var wg sync.WaitGroup
 		errs := make(chan error, writers*(each+1))
@@ -371,12 +379,12 @@ func TestLimits(t *testing.T) {
 	if _, err := Prepare([]byte("commit-time: yesterday\nBenchmarkA 1 1 ns/op\n"), "f", Labels{}, PrepareOptions{}); !errors.Is(err, ErrBadLabel) {
 		t.Errorf("bad commit-time: %v", err)
 	}
-	defer func(n int) { prepareMaxSeries = n }(prepareMaxSeries)
-	prepareMaxSeries = 2
-	if _, err := Prepare(content, "f", Labels{}, PrepareOptions{}); !errors.Is(err, benchgate.ErrTooLarge) {
+	if _, err := Prepare(content, "f", Labels{}, PrepareOptions{MaxSeries: 2}); !errors.Is(err, benchgate.ErrTooLarge) {
 		t.Errorf("3 series over a limit of 2: %v", err)
 	}
-	prepareMaxSeries = 3
+	if _, err := Prepare(content, "f", Labels{}, PrepareOptions{MaxSeries: 3}); err != nil {
+		t.Errorf("3 series at a limit of 3: %v", err)
+	}
 	mixed := append(benchFile("c", t0, 1), []byte("cpu: Other CPU\nBenchmarkPut-2 1 2 ns/op\n")...)
 	if _, err := Prepare(mixed, "f", Labels{}, PrepareOptions{}); !errors.Is(err, ErrMixedMachines) {
 		t.Errorf("two machines: %v", err)
@@ -488,19 +496,16 @@ func TestLoadLimits(t *testing.T) {
 		for i := range 3 {
 			record(t, s, benchFile(fmt.Sprint("c", i), t0, float64(100+i)), Labels{})
 		}
-		defer func(a, b, c int) { loadMaxSeries, loadMaxPointRows, loadMaxRecords = a, b, c }(loadMaxSeries, loadMaxPointRows, loadMaxRecords)
-		loadMaxSeries = 2
-		if _, err := s.Load(context.Background(), Query{}); !errors.Is(err, ErrTooMany) {
+		if _, err := openOpts(t, dsn, Options{MaxSeries: 2}).Load(context.Background(), Query{}); !errors.Is(err, ErrTooMany) {
 			t.Errorf("3 series over a limit of 2: %v", err)
 		}
-		loadMaxSeries, loadMaxPointRows = 3, 8
-		if _, err := s.Load(context.Background(), Query{}); !errors.Is(err, ErrTooMany) {
+		if _, err := openOpts(t, dsn, Options{MaxSeries: 3, MaxPointRows: 8}).Load(context.Background(), Query{}); !errors.Is(err, ErrTooMany) {
 			t.Errorf("9 point rows over a limit of 8: %v", err)
 		}
-		loadMaxPointRows, loadMaxRecords = 9, 2
-		if _, err := s.Load(context.Background(), Query{}); err != nil {
+		if _, err := openOpts(t, dsn, Options{MaxSeries: 1 << 62, MaxPointRows: 9}).Load(context.Background(), Query{}); err != nil {
 			t.Errorf("at the limits: %v", err)
 		}
+		s = openOpts(t, dsn, Options{MaxRecords: 2, ReadOnly: true})
 		if _, err := s.Records(context.Background()); !errors.Is(err, ErrTooMany) {
 			t.Errorf("3 records over a limit of 2: %v", err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/benchgate/changepoint"
 	"github.com/writegc/writegc/benchgate/history"
+	"github.com/writegc/writegc/benchgate/history/histreport"
 	"github.com/writegc/writegc/benchgate/history/trendpage"
 	"github.com/writegc/writegc/internal/inputfile"
 )
@@ -155,7 +156,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // recordFiles records each job: a file that cannot be read or prepared is
 // named on stderr and the others are still recorded; a failure of the
 // database stops at once (the rest would fail alike). Either is an error.
-func recordFiles(ctx context.Context, st history.Store, jobs []recordJob, o history.PrepareOptions, stdout, stderr io.Writer) error {
+func recordFiles(ctx context.Context, st *history.DB, jobs []recordJob, o history.PrepareOptions, stdout, stderr io.Writer) error {
 	failed := 0
 	for i, j := range jobs {
 		rec, err := prepareFile(ctx, j, o)
@@ -232,7 +233,7 @@ func printRecorded(stdout io.Writer, path string, rec *history.Recording, res hi
 }
 
 // recordPairFiles records base and head as one gate run.
-func recordPairFiles(ctx context.Context, st history.Store, base, head recordJob, o history.PrepareOptions, stdout io.Writer) error {
+func recordPairFiles(ctx context.Context, st *history.DB, base, head recordJob, o history.PrepareOptions, stdout io.Writer) error {
 	br, err := prepareFile(ctx, base, o)
 	if err != nil {
 		return err
@@ -252,23 +253,6 @@ func recordPairFiles(ctx context.Context, st history.Store, base, head recordJob
 		return err
 	}
 	return st.Close()
-}
-
-// resolveCommit replaces a commit git knows by its full hash (dropping
-// benchgate run's "+worktree") and fills in an unknown commit time from git.
-func resolveCommit(ctx context.Context, l *history.Labels) {
-	l.Commit = strings.TrimSuffix(l.Commit, "+worktree")
-	if l.Commit == "" {
-		return
-	}
-	sha, when, err := history.GitCommit(ctx, ".", l.Commit)
-	if err != nil {
-		return
-	}
-	l.Commit = sha
-	if l.CommitTime.IsZero() {
-		l.CommitTime = when
-	}
 }
 
 // backfillJobs lists DIR/<commit>.txt in commit-time order (git's; files
@@ -305,7 +289,7 @@ func backfillJobs(ctx context.Context, dir string, labels history.Labels) ([]rec
 		j.literal = !hexCommit(j.labels.Commit)
 		var when time.Time
 		if !j.literal {
-			if _, t, err := history.GitCommit(ctx, ".", j.labels.Commit); err == nil {
+			if _, t, err := gitCommit(ctx, ".", j.labels.Commit); err == nil {
 				when = t
 			}
 		}
@@ -331,27 +315,6 @@ func backfillJobs(ctx context.Context, dir string, labels history.Labels) ([]rec
 		jobs[i] = d.job
 	}
 	return jobs, nil
-}
-
-// Lengths of a hexadecimal commit name: git's shortest abbreviation, and a
-// SHA-256 object name.
-const (
-	minHexCommit = 4
-	maxHexCommit = 64
-)
-
-// hexCommit reports whether s looks like a (possibly abbreviated) commit
-// hash rather than a ref or revision expression.
-func hexCommit(s string) bool {
-	if len(s) < minHexCommit || len(s) > maxHexCommit {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
 
 // historyFlags are the flags of history.
@@ -408,7 +371,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if err := history.WriteReport(stdout, format, as); err != nil {
+	if err := histreport.Write(stdout, format, as); err != nil {
 		return err
 	}
 	if h.html != "" {
@@ -420,7 +383,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // check validates the flags and fills in the options.
-func (h *historyFlags) check(fs *flag.FlagSet) (history.Format, error) {
+func (h *historyFlags) check(fs *flag.FlagSet) (histreport.Format, error) {
 	h.opts.MinMagnitude = float64(h.minMag)
 	if h.minMag == 0 {
 		h.opts.MinMagnitude = -1 // an explicit 0: no minimum
@@ -438,7 +401,7 @@ func (h *historyFlags) check(fs *flag.FlagSet) (history.Format, error) {
 	if err := h.opts.Validate(); err != nil {
 		return "", fmt.Errorf("-window, -p or -min-segment: %w", err)
 	}
-	return history.ParseFormat(h.format)
+	return histreport.ParseFormat(h.format)
 }
 
 // latestRegressions names each regression within the latest n commits of

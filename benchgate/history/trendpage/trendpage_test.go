@@ -32,7 +32,7 @@ func analyses(t *testing.T) []history.Analysis {
 				v = 110
 			}
 			v *= 1 + 0.01*r.NormFloat64()
-			p := history.Point{Commit: fmt.Sprintf("%040x", i), Median: v, Values: []float64{v}, Records: 1}
+			p := history.Point{Commit: fmt.Sprintf("%040x", i), Summary: history.Summary{Median: v, Values: []float64{v}}, Records: 1}
 			if i%2 == 0 {
 				p.Lo, p.Hi, p.HasInterval = v*0.99, v*1.01, true
 			}

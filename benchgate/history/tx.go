@@ -14,46 +14,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// sqlStore is the Store of both backends: one database/sql handle and the
-// dialect's SQL.
-type sqlStore struct {
-	db   *sql.DB
-	d    dialect
-	name string // for messages: the SQLite path, or PostgreSQL's host
-	// password is scrubbed from every message (see scrubError).
-	password string
-	// timeout bounds each call (Options.Timeout).
-	timeout time.Duration
-}
-
-// bound gives ctx the store's deadline: a server that stops answering fails
-// the call instead of hanging it.
-func (s *sqlStore) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, s.timeout)
-}
-
-func (s *sqlStore) Close() error { return s.db.Close() }
-
-// wrap names the database in a driver error, marks a timeout with
-// ErrTimeout, and keeps passwords out of the message.
-func (s *sqlStore) wrap(err error) error {
-	if err == nil {
-		return nil
-	}
-	if isTimeout(err) && !errors.Is(err, context.Canceled) {
-		return scrubError(fmt.Errorf("%s: %w (%s): %w", s.name, ErrTimeout, s.timeoutHint(), err), s.password)
-	}
-	return scrubError(fmt.Errorf("%s: %w", s.name, err), s.password)
-}
-
-// timeoutHint says which limits apply and how to raise them.
-func (s *sqlStore) timeoutHint() string {
-	if s.d.name == pgDialect.name {
-		return fmt.Sprintf("limits: %v per call; the DSN's connect_timeout, statement_timeout and lock_timeout raise the server's", s.timeout)
-	}
-	return fmt.Sprintf("limit: %v per call", s.timeout)
-}
-
 // retryable reports a PostgreSQL deadlock or serialization failure: the
 // transaction is safe to run again.
 func retryable(err error) bool {
@@ -61,18 +21,22 @@ func retryable(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == pgDeadlockDetected || pe.Code == pgSerializationFail)
 }
 
-// inTx runs f in a transaction, again (up to 5 times) when PostgreSQL
-// aborted it to break a deadlock.
-func (s *sqlStore) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
-	for attempt := 0; ; attempt++ {
+// txAttempts is how often a write transaction is tried when PostgreSQL
+// aborts it to break a deadlock or a serialization conflict.
+const txAttempts = 5
+
+// inTx runs f in a transaction, again (up to txAttempts times in all) when
+// PostgreSQL aborted it to break a deadlock.
+func (s *DB) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
+	for attempt := 1; ; attempt++ {
 		err := s.tryTx(ctx, f)
-		if err == nil || attempt == 4 || !retryable(err) {
+		if err == nil || attempt == txAttempts || !retryable(err) {
 			return s.wrap(err)
 		}
 	}
 }
 
-func (s *sqlStore) tryTx(ctx context.Context, f func(tx *sql.Tx) error) error {
+func (s *DB) tryTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -84,7 +48,14 @@ func (s *sqlStore) tryTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 	return tx.Commit()
 }
 
-func (s *sqlStore) Record(ctx context.Context, r *Recording) (Recorded, error) {
+// Record stores one prepared record and its points in one transaction. A
+// record whose content is stored already is not stored again (Duplicate).
+// Errors wrap ErrReadOnly, ErrBadLabel, ErrBadName or ErrTimeout, or are
+// the driver's.
+func (s *DB) Record(ctx context.Context, r *Recording) (Recorded, error) {
+	if s.readOnly {
+		return Recorded{}, fmt.Errorf("%w: %s: cannot record", ErrReadOnly, s.name)
+	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	var res Recorded
@@ -96,26 +67,31 @@ func (s *sqlStore) Record(ctx context.Context, r *Recording) (Recorded, error) {
 	return res, err
 }
 
-func (s *sqlStore) RecordPair(ctx context.Context, base, head *Recording) (Recorded, Recorded, error) {
+// RecordPair stores both sides of an interleaved gate run in one
+// transaction, the head's points with their head/base ratio; head itself is
+// not changed. Errors are Record's.
+func (s *DB) RecordPair(ctx context.Context, base, head *Recording) (baseRec, headRec Recorded, err error) {
+	if s.readOnly {
+		return Recorded{}, Recorded{}, fmt.Errorf("%w: %s: cannot record", ErrReadOnly, s.name)
+	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	h := *head
 	h.Samples = slices.Clone(head.Samples)
 	pairRatios(base, &h)
-	var br, hr Recorded
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if br, err = s.insert(ctx, tx, base); err != nil {
+		if baseRec, err = s.insert(ctx, tx, base); err != nil {
 			return err
 		}
-		hr, err = s.insert(ctx, tx, &h)
+		headRec, err = s.insert(ctx, tx, &h)
 		return err
 	})
-	return br, hr, err
+	return baseRec, headRec, err
 }
 
 // insert stores r and its points within tx.
-func (s *sqlStore) insert(ctx context.Context, tx *sql.Tx, r *Recording) (Recorded, error) {
+func (s *DB) insert(ctx context.Context, tx *sql.Tx, r *Recording) (Recorded, error) {
 	if err := r.validate(); err != nil {
 		return Recorded{}, err
 	}
@@ -160,7 +136,7 @@ func (s *sqlStore) insert(ctx context.Context, tx *sql.Tx, r *Recording) (Record
 // seriesIDs returns the series id of each sample of r, creating the series
 // that do not exist yet in sorted order, so that concurrent writers take
 // PostgreSQL's row locks in the same order.
-func (s *sqlStore) seriesIDs(ctx context.Context, tx *sql.Tx, r *Recording) ([]int64, error) {
+func (s *DB) seriesIDs(ctx context.Context, tx *sql.Tx, r *Recording) ([]int64, error) {
 	l := r.Labels
 	have := map[[2]string]int64{}
 	rows, err := tx.QueryContext(ctx, s.d.rebind(`SELECT id, benchmark, unit FROM series WHERE machine = ? AND mode = ?`), l.Machine, string(l.Mode))

@@ -1,44 +1,72 @@
-package history
+// Package histreport writes the change-point report of a benchmark
+// history as text: a terminal table, GitHub Markdown or JSON (package
+// trendpage, beside it, writes the HTML trend page). It reads what
+// history.Analyze returns and nothing else: no database, no git.
+//
+// Every name and label in a report comes from benchmark files, so it is
+// untrusted: the table escapes control and format characters
+// (history.Printable), Markdown puts anything but plain text in code spans
+// (no HTML, links, mentions or emphasis render), and JSON is encoded by
+// encoding/json. Numbers are printed the same on every platform (the JSON
+// rounds to 6 significant digits).
+//
+// Write is a plain function with no state, safe to call from several
+// goroutines; it holds the whole report in memory only for Markdown, whose
+// size is bounded by the analysed series (history.MaxSeries).
+package histreport
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/writegc/writegc/benchgate/changepoint"
+	"github.com/writegc/writegc/benchgate/history"
 )
 
-// Report formats of WriteReport.
+// Format is a report format of Write: its name as benchgate history's
+// -format takes it.
 type Format string
 
 // Formats.
 const (
-	FormatTable    Format = "table"
-	FormatMarkdown Format = "md"
-	FormatJSON     Format = "json"
+	Table    Format = "table"
+	Markdown Format = "md"
+	JSON     Format = "json"
 )
 
-// ParseFormat returns the Format named s, or an error.
+// ErrFormat: a format name that is not one of the Formats.
+var ErrFormat = errors.New("unknown report format")
+
+// formatError is ErrFormat about one name.
+type formatError struct{ name string }
+
+func (e *formatError) Error() string {
+	return fmt.Sprintf("format %q: want table, md or json", e.name)
+}
+func (e *formatError) Unwrap() error { return ErrFormat }
+
+// ParseFormat returns the Format named s, or an error wrapping ErrFormat.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(s); f {
-	case FormatTable, FormatMarkdown, FormatJSON:
+	case Table, Markdown, JSON:
 		return f, nil
 	}
-	return "", fmt.Errorf("format %q: want table, md or json", s)
+	return "", &formatError{s}
 }
 
 // JSONReport is the JSON report: every series analysed, with its change
-// points (an empty list when none).
+// points (an empty list when none). Its field names are a stable format:
+// fields may be added, never renamed or removed. A plain value.
 type JSONReport struct {
 	Series []JSONSeries `json:"series"`
 }
 
-// JSONSeries is one series of JSONReport.
+// JSONSeries is one series of JSONReport. A plain value.
 type JSONSeries struct {
 	Benchmark    string            `json:"benchmark"`
 	Unit         string            `json:"unit"`
@@ -47,7 +75,7 @@ type JSONSeries struct {
 }
 
 // JSONChangePoint is one change point; Index is its position in the series
-// in commit order.
+// in commit order. A plain value.
 type JSONChangePoint struct {
 	Commit    string  `json:"commit"`
 	Index     int     `json:"index"`
@@ -58,23 +86,23 @@ type JSONChangePoint struct {
 	Direction string  `json:"direction"`
 }
 
-// WriteReport writes the change points of as to w in format f. The table and
+// Write writes the change points of as to w in format f. The table and
 // Markdown name each change point's commit and, as "since", the last commit
 // measured before it: the change came in one of the commits after that one,
-// up to and including its commit.
-func WriteReport(w io.Writer, f Format, as []Analysis) error {
+// up to and including its commit. Errors are w's, or wrap ErrFormat.
+func Write(w io.Writer, f Format, as []history.Analysis) error {
 	switch f {
-	case FormatJSON:
+	case JSON:
 		return writeJSON(w, as)
-	case FormatMarkdown:
+	case Markdown:
 		return writeMarkdown(w, as)
-	case FormatTable:
+	case Table:
 		return writeTable(w, as)
 	}
-	return fmt.Errorf("format %q: want table, md or json", f)
+	return &formatError{string(f)}
 }
 
-func writeJSON(w io.Writer, as []Analysis) error {
+func writeJSON(w io.Writer, as []history.Analysis) error {
 	r := JSONReport{Series: []JSONSeries{}}
 	for _, a := range as {
 		s := JSONSeries{Benchmark: a.Benchmark, Unit: a.Unit, Machine: a.Machine, ChangePoints: []JSONChangePoint{}}
@@ -90,7 +118,7 @@ func writeJSON(w io.Writer, as []Analysis) error {
 }
 
 // counts returns the number of change points and of regressions.
-func counts(as []Analysis) (cps, regressions int) {
+func counts(as []history.Analysis) (cps, regressions int) {
 	for _, a := range as {
 		for _, cp := range a.Result.ChangePoints {
 			cps++
@@ -102,17 +130,17 @@ func counts(as []Analysis) (cps, regressions int) {
 	return cps, regressions
 }
 
-func writeTable(w io.Writer, as []Analysis) error {
+func writeTable(w io.Writer, as []history.Analysis) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, a := range as {
 		if len(a.Result.ChangePoints) == 0 {
 			continue
 		}
-		fmt.Fprintf(tw, "%s %s [%s] (mode %s, %d points)\n", Printable(a.Benchmark), Printable(a.Unit), Printable(a.Machine),
-			Printable(string(a.Mode)), len(a.Points))
+		fmt.Fprintf(tw, "%s %s [%s] (mode %s, %d points)\n", history.Printable(a.Benchmark), history.Printable(a.Unit), history.Printable(a.Machine),
+			history.Printable(string(a.Mode)), len(a.Points))
 		fmt.Fprintln(tw, "  commit\tsince\tindex\tbefore\tafter\tchange\tp\tdirection\t")
 		for _, cp := range a.Result.ChangePoints {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%.2g\t%s\t\n", Printable(short(cp.Commit)), Printable(short(cp.PrevCommit)), cp.Index,
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%.2g\t%s\t\n", history.Printable(short(cp.Commit)), history.Printable(short(cp.PrevCommit)), cp.Index,
 				num(cp.Before), num(cp.After), pct(cp.RelChange), cp.P, cp.Direction)
 		}
 	}
@@ -121,7 +149,7 @@ func writeTable(w io.Writer, as []Analysis) error {
 	return tw.Flush()
 }
 
-func writeMarkdown(w io.Writer, as []Analysis) error {
+func writeMarkdown(w io.Writer, as []history.Analysis) error {
 	var b strings.Builder
 	n, reg := counts(as)
 	fmt.Fprintf(&b, "### Benchmark history\n\n%d series, %d change points (%d regressions).\n", len(as), n, reg)
@@ -146,55 +174,13 @@ func sig(v float64) float64 {
 	return r
 }
 
-// Printable returns s for a terminal or a log: each invalid UTF-8 byte as
-// \xNN, and each control or format character (ESC, a bidirectional
-// override) as \xNN, \uNNNN or \UNNNNNNNN, so that a benchmark name cannot
-// move the cursor, recolour or reorder what follows it. Other text is kept.
-func Printable(s string) string {
-	if isPrintable(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r < 0x100 && unprintable(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x10000 && unprintable(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case unprintable(r):
-			fmt.Fprintf(&b, `\U%08x`, r)
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-func unprintable(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
-
-func isPrintable(s string) bool {
-	for _, r := range s {
-		if r == utf8.RuneError || unprintable(r) {
-			return false
-		}
-	}
-	return true
-}
-
-// quoteName quotes an untrusted name for a message.
-func quoteName(s string) string { return `"` + Printable(s) + `"` }
-
 // mdCell returns s as the text of one cell of a GitHub Markdown table, inert:
 // plain text (letters, digits, space and -./:;=,+%()) as is, anything else in
 // a code span, where HTML, links, autolinks, @mentions, emphasis and
 // comments (<!--) do not render; '|' is escaped either way, and control
 // characters are escaped as Printable does.
 func mdCell(s string) string {
-	s = Printable(s)
+	s = history.Printable(s)
 	if mdPlain(s) {
 		return s
 	}
