@@ -43,6 +43,13 @@
 //     worktree commands corrupt each other's bookkeeping when they overlap.
 //     The lock is held for one git command, never across a build or a
 //     benchmark, so parallel gates still build and measure in parallel.
+//   - The code under test gets no secret and cannot outlive its run: every
+//     process Run starts (git, go, the benchmark binaries, valgrind) gets
+//     this process's environment without the SecretEnv registry's variables
+//     (CI tokens, DSNs, *_TOKEN, *_SECRET, *PASSWORD*, ...) and
+//     RunConfig.EnvDrop's, and leads a process group of its own that is
+//     killed whole on timeout, on cancellation and once the process exits,
+//     with a WaitDelay bounding a grandchild that escaped the group.
 //   - Reports escape what they take from their inputs: in Markdown,
 //     benchmark and function names are code spans no name can close, other
 //     text (units, notes, reasons, errors) has its Markdown and HTML
@@ -120,6 +127,7 @@
 // rounds a side, where on a shared 2-core machine the wall-time gate needs
 // its 10% threshold against noise and lets the change through.
 //
-// The package imports nothing else from writegc; it stands alone so the gate
-// can judge any module's benchmarks.
+// The package imports nothing else from writegc but small internal helpers
+// (internal/flock, internal/childproc); it stands alone so the gate can
+// judge any module's benchmarks.
 package benchgate

@@ -5,20 +5,24 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/writegc/writegc/internal/childproc"
 )
 
 // git runs git in dir and returns its trimmed standard output.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd := childproc.Command(ctx, "git", append([]string{"-C", dir}, args...)...)
+	// In a process group of its own git cannot read the terminal: it fails
+	// instead of prompting for a password.
+	cmd.Env = childEnv(ctx, "GIT_TERMINAL_PROMPT=0")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	if err := childproc.Run(cmd); err != nil {
 		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return strings.TrimSpace(stdout.String()), nil
@@ -26,12 +30,12 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 
 // goCmd runs the go command in dir and returns its standard output.
 func goCmd(ctx context.Context, dir string, env []string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd := childproc.Command(ctx, "go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = childEnv(ctx, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	if err := childproc.Run(cmd); err != nil {
 		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, tail(stderr.String(), 4000))
 	}
 	return stdout.String(), nil
@@ -232,6 +236,8 @@ func shallowHint(ctx context.Context, dir string) string {
 
 // execOut runs a command and returns its standard output.
 func execOut(ctx context.Context, name string, args ...string) (string, error) {
-	out, err := exec.CommandContext(ctx, name, args...).Output()
+	cmd := childproc.Command(ctx, name, args...)
+	cmd.Env = childEnv(ctx)
+	out, err := childproc.Output(cmd)
 	return string(out), err
 }

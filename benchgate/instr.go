@@ -3,9 +3,9 @@ package benchgate
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -205,7 +205,7 @@ func (s *side) listLeaves(ctx context.Context, cfg RunConfig) error {
 		lb := *b
 		lb.benchtime = "" // the listing runs one op, whatever the target's count
 		var conf configLines
-		lines, err := lb.run(ctx, cfg.Nice, cfg.MaxOutput, args, append(slices.Clone(s.binEnv(b)), callgrind.Env...), &conf)
+		lines, err := lb.run(ctx, cfg, args, append(slices.Clone(s.binEnv(b)), callgrind.Env...), &conf)
 		if err != nil {
 			return fmt.Errorf("%s: listing the benchmarks: %w", s.name, err)
 		}
@@ -324,12 +324,14 @@ func (t *instrTask) measure(ctx context.Context, cfg RunConfig, tmp string) erro
 	mctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	r := callgrind.Runner{Valgrind: cfg.Valgrind, Dir: t.b.dir, TmpDir: tmp,
-		Env: append(os.Environ(), t.s.binEnv(t.b)...)}
+		Env: childEnv(ctx, t.s.binEnv(t.b)...), MaxOutput: cfg.MaxOutput}
 	n := instrOps(t.b.benchtime, cfg.Benchtime)
 	res, err := r.Measure(mctx, t.b.path, t.leaf, n)
 	switch {
 	case err != nil && ctx.Err() != nil: // cancelled from outside, or by another task's failure
 		return fmt.Errorf("%s %s at %dx: %w", t.s.name, t.leaf, n, context.Cause(ctx))
+	case errors.Is(err, callgrind.ErrOutputTooLarge):
+		return fmt.Errorf("%w: %s %s: %v (raise RunConfig.MaxOutput, benchgate run -max-output-mib)", ErrOutputTooLarge, t.s.name, t.leaf, err)
 	case err != nil && mctx.Err() != nil:
 		return fmt.Errorf("%w: %s %s at %dx: ran past the timeout of %v", ErrBenchFailed, t.s.name, t.leaf, n, cfg.Timeout)
 	case err != nil:

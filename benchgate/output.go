@@ -5,10 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/writegc/writegc/internal/childproc"
 )
 
 // DefaultMaxOutput bounds what one run of a benchmark binary may print on
@@ -138,15 +139,20 @@ func (b *binary) list(ctx context.Context) []string {
 	top, _, _ := strings.Cut(b.bench, "/")
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, b.path, "-test.list", top)
+	cmd := childproc.Command(ctx, b.path, "-test.list", top)
 	cmd.Dir = b.dir
+	cmd.Env = childEnv(ctx)
 	pipe, err := cmd.StdoutPipe()
-	if err != nil || cmd.Start() != nil {
+	if err != nil {
+		return nil
+	}
+	wait, err := childproc.Start(cmd)
+	if err != nil {
 		return nil
 	}
 	data, _ := io.ReadAll(io.LimitReader(pipe, 64<<10))
 	cancel()
-	cmd.Wait()
+	wait()
 	var names []string
 	for _, l := range strings.Split(string(data), "\n") {
 		if strings.HasPrefix(l, "Benchmark") && !strings.ContainsAny(l, " \t") && len(names) < 20 {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,7 +13,18 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/benchgate/internal/callgrind"
+	"github.com/writegc/writegc/internal/childproc"
 )
+
+// benchWaitDelay bounds how long a benchmark binary's pipes are waited for
+// once it exited or was killed: its own process group is killed then
+// (internal/childproc), so only a grandchild that left the group (setsid)
+// can hold them this long.
+const benchWaitDelay = 10 * time.Second
+
+// timeoutGrace is how long past RunConfig.Timeout a benchmark binary that
+// its own -test.timeout did not end is killed.
+const timeoutGrace = 30 * time.Second
 
 // Target is one package pattern (as `go list` takes it: "./arena", "./...")
 // and the -test.bench regexp to run in the packages it names.
@@ -135,6 +145,10 @@ type RunConfig struct {
 	// Valgrind is the valgrind binary of instruction mode; "" means
 	// "valgrind" from PATH.
 	Valgrind string
+	// EnvDrop names more environment variables (names or path.Match globs,
+	// compared case-insensitively) to keep from every process Run starts,
+	// besides the SecretEnv registry (benchgate run -env-drop).
+	EnvDrop []string
 }
 
 // MaxCount bounds RunConfig.Count: more rounds are a typo, not a plan.
@@ -165,6 +179,9 @@ func (c RunConfig) validate() error {
 	}
 	if err := CheckBenchtime(c.Benchtime); err != nil {
 		return fmt.Errorf("%w: Benchtime: %v", ErrBadOption, err)
+	}
+	if err := CheckEnvDrop(c.EnvDrop); err != nil {
+		return err
 	}
 	for _, t := range c.Targets {
 		if err := CheckBenchtime(t.Benchtime); err != nil {
@@ -257,6 +274,12 @@ type side struct {
 // it (OutDir empty), RemoveTempOutput removes it. The RunResult is returned
 // with the error whenever outputs were opened, so that a caller can clean up.
 //
+// Children: every process Run starts (git, the go command, the benchmark
+// binaries, valgrind) leads a process group of its own that is killed whole
+// when its run ends, times out or is cancelled, and gets this process's
+// environment without the variables SecretEnv and RunConfig.EnvDrop name
+// (see SecretEnv), then the side's and target's additions.
+//
 // Each output starts with the machine it ran on as configuration lines
 // (commit, goversion, goos, goarch, goamd64, gomaxprocs, nproc, kernel; the
 // test binaries add cpu), so that Compare can refuse to compare across
@@ -279,6 +302,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
+	ctx = withChildEnv(ctx, cfg.EnvDrop)
 	defer func() {
 		if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 			err = fmt.Errorf("interrupted (%w): %v", context.Cause(ctx), err)
@@ -491,7 +515,7 @@ func openOutputs(ctx context.Context, cfg RunConfig, res *RunResult, base, head 
 		if s.tags != "" {
 			fmt.Fprintf(&b, "tags: %s\n", s.tags)
 		}
-		env := append(os.Environ(), s.env...)
+		env := childEnv(ctx, s.env...)
 		if cfg.Measure == MeasureInstructions {
 			env = append(env, callgrind.Env...)
 		}
@@ -539,7 +563,7 @@ func runRounds(ctx context.Context, cfg RunConfig, res *RunResult, base, head *s
 				if b == nil {
 					continue
 				}
-				lines, err := b.run(ctx, cfg.Nice, cfg.MaxOutput, args, s.binEnv(b), s.out)
+				lines, err := b.run(ctx, cfg, args, s.binEnv(b), s.out)
 				if err != nil {
 					return fmt.Errorf("%s round %d: %w", s.name, round, err)
 				}
@@ -667,12 +691,15 @@ func (s *side) build(ctx context.Context, targets []Target, binDir string) (note
 	return notes, nil
 }
 
-// run runs the binary once and streams its standard output to w, at most
-// limit bytes of it (ErrOutputTooLarge past that, the run stopped); it
-// returns the benchmark result lines written (distinct names, each with the
-// iteration count of its last line). Nothing of the output but its last
-// tailBytes and the current line is held in memory.
-func (b *binary) run(ctx context.Context, nice int, limit int64, args, env []string, w io.Writer) ([]benchLine, error) {
+// run runs the binary once (under nice cfg.Nice) and streams its standard
+// output to w, at most cfg.MaxOutput bytes of it (ErrOutputTooLarge past
+// that, the run stopped); it returns the benchmark result lines written
+// (distinct names, each with the iteration count of its last line). Nothing
+// of the output but its last tailBytes and the current line is held in
+// memory. The binary's own -test.timeout (in args) should end it; should it
+// not, its process group is killed timeoutGrace later.
+func (b *binary) run(ctx context.Context, cfg RunConfig, args, env []string, w io.Writer) ([]benchLine, error) {
+	nice, limit := cfg.Nice, cfg.MaxOutput
 	argv := append([]string{b.path}, args...)
 	argv = append(argv, "-test.bench", b.bench)
 	if b.benchtime != "" { // the last -test.benchtime wins
@@ -681,16 +708,16 @@ func (b *binary) run(ctx context.Context, nice int, limit int64, args, env []str
 	if nice != 0 {
 		argv = append([]string{"nice", "-n", strconv.Itoa(nice)}, argv...)
 	}
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel := context.WithTimeout(ctx, cfg.Timeout+timeoutGrace)
 	defer cancel()
-	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
+	cmd := childproc.Command(runCtx, argv[0], argv[1:]...)
 	cmd.Dir = b.dir
-	cmd.Env = append(os.Environ(), env...)
-	cmd.WaitDelay = 10 * time.Second // a grandchild holding the pipes cannot stall Run
+	cmd.Env = childEnv(ctx, env...)
+	cmd.WaitDelay = benchWaitDelay
 	out := newRunOutput(w, limit, cancel)
 	var stderr tailBuffer
 	cmd.Stdout, cmd.Stderr = out, &stderr
-	err := cmd.Run()
+	err := childproc.Run(cmd)
 	switch {
 	case out.exceeded:
 		return nil, out.tooLarge(ctx, b)
@@ -698,6 +725,9 @@ func (b *binary) run(ctx context.Context, nice int, limit int64, args, env []str
 		return nil, fmt.Errorf("%s -test.bench %q: writing its output: %w", b.importPath, b.bench, out.werr)
 	case err != nil && ctx.Err() != nil:
 		return nil, fmt.Errorf("%s -test.bench %q: %w", b.importPath, b.bench, context.Cause(ctx))
+	case err != nil && runCtx.Err() != nil:
+		return nil, fmt.Errorf("%w: %s -test.bench %q: ran past the timeout of %v (and -test.timeout did not end it): killed",
+			ErrBenchFailed, b.importPath, b.bench, cfg.Timeout)
 	case err != nil:
 		return nil, fmt.Errorf("%w: %s -test.bench %q: %v\n%s", ErrBenchFailed, b.importPath, b.bench, err, tail(out.tail.String()+stderr.String(), tailBytes))
 	}

@@ -139,8 +139,8 @@ func (s *side) profile(ctx context.Context, cfg RunConfig, name, benchtime, cpu,
 	}
 	bb := *b
 	bb.benchtime = "" // profiles run for their own benchtime, whatever the rounds used
-	bb.bench = benchRegexp(name, gomaxprocsOf(append(os.Environ(), env...)))
-	lines, err := bb.run(ctx, cfg.Nice, cfg.MaxOutput, args, env, io.Discard)
+	bb.bench = benchRegexp(name, gomaxprocsOf(childEnv(ctx, env...)))
+	lines, err := bb.run(ctx, cfg, args, env, io.Discard)
 	if err != nil {
 		return 0, err
 	}

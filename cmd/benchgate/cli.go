@@ -26,6 +26,7 @@ const usage = `usage:
                     [-allow-cross-machine] [-markdown FILE] [-lenient] OLD NEW
   benchgate run -base REF|auto [-head REF] [-bench RE] [-pkgs ./a,./b] [-target 'PKG:RE[@T] [K=V ...]' ...]
                 [-count 10] [-benchtime T] [-tags T] [-head-tags T] [-head-env K=V ...]
+                [-env-drop NAME[,GLOB]]
                 [-units FILE] [-out DIR | -keep] [-max-output-mib 256] [-allow-empty-base] [-nice N]
                 [-profiles=true] [-profile-benchtime 1s] [-measure wall|instructions] [-jobs N]
                 [compare flags]
@@ -346,6 +347,7 @@ type runFlags struct {
 	cfg                       benchgate.RunConfig
 	pkgs, units               string
 	targets, headEnv, baseEnv listFlag
+	envDrop                   listFlag
 	quiet, keep               bool
 	maxOutputMiB              int64
 	measure                   string
@@ -362,6 +364,7 @@ func (r *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&cfg.HeadTags, "head-tags", "", "extra build tags for the head only (calibration: gateslow)")
 	fs.Var(&r.headEnv, "head-env", "`K=V` added to the head binaries' environment (repeatable)")
 	fs.Var(&r.baseEnv, "base-env", "`K=V` added to the base binaries' environment (repeatable)")
+	fs.Var(&r.envDrop, "env-drop", "`NAME[,NAME|GLOB]` more environment variables to keep from the benchmarks, go and git, besides the built-in secrets (GITHUB_TOKEN, *_TOKEN, *_DSN, *PASSWORD*, ...; see benchgate.SecretEnv); repeatable")
 	fs.StringVar(&r.units, "units", "", "`file` (at most 1 MiB) of `Unit NAME better=...` lines written at the top of both outputs")
 	fs.StringVar(&cfg.OutDir, "out", "", "`dir` for base.txt, head.txt and profiles/, kept (default: a temporary directory, removed at exit unless -keep)")
 	fs.BoolVar(&r.keep, "keep", false, "keep the temporary output directory (without -out) and say where it is")
@@ -407,6 +410,16 @@ func (r *runFlags) finish(stderr io.Writer) error {
 	r.cfg.MaxOutput = r.maxOutputMiB << 20
 	if err := setTargets(&r.cfg, r.pkgs, r.targets, r.headEnv, r.baseEnv); err != nil {
 		return err
+	}
+	for _, v := range r.envDrop {
+		for _, name := range strings.Split(v, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				r.cfg.EnvDrop = append(r.cfg.EnvDrop, name)
+			}
+		}
+	}
+	if err := benchgate.CheckEnvDrop(r.cfg.EnvDrop); err != nil {
+		return fmt.Errorf("-env-drop: %w", err)
 	}
 	if r.units != "" {
 		b, err := readSmall(r.units, maxUnitsBytes)

@@ -174,3 +174,14 @@ func TestCLIOversizedInput(t *testing.T) {
 		})
 	}
 }
+
+// -env-drop takes names and globs, comma-separated and repeatable; a
+// malformed one is a usage error (exit 2) naming the flag.
+func TestCLIEnvDrop(t *testing.T) {
+	for _, bad := range []string{"A=B", "[", "X,Y=1"} {
+		code, _, errOut := cli(t, "run", "-base", "HEAD", "-env-drop", bad)
+		if code != 2 || !strings.Contains(errOut, "-env-drop") {
+			t.Errorf("-env-drop %q: exit %d, stderr %q; want 2 naming the flag", bad, code, errOut)
+		}
+	}
+}

@@ -195,13 +195,19 @@ type outcome struct {
 // GITHUB_* from the test's own environment left out).
 func action(t *testing.T, dir string, env ...string) outcome {
 	t.Helper()
+	return actionPhase(t, dir, nil, env...)
+}
+
+// actionPhase is action with the script's arguments (its phase).
+func actionPhase(t *testing.T, dir string, args []string, env ...string) outcome {
+	t.Helper()
 	script, err := filepath.Abs("../../scripts/benchgate-action.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
 	summary, outputs := filepath.Join(tmp, "summary.md"), filepath.Join(tmp, "output")
-	cmd := exec.Command("bash", script)
+	cmd := exec.Command("bash", append([]string{script}, args...)...)
 	cmd.Dir = dir
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "BENCHGATE_") && !strings.HasPrefix(kv, "GITHUB_") {

@@ -18,6 +18,12 @@
 //     time anyway; with more Ps idle threads spin, and their spinning counts)
 //     and GODEBUG=asyncpreemptoff=1 (callgrind aborts on the signal Go uses
 //     for asynchronous preemption).
+//   - Runs are bounded: valgrind leads a process group of its own that is
+//     killed whole on cancel, on timeout and once valgrind exits (a child of
+//     the benchmark holding its stdout cannot keep Count waiting), runs with
+//     --vgdb=no (no FIFO is made in TMPDIR, so none is left by a killed
+//     run), and is stopped past Runner.MaxOutput bytes of output
+//     (ErrOutputTooLarge, never a missing result line).
 //   - Input is bounded: an output file is read up to MaxOutBytes and lines of
 //     at most MaxLineBytes; a file without both an events line and a totals
 //     (or summary) line is ErrNoTotals, never zero counts.
@@ -52,6 +58,9 @@ var (
 	ErrTooLarge    = errors.New("callgrind: output over its size limit")
 	ErrNotMonotone = errors.New("callgrind: more ops executed fewer instructions")
 	ErrBadRun      = errors.New("callgrind: benchmark run failed")
+	// ErrOutputTooLarge: a run printed more than Runner.MaxOutput bytes on
+	// its standard output and error, and was stopped.
+	ErrOutputTooLarge = errors.New("callgrind: benchmark output over the limit")
 )
 
 // Event names as callgrind writes them with --cache-sim=yes.

@@ -11,12 +11,19 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
+
+	"github.com/writegc/writegc/internal/childproc"
 )
 
 // MaxStdout bounds what Measure keeps of a benchmark's standard output and
 // error: the result line is near the end, and a benchmark that prints without
 // bound must not fill memory.
 const MaxStdout = 1 << 20
+
+// DefaultMaxOutput is Runner.MaxOutput's default: what one run may print on
+// its standard output and error together before it is stopped.
+const DefaultMaxOutput int64 = 256 << 20
 
 // Env is the environment Measure adds to the benchmark's: see the package doc.
 var Env = []string{"GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1"}
@@ -25,11 +32,21 @@ var Env = []string{"GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1"}
 // The zero Runner uses "valgrind" from PATH and the system's temporary
 // folder. A Runner holds no state: one value may run any number of
 // measurements at once.
+//
+// Every run is bounded (internal/childproc): valgrind leads a process group
+// of its own, killed whole when the context is done and once valgrind
+// exits, so a child of the benchmark holding its output cannot keep Count
+// waiting; valgrind runs with --vgdb=no, so no vgdb FIFO is made (nor left
+// behind by a killed run); and a run that prints more than MaxOutput bytes
+// is stopped with ErrOutputTooLarge.
 type Runner struct {
 	Valgrind string   // the valgrind binary; default "valgrind"
 	Dir      string   // the benchmark's working directory (its package's folder)
 	TmpDir   string   // where callgrind's output files go; each is removed after it is read
 	Env      []string // the environment before Env is added; nil means os.Environ()
+	// MaxOutput bounds what one run may print on its standard output and
+	// error together, in bytes; 0 means DefaultMaxOutput.
+	MaxOutput int64
 }
 
 // BenchRegexp is the -test.bench pattern that selects exactly the benchmark
@@ -79,19 +96,31 @@ func (r Runner) Count(ctx context.Context, bin, name string, n int) (Counts, err
 	if vg == "" {
 		vg = "valgrind"
 	}
-	args := []string{"--tool=callgrind", "--cache-sim=yes", "--callgrind-out-file=" + out,
+	args := []string{"--tool=callgrind", "--cache-sim=yes", "--vgdb=no", "--callgrind-out-file=" + out,
 		bin, "-test.run=^$", "-test.bench=" + BenchRegexp(name),
 		"-test.benchtime=" + strconv.Itoa(n) + "x", "-test.count=1"}
-	cmd := exec.CommandContext(ctx, vg, args...)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := childproc.Command(runCtx, vg, args...)
 	cmd.Dir = r.Dir
 	env := r.Env
 	if env == nil {
 		env = os.Environ()
 	}
 	cmd.Env = append(append([]string(nil), env...), Env...)
-	var stdout, stderr capped
+	limit := r.MaxOutput
+	if limit <= 0 {
+		limit = DefaultMaxOutput
+	}
+	lim := &outputLimit{limit: limit, stop: cancel}
+	stdout, stderr := capped{lim: lim}, capped{lim: lim}
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	err = childproc.Run(cmd)
+	switch {
+	case lim.exceeded():
+		return nil, fmt.Errorf("%w: %s %s at %dx: output over the limit of %d bytes; it was stopped",
+			ErrOutputTooLarge, filepath.Base(bin), name, n, limit)
+	case err != nil:
 		return nil, fmt.Errorf("%w: %s %s at %dx: %v\n%s", ErrBadRun, filepath.Base(bin), name, n, err, stderr.tail(2000))
 	}
 	if err := checkRan(stdout.Bytes(), name); err != nil {
@@ -133,14 +162,38 @@ func checkRan(out []byte, name string) error {
 	return nil
 }
 
+// outputLimit counts the bytes of a run's standard output and error
+// (written from exec's two copying goroutines) and stops the run once they
+// pass limit.
+type outputLimit struct {
+	limit int64
+	stop  func()
+	n     atomic.Int64
+}
+
+// add counts n more bytes and reports whether the total is still in bounds.
+func (l *outputLimit) add(n int) bool {
+	if l.n.Add(int64(n)) > l.limit {
+		l.stop()
+		return false
+	}
+	return true
+}
+
+func (l *outputLimit) exceeded() bool { return l.n.Load() > l.limit }
+
 // capped keeps the last MaxStdout bytes written to it (the result line is
-// near the end) and counts what it dropped.
+// near the end) and counts what it dropped; past lim it refuses writes.
 type capped struct {
 	buf     []byte
 	dropped int64
+	lim     *outputLimit
 }
 
 func (c *capped) Write(p []byte) (int, error) {
+	if c.lim != nil && !c.lim.add(len(p)) {
+		return 0, ErrOutputTooLarge
+	}
 	c.buf = append(c.buf, p...)
 	if over := len(c.buf) - MaxStdout; over > 0 {
 		c.dropped += int64(over)
