@@ -38,7 +38,7 @@ var importRules = []importRule{
 	{pkg: "gcstress/report", deny: []string{"gcstress"}},
 	{pkg: "gcstress/live", deny: []string{"gcstress"}},
 	{pkg: "benchgate", subtree: true, except: []string{"benchgate/internal/slowcal", "benchgate/internal/synthbench"},
-		allow: []string{"benchgate", "internal/flock", "internal/inputfile"}},
+		allow: []string{"benchgate", "internal/flock", "internal/inputfile", "internal/childproc"}},
 	{pkg: "benchgate/changepoint", allow: []string{}},
 	{pkg: "arena", allow: []string{"internal/slowdown"}},
 	{pkg: "gcmetrics", allow: []string{}},
