@@ -32,16 +32,32 @@ var ErrBadValue = errors.New("bad flag value")
 // ParseFraction reads "10%" (a percentage) or "0.1" (a fraction) as the
 // fraction 0.1. The result is finite; its range is the caller's to check.
 func ParseFraction(s string) (float64, error) {
+	v, err := parseFraction(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q: %w", s, err)
+	}
+	return v, nil
+}
+
+// parseFraction is ParseFraction with an error that does not repeat s
+// (package flag names the value already).
+func parseFraction(s string) (float64, error) {
 	num, pct := strings.CutSuffix(s, "%")
 	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%w: %q: want a percentage like 10%% or a fraction like 0.1", ErrBadValue, s)
+		return 0, badValue("want a percentage like 10% or a fraction like 0.1")
 	}
 	if pct {
 		v /= 100
 	}
 	return v, nil
 }
+
+// badValue is an error that says why and wraps ErrBadValue.
+type badValue string
+
+func (e badValue) Error() string { return string(e) }
+func (e badValue) Unwrap() error { return ErrBadValue }
 
 // FormatFraction writes f as ParseFraction reads it back: a percentage
 // ("10%").
@@ -66,15 +82,15 @@ func (f Fraction) String() string {
 	return FormatFraction(*f.P)
 }
 
-// Set parses s with ParseFraction and checks that it is in (0, Max].
+// Set parses s as ParseFraction does and checks that it is in (0, Max];
+// its errors do not repeat s (package flag shows it).
 func (f Fraction) Set(s string) error {
-	v, err := ParseFraction(s)
+	v, err := parseFraction(s)
 	if err != nil {
 		return err
 	}
 	if !(v > 0 && v <= f.Max) {
-		return fmt.Errorf("%w: %q: want a percentage above 0%% and at most %s like 10%%, or a fraction like 0.1",
-			ErrBadValue, s, FormatFraction(f.Max))
+		return badValue(fmt.Sprintf("want a percentage above 0%% and at most %s like 10%%, or a fraction like 0.1", FormatFraction(f.Max)))
 	}
 	*f.P = v
 	return nil
