@@ -179,7 +179,8 @@ const (
 	Inconclusive Verdict = "inconclusive"
 )
 
-// Verdicts lists the verdicts, from the mildest.
+// Verdicts lists the five verdicts: the four that pass by default, then
+// Regressed.
 func Verdicts() []Verdict { return []Verdict{Same, Better, Worse, Inconclusive, Regressed} }
 
 // Centre is one side of a row: the median of its N values and the
