@@ -14,9 +14,14 @@ import (
 	"github.com/writegc/writegc/internal/flagval"
 )
 
-// errRegressed: `gcstress compare` found a gated figure regressed, or
-// with -strict one inconclusive (exit 1).
-var errRegressed = errors.New("regressed")
+// Errors of `gcstress compare` that exit 1.
+var (
+	// errRegressed: a gated figure regressed.
+	errRegressed = errors.New("regressed")
+	// errInconclusive: with -strict, a gated figure is inconclusive (and
+	// none regressed).
+	errInconclusive = errors.New("inconclusive (-strict)")
+)
 
 // compareExample is the command line a flag error shows.
 const compareExample = "gcstress compare -threshold 10% -alpha 0.05 OLD NEW"
@@ -65,12 +70,30 @@ func compareMain(args []string, stdout, stderr io.Writer) error {
 	if err := rep.WriteText(stdout); err != nil {
 		return fmt.Errorf("%w: compare: write to %s: %w", gcstress.ErrWrite, writerName(stdout), err)
 	}
-	if fails := rep.Failures(); len(fails) > 0 {
-		msgs := make([]string, len(fails))
-		for i, r := range fails {
-			msgs[i] = r.Message()
+	return failures(rep.Failures())
+}
+
+// failures is the error naming the failed rows: "compare: regressed: ROW;
+// inconclusive (-strict): ROW", wrapping errRegressed when a row regressed
+// and errInconclusive when none did; nil for no rows.
+func failures(rows []compare.Row) error {
+	var regs, inc []string
+	for _, r := range rows {
+		if r.Regressed() {
+			regs = append(regs, r.Message())
+		} else {
+			inc = append(inc, r.Message())
 		}
-		return fmt.Errorf("compare: %w: %s", errRegressed, strings.Join(msgs, "; "))
+	}
+	tail := ""
+	if len(regs) > 0 && len(inc) > 0 {
+		tail = "; " + errInconclusive.Error() + ": " + strings.Join(inc, "; ")
+	}
+	switch {
+	case len(regs) > 0:
+		return fmt.Errorf("compare: %w: %s%s", errRegressed, strings.Join(regs, "; "), tail)
+	case len(inc) > 0:
+		return fmt.Errorf("compare: %w: %s", errInconclusive, strings.Join(inc, "; "))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/writegc/writegc/gcstress"
 	"github.com/writegc/writegc/gcstress/benchtxt"
+	"github.com/writegc/writegc/gcstress/compare"
 )
 
 // pairStoreDouble, set in a run's environment, makes the pairstore engine
@@ -250,7 +252,7 @@ func TestCompareInconclusive(t *testing.T) {
 	}
 	stdout, stderr = syncBuf{}, syncBuf{}
 	if code := Main(context.Background(), []string{"compare", "-strict", old1, new1}, &stdout, &stderr); code != ExitFailure ||
-		!strings.Contains(stderr.String(), "matrix/heap/100B objects/entry +40.0% (n=1: inconclusive") {
+		!strings.Contains(stderr.String(), "compare: inconclusive (-strict): matrix/heap/100B objects/entry +40.0% (n=1: inconclusive") {
 		t.Errorf("-strict: exit %d, want 1 naming the row\n%s%s", code, stdout.String(), stderr.String())
 	}
 	for _, strict := range [][]string{nil, {"-strict"}} {
@@ -322,5 +324,27 @@ func TestCompareBadFigures(t *testing.T) {
 		if code := Main(context.Background(), []string{"compare", good, tc.dir}, &stdout, &stderr); code != ExitUsage || !strings.Contains(stderr.String(), tc.says) {
 			t.Errorf("%s: exit %d, want 2 saying %q\n%s%s", filepath.Base(tc.dir), code, tc.says, stdout.String(), stderr.String())
 		}
+	}
+}
+
+// TestCompareFailureMessage: regressed rows come first and wrap
+// errRegressed; -strict's inconclusive rows follow, or alone wrap
+// errInconclusive.
+func TestCompareFailureMessage(t *testing.T) {
+	k := benchtxt.Key{Set: "matrix", Kind: "heap", Value: 100}
+	reg := compare.Row{Key: k, Unit: benchtxt.ObjectsPerEntry, Tested: true, P: 0.008, Delta: 1, Verdict: compare.Regressed}
+	inc := compare.Row{Key: k, Unit: benchtxt.MBps, Old: compare.Centre{N: 1}, New: compare.Centre{N: 1}, Delta: -0.5,
+		Verdict: compare.Inconclusive, RunsNeeded: 4}
+	err := failures([]compare.Row{inc, reg})
+	want := "compare: regressed: matrix/heap/100B objects/entry +100% (p=0.008); inconclusive (-strict): " +
+		"matrix/heap/100B MB/s -50.0% (n=1: inconclusive, the U test needs 4 runs a side)"
+	if !errors.Is(err, errRegressed) || fmt.Sprint(err) != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	if err := failures([]compare.Row{inc}); !errors.Is(err, errInconclusive) || errors.Is(err, errRegressed) {
+		t.Errorf("inconclusive alone: %v", err)
+	}
+	if err := failures(nil); err != nil {
+		t.Errorf("none: %v", err)
 	}
 }

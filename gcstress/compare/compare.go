@@ -456,7 +456,7 @@ func notes(rep *Report, old, new *benchtxt.File) []string {
 	}
 	if untested > 0 {
 		out = append(out, fmt.Sprintf("%d row(s) have too few runs a side for p < %g (the U test needs %s a side); "+
-			"%d of them, past the %g%% threshold, are inconclusive (they fail only with -strict, and only when gated); "+
+			"%d of them past the %g%% threshold: inconclusive (they fail only with -strict, and only when gated); "+
 			"run both sides with -count %s or more to decide them",
 			untested, o.Alpha, runsText(RunsFor(o.Alpha)), inconclusive, 100*o.Threshold, runsText(RunsFor(o.Alpha))))
 	}
