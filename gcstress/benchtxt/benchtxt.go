@@ -40,6 +40,10 @@
 //     assume=nothing` lines, so readers know its direction and compare it
 //     without assuming a distribution. Every value written is finite and
 //     non-negative (a figure that is not is left off its line).
+//   - Every unit has one entry in the package's unit registry: its place
+//     on a line, its direction (Unit.Better) and its absolute floor
+//     (Unit.Floor), the smallest difference of two figures that a
+//     comparison counts.
 //   - Configuration lines: goos, goarch, cpu, goversion, commit (when the
 //     build knows it) and gcstress-count (the rounds the file holds); their
 //     values are single lines of printable text.
@@ -106,17 +110,30 @@ func (b Better) String() string {
 	return "unknown"
 }
 
-// units are the units of a file, in the order a line holds them, with
-// their directions.
+// units is the one registry of bench.txt's units: in the order a line
+// holds them, each with its direction and its floor (Unit.Floor).
 var units = []struct {
 	unit   Unit
 	better Better
+	floor  float64
 }{
-	{MBps, Higher},
-	{GCCPUNsPerPut, Lower},
-	{ObjectsPerEntry, Lower},
-	{PauseP99Ns, Lower},
-	{SustainableMBps, Higher},
+	// A tenth of a MB/s: the rates gcstress measures are tens to hundreds
+	// of MB/s, so the floor binds only on a run that measured ~nothing.
+	{MBps, Higher, 0.1},
+	// One ns of collector CPU per Put: engines that keep the heap small
+	// measure fractions of one, which move with the collector's own
+	// background work, not with the engine.
+	{GCCPUNsPerPut, Lower, 1},
+	// One heap object per hundred entries: the off-heap engines hold
+	// 0.001 to 0.005 (their index's few objects over all entries), and a
+	// change among such figures (+39% on 0.0012, +Inf% from 0) is not a
+	// change in what the collector marks per entry.
+	{ObjectsPerEntry, Lower, 0.01},
+	// One microsecond: the p99 pauses measured are a hundred microseconds
+	// to milliseconds (runtime/metrics' histogram buckets), so the floor
+	// binds only when both sides barely paused.
+	{PauseP99Ns, Lower, 1000},
+	{SustainableMBps, Higher, 0.1},
 }
 
 // Units lists the units of bench.txt in the order a line holds them.
@@ -136,6 +153,19 @@ func (u Unit) Better() Better {
 		}
 	}
 	return Unknown
+}
+
+// Floor is u's absolute floor, in u: two figures closer than it are the
+// same figure, whatever their ratio (near zero a ratio is noise: 0.0012
+// to 0.0017 objects/entry is +39%). It is positive for every unit of
+// bench.txt, 0 for a unit that is not bench.txt's.
+func (u Unit) Floor() float64 {
+	for _, x := range units {
+		if x.unit == u {
+			return x.floor
+		}
+	}
+	return 0
 }
 
 // Errors of Read and ParseName.

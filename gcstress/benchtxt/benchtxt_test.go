@@ -236,3 +236,20 @@ func TestUnits(t *testing.T) {
 		t.Errorf("units missing: %v", want)
 	}
 }
+
+// TestUnitFloors: every unit of bench.txt has a positive absolute floor in
+// the registry; objects/entry's is above the off-heap engines' figures
+// (0.001 to 0.005) and below one object per entry.
+func TestUnitFloors(t *testing.T) {
+	for _, u := range Units() {
+		if f := u.Floor(); !(f > 0) {
+			t.Errorf("%s: floor %v", u, f)
+		}
+	}
+	if f := ObjectsPerEntry.Floor(); !(f > 0.005 && f < 1) {
+		t.Errorf("objects/entry floor %v", f)
+	}
+	if f := Unit("ns/op").Floor(); f != 0 {
+		t.Errorf("ns/op floor %v", f)
+	}
+}

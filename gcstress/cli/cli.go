@@ -41,10 +41,13 @@
 //	130  interrupted (SIGINT or SIGTERM): the current scenario was stopped and
 //	     the reports of what finished were written
 //
-// `gcstress compare` exits 0 when no gated figure regressed, 1 when one
-// did (the message names each: "matrix/heap/100B objects/entry +100%
-// (p=0.008)") or the table could not be written, and 2 for bad flags or
-// bad input (a missing folder, no bench.txt, an unparsable one).
+// `gcstress compare` exits 0 when no gated figure regressed (inconclusive
+// rows, too few runs a side for a p-value, included), 1 when one did (the
+// message names each: "matrix/heap/100B objects/entry +100% (p=0.008)"),
+// with -strict when a gated figure is inconclusive, or when the table could
+// not be written, and 2 for bad flags (one line with an example) or bad
+// input (a missing folder, no bench.txt, an unparsable one, a NaN,
+// infinite or negative figure, more runs a row than gcstress-count says).
 //
 // Invariants:
 //   - Each scenario runs in a child process: the running executable

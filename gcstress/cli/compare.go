@@ -5,44 +5,54 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/writegc/writegc/gcstress"
 	"github.com/writegc/writegc/gcstress/benchtxt"
 	"github.com/writegc/writegc/gcstress/compare"
+	"github.com/writegc/writegc/internal/flagval"
 )
 
-// errRegressed: `gcstress compare` found a gated figure regressed (exit 1).
-var errRegressed = errors.New("regressed")
+// Errors of `gcstress compare` that exit 1.
+var (
+	// errRegressed: a gated figure regressed.
+	errRegressed = errors.New("regressed")
+	// errInconclusive: with -strict, a gated figure is inconclusive (and
+	// none regressed).
+	errInconclusive = errors.New("inconclusive (-strict)")
+)
+
+// compareExample is the command line a flag error shows.
+const compareExample = "gcstress compare -threshold 10% -alpha 0.05 OLD NEW"
 
 // compareMain is `gcstress compare [-alpha A] [-threshold T] [-gate UNITS]
-// OLD NEW`: it compares the bench.txt of two results folders, prints the
-// table on stdout and returns an error wrapping errRegressed (exit 1) when
-// a gated figure regressed, and one wrapping gcstress.ErrUsage (exit 2) for
-// bad flags or bad input.
+// [-strict] OLD NEW`: it compares the bench.txt of two results folders,
+// prints the table on stdout and returns an error wrapping errRegressed
+// (exit 1) when a gated figure regressed (or, with -strict, is
+// inconclusive), and one wrapping gcstress.ErrUsage (exit 2) for bad flags
+// or bad input. A flag error is one line with an example; -h prints the
+// usage.
 func compareMain(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gcstress compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var opts compare.Options
-	fs.Float64Var(&opts.Alpha, "alpha", compare.DefaultAlpha, "significance level of the Mann-Whitney U test, in (0, 1)")
-	fs.Float64Var(&opts.Threshold, "threshold", compare.DefaultThreshold, "relative change in the bad direction a significant figure must pass to regress (0.10 is 10%)")
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	opts := compare.Options{Alpha: compare.DefaultAlpha, Threshold: compare.DefaultThreshold}
+	fs.Var(alphaFlag{&opts.Alpha}, "alpha", "significance level of the Mann-Whitney U test, in (0, 1)")
+	fs.Var(flagval.Fraction{P: &opts.Threshold, Max: compare.MaxThreshold}, "threshold",
+		"relative change of the median past which a figure is better, worse, regressed or inconclusive (10% or 0.1)")
 	gate := fs.String("gate", "", "figures gated, comma-separated (default: "+units(compare.Gated())+"; known: "+units(benchtxt.Units())+")")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: gcstress compare [flags] OLD NEW\n\ncompares the bench.txt of two results folders (run both with -count 5 or more for p-values);\n"+
-			"exit 0: no gated figure regressed, 1: one did, 2: bad input\n\nflags:\n")
-		fs.PrintDefaults()
-	}
+	fs.BoolVar(&opts.Strict, "strict", false, "also fail (exit 1) on a gated figure that is inconclusive: past the threshold with too few runs a side for the U test")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			compareUsage(fs)
 			return err
 		}
-		return fmt.Errorf("%w: compare: %v", gcstress.ErrUsage, err)
-	}
-	if !(opts.Alpha > 0 && opts.Alpha < 1) || !(opts.Threshold > 0) {
-		return fmt.Errorf("%w: compare: -alpha %g, -threshold %g: want alpha in (0, 1) and a positive threshold", gcstress.ErrUsage, opts.Alpha, opts.Threshold)
+		return fmt.Errorf("%w: compare: %v (e.g. %s; gcstress compare -h lists the flags)", gcstress.ErrUsage, err, compareExample)
 	}
 	if fs.NArg() != 2 {
-		return fmt.Errorf("%w: compare: want two results folders, OLD and NEW; got %d argument(s)", gcstress.ErrUsage, fs.NArg())
+		return fmt.Errorf("%w: compare: want two results folders, OLD and NEW; got %d argument(s) (e.g. %s)", gcstress.ErrUsage, fs.NArg(), compareExample)
 	}
 	if *gate != "" {
 		opts.Gate = []benchtxt.Unit{}
@@ -60,13 +70,59 @@ func compareMain(args []string, stdout, stderr io.Writer) error {
 	if err := rep.WriteText(stdout); err != nil {
 		return fmt.Errorf("%w: compare: write to %s: %w", gcstress.ErrWrite, writerName(stdout), err)
 	}
-	if regs := rep.Regressions(); len(regs) > 0 {
-		msgs := make([]string, len(regs))
-		for i, r := range regs {
-			msgs[i] = r.Message()
+	return failures(rep.Failures())
+}
+
+// failures is the error naming the failed rows: "compare: regressed: ROW;
+// inconclusive (-strict): ROW", wrapping errRegressed when a row regressed
+// and errInconclusive when none did; nil for no rows.
+func failures(rows []compare.Row) error {
+	var regs, inc []string
+	for _, r := range rows {
+		if r.Regressed() {
+			regs = append(regs, r.Message())
+		} else {
+			inc = append(inc, r.Message())
 		}
-		return fmt.Errorf("compare: %w: %s", errRegressed, strings.Join(msgs, "; "))
 	}
+	tail := ""
+	if len(regs) > 0 && len(inc) > 0 {
+		tail = "; " + errInconclusive.Error() + ": " + strings.Join(inc, "; ")
+	}
+	switch {
+	case len(regs) > 0:
+		return fmt.Errorf("compare: %w: %s%s", errRegressed, strings.Join(regs, "; "), tail)
+	case len(inc) > 0:
+		return fmt.Errorf("compare: %w: %s", errInconclusive, strings.Join(inc, "; "))
+	}
+	return nil
+}
+
+func compareUsage(fs *flag.FlagSet) {
+	fmt.Fprintf(fs.Output(), "usage: gcstress compare [flags] OLD NEW\n\ncompares the bench.txt of two results folders "+
+		"(run both with -count %d or more for p-values at alpha %g);\n"+
+		"verdicts: same, better, worse (not gated), regressed (gated), inconclusive (too few runs to test);\n"+
+		"exit 0: nothing regressed (inconclusive rows pass unless -strict), 1: a gated figure regressed, 2: bad input or flags\n\nflags:\n",
+		compare.RunsFor(compare.DefaultAlpha)+1, compare.DefaultAlpha)
+	fs.PrintDefaults()
+}
+
+// alphaFlag is -alpha: a number in (0, 1).
+type alphaFlag struct{ p *float64 }
+
+func (a alphaFlag) String() string {
+	if a.p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*a.p, 'g', -1, 64)
+}
+
+func (a alphaFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v > 0 && v < 1) {
+		return fmt.Errorf("want a significance level in (0, 1) like 0.05")
+	}
+	*a.p = v
 	return nil
 }
 

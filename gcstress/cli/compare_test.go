@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/writegc/writegc/gcstress"
 	"github.com/writegc/writegc/gcstress/benchtxt"
+	"github.com/writegc/writegc/gcstress/compare"
 )
 
 // pairStoreDouble, set in a run's environment, makes the pairstore engine
@@ -152,9 +155,11 @@ func TestCompareExitCodes(t *testing.T) {
 		says string
 	}{
 		{[]string{one, one}, ExitOK, ""},
-		{[]string{one, two}, ExitFailure, "matrix/heap/100B objects/entry +100% (n=1, no significance)"},
+		{[]string{one, two}, ExitOK, ""}, // inconclusive: one run a side
+		{[]string{"-strict", one, two}, ExitFailure, "matrix/heap/100B objects/entry +100% (n=1: inconclusive, the U test needs 4 runs a side)"},
 		{[]string{two, one}, ExitOK, ""},
-		{[]string{"-threshold", "1.5", one, two}, ExitOK, ""},
+		{[]string{"-strict", "-threshold", "1.5", one, two}, ExitOK, ""},
+		{[]string{"-strict", "-threshold", "150%", one, two}, ExitOK, ""},
 		{[]string{"-gate", "MB/s", one, two}, ExitOK, ""},
 		{[]string{one, filepath.Join(dir, "nosuch")}, ExitUsage, "nosuch is not a results folder"},
 		{[]string{one, none}, ExitUsage, "has no bench.txt"},
@@ -162,6 +167,7 @@ func TestCompareExitCodes(t *testing.T) {
 		{[]string{one, huge}, ExitUsage, "size limits"},
 		{[]string{one}, ExitUsage, "want two results folders"},
 		{[]string{"-alpha", "2", one, one}, ExitUsage, "-alpha"},
+		{[]string{"-threshold", "10x", one, one}, ExitUsage, "-threshold"},
 		{[]string{"-gate", "ns/op", one, one}, ExitUsage, "ns/op"},
 		{[]string{"-nosuch", one, one}, ExitUsage, "nosuch"},
 	} {
@@ -199,5 +205,146 @@ func TestCountFlag(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("order %v, want %v", got, want)
+	}
+}
+
+// mkFolder makes a results folder under dir holding body as its bench.txt.
+func mkFolder(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	d := filepath.Join(dir, name)
+	if err := os.Mkdir(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, benchtxt.FileName), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// benchLines is a bench.txt of count rounds of heap/100B and arena/100B,
+// objects/entry of heap scaled by heapObjs (arena's stays put).
+func benchLines(count int, heapObjs float64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "gcstress-count: %d\n", count)
+	for i := range count {
+		noise := 1 + 0.002*float64(i)
+		fmt.Fprintf(&b, "BenchmarkGCStress/set=matrix/kind=heap/value=100 \t1000\t%g MB/s\t%g objects/entry\n", 40*noise, 3*heapObjs*noise)
+		fmt.Fprintf(&b, "BenchmarkGCStress/set=matrix/kind=arena/value=100 \t1000\t%g MB/s\t%g objects/entry\n", 90*noise, 0.002*noise)
+	}
+	return b.String()
+}
+
+// TestCompareInconclusive is the issue's "done" for a compare that never
+// cries wolf: two one-run folders whose objects/entry differ by 40% exit
+// 0 saying inconclusive and how many runs a side would decide it; with
+// -strict they exit 1 naming the row; five runs a side of a doubled
+// objects/entry exit 1 naming it, -strict or not.
+func TestCompareInconclusive(t *testing.T) {
+	dir := t.TempDir()
+	old1, new1 := mkFolder(t, dir, "old1", benchLines(1, 1)), mkFolder(t, dir, "new1", benchLines(1, 1.4))
+	old5, new5 := mkFolder(t, dir, "old5", benchLines(5, 1)), mkFolder(t, dir, "new5", benchLines(5, 2))
+	row := regexp.MustCompile(`matrix/heap/100B +objects/entry +3 ± ∞ +4\.2 ± ∞ +\+40\.0% +∞ +n/a +yes +inconclusive`)
+	hint := "inconclusive: matrix/heap/100B objects/entry +40.0% (n=1: inconclusive, the U test needs 4 runs a side)"
+	var stdout, stderr syncBuf
+	if code := Main(context.Background(), []string{"compare", old1, new1}, &stdout, &stderr); code != ExitOK ||
+		!row.MatchString(stdout.String()) || !strings.Contains(stdout.String(), hint) || !strings.Contains(stdout.String(), "-count 4 or more") {
+		t.Errorf("one run a side: exit %d, want 0 with %q\n%s%s", code, hint, stdout.String(), stderr.String())
+	}
+	stdout, stderr = syncBuf{}, syncBuf{}
+	if code := Main(context.Background(), []string{"compare", "-strict", old1, new1}, &stdout, &stderr); code != ExitFailure ||
+		!strings.Contains(stderr.String(), "compare: inconclusive (-strict): matrix/heap/100B objects/entry +40.0% (n=1: inconclusive") {
+		t.Errorf("-strict: exit %d, want 1 naming the row\n%s%s", code, stdout.String(), stderr.String())
+	}
+	for _, strict := range [][]string{nil, {"-strict"}} {
+		stdout, stderr = syncBuf{}, syncBuf{}
+		args := append(append([]string{"compare"}, strict...), old5, new5)
+		if code := Main(context.Background(), args, &stdout, &stderr); code != ExitFailure ||
+			!strings.Contains(stderr.String(), "regressed: matrix/heap/100B objects/entry +100% (p=0.008)") ||
+			strings.Contains(stderr.String(), "arena") {
+			t.Errorf("%v: exit %d, want 1 naming heap's objects/entry only\n%s%s", args, code, stdout.String(), stderr.String())
+		}
+	}
+}
+
+// TestCompareThresholdSpellings: -threshold 10% and 0.1 are one value;
+// a bad flag value is one line with an example, exit 2, without the usage;
+// -h prints the usage, exit 0.
+func TestCompareThresholdSpellings(t *testing.T) {
+	dir := t.TempDir()
+	old5, new5 := mkFolder(t, dir, "old5", benchLines(5, 1)), mkFolder(t, dir, "new5", benchLines(5, 1.2))
+	for _, tc := range []struct {
+		threshold string
+		want      int
+	}{{"10%", ExitFailure}, {"0.1", ExitFailure}, {"25%", ExitOK}, {"0.25", ExitOK}} {
+		var stdout, stderr syncBuf
+		if code := Main(context.Background(), []string{"compare", "-threshold", tc.threshold, old5, new5}, &stdout, &stderr); code != tc.want {
+			t.Errorf("-threshold %s: exit %d, want %d\n%s%s", tc.threshold, code, tc.want, stdout.String(), stderr.String())
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"-threshold", "10x"}, "like 10%"},
+		{[]string{"-threshold", "0%"}, "like 10%"},
+		{[]string{"-threshold", "NaN"}, "like 10%"},
+		{[]string{"-threshold"}, "e.g. gcstress compare -threshold 10%"},
+		{[]string{"-alpha", "x"}, "like 0.05"},
+		{[]string{"-alpha", "1"}, "like 0.05"},
+		{[]string{"-nosuch"}, "e.g. gcstress compare -threshold 10%"},
+	} {
+		var stdout, stderr syncBuf
+		code := Main(context.Background(), append([]string{"compare"}, tc.args...), &stdout, &stderr)
+		if out := stderr.String(); code != ExitUsage || !strings.Contains(out, tc.says) || strings.Count(out, "\n") != 1 || strings.Contains(out, "usage: gcstress compare") {
+			t.Errorf("%v: exit %d, want 2 and one line saying %q\n%s", tc.args, code, tc.says, out)
+		}
+	}
+	var stdout, stderr syncBuf
+	if code := Main(context.Background(), []string{"compare", "-h"}, &stdout, &stderr); code != ExitOK ||
+		!strings.Contains(stderr.String(), "usage: gcstress compare") || !strings.Contains(stderr.String(), "-strict") ||
+		!strings.Contains(stderr.String(), "(default 10%)") {
+		t.Errorf("-h: exit %d\n%s", code, stderr.String())
+	}
+}
+
+// TestCompareBadFigures: a NaN figure or a line repeated against
+// gcstress-count is exit 2 naming the row.
+func TestCompareBadFigures(t *testing.T) {
+	dir := t.TempDir()
+	good := mkFolder(t, dir, "good", benchLines(1, 1))
+	nan := mkFolder(t, dir, "nan", strings.Replace(benchLines(1, 1), "3 objects/entry", "NaN objects/entry", 1))
+	dup := mkFolder(t, dir, "dup", benchLines(1, 1)+strings.SplitAfter(benchLines(1, 1), "\n")[1])
+	for _, tc := range []struct {
+		dir, says string
+	}{
+		{nan, "bench.txt:2: matrix/heap/100B objects/entry value NaN"},
+		{dup, "matrix/heap/100B MB/s: 2 results, but gcstress-count says the file holds 1 round(s)"},
+	} {
+		var stdout, stderr syncBuf
+		if code := Main(context.Background(), []string{"compare", good, tc.dir}, &stdout, &stderr); code != ExitUsage || !strings.Contains(stderr.String(), tc.says) {
+			t.Errorf("%s: exit %d, want 2 saying %q\n%s%s", filepath.Base(tc.dir), code, tc.says, stdout.String(), stderr.String())
+		}
+	}
+}
+
+// TestCompareFailureMessage: regressed rows come first and wrap
+// errRegressed; -strict's inconclusive rows follow, or alone wrap
+// errInconclusive.
+func TestCompareFailureMessage(t *testing.T) {
+	k := benchtxt.Key{Set: "matrix", Kind: "heap", Value: 100}
+	reg := compare.Row{Key: k, Unit: benchtxt.ObjectsPerEntry, Tested: true, P: 0.008, Delta: 1, Verdict: compare.Regressed}
+	inc := compare.Row{Key: k, Unit: benchtxt.MBps, Old: compare.Centre{N: 1}, New: compare.Centre{N: 1}, Delta: -0.5,
+		Verdict: compare.Inconclusive, RunsNeeded: 4}
+	err := failures([]compare.Row{inc, reg})
+	want := "compare: regressed: matrix/heap/100B objects/entry +100% (p=0.008); inconclusive (-strict): " +
+		"matrix/heap/100B MB/s -50.0% (n=1: inconclusive, the U test needs 4 runs a side)"
+	if !errors.Is(err, errRegressed) || fmt.Sprint(err) != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	if err := failures([]compare.Row{inc}); !errors.Is(err, errInconclusive) || errors.Is(err, errRegressed) {
+		t.Errorf("inconclusive alone: %v", err)
+	}
+	if err := failures(nil); err != nil {
+		t.Errorf("none: %v", err)
 	}
 }

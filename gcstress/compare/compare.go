@@ -10,26 +10,56 @@
 // sides' interval ends: conservative), and the p-value of the two-sided
 // Mann-Whitney U test (benchmath).
 //
+// Every row's Verdict is one of five, decided in this order:
+//   - Same: the centres differ by less than the unit's absolute floor
+//     (benchtxt.Unit.Floor: 0.01 objects/entry, 1 gc-cpu-ns/put, ...), or
+//     by at most Threshold of the old centre; or the sides have enough
+//     runs for the U test and it finds no difference (p >= Alpha,
+//     benchstat's "~"). A change the runs could test and did not confirm
+//     is noise, not a finding.
+//   - Inconclusive: past the floor and the threshold (either way), but
+//     with too few runs a side for the U test to reach p < Alpha at all
+//     (RunsFor: 4 a side at 0.05; -count 1 gives one). The row says how
+//     many runs a side would decide it (Row.RunsNeeded). It fails the
+//     comparison only under Options.Strict, and then only on a gated
+//     unit: the evidence points neither way, so by default it is reported
+//     and passes; -strict is for gates that must not pass undecided.
+//   - Better: significant (p < Alpha) and past the threshold in the good
+//     direction of the unit (benchtxt.Unit.Better).
+//   - Regressed: significant and past the threshold in the bad direction,
+//     on a gated unit (Options.Gate). The only verdict that always fails.
+//   - Worse: what would be Regressed on a unit that is not gated:
+//     significant and past the threshold in the bad direction. Reported,
+//     never failed.
+//
+// A figure OLD has and NEW lacks (the scenario failed or did not run) is
+// Regressed when gated and Worse when not (Row.Missing): nothing passes by
+// going missing. A figure only NEW has, and a unit benchtxt does not know
+// (no direction), are named in the report's notes, not compared.
+//
+// Why alpha 0.05 (DefaultAlpha), where benchgate gates at 0.01: benchgate
+// gates wall time over many short benchmarks run interleaved, where
+// -count 10 is cheap and a low alpha keeps hundreds of rows from crying
+// wolf; gcstress compare gates objects/entry (by default) over few runs
+// of scenarios that take seconds to minutes each. There the threshold and
+// the floor are what keep an unchanged engine from failing (its
+// objects/entry moves by about 1% between runs, far under 10%), and the U
+// test only has to confirm that a change past them is not one stray run.
+// At 0.05 the documented -count 5 does that with room: five runs a side
+// reach p=0.008 when every run moved and stay under 0.05 with two pairs
+// out of order (p=0.032); at 0.01 five runs a side pass only when all ten
+// are in order (p=0.008, one out of order is 0.016), and it takes -count
+// 6 to allow two. `gcstress compare -alpha 0.01` judges as benchgate does.
+//
 // Invariants:
-//   - A gated row regresses when its change is significant (p < Alpha)
-//     AND worse, in its unit's direction (benchtxt.Unit.Better), by more
-//     than Threshold of the old centre. Both are needed: the test alone
-//     flags tiny shifts on a quiet machine, the threshold alone flags noise.
-//   - When the runs a side holds cannot reach p < Alpha at all (one run
-//     each, -count 1: no p-value is possible; at Alpha 0.05 the U test
-//     needs at least 4 runs a side, RunsFor), the row is judged by the threshold
-//     alone and says so ("n=1, no significance"); it still regresses past
-//     the threshold, so -count 1 gates big changes only.
-//   - Gated by default: objects/entry (Gated: the timing and CPU figures
-//     drift between two runs made one after the other); Options.Gate
-//     names others: MB/s and sustainable-MB/s (higher is better),
-//     gc-cpu-ns/put and pause-p99-ns (lower is better). A figure the old folder has and the new
-//     one lacks (the scenario failed or did not run) fails a gated row
-//     too: nothing passes by going missing. A figure only the new folder
-//     has is reported, never gated.
 //   - Nothing passes by accident: a folder without a readable bench.txt,
-//     or two files with no scenario in common, is ErrBadInput, never a
-//     pass. Inputs are read under benchtxt's limits.
+//     two files with no scenario in common, a figure that is NaN,
+//     infinite or negative (ErrBadFigure, naming side, row, unit and
+//     value), or a row with more runs than the file's gcstress-count line
+//     says it holds (ErrExtraRuns: a repeated line, two files joined) is
+//     ErrBadInput, never a pass. Inputs are read under benchtxt's limits.
+//   - The statistics only ever see finite, non-negative values: Compare
+//     checks both Files before it computes anything.
 //   - The package prints nothing and has no flags: WriteText writes to
 //     the writer it is given. A Report is a plain value, safe to share
 //     once returned.
@@ -40,6 +70,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/writegc/writegc/gcstress/benchtxt"
 	"golang.org/x/perf/benchmath"
@@ -47,6 +79,8 @@ import (
 
 // Defaults of Options, and the confidence of every interval.
 const (
+	// DefaultAlpha is the U test's significance level; see the package
+	// doc for why it is not benchgate's 0.01.
 	DefaultAlpha     = 0.05
 	DefaultThreshold = 0.10
 	// MaxThreshold bounds Options.Threshold: beyond a tenfold change a
@@ -54,15 +88,25 @@ const (
 	// written for a fraction.
 	MaxThreshold = 10.0
 	Confidence   = 0.95
+	// maxRuns bounds RunsFor's search.
+	maxRuns = 100
 )
 
-// Errors.
+// Errors. ErrBadFigure and ErrExtraRuns come wrapped together with
+// ErrBadInput.
 var (
 	// ErrBadInput: a folder or bench.txt that cannot be compared (missing,
-	// unreadable, not a bench.txt, nothing in common).
+	// unreadable, not a bench.txt, nothing in common, bad figures).
 	ErrBadInput = errors.New("bad input")
 	// ErrBadOption: Options out of range.
 	ErrBadOption = errors.New("bad option")
+	// ErrBadFigure: a value that is NaN, infinite or negative, or a row
+	// without values.
+	ErrBadFigure = errors.New("bad figure")
+	// ErrExtraRuns: a row with more values than the file's gcstress-count
+	// (benchtxt.CountKey) rounds, or a gcstress-count that is not a
+	// positive whole number.
+	ErrExtraRuns = errors.New("more runs than gcstress-count")
 )
 
 // Options configures a comparison. The zero value is the defaults. A
@@ -71,12 +115,15 @@ type Options struct {
 	// Alpha is the U test's significance level, in (0, 1); 0 means
 	// DefaultAlpha.
 	Alpha float64
-	// Threshold is the relative change of the centre (0.10 is 10%) a
-	// gated row must pass in the bad direction to regress, in (0,
-	// MaxThreshold]; 0 means DefaultThreshold.
+	// Threshold is the relative change of the centre (0.10 is 10%) a row
+	// must pass to be anything but Same, in (0, MaxThreshold]; 0 means
+	// DefaultThreshold.
 	Threshold float64
 	// Gate lists the units gated; nil means Gated().
 	Gate []benchtxt.Unit
+	// Strict makes Inconclusive rows of gated units fail too
+	// (Report.Failures).
+	Strict bool
 }
 
 // Gated is the units gated by default: objects per entry, the figure a
@@ -93,10 +140,10 @@ func Gated() []benchtxt.Unit { return []benchtxt.Unit{benchtxt.ObjectsPerEntry} 
 // Validate returns an error wrapping ErrBadOption for a field out of range.
 func (o Options) Validate() error {
 	if o.Alpha != 0 && !(o.Alpha > 0 && o.Alpha < 1) {
-		return fmt.Errorf("%w: alpha %g: want a value in (0, 1)", ErrBadOption, o.Alpha)
+		return fmt.Errorf("%w: alpha %g: want a value in (0, 1) like 0.05", ErrBadOption, o.Alpha)
 	}
 	if o.Threshold != 0 && !(o.Threshold > 0 && o.Threshold <= MaxThreshold) {
-		return fmt.Errorf("%w: threshold %g: want a fraction in (0, %g] (0.10 is 10%%)", ErrBadOption, o.Threshold, MaxThreshold)
+		return fmt.Errorf("%w: threshold %g: want a fraction in (0, %g] like 0.1 (10%%)", ErrBadOption, o.Threshold, MaxThreshold)
 	}
 	for _, u := range o.Gate {
 		if u.Better() == benchtxt.Unknown {
@@ -119,19 +166,22 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Verdict is a row's outcome. The values are what the report prints.
+// Verdict is a row's outcome (see the package doc). The values are what
+// the report prints, and do not change.
 type Verdict string
 
-// Verdicts. Only Worse on a gated row, and Missing on a gated row, fail.
+// The five verdicts.
 const (
-	Same    Verdict = "~"        // not significant (p >= Alpha)
-	Within  Verdict = "ok"       // a change within the threshold
-	Better  Verdict = "better"   // better by more than the threshold
-	Worse   Verdict = "worse"    // worse by more than the threshold
-	Missing Verdict = "missing"  // in OLD only
-	Added   Verdict = "new"      // in NEW only
-	Unknown Verdict = "no order" // a unit without a direction: reported only
+	Same         Verdict = "same"
+	Better       Verdict = "better"
+	Worse        Verdict = "worse"
+	Regressed    Verdict = "regressed"
+	Inconclusive Verdict = "inconclusive"
 )
+
+// Verdicts lists the five verdicts: the four that pass by default, then
+// Regressed.
+func Verdicts() []Verdict { return []Verdict{Same, Better, Worse, Inconclusive, Regressed} }
 
 // Centre is one side of a row: the median of its N values and the
 // median's confidence interval (±Inf ends when N is too small).
@@ -147,24 +197,35 @@ type Row struct {
 	Key    benchtxt.Key
 	Unit   benchtxt.Unit
 	Better benchtxt.Better
-	// Gated: the unit is one of Options.Gate (and has a direction).
-	Gated    bool
+	// Gated: the unit is one of Options.Gate.
+	Gated bool
+	// Missing: OLD has the figure and NEW does not (New.N is 0).
+	Missing  bool
 	Old, New Centre
 	// Delta is (new-old)/old of the centres (±Inf when old is 0 and new
-	// is not, NaN when a side is missing); DeltaLo and DeltaHi bound it.
+	// is not, NaN when Missing); DeltaLo and DeltaHi bound it.
 	Delta, DeltaLo, DeltaHi float64
 	// P is the U test's p-value; NaN when not tested (Tested false).
 	P float64
-	// Tested: both sides have values and enough of them for p < Alpha.
+	// Tested: both sides have enough values for p < Alpha.
 	Tested  bool
 	Verdict Verdict
+	// RunsNeeded, on an Inconclusive row, is the fewest runs a side with
+	// which the U test can reach p < Alpha (RunsFor); 0 on other rows,
+	// and when more than 100 would be needed.
+	RunsNeeded int
 }
 
-// Regressed reports whether r fails the comparison.
-func (r Row) Regressed() bool { return r.Gated && (r.Verdict == Worse || r.Verdict == Missing) }
+// Regressed reports whether r regressed (its Verdict is Regressed).
+func (r Row) Regressed() bool { return r.Verdict == Regressed }
 
-// Report is a comparison's outcome: its rows, in the old file's order
-// (then the new file's new figures), and notes on what it could not see.
+// fails reports whether r fails a comparison, strict or not.
+func (r Row) fails(strict bool) bool {
+	return r.Verdict == Regressed || strict && r.Gated && r.Verdict == Inconclusive
+}
+
+// Report is a comparison's outcome: its rows, in the old file's order,
+// and notes on what it could not see.
 type Report struct {
 	Options  Options // the effective options
 	Old, New string  // the files compared
@@ -172,11 +233,24 @@ type Report struct {
 	Notes    []string
 }
 
-// Regressions are the rows that fail the comparison.
-func (r *Report) Regressions() []Row {
+// Regressions are the rows whose Verdict is Regressed.
+func (r *Report) Regressions() []Row { return r.filter(Row.Regressed) }
+
+// Inconclusives are the rows whose Verdict is Inconclusive, gated or not.
+func (r *Report) Inconclusives() []Row {
+	return r.filter(func(row Row) bool { return row.Verdict == Inconclusive })
+}
+
+// Failures are the rows that fail the comparison: the Regressions, and
+// under Options.Strict the gated Inconclusive rows too.
+func (r *Report) Failures() []Row {
+	return r.filter(func(row Row) bool { return row.fails(r.Options.Strict) })
+}
+
+func (r *Report) filter(keep func(Row) bool) []Row {
 	var out []Row
 	for _, row := range r.Rows {
-		if row.Regressed() {
+		if keep(row) {
 			out = append(out, row)
 		}
 	}
@@ -185,26 +259,32 @@ func (r *Report) Regressions() []Row {
 
 // Compare compares every series of old with the same scenario and unit of
 // new. Errors: ErrBadOption for opts out of range; ErrBadInput when the
-// files share no scenario. Either comes with no Report.
+// files share no scenario, or (with ErrBadFigure or ErrExtraRuns) when a
+// file holds a value or a count of runs it cannot hold. Either comes with
+// no Report.
 func Compare(old, new *benchtxt.File, opts Options) (*Report, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkFile("OLD", old); err != nil {
+		return nil, err
+	}
+	if err := checkFile("NEW", new); err != nil {
+		return nil, err
+	}
 	opts = opts.withDefaults()
 	rep := &Report{Options: opts, Old: old.Path, New: new.Path}
+	needed := RunsFor(opts.Alpha)
 	common := false
 	for _, s := range old.Series {
-		n := new.Find(s.Key, s.Unit)
+		if s.Unit.Better() == benchtxt.Unknown {
+			continue
+		}
 		var nv []float64
-		if n != nil {
+		if n := new.Find(s.Key, s.Unit); n != nil {
 			nv, common = n.Values, true
 		}
-		rep.Rows = append(rep.Rows, compareRow(s.Key, s.Unit, s.Values, nv, opts))
-	}
-	for _, s := range new.Series {
-		if old.Find(s.Key, s.Unit) == nil {
-			rep.Rows = append(rep.Rows, compareRow(s.Key, s.Unit, nil, s.Values, opts))
-		}
+		rep.Rows = append(rep.Rows, compareRow(s.Key, s.Unit, s.Values, nv, opts, needed))
 	}
 	if !common {
 		return nil, fmt.Errorf("%w: %s and %s have no scenario figure in common", ErrBadInput, old.Path, new.Path)
@@ -213,19 +293,49 @@ func Compare(old, new *benchtxt.File, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// compareRow compares one scenario's figure (old or new may be empty).
-func compareRow(k benchtxt.Key, u benchtxt.Unit, old, new []float64, opts Options) Row {
+// checkFile refuses what the statistics cannot take (a NaN does not end
+// benchmath's sort) and more runs a row than the file says it holds.
+func checkFile(side string, f *benchtxt.File) error {
+	rounds := 0
+	if v, ok := f.Config[benchtxt.CountKey]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%w: %w: %s %s: %s %q: want a positive whole number", ErrBadInput, ErrExtraRuns, side, f.Path, benchtxt.CountKey, v)
+		}
+		rounds = n
+	}
+	for _, s := range f.Series {
+		name := fmt.Sprintf("%s %s: %s %s", side, f.Path, s.Key, s.Unit)
+		if len(s.Values) == 0 {
+			return fmt.Errorf("%w: %w: %s: no values", ErrBadInput, ErrBadFigure, name)
+		}
+		for _, v := range s.Values {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return fmt.Errorf("%w: %w: %s: value %v: want a finite, non-negative figure", ErrBadInput, ErrBadFigure, name, v)
+			}
+		}
+		if rounds > 0 && len(s.Values) > rounds {
+			return fmt.Errorf("%w: %w: %s: %d results, but %s says the file holds %d round(s): a line is repeated "+
+				"(were two bench.txt files joined?); `gcstress report DIR` rewrites it from the folder's runs",
+				ErrBadInput, ErrExtraRuns, name, len(s.Values), benchtxt.CountKey, rounds)
+		}
+	}
+	return nil
+}
+
+// compareRow compares one scenario's figure (new may be empty); needed is
+// RunsFor(opts.Alpha).
+func compareRow(k benchtxt.Key, u benchtxt.Unit, old, new []float64, opts Options, needed int) Row {
 	row := Row{Key: k, Unit: u, Better: u.Better(), P: math.NaN(), Delta: math.NaN(), DeltaLo: math.NaN(), DeltaHi: math.NaN()}
-	row.Gated = row.Better != benchtxt.Unknown && slices.Contains(opts.Gate, u)
+	row.Gated = slices.Contains(opts.Gate, u)
 	th := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
 	so, sn := benchmath.NewSample(slices.Clone(old), th), benchmath.NewSample(slices.Clone(new), th)
 	row.Old, row.New = centre(so), centre(sn)
-	switch {
-	case len(new) == 0:
-		row.Verdict = Missing
-		return row
-	case len(old) == 0:
-		row.Verdict = Added
+	if len(new) == 0 {
+		row.Missing, row.Verdict = true, Worse
+		if row.Gated {
+			row.Verdict = Regressed
+		}
 		return row
 	}
 	row.Delta = delta(row.Old.Center, row.New.Center)
@@ -233,20 +343,29 @@ func compareRow(k benchtxt.Key, u benchtxt.Unit, old, new []float64, opts Option
 	if row.Tested = MinP(len(old), len(new)) < opts.Alpha; row.Tested {
 		row.P = benchmath.AssumeNothing.Compare(so, sn).P
 	}
-	worse := row.Delta * -float64(row.Better) // > 0: new is worse
-	switch {
-	case row.Better == benchtxt.Unknown:
-		row.Verdict = Unknown
-	case row.Tested && !(row.P < opts.Alpha):
-		row.Verdict = Same
-	case worse > opts.Threshold:
-		row.Verdict = Worse
-	case -worse > opts.Threshold:
-		row.Verdict = Better
-	default:
-		row.Verdict = Within
+	row.Verdict = judge(row, opts)
+	if row.Verdict == Inconclusive {
+		row.RunsNeeded = needed
 	}
 	return row
+}
+
+// judge is the verdict of a row with both sides (the package doc's order).
+func judge(r Row, o Options) Verdict {
+	worse := r.Delta * -float64(r.Better) // > 0: new is worse
+	switch {
+	case math.Abs(r.New.Center-r.Old.Center) < r.Unit.Floor(), math.Abs(worse) <= o.Threshold:
+		return Same
+	case !r.Tested:
+		return Inconclusive
+	case !(r.P < o.Alpha):
+		return Same
+	case worse < 0:
+		return Better
+	case r.Gated:
+		return Regressed
+	}
+	return Worse
 }
 
 // centre summarises a sample (N 0: no values).
@@ -303,9 +422,9 @@ func MinP(n1, n2 int) float64 {
 }
 
 // RunsFor is the fewest runs a side (the same on both) with which the U
-// test can reach p < alpha (4 at 0.05); 0 past 100 runs.
+// test can reach p < alpha (4 at 0.05, 5 at 0.01); 0 past 100 runs.
 func RunsFor(alpha float64) int {
-	for n := 1; n <= 100; n++ {
+	for n := 1; n <= maxRuns; n++ {
 		if MinP(n, n) < alpha {
 			return n
 		}
@@ -313,20 +432,52 @@ func RunsFor(alpha float64) int {
 	return 0
 }
 
-// notes says what the comparison could not see: rows judged by the
-// threshold alone, and machines that differ.
+// runsText is RunsFor's n as the report writes it.
+func runsText(n int) string {
+	if n == 0 {
+		return fmt.Sprintf("more than %d", maxRuns)
+	}
+	return strconv.Itoa(n)
+}
+
+// notes says what the comparison could not see: rows without a p-value,
+// figures it did not compare, and machines that differ.
 func notes(rep *Report, old, new *benchtxt.File) []string {
 	var out []string
-	untested := 0
+	o := rep.Options
+	untested, inconclusive := 0, 0
 	for _, r := range rep.Rows {
-		if !r.Tested && r.Old.N > 0 && r.New.N > 0 {
+		if !r.Tested && !r.Missing {
 			untested++
+		}
+		if r.Verdict == Inconclusive {
+			inconclusive++
 		}
 	}
 	if untested > 0 {
-		out = append(out, fmt.Sprintf("%d row(s) have too few runs a side for p < %g: judged by the %g%% threshold alone, "+
-			"without significance; run both sides with -count %d or more for the U test",
-			untested, rep.Options.Alpha, 100*rep.Options.Threshold, RunsFor(rep.Options.Alpha)))
+		out = append(out, fmt.Sprintf("%d row(s) have too few runs a side for p < %g (the U test needs %s a side); "+
+			"%d of them past the %g%% threshold: inconclusive (they fail only with -strict, and only when gated); "+
+			"run both sides with -count %s or more to decide them",
+			untested, o.Alpha, runsText(RunsFor(o.Alpha)), inconclusive, 100*o.Threshold, runsText(RunsFor(o.Alpha))))
+	}
+	var onlyNew, unknown []string
+	for _, s := range new.Series {
+		if s.Unit.Better() != benchtxt.Unknown && old.Find(s.Key, s.Unit) == nil {
+			onlyNew = append(onlyNew, s.Key.String()+" "+string(s.Unit))
+		}
+	}
+	for _, f := range []*benchtxt.File{old, new} {
+		for _, s := range f.Series {
+			if s.Unit.Better() == benchtxt.Unknown && !slices.Contains(unknown, string(s.Unit)) {
+				unknown = append(unknown, string(s.Unit))
+			}
+		}
+	}
+	if len(onlyNew) > 0 {
+		out = append(out, fmt.Sprintf("%d figure(s) only in NEW, not compared: %s", len(onlyNew), list(onlyNew)))
+	}
+	if len(unknown) > 0 {
+		out = append(out, fmt.Sprintf("unit(s) bench.txt does not define, not compared (no better direction): %s", list(unknown)))
 	}
 	for _, key := range []string{"goos", "goarch", "cpu", "goversion"} {
 		if a, b := old.Config[key], new.Config[key]; a != "" && b != "" && a != b {
@@ -334,4 +485,12 @@ func notes(rep *Report, old, new *benchtxt.File) []string {
 		}
 	}
 	return out
+}
+
+// list is the first five of xs, comma-separated, and how many more.
+func list(xs []string) string {
+	if len(xs) <= 5 {
+		return strings.Join(xs, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(xs[:5], ", "), len(xs)-5)
 }

@@ -82,60 +82,94 @@ func TestDoubledObjectsRegress(t *testing.T) {
 	if err := rep.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "REGRESSED") || !strings.Contains(b.String(), "regressed: matrix/heap/100B objects/entry +100% (p=0.008)") {
+	if !strings.Contains(b.String(), "yes    regressed") || !strings.Contains(b.String(), "regressed: matrix/heap/100B objects/entry +100% (p=0.008)") {
 		t.Errorf("text:\n%s", b.String())
 	}
 }
 
 // TestDirections: a drop of a higher-is-better figure regresses, a rise
 // of it is better, and the same for lower-is-better the other way round
-// (every unit gated).
+// (every unit gated); a significant change within the threshold is the
+// same.
 func TestDirections(t *testing.T) {
 	for _, tc := range []struct {
 		unit     benchtxt.Unit
 		old, new float64
 		want     Verdict
 	}{
-		{benchtxt.MBps, 40, 20, Worse},
+		{benchtxt.MBps, 40, 20, Regressed},
 		{benchtxt.MBps, 40, 80, Better},
-		{benchtxt.SustainableMBps, 40, 30, Worse},
-		{benchtxt.PauseP99Ns, 1e6, 2e6, Worse},
+		{benchtxt.SustainableMBps, 40, 30, Regressed},
+		{benchtxt.PauseP99Ns, 1e6, 2e6, Regressed},
 		{benchtxt.GCCPUNsPerPut, 400, 200, Better},
-		{benchtxt.GCCPUNsPerPut, 400, 420, Within}, // significant, within 10%
-		{benchtxt.GCCPUNsPerPut, 0, 100, Worse},    // from nothing: +Inf
+		{benchtxt.GCCPUNsPerPut, 400, 420, Same},    // significant, within 10%
+		{benchtxt.GCCPUNsPerPut, 0, 100, Regressed}, // from nothing: +Inf
 	} {
 		rep, err := Compare(file("o", heap100, map[benchtxt.Unit][]float64{tc.unit: around(tc.old, 6)}),
 			file("n", heap100, map[benchtxt.Unit][]float64{tc.unit: around(tc.new, 6)}), Options{Gate: benchtxt.Units()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := rep.Rows[0]; r.Verdict != tc.want || r.Regressed() != (tc.want == Worse) {
+		if r := rep.Rows[0]; r.Verdict != tc.want || r.Regressed() != (tc.want == Regressed) {
 			t.Errorf("%s %v -> %v: verdict %s (delta %v, p %v)", tc.unit, tc.old, tc.new, r.Verdict, r.Delta, r.P)
 		}
 	}
 }
 
-// TestSingleRunThresholdOnly: with one run a side no p-value is possible:
-// the threshold alone decides, and the row says so.
-func TestSingleRunThresholdOnly(t *testing.T) {
+// TestSingleRunInconclusive: with one run a side no p-value is possible:
+// a change past the threshold, either way, is inconclusive and names the
+// runs a side that would decide it; it fails only with Strict, and only
+// on a gated unit. A change within the threshold is the same.
+func TestSingleRunInconclusive(t *testing.T) {
 	for _, tc := range []struct {
 		new  float64
 		want Verdict
-	}{{2, Worse}, {1.05, Within}, {0.5, Better}} {
-		rep, err := Compare(file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {1}}),
-			file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {tc.new}}), Options{})
+	}{{2, Inconclusive}, {1.4, Inconclusive}, {1.05, Same}, {0.5, Inconclusive}} {
+		old := file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {1}, benchtxt.MBps: {40}})
+		new := file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {tc.new}, benchtxt.MBps: {40 * tc.new}})
+		rep, err := Compare(old, new, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := rep.Rows[0]
-		if r.Verdict != tc.want || r.Tested || !math.IsNaN(r.P) {
+		r := row(t, rep, benchtxt.ObjectsPerEntry)
+		if r.Verdict != tc.want || r.Tested || !math.IsNaN(r.P) || r.Regressed() || len(rep.Failures()) > 0 {
 			t.Errorf("new %v: %+v", tc.new, r)
-		}
-		if !strings.Contains(r.Message(), "(n=1, no significance)") {
-			t.Errorf("message %q", r.Message())
 		}
 		if len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "-count 4") {
 			t.Errorf("notes %q", rep.Notes)
+		}
+		if tc.want != Inconclusive {
+			continue
+		}
+		if r.RunsNeeded != 4 || !strings.Contains(r.Message(), "(n=1: inconclusive, the U test needs 4 runs a side)") {
+			t.Errorf("new %v: runs %d, message %q", tc.new, r.RunsNeeded, r.Message())
+		}
+		rep, err = Compare(old, new, Options{Strict: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := rep.Failures(); len(f) != 1 || f[0].Unit != benchtxt.ObjectsPerEntry {
+			t.Errorf("new %v strict: failures %+v (MB/s is inconclusive too, but not gated)", tc.new, f)
+		}
+	}
+}
+
+// TestInconclusiveText: the report prints the verdict and a line per
+// inconclusive row with the runs a side that would decide it.
+func TestInconclusiveText(t *testing.T) {
+	rep, err := Compare(file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {1}}),
+		file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {1.4}}), Options{Alpha: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"yes    inconclusive", "inconclusive: matrix/heap/100B objects/entry +40.0% (n=1: inconclusive, the U test needs 5 runs a side)",
+		"-count 5 or more"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
 		}
 	}
 }
@@ -159,13 +193,14 @@ func TestSignificanceAndThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := rep.Rows[0]; r.Verdict != Within || !(r.P < 0.05) || math.IsInf(r.DeltaLo, 0) || !(r.DeltaLo <= r.Delta && r.Delta <= r.DeltaHi) {
+	if r := rep.Rows[0]; r.Verdict != Same || !(r.P < 0.05) || math.IsInf(r.DeltaLo, 0) || !(r.DeltaLo <= r.Delta && r.Delta <= r.DeltaHi) {
 		t.Errorf("within: %+v", r)
 	}
 }
 
-// TestMissingFailsAddedDoesNot: a figure gone in NEW fails a gated row; one
-// only NEW has is reported; -gate narrows what fails.
+// TestMissingFailsAddedDoesNot: a figure gone in NEW regresses on a gated
+// row and is worse on another; one only NEW has is a note, not a row;
+// -gate narrows what fails.
 func TestMissingFailsAddedDoesNot(t *testing.T) {
 	arena := benchtxt.Key{Set: "matrix", Kind: "arena", Value: 100}
 	old := file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: {1}, benchtxt.ObjectsPerEntry: {1}})
@@ -176,15 +211,86 @@ func TestMissingFailsAddedDoesNot(t *testing.T) {
 		t.Fatal(err)
 	}
 	regs := rep.Regressions()
-	if len(regs) != 1 || regs[0].Verdict != Missing || !strings.Contains(regs[0].Message(), "missing in NEW") {
+	if len(regs) != 1 || regs[0].Verdict != Regressed || !regs[0].Missing || !strings.Contains(regs[0].Message(), "missing in NEW") {
 		t.Fatalf("regressions %+v", regs)
 	}
-	if r := rep.Rows[len(rep.Rows)-1]; r.Verdict != Added || r.Key != arena || r.Regressed() {
-		t.Errorf("added row %+v", r)
+	if len(rep.Rows) != 2 || !strings.Contains(fmt.Sprint(rep.Notes), "1 figure(s) only in NEW, not compared: matrix/arena/100B MB/s") {
+		t.Errorf("rows %+v notes %q", rep.Rows, rep.Notes)
 	}
 	rep, err = Compare(old, new, Options{Gate: []benchtxt.Unit{benchtxt.MBps}})
-	if err != nil || len(rep.Regressions()) != 0 {
-		t.Fatalf("-gate MB/s: %v %+v", err, rep.Regressions())
+	if err != nil || len(rep.Failures()) != 0 || row(t, rep, benchtxt.ObjectsPerEntry).Verdict != Worse {
+		t.Fatalf("-gate MB/s: %v %+v", err, rep.Rows)
+	}
+}
+
+// TestAbsoluteFloor: near zero a ratio is noise: objects/entry 0.0012 to
+// 0.0017 (+39%, every run apart) and 0 to 0.005 (+Inf%) are the same,
+// under the unit's floor; 0 to 0.5 is not.
+func TestAbsoluteFloor(t *testing.T) {
+	for _, tc := range []struct {
+		old, new float64
+		want     Verdict
+	}{{0.0012, 0.0017, Same}, {0, 0.005, Same}, {0.0017, 0.0012, Same}, {0, 0.5, Regressed}, {0.5, 1, Regressed}} {
+		rep, err := Compare(file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: around(tc.old, 5)}),
+			file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: around(tc.new, 5)}), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := rep.Rows[0]; r.Verdict != tc.want {
+			t.Errorf("%v -> %v: %s (delta %v, p %v)", tc.old, tc.new, r.Verdict, r.Delta, r.P)
+		}
+	}
+	// One run a side: under the floor is same, not inconclusive.
+	rep, err := Compare(file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {0.0012}}),
+		file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {0.0017}}), Options{Strict: true})
+	if err != nil || rep.Rows[0].Verdict != Same || len(rep.Failures()) > 0 {
+		t.Errorf("one run under the floor: %v %+v", err, rep.Rows)
+	}
+}
+
+// TestBadFigures: a NaN, infinite or negative value, or a row without
+// values, is bad input naming the side, the row, the unit and the value;
+// the statistics never see it.
+func TestBadFigures(t *testing.T) {
+	good := file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {1, 1}})
+	for _, tc := range []struct {
+		v    []float64
+		says string
+	}{{[]float64{1, math.NaN()}, "value NaN"}, {[]float64{math.Inf(1)}, "value +Inf"}, {[]float64{-1}, "value -1"}, {[]float64{}, "no values"}} {
+		bad := file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: tc.v})
+		_, err := Compare(good, bad, Options{})
+		if !errors.Is(err, ErrBadInput) || !errors.Is(err, ErrBadFigure) ||
+			!strings.Contains(fmt.Sprint(err), "NEW n: matrix/heap/100B objects/entry: "+tc.says) {
+			t.Errorf("%v: %v", tc.v, err)
+		}
+		if _, err := Compare(bad, good, Options{}); !errors.Is(err, ErrBadFigure) || !strings.Contains(fmt.Sprint(err), "OLD n: matrix/heap/100B objects/entry: "+tc.says) {
+			t.Errorf("%v as OLD: %v", tc.v, err)
+		}
+	}
+}
+
+// TestExtraRuns: a row with more values than gcstress-count says the file
+// holds (a repeated line) is bad input naming the row; as many or fewer
+// pass; a gcstress-count that is not a count is refused.
+func TestExtraRuns(t *testing.T) {
+	good := file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {1}})
+	good.Config[benchtxt.CountKey] = "1"
+	dup := file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {1, 1}, benchtxt.MBps: {1}})
+	dup.Config[benchtxt.CountKey] = "1"
+	_, err := Compare(good, dup, Options{})
+	if !errors.Is(err, ErrBadInput) || !errors.Is(err, ErrExtraRuns) ||
+		!strings.Contains(fmt.Sprint(err), "NEW n: matrix/heap/100B objects/entry: 2 results, but gcstress-count says the file holds 1 round(s)") {
+		t.Errorf("duplicated: %v", err)
+	}
+	dup.Config[benchtxt.CountKey] = "2"
+	if _, err := Compare(good, dup, Options{}); err != nil {
+		t.Errorf("count 2: %v", err)
+	}
+	for _, c := range []string{"0", "-1", "x", ""} {
+		dup.Config[benchtxt.CountKey] = c
+		if _, err := Compare(good, dup, Options{}); !errors.Is(err, ErrExtraRuns) {
+			t.Errorf("gcstress-count %q: %v", c, err)
+		}
 	}
 }
 
@@ -273,11 +379,61 @@ func TestDefaultGateIsObjectsPerEntry(t *testing.T) {
 		t.Errorf("MB/s halved failed the default gate: %+v", rep.Rows)
 	}
 	var b strings.Builder
-	if err := rep.WriteText(&b); err != nil || !strings.Contains(b.String(), "worse (not gated)") {
+	if r := row(t, rep, benchtxt.MBps); r.Verdict != Worse || r.Gated || r.Regressed() {
+		t.Errorf("MB/s halved: %+v", r)
+	}
+	if err := rep.WriteText(&b); err != nil || !strings.Contains(b.String(), "no     worse") {
 		t.Errorf("the slower MB/s is not reported: %v\n%s", err, b.String())
 	}
 	doubled := file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: around(40, 6), benchtxt.ObjectsPerEntry: around(6, 6)})
 	if rep, err = Compare(old, doubled, Options{}); err != nil || len(rep.Regressions()) == 0 {
 		t.Errorf("doubled objects/entry passed the default gate (%v)", err)
+	}
+}
+
+// TestVerdictNames: the five verdicts print as the contract names them.
+func TestVerdictNames(t *testing.T) {
+	var got []string
+	for _, v := range Verdicts() {
+		got = append(got, string(v))
+	}
+	if want := "same better worse inconclusive regressed"; strings.Join(got, " ") != want {
+		t.Errorf("verdicts %q, want %q", got, want)
+	}
+}
+
+// TestDirsNameBadLines: through a folder, a bench.txt line with a NaN,
+// infinite or negative figure is bad input naming the file, line,
+// scenario, unit and value; a repeated line against gcstress-count names
+// the row.
+func TestDirsNameBadLines(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name, body string) string {
+		d := filepath.Join(dir, name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, benchtxt.FileName), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	arena := benchtxt.Key{Set: "matrix", Kind: "arena", Value: 1000}
+	good := mk("good", "gcstress-count: 1\n"+heap100.Name()+" \t1\t2 objects/entry\n")
+	nan := mk("nan", heap100.Name()+" \t1\t2 objects/entry\n"+arena.Name()+" \t1\t3 MB/s\tNaN objects/entry\n")
+	neg := mk("neg", arena.Name()+" \t1\t-2 pause-p99-ns\n")
+	dup := mk("dup", "gcstress-count: 1\n"+heap100.Name()+" \t1\t2 objects/entry\n"+heap100.Name()+" \t1\t2 objects/entry\n")
+	for _, tc := range []struct {
+		dir, says string
+		is        error
+	}{
+		{nan, filepath.Join(nan, benchtxt.FileName) + ":2: matrix/arena/1000B objects/entry value NaN: want a finite number", benchtxt.ErrBadFile},
+		{neg, ":1: matrix/arena/1000B pause-p99-ns value -2: want a non-negative number", benchtxt.ErrBadFile},
+		{dup, "matrix/heap/100B objects/entry: 2 results, but gcstress-count says the file holds 1 round(s)", ErrExtraRuns},
+	} {
+		_, err := Dirs(good, tc.dir, Options{})
+		if !errors.Is(err, ErrBadInput) || !errors.Is(err, tc.is) || !strings.Contains(fmt.Sprint(err), tc.says) || strings.Contains(fmt.Sprint(err), "\n") {
+			t.Errorf("%s: %v", filepath.Base(tc.dir), err)
+		}
 	}
 }

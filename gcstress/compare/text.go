@@ -11,8 +11,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/gcstress/benchtxt"
 	"github.com/writegc/writegc/internal/escape"
+	"github.com/writegc/writegc/internal/inputfile"
 )
 
 // Dirs compares the bench.txt of the results folders oldDir and newDir.
@@ -48,26 +50,65 @@ func readDir(side, dir string) (*benchtxt.File, error) {
 		return nil, fmt.Errorf("%w: %s %s has no %s (a folder from before it existed gets one from `gcstress report %s`)",
 			ErrBadInput, side, dir, benchtxt.FileName, dir)
 	case err != nil:
+		var me *benchgate.MalformedError
+		if errors.As(err, &me) {
+			return nil, fmt.Errorf("%w: %s: %w: %s", ErrBadInput, side, benchtxt.ErrBadFile, malformed(err, me))
+		}
 		return nil, fmt.Errorf("%w: %s: %w", ErrBadInput, side, err)
 	}
 	return f, nil
 }
 
+// maxMalformed is how many malformed lines an error names.
+const maxMalformed = 3
+
+// malformed names the first malformed lines of a bench.txt in one line,
+// each with its scenario when the line has one: "DIR/bench.txt:2:
+// matrix/heap/100B objects/entry value NaN: want a finite number". The
+// file is read again (under benchtxt's limit) for the names; the parser
+// gives only line numbers.
+func malformed(err error, me *benchgate.MalformedError) string {
+	var parts []string
+	if errors.Is(err, benchgate.ErrNoBenchmarks) {
+		parts = append(parts, "no valid result line")
+	}
+	texts := map[string][]string{}
+	for i, l := range me.Lines {
+		if i == maxMalformed {
+			parts = append(parts, fmt.Sprintf("and %d more malformed line(s)", len(me.Lines)-maxMalformed))
+			break
+		}
+		if _, ok := texts[l.FileName]; !ok {
+			data, _ := inputfile.ReadFile(l.FileName, benchtxt.MaxFileBytes)
+			texts[l.FileName] = strings.Split(string(data), "\n")
+		}
+		scenario := ""
+		if lines := texts[l.FileName]; l.Line >= 1 && l.Line <= len(lines) {
+			if f := strings.Fields(lines[l.Line-1]); len(f) > 0 {
+				if k, err := benchtxt.ParseName(f[0]); err == nil {
+					scenario = k.String() + " "
+				}
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s:%d: %s%s", l.FileName, l.Line, scenario, l.Msg))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // Message is the row in one line, as the command names a regression:
-// "matrix/heap/100B objects/entry +100% (p=0.008)".
+// "matrix/heap/100B objects/entry +100% (p=0.008)", or for an
+// Inconclusive row "matrix/heap/100B objects/entry +40% (n=1:
+// inconclusive, the U test needs 4 runs a side)".
 func (r Row) Message() string {
 	name := r.Key.String() + " " + string(r.Unit)
-	switch {
-	case r.Verdict == Missing:
+	if r.Missing {
 		return name + ": in OLD, missing in NEW (the scenario failed or did not run)"
-	case r.Verdict == Added:
-		return name + ": new in NEW"
 	}
 	return fmt.Sprintf("%s %s (%s)", name, pct(r.Delta), r.significance())
 }
 
-// significance is "p=0.008", or "n=1, no significance" for a row judged
-// by the threshold alone.
+// significance is "p=0.008", or for a row without a p-value its runs a
+// side ("n=1", "n=1+3") and, when inconclusive, the runs that decide it.
 func (r Row) significance() string {
 	if r.Tested {
 		return fmt.Sprintf("p=%.3f", r.P)
@@ -76,44 +117,41 @@ func (r Row) significance() string {
 	if r.Old.N != r.New.N {
 		n = fmt.Sprintf("n=%d+%d", r.Old.N, r.New.N)
 	}
-	return n + ", no significance"
-}
-
-// verdictText is the verdict column: gated failures in capitals.
-func (r Row) verdictText() string {
-	switch {
-	case r.Regressed() && r.Verdict == Missing:
-		return "MISSING IN NEW"
-	case r.Regressed():
-		return "REGRESSED"
-	case r.Verdict == Worse || r.Verdict == Missing:
-		return string(r.Verdict) + " (not gated)"
+	if r.Verdict == Inconclusive {
+		return n + ": inconclusive, the U test needs " + runsText(r.RunsNeeded) + " runs a side"
 	}
-	return string(r.Verdict)
+	return n + ", no p-value"
 }
 
 // WriteText writes the report as a table, its notes and one line per
-// regression. The first write error is returned.
+// regressed or inconclusive row. The first write error is returned.
 func (r *Report) WriteText(w io.Writer) error {
 	o := r.Options
 	gate := make([]string, len(o.Gate))
 	for i, u := range o.Gate {
 		gate[i] = string(u)
 	}
+	strict := ""
+	if o.Strict {
+		strict = "; strict: gated inconclusive rows fail"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "OLD: %s\nNEW: %s\n", escape.Terminal(r.Old), escape.Terminal(r.New))
-	fmt.Fprintf(&b, "alpha %g, threshold %g%%, intervals %g%%; gated: %s\n\n", o.Alpha, 100*o.Threshold, 100*Confidence, strings.Join(gate, ", "))
+	fmt.Fprintf(&b, "alpha %g, threshold %g%%, intervals %g%%; gated: %s%s\n\n", o.Alpha, 100*o.Threshold, 100*Confidence, strings.Join(gate, ", "), strict)
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tfigure\told\tnew\tdelta\tinterval\tp\tverdict")
+	fmt.Fprintln(tw, "scenario\tfigure\told\tnew\tdelta\tinterval\tp\tgated\tverdict")
 	for _, row := range r.Rows {
-		p := "-"
+		p, gated := "-", "no"
 		if row.Tested {
 			p = fmt.Sprintf("%.3f", row.P)
-		} else if row.Old.N > 0 && row.New.N > 0 {
+		} else if !row.Missing {
 			p = "n/a"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.Key, row.Unit, side(row.Old), side(row.New),
-			pct(row.Delta), interval(row.DeltaLo, row.DeltaHi), p, row.verdictText())
+		if row.Gated {
+			gated = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.Key, row.Unit, side(row.Old), side(row.New),
+			pct(row.Delta), interval(row.DeltaLo, row.DeltaHi), p, gated, row.Verdict)
 	}
 	tw.Flush()
 	for _, n := range r.Notes {
@@ -122,12 +160,15 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Notes) > 0 {
 		b.WriteString("\n")
 	}
-	regs := r.Regressions()
-	if len(regs) > 0 {
+	regs, inc := r.Regressions(), r.Inconclusives()
+	if len(regs)+len(inc) > 0 {
 		b.WriteString("\n")
 	}
 	for _, row := range regs {
 		fmt.Fprintf(&b, "regressed: %s\n", row.Message())
+	}
+	for _, row := range inc {
+		fmt.Fprintf(&b, "inconclusive: %s\n", row.Message())
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
