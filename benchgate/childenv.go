@@ -20,9 +20,10 @@ import (
 //     step changes later steps (GITHUB_ENV, GITHUB_PATH, GITHUB_OUTPUT,
 //     GITHUB_STATE, GITHUB_STEP_SUMMARY), cloud keys, and the history
 //     databases' DSNs, by name;
-//   - any name ending in _TOKEN, _SECRET, _DSN, _API_KEY, _PRIVATE_KEY or
-//     _CREDENTIALS, or holding SECRET_ or PASSWORD (a MY_SERVICE_TOKEN is
-//     dropped without being listed);
+//   - any name ending in _TOKEN, _SECRET, _DSN, _KEY (_API_KEY, _APIKEY,
+//     _PRIVATE_KEY), _CREDENTIAL(S), _PASS, _PASSWD, _PWD or _JWT, or holding
+//     SECRET_, PASSWORD or WEBHOOK (a MY_SERVICE_TOKEN, a DB_PASS or a
+//     SLACK_WEBHOOK_URL is dropped without being listed);
 //   - plus RunConfig.EnvDrop (benchgate run -env-drop).
 //
 // No variable the go command reads (GOPATH, GOCACHE, GOFLAGS, GOPROXY,
@@ -40,6 +41,7 @@ var SecretEnv = []string{
 	"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
 	"GOOGLE_APPLICATION_CREDENTIALS", "AZURE_CLIENT_SECRET", "NPM_TOKEN",
 	"*_TOKEN", "*_SECRET", "*SECRET_*", "*PASSWORD*", "*_DSN", "*_API_KEY", "*_PRIVATE_KEY", "*_CREDENTIALS",
+	"*_KEY", "*_APIKEY", "*_PASS", "*_PASSWD", "*_PWD", "*_JWT", "*_CREDENTIAL", "*WEBHOOK*",
 }
 
 // CheckEnvDrop checks RunConfig.EnvDrop: names or path.Match globs, no '='

@@ -225,7 +225,8 @@ func TestDropped(t *testing.T) {
 	for _, name := range []string{"GITHUB_TOKEN", "GH_TOKEN", "BENCHGATE_GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN",
 		"ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL", "CI_JOB_TOKEN", "BENCHGATE_HISTORY_DSN",
 		"HISTORY_DSN", "WRITEGC_TEST_PG_DSN", "AWS_SECRET_ACCESS_KEY", "GITHUB_ENV", "GITHUB_PATH",
-		"MY_SERVICE_TOKEN", "my_service_token", "STRIPE_SECRET", "DB_PASSWORD", "PASSWORD", "X_API_KEY", "SECRET_KEY_BASE"} {
+		"MY_SERVICE_TOKEN", "my_service_token", "STRIPE_SECRET", "DB_PASSWORD", "PASSWORD", "X_API_KEY", "SECRET_KEY_BASE",
+		"DB_PASS", "SMTP_PASSWD", "MYSQL_PWD", "SLACK_WEBHOOK_URL", "STRIPE_KEY", "VAULT_TOKEN", "DOCKER_PASSWORD", "SENTRY_JWT"} {
 		if !Dropped(name, nil) {
 			t.Errorf("%s is passed to the benchmarks", name)
 		}
@@ -234,7 +235,7 @@ func TestDropped(t *testing.T) {
 		t.Error("EnvDrop names or globs not dropped")
 	}
 	keep := []string{"PATH", "HOME", "TMPDIR", "USER", "GOMAXPROCS", "GODEBUG", "GOGC", "LD_LIBRARY_PATH", "CC", "CGO_ENABLED",
-		"SSH_AUTH_SOCK", "PROBE_VISIBLE", "TOKENS"}
+		"SSH_AUTH_SOCK", "PROBE_VISIBLE", "TOKENS", "PWD", "OLDPWD", "GOAUTH", "KEYS"}
 	if out, err := exec.Command("go", "env", "-json").Output(); err == nil {
 		for _, l := range strings.Split(string(out), "\n") {
 			if k, _, ok := strings.Cut(strings.TrimSpace(l), ":"); ok {
