@@ -31,6 +31,11 @@ var keyValStart = regexp.MustCompile(`^\s*([A-Za-z_]+)\s*=`)
 // drive letter, C:/, is a path) followed by ":/".
 var urlLike = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.\-]+):/`)
 
+// schemeOnly matches a name that starts like a URL without its //
+// (postgres:user:pw@host): a scheme of two or more letters and a colon. A
+// Windows drive letter (C:) is one letter, so stays a path.
+var schemeOnly = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]+:`)
+
 // classifyDSN says what dsn names, or refuses it with ErrBadDSN: a URL of
 // another scheme (postgresql+psycopg://, postgres:/, sqlite://), a string
 // with "://" anywhere, a SQLite URI (file:), or a key=value string whose
@@ -50,6 +55,12 @@ func classifyDSN(dsn string) (dsnKind, error) {
 		why = `a URL ("://")`
 	case strings.HasPrefix(strings.ToLower(dsn), "file:"):
 		why = "a SQLite URI (file:)"
+	case schemeOnly.MatchString(dsn):
+		// Not echoed: without its // no redaction can tell the password.
+		scheme := dsn[:strings.IndexByte(dsn, ':')]
+		return 0, &dsnError{msg: ErrBadDSN.Error() + ": a name starting " + quoteName(scheme+":") +
+			" (shown no further: it may hold a password): a URL scheme without //; want a postgres:// or postgresql:// URL," +
+			" libpq's key=value form (host=... dbname=...), or a SQLite file path (./" + "NAME for a file whose name has a colon)", err: ErrBadDSN}
 	case strings.Contains(dsn, "=") && strings.ContainsAny(dsn, " \t\r\n"):
 		why = "a key=value string whose first key is not a libpq connection keyword"
 	default:
@@ -97,12 +108,14 @@ func redactKeyValues(s string) string {
 // to the closing quote, backslash escapes skipped; all of v when there is
 // none) or up to white space or '&'.
 func valueLen(v string) int {
-	if strings.HasPrefix(v, "'") {
+	// libpq quotes with '; a value in " is malformed there, but whoever
+	// wrote password="a b" meant all of a b to be the secret.
+	if q := v[:min(1, len(v))]; q == "'" || q == `"` {
 		for i := 1; i < len(v); i++ {
 			switch v[i] {
 			case '\\':
 				i++
-			case '\'':
+			case q[0]:
 				return i + 1
 			}
 		}

@@ -83,9 +83,13 @@ func TestDSNForms(t *testing.T) {
 		"postgresql+psycopg://ci:s3cr3t@127.0.0.1:1/bench", "postgres:/ci:s3cr3t@127.0.0.1:1/bench",
 		"sqlite:///tmp/h.db", "file:h.db", "dsn: host=db password=s3cr3t", "users = ci password=s3cr3t",
 		"host=db port=notaport password=s3cr3t",
+		// Probes the first tests did not foresee: a scheme without //, and a
+		// password with a space, double-quoted (not libpq) or unterminated.
+		"postgres:ci:s3cr3t@127.0.0.1/bench", "pg:ci:s3cr3t@db", `user=ci password="s3 cr3t" host=127.0.0.1 port=1`,
+		"user=ci password='s3 cr3t host=db",
 	} {
 		err := openErr(t, dsn, Options{})
-		if !errors.Is(err, ErrBadDSN) || strings.Contains(err.Error(), "s3cr3t") {
+		if !errors.Is(err, ErrBadDSN) || strings.Contains(err.Error(), "s3cr3t") || strings.Contains(err.Error(), "cr3t") {
 			t.Errorf("Open(%q): %v; want ErrBadDSN without the password", dsn, err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -59,7 +60,7 @@ const (
 func pgConfig(dsn string, readOnly bool) (*pgx.ConnConfig, []string, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, nil, &dsnError{msg: ErrBadDSN.Error() + ": " + RedactDSN(err.Error()), err: ErrBadDSN}
+		return nil, nil, &dsnError{msg: ErrBadDSN.Error() + ": cannot parse " + quoteName(RedactDSN(dsn)) + ": " + parseReason(err), err: ErrBadDSN}
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = ConnectTimeout
@@ -119,4 +120,19 @@ func isTimeout(err error) bool {
 		return pe.Code == pgQueryCanceled || pe.Code == pgLockNotAvailable || pe.Code == pgIdleInTxnTimeout
 	}
 	return errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err)
+}
+
+// quotedFragment is a double-quoted fragment of a parser's message, such as
+// pgx's `missing "=" after "2\""`: it may be a piece of a malformed password.
+var quotedFragment = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+// parseReason is why pgx could not parse a DSN, without the DSN pgx echoes
+// (its redaction stops at the first space of a malformed password) and with
+// every quoted fragment elided.
+func parseReason(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndexByte(msg, '`'); i >= 0 {
+		msg = strings.TrimLeft(msg[i+1:], ": ")
+	}
+	return quotedFragment.ReplaceAllString(msg, `"…"`)
 }
