@@ -83,3 +83,23 @@ func TestGrowingFileStopsAtLimit(t *testing.T) {
 		t.Fatalf("grown past the limit: %v", err)
 	}
 }
+
+func TestAlsoKeepsMessageAddsSentinel(t *testing.T) {
+	mine := errors.New("mine")
+	p := filepath.Join(t.TempDir(), "big")
+	if err := os.WriteFile(p, []byte("12345"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadFile(p, 4)
+	got := Also(err, ErrTooLarge, mine)
+	if !errors.Is(got, mine) || !errors.Is(got, ErrTooLarge) || got.Error() != err.Error() {
+		t.Fatalf("Also = %v, want both sentinels and the message %q", got, err)
+	}
+	if Also(nil, ErrTooLarge, mine) != nil {
+		t.Fatal("Also(nil) != nil")
+	}
+	other := errors.New("other")
+	if Also(other, ErrTooLarge, mine) != other {
+		t.Fatal("Also changed an error that does not match target")
+	}
+}
