@@ -114,8 +114,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if len(args) > 0 && args[0] == "explain" {
 		err := explainMain(ctx, args[1:], stdout, stderr)
-		if errors.Is(err, explain.ErrUsage) {
-			return fmt.Errorf("%w: explain: %v", gcstress.ErrUsage, err)
+		if errors.Is(err, explain.ErrUsage) || errors.Is(err, explain.ErrNotRegular) || errors.Is(err, explain.ErrTooLarge) {
+			return fmt.Errorf("%w: explain: %v", gcstress.ErrUsage, err) // a bad input file is exit 2, as a bad flag
 		}
 		return err
 	}

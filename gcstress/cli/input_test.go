@@ -41,7 +41,8 @@ func matrixSamples(t *testing.T, dir string) []byte {
 
 // TestInputsRefuseNonRegularFiles: `gcstress report` with a FIFO, a socket,
 // a directory or a link to /dev/zero or /dev/urandom as samples.jsonl or
-// summary.json, and `gcstress compare` with one as bench.txt, exit 2 naming
+// summary.json, `gcstress explain` with one as a profile, and `gcstress
+// compare` with one as bench.txt, exit 2 naming
 // the file, at once: the old code opened a FIFO before looking at it and
 // hung there, Ctrl-C caught, until SIGKILL (and read /dev/zero until memory
 // ran out).
@@ -64,6 +65,12 @@ func TestInputsRefuseNonRegularFiles(t *testing.T) {
 		matrixSamples(t, pr.Dir)
 		code, errOut := mainBounded(t, "report", pr.Dir)
 		check("summary.json a "+pr.Kind, code, errOut, pr.Path)
+	}
+	for _, pr := range inputtest.Hostile(t, "cpu.pprof") {
+		if pr.Kind != "directory" { // a folder is a folder of profiles
+			code, errOut := mainBounded(t, "explain", pr.Path)
+			check("explain of a "+pr.Kind, code, errOut, pr.Path)
+		}
 	}
 	for _, pr := range inputtest.Hostile(t, benchtxt.FileName) {
 		code, errOut := mainBounded(t, "compare", good, pr.Dir)
