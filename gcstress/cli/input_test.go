@@ -137,3 +137,19 @@ func TestReportSkipsBadSamplesLines(t *testing.T) {
 		t.Errorf("the rest was not rebuilt: %q", stdout.String())
 	}
 }
+
+// TestOutFIFORefused: -out naming a FIFO (or a socket, or a device link) is
+// a usage error, exit 2, at once. A probe: the old code passed it too (the
+// folder check failed first), but isEmptyDir no longer opens anything that
+// is not a folder, whatever the order of the checks.
+func TestOutFIFORefused(t *testing.T) {
+	for _, pr := range inputtest.Hostile(t, "out") {
+		if pr.Kind == "directory" {
+			continue // an empty folder is a fine -out
+		}
+		code, errOut := mainBounded(t, "-out", pr.Path, "-kinds", "heap", "-values", "100", "-keys", "1000")
+		if code != ExitUsage || !strings.Contains(errOut, pr.Path) {
+			t.Errorf("-out a %s: exit %d, stderr %q; want 2 naming it", pr.Kind, code, errOut)
+		}
+	}
+}
