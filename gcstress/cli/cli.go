@@ -35,9 +35,12 @@
 //	1    a tool failure: a child could not start, a results file (samples.jsonl,
 //	     summary.json, a report, a chart) or the terminal report could not be
 //	     written; the message names the file
-//	2    usage: a bad flag or value (the message names the flag), or an -out
+//	2    usage: a bad flag or value (the message names the flag), an -out
 //	     folder that cannot be used (not empty without -replace-out; with it,
-//	     a folder no run's manifest accounts for)
+//	     a folder no run's manifest accounts for), or an input file (report's
+//	     samples.jsonl and summary.json, explain's profiles) that is not a
+//	     regular file (a FIFO is refused without blocking) or is over its
+//	     size limit
 //	130  interrupted (SIGINT or SIGTERM): the current scenario was stopped and
 //	     the reports of what finished were written
 //
