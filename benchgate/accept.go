@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -190,10 +191,11 @@ func GitAge(ctx context.Context) AgeFunc {
 }
 
 // ReadAccepted is ParseAccepted on a file; a missing file is not an error (no
-// regression is accepted).
+// regression is accepted). Only a regular file within DefaultMaxBytes is read
+// (see ErrNotRegular, ErrTooLarge).
 func ReadAccepted(path string) ([]*Acceptance, error) {
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
+	f, err := openInput(path, DefaultMaxBytes)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {

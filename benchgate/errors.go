@@ -1,6 +1,10 @@
 package benchgate
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/writegc/writegc/internal/inputfile"
+)
 
 // Sentinel errors. Functions wrap them with detail; test with errors.Is.
 var (
@@ -25,6 +29,10 @@ var (
 	// ErrTooLarge: an input is longer than Parser.MaxBytes, or one of its
 	// lines longer than Parser.MaxLineBytes.
 	ErrTooLarge = errors.New("input too large")
+	// ErrNotRegular: an input named by the user is not a regular file (a
+	// FIFO, a device such as /dev/zero, a socket, a directory); it is refused
+	// before anything is read, and a FIFO without blocking.
+	ErrNotRegular = inputfile.ErrNotRegular
 	// ErrUnitConflict: base and head declare different metadata for a unit.
 	ErrUnitConflict = errors.New("conflicting unit metadata")
 	// ErrUnderpowered: a gated row has too few samples to ever reach p < alpha.

@@ -111,18 +111,18 @@ func TestRunConfigValidate(t *testing.T) {
 	}
 }
 
-// /dev/zero is one endless line: refused at the line limit, at once.
+// /dev/zero is a device, not a file: refused before a byte is read, at once.
 func TestDevZero(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}
 	start := time.Now()
 	_, err := ParseFiles("/dev/zero")
-	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "/dev/zero:1: line longer") {
-		t.Errorf("err = %v, want ErrTooLarge naming /dev/zero:1", err)
+	if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "/dev/zero: a character device") {
+		t.Errorf("err = %v, want ErrNotRegular naming /dev/zero", err)
 	}
-	if _, err := ReadAccepted("/dev/zero"); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("ReadAccepted: err = %v, want ErrTooLarge", err)
+	if _, err := ReadAccepted("/dev/zero"); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("ReadAccepted: err = %v, want ErrNotRegular", err)
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("took %v", d)

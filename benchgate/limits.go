@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/writegc/writegc/internal/inputfile"
 )
 
 // Input limits of a Parser.
@@ -48,18 +49,20 @@ func (p Parser) withDefaults() (Parser, error) {
 	return p, nil
 }
 
-// openFile opens the named file for a bounded read. A regular file larger
-// than MaxBytes is refused before anything is read.
-func (p Parser) openFile(path string) (*os.File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > p.MaxBytes {
-		f.Close()
-		return nil, fmt.Errorf("%s: %d bytes, more than the limit of %d: %w", path, fi.Size(), p.MaxBytes, ErrTooLarge)
-	}
-	return f, nil
+// openFile opens the named file for a bounded read: see openInput.
+func (p Parser) openFile(path string) (*inputfile.File, error) {
+	return openInput(path, p.MaxBytes)
+}
+
+// openInput opens a file the user named (a benchmark file, a thresholds or
+// accepted-regressions file, a profile) through inputfile: only a regular
+// file is opened (a FIFO, a device, a socket or a directory is refused with
+// an error wrapping ErrNotRegular, without blocking on a FIFO), one larger
+// than limit is refused before anything is read, and reads stop at the first
+// byte past limit; both size errors wrap ErrTooLarge.
+func openInput(path string, limit int64) (*inputfile.File, error) {
+	f, err := inputfile.Open(path, limit)
+	return f, inputfile.Also(err, inputfile.ErrTooLarge, ErrTooLarge)
 }
 
 // read reads all of in, failing as soon as the input exceeds MaxBytes or a

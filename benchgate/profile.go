@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -267,9 +266,17 @@ func diffFiles(basePath, headPath, typ string, baseOps, headOps int64, top int) 
 	return DiffProfiles(b, h, typ, baseOps, headOps, top)
 }
 
+// MaxProfileBytes bounds a profile readProfile reads (a pprof file is
+// gzipped protobuf: a benchmark's CPU or allocation profile is well under a
+// few MiB).
+const MaxProfileBytes = 256 << 20
+
 func readProfile(path string) (*profile.Profile, error) {
-	f, err := os.Open(path)
+	f, err := openInput(path, MaxProfileBytes)
 	if err != nil {
+		if errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s: cannot open", filepath.Base(path))
 	}
 	defer f.Close()

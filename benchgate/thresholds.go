@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -212,9 +211,9 @@ func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
 
 // ReadThresholds reads a thresholds file (see Write) within the default
 // Parser limits. Every problem is reported with file:line, wrapping
-// ErrThresholdsFile.
+// ErrThresholdsFile. Only a regular file is read (see ErrNotRegular).
 func ReadThresholds(path string) (*Thresholds, error) {
-	f, err := os.Open(path)
+	f, err := openInput(path, DefaultMaxBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/writegc/writegc/internal/inputfile"
 )
 
 // Sentinel errors. Errors returned by this package wrap one of these (use
@@ -34,6 +36,24 @@ var (
 	// ErrUsage: bad command-line usage of `gcstress explain` (whose flags
 	// package gcstress/cli parses); the caller should exit 2.
 	ErrUsage = errors.New("usage")
+	// ErrNotRegular: a file to read is not a regular file (a FIFO, a device
+	// such as /dev/zero, a socket); it is refused before it is read, and a
+	// FIFO without blocking. The caller should exit 2, as for bad usage.
+	ErrNotRegular = inputfile.ErrNotRegular
+	// ErrTooLarge: a file to read is over its limit (MaxFileBytes,
+	// MaxMetricsBytes); refused before it is read.
+	ErrTooLarge = inputfile.ErrTooLarge
+)
+
+// Input limits, checked before a file is read (and while it is read, for a
+// file that grows).
+const (
+	// MaxFileBytes bounds one profile or trace: explain reads each whole, so
+	// this bounds its memory; a scenario's captured trace is tens of MiB.
+	MaxFileBytes int64 = 512 << 20
+	// MaxMetricsBytes bounds metrics.json, a few hundred bytes as a Capture
+	// writes it.
+	MaxMetricsBytes int64 = 1 << 20
 )
 
 // DefaultRegion is the runtime/trace region (or task) type that marks one
@@ -171,7 +191,9 @@ func Explain(paths ...string) (*Account, error) {
 // ErrEmpty, ErrCorrupt or ErrUnsupported) is left out and listed in
 // Account.Unusable with its reason; the account is built from every other
 // file. Only when no file is usable is the result an error: those reasons,
-// joined. A path that cannot be read at all is an error at once.
+// joined. A path that cannot be read at all is an error at once, and so is
+// one that is not a regular file (ErrNotRegular: a FIFO is refused without
+// blocking) or is over MaxFileBytes (ErrTooLarge).
 func ExplainWith(opts Options, paths ...string) (*Account, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("explain: %w given", ErrNoProfiles)
@@ -377,7 +399,7 @@ func scanDir(dir string) ([]string, string, error) {
 // readMetricsFile reads the GC CPU share, as gcmetrics defines it, of the
 // window a Capture wrote.
 func readMetricsFile(p string) (*float64, error) {
-	b, err := os.ReadFile(p)
+	b, err := inputfile.ReadFile(p, MaxMetricsBytes)
 	if err != nil {
 		return nil, fmt.Errorf("explain: %w", err)
 	}
@@ -408,9 +430,10 @@ type loaded struct {
 // traceMagic is how every runtime/trace file begins: "go 1.NN trace\x00...".
 var traceMagic = []byte("go 1.")
 
-// load reads a file and detects its type from its content.
+// load reads a file (a regular file of at most MaxFileBytes) and detects its
+// type from its content.
 func load(path string) (*loaded, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("explain: %w", err)
 	}

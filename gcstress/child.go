@@ -3,6 +3,7 @@ package gcstress
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -179,6 +180,20 @@ func (s *stopCause) fail(err error) {
 	}
 }
 
+// void fails the run whatever reason was given before (a writer vanished:
+// whatever the load reached, it is not what was asked); err is kept unless
+// a Put error came first.
+func (s *stopCause) void(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = err
+	}
+	if s.reason != StopRSSCap {
+		s.reason = StopError
+	}
+}
+
 func (s *stopCause) get() (StopReason, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -272,14 +287,29 @@ func (c *child) run() error {
 	return c.exitError(end)
 }
 
-// startWriters starts the writers; loadDone closes when all returned.
+// errWriterExited is the cause of a run whose writer goroutine ended
+// without returning: runtime.Goexit (a t.FailNow-like call) inside Put.
+var errWriterExited = errors.New("a writer goroutine exited without returning from Put " +
+	"(runtime.Goexit, e.g. a t.FailNow-like call in the engine): its keys were not written, the run is void")
+
+// startWriters starts the writers; loadDone closes when all returned. A
+// writer that vanished (returned is set only on a normal return, and a
+// panic takes the process down first) fails the run (stopCause.void).
 func (c *child) startWriters() {
 	var wg sync.WaitGroup
 	for _, rec := range c.recs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			returned := false
+			defer func() {
+				if !returned {
+					c.cause.void(errWriterExited)
+					c.cancel()
+				}
+			}()
 			c.write(rec)
+			returned = true
 		}()
 	}
 	go func() { wg.Wait(); close(c.loadDone) }()

@@ -93,8 +93,17 @@ func newOutDir(parent string, now time.Time, id string) string {
 func shortID() string { return fmt.Sprintf("%04x", rand.N(1<<16)) }
 
 // isEmptyDir reports whether dir is missing or an empty folder, and lists
-// up to three of its entries otherwise.
+// up to three of its entries otherwise. Anything else at dir (a file, a
+// FIFO, a socket) is an error before it is opened: opening a FIFO would
+// block until a writer came.
 func isEmptyDir(dir string) (bool, []string, error) {
+	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil, nil
+	}
+	if err == nil && !st.IsDir() {
+		return false, nil, fmt.Errorf("%s is not a folder", dir)
+	}
 	f, err := os.Open(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return true, nil, nil

@@ -1,10 +1,12 @@
 package gcstress
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
+
+	"github.com/writegc/writegc/internal/inputfile"
 
 	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/gcstress/results"
@@ -20,21 +22,37 @@ import (
 // started when dir has none); a failed write wraps ErrWrite and names the
 // file. A dir without samples.jsonl is refused with an error wrapping
 // ErrUsage.
-// It must not run while a run writes to dir; samples.jsonl lines are read
-// up to 16 MiB each (ReadResults).
+// It must not run while a run writes to dir. summary.json and samples.jsonl
+// are read only when they are regular files (a FIFO, a device, a socket or a
+// directory in their place is refused, wrapping ErrUsage, before anything is
+// read) within results.MaxSummaryBytes and results.MaxSamplesBytes (over
+// them: ErrUsage, naming the file and the limit). A samples.jsonl line over
+// MaxRecord (16 MiB) or that is not JSON is skipped, and the reports' notes
+// (Summary.Warnings) say how many and which by line number: a rebuild
+// recovers what the rest of the file holds.
 func RebuildReports(dir string) (*Summary, error) {
-	f, err := os.Open(filepath.Join(dir, "samples.jsonl"))
+	path := filepath.Join(dir, "samples.jsonl")
+	f, err := inputfile.Open(path, results.MaxSamplesBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: report: %v", ErrUsage, err)
 	}
 	defer f.Close()
 	sum, err := results.ReadSummary(dir)
+	if errors.Is(err, inputfile.ErrNotRegular) || errors.Is(err, inputfile.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: report: %w", ErrUsage, err)
+	}
 	if err != nil {
 		return nil, err
 	}
-	rs, err := results.ReadResults(f, sum.Thresholds)
+	rs, skipped, err := results.ReadSamples(f, sum.Thresholds)
+	if errors.Is(err, inputfile.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: report: %w", ErrUsage, err)
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if w := results.SkipWarning(path, skipped); w != "" {
+		sum.Warnings = append(sum.Warnings, w)
 	}
 	sum.Results = results.MergeResults(rs, sum.Results, sum.Thresholds)
 	o, err := openOutFiles(dir, nil)

@@ -14,6 +14,7 @@ import (
 	"github.com/writegc/writegc/gcstress/internal/proc"
 	"github.com/writegc/writegc/gcstress/internal/progress"
 	"github.com/writegc/writegc/gcstress/report"
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
 )
 
@@ -125,6 +126,11 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 			prog.DoneStep(res, judgeStep(res, s.TargetMBps(), cfg))
 		} else {
 			prog.Done(res)
+		}
+		if p := results.PanicLine(res.Stderr); p != "" {
+			// summary.json has the whole stderr tail; the cause goes where
+			// it is seen at once too (the report's notes list it).
+			fmt.Fprintf(progressW, "gcstress: %s: the child panicked: %s\n", escape.Terminal(s.RunLabel()), escape.Terminal(p))
 		}
 		sum.Results = append(sum.Results, res)
 		if opts.Observer != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/benchgate"
+	"github.com/writegc/writegc/internal/inputfile"
 )
 
 // errRegression is returned by run when the gate fails (exit status 1).
@@ -227,22 +228,14 @@ func checkBenchtimeFlag(flagName, s string) error {
 // maxUnitsBytes bounds the -units file: a few Unit lines, not a data set.
 const maxUnitsBytes = 1 << 20
 
-// readSmall reads at most limit bytes of path; a longer input is an error, so
-// /dev/zero or a mistaken path to a huge file fails at once.
+// readSmall reads path, a regular file of at most limit bytes (internal/
+// inputfile): a FIFO, a device such as /dev/zero, a socket or a directory is
+// refused before anything is read (benchgate.ErrNotRegular), and a longer
+// file fails at once (benchgate.ErrTooLarge), so a mistaken path never hangs
+// or fills memory.
 func readSmall(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s: more than the limit of %d bytes: %w", path, limit, benchgate.ErrTooLarge)
-	}
-	return b, nil
+	b, err := inputfile.ReadFile(path, limit)
+	return b, inputfile.Also(err, inputfile.ErrTooLarge, benchgate.ErrTooLarge)
 }
 
 // listFlag collects a repeatable string flag.

@@ -140,7 +140,7 @@ func TestCLIHostileInput(t *testing.T) {
 	}
 }
 
-// Endless or oversized inputs are refused quickly, naming the file (and line).
+// Oversized inputs and devices are refused quickly, naming the file (and line).
 func TestCLIOversizedInput(t *testing.T) {
 	base, head := writeSides(t, "")
 	long := filepath.Join(t.TempDir(), "long.txt")
@@ -155,10 +155,11 @@ func TestCLIOversizedInput(t *testing.T) {
 	cases := []tcase{{"long line", "long.txt:2: line longer than the limit", []string{"compare", base, long}}}
 	if _, err := os.Stat("/dev/zero"); err == nil {
 		cases = append(cases,
-			tcase{"/dev/zero OLD", "/dev/zero:1: line longer", []string{"compare", "/dev/zero", head}},
-			tcase{"/dev/zero NEW", "/dev/zero:1: line longer", []string{"compare", base, "/dev/zero"}},
-			tcase{"/dev/zero -accept", "/dev/zero:1: line longer", []string{"compare", "-accept", "/dev/zero", base, head}},
-			tcase{"/dev/zero -units", "-units: /dev/zero: more than the limit", []string{"run", "-base", "HEAD", "-units", "/dev/zero"}},
+			// A device is not a file: refused before a byte is read.
+			tcase{"/dev/zero OLD", "/dev/zero: a character device, not a regular file", []string{"compare", "/dev/zero", head}},
+			tcase{"/dev/zero NEW", "/dev/zero: a character device, not a regular file", []string{"compare", base, "/dev/zero"}},
+			tcase{"/dev/zero -accept", "/dev/zero: a character device, not a regular file", []string{"compare", "-accept", "/dev/zero", base, head}},
+			tcase{"/dev/zero -units", "-units: /dev/zero: a character device, not a regular file", []string{"run", "-base", "HEAD", "-units", "/dev/zero"}},
 		)
 	}
 	for _, tc := range cases {

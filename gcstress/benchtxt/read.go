@@ -43,7 +43,9 @@ func (f *File) Find(k Key, u Unit) *Series {
 // Read reads the bench.txt at path with the benchmark-format reader
 // (benchgate's bounded parser: the file's size is checked before it is
 // read, each line's as it is read). Errors: a missing file is
-// fs.ErrNotExist (wrapped); a file over MaxFileBytes or with a line over
+// fs.ErrNotExist (wrapped); one that is not a regular file (a FIFO, a
+// device, a socket, a directory) wraps benchgate.ErrNotRegular and is
+// refused before it is read, a FIFO without blocking; a file over MaxFileBytes or with a line over
 // MaxLineBytes wraps ErrTooLarge; an empty file, one without result lines,
 // with a malformed line or with a benchmark name ParseName refuses wraps
 // ErrBadFile. Each names path.
@@ -51,7 +53,7 @@ func Read(path string) (*File, error) {
 	set, err := benchgate.Parser{MaxBytes: MaxFileBytes, MaxLineBytes: MaxLineBytes}.ParseFiles(path)
 	switch {
 	case err == nil:
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, benchgate.ErrNotRegular):
 		return nil, err
 	case errors.Is(err, benchgate.ErrTooLarge):
 		return nil, fmt.Errorf("%w (at most %d bytes, lines of at most %d): %w", ErrTooLarge, MaxFileBytes, MaxLineBytes, err)

@@ -35,9 +35,12 @@
 //	1    a tool failure: a child could not start, a results file (samples.jsonl,
 //	     summary.json, a report, a chart) or the terminal report could not be
 //	     written; the message names the file
-//	2    usage: a bad flag or value (the message names the flag), or an -out
+//	2    usage: a bad flag or value (the message names the flag), an -out
 //	     folder that cannot be used (not empty without -replace-out; with it,
-//	     a folder no run's manifest accounts for)
+//	     a folder no run's manifest accounts for), or an input file (report's
+//	     samples.jsonl and summary.json, explain's profiles) that is not a
+//	     regular file (a FIFO is refused without blocking) or is over its
+//	     size limit
 //	130  interrupted (SIGINT or SIGTERM): the current scenario was stopped and
 //	     the reports of what finished were written
 //
@@ -117,8 +120,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if len(args) > 0 && args[0] == "explain" {
 		err := explainMain(ctx, args[1:], stdout, stderr)
-		if errors.Is(err, explain.ErrUsage) {
-			return fmt.Errorf("%w: explain: %v", gcstress.ErrUsage, err)
+		if errors.Is(err, explain.ErrUsage) || errors.Is(err, explain.ErrNotRegular) || errors.Is(err, explain.ErrTooLarge) {
+			return fmt.Errorf("%w: explain: %v", gcstress.ErrUsage, err) // a bad input file is exit 2, as a bad flag
 		}
 		return err
 	}

@@ -67,6 +67,7 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 		notePrefix: "- ",
 		esc:        md,
 	})
+	writeNotes(ew, "\n## Notes\n\n", sum, md)
 	fmt.Fprintf(ew, "\n## Scenarios\n\n")
 	for _, r := range sum.Results {
 		fmt.Fprintf(ew, "- **%s** (%s): %s. %s", md(r.Scenario.RunLabel()), md(r.Scenario.Describe()), md(string(r.Verdict.Class)), md(r.Verdict.Why))

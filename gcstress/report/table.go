@@ -178,6 +178,7 @@ func WriteTable(w io.Writer, sum *results.Summary) error {
 		capacity: "\nCapacity: the highest open-loop rate at which the collector stays healthy (key+value MB/s):\n",
 		esc:      tx,
 	})
+	writeNotes(ew, "\nNotes:\n", sum, tx)
 	if cs := conclusions(sum, tx); len(cs) > 0 {
 		fmt.Fprintf(ew, "\nConclusions:\n")
 		for _, c := range cs {
@@ -396,6 +397,20 @@ func writeEngineNotes(w io.Writer, results []results.Result, esc func(string) st
 			parts[i] = esc(k) + " " + noteText(r.End.Notes[k])
 		}
 		fmt.Fprintf(w, "- %s: %s\n", esc(r.Scenario.RunLabel()), strings.Join(parts, ", "))
+	}
+}
+
+// writeNotes writes heading and the summary's notes (results.Notes: the
+// lines a rebuild skipped, each panicked child's panic line), one "- " line
+// each through esc; nothing when there are none.
+func writeNotes(w io.Writer, heading string, sum *results.Summary, esc func(string) string) {
+	notes := results.Notes(sum)
+	if len(notes) == 0 {
+		return
+	}
+	fmt.Fprint(w, heading)
+	for _, n := range notes {
+		fmt.Fprintf(w, "- %s\n", esc(n))
 	}
 }
 

@@ -55,6 +55,10 @@
 //     raw figures.
 //   - How an end line says a child ended (ExitOfEnd) is written once, for
 //     the parent and for replay.
-//   - ReadResults reads lines of at most MaxRecord bytes; every value here
-//     is a plain value, safe to copy, and no function keeps its arguments.
+//   - ReadResults reads lines of at most MaxRecord bytes: a longer line, or
+//     one that is not JSON, is skipped and counted (ReadSamples, SkipWarning),
+//     never a reason to lose the rest. ReadSummary reads only a regular file
+//     of at most MaxSummaryBytes (internal/inputfile), refusing anything else
+//     before a byte is read. Every value here is a plain value, safe to copy,
+//     and no function keeps its arguments.
 package results

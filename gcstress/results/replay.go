@@ -2,13 +2,16 @@ package results
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/writegc/writegc/internal/inputfile"
 )
 
 // ReadResults rebuilds scenario Results from a samples.jsonl stream (one
@@ -21,49 +24,114 @@ import (
 // line of a name already started begins another Result (the runs of -count,
 // a capacity step run again). It lets
 // a recorded stream be re-read and re-classified (the classifier's golden
-// tests use it). Lines that are not JSON are skipped.
+// tests use it). Lines that are not JSON, and lines over MaxRecord, are
+// skipped (ReadSamples says which); only a read error fails it.
 func ReadResults(r io.Reader, th Thresholds) ([]Result, error) {
-	var out []Result
-	// idx is the index in out of each name's latest run; proto, exited
-	// and started are by index in out.
-	idx := map[string]int{}
-	proto, exited, started := map[int]int{}, map[int]bool{}, map[int]bool{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), MaxRecord+1)
-	for sc.Scan() {
+	rs, _, err := ReadSamples(r, th)
+	return rs, err
+}
+
+// SkippedLine is a line of a samples.jsonl a replay left out.
+type SkippedLine struct {
+	Line int    // 1-based
+	Why  string // "longer than the limit of 16777216 bytes", "not a JSON sample: ..."
+}
+
+// ReadSamples is ReadResults that also returns the lines it skipped, in
+// order: a line over MaxRecord bytes (read to its end and dropped, so one
+// costs at most MaxRecord of memory) or one that is not a JSON sample (a
+// line cut short when a run was killed, say). Blank lines are not counted.
+// A rebuild recovers what the rest of the file holds; the caller reports
+// the skipped lines (SkipWarning).
+func ReadSamples(r io.Reader, th Thresholds) ([]Result, []SkippedLine, error) {
+	rp := replay{idx: map[string]int{}, proto: map[int]int{}, exited: map[int]bool{}, started: map[int]bool{}}
+	var skipped []SkippedLine
+	lr := lineReader{br: bufio.NewReaderSize(r, 64<<10), max: MaxRecord}
+	for {
+		line, long, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return rp.finish(th), skipped, fmt.Errorf("gcstress: read samples: line %d: %w", lr.line+1, err)
+		}
 		var s Sample
-		if json.Unmarshal(sc.Bytes(), &s) != nil {
+		switch {
+		case long:
+			skipped = append(skipped, SkippedLine{lr.line, fmt.Sprintf("longer than the limit of %d bytes", MaxRecord)})
+			continue
+		case len(bytes.TrimSpace(line)) == 0:
 			continue
 		}
-		start := s.Type == SampleStart && s.Spec != nil
-		i, ok := idx[s.Scenario]
-		// A start line of a name already started is another run of it (a
-		// repeat of -count, a capacity step run again): a Result of its own.
-		if !ok || (start && started[i]) {
-			i = len(out)
-			idx[s.Scenario] = i
-			out = append(out, Result{Scenario: Scenario{Name: s.Scenario}})
+		if err := json.Unmarshal(line, &s); err != nil {
+			skipped = append(skipped, SkippedLine{lr.line, "not a JSON sample: " + err.Error()})
+			continue
 		}
-		res := &out[i]
-		remeasure(&s)
-		switch {
-		case start:
-			res.Scenario = *s.Spec
-			proto[i], started[i] = s.Proto, true
-		case s.Type == SampleExit && s.Exit != nil:
-			res.Exit, res.Stopped = *s.Exit, s.Reason
-			exited[i] = true
+		rp.add(s)
+	}
+	return rp.finish(th), skipped, nil
+}
+
+// maxNamedSkips is how many skipped lines SkipWarning names one by one.
+const maxNamedSkips = 5
+
+// SkipWarning is the one-line warning for the lines of file a replay
+// skipped ("" when none): how many, and the first maxNamedSkips by number
+// and cause.
+func SkipWarning(file string, skipped []SkippedLine) string {
+	if len(skipped) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, maxNamedSkips+1)
+	for i, sk := range skipped {
+		if i == maxNamedSkips {
+			parts = append(parts, fmt.Sprintf("and %d more", len(skipped)-i))
+			break
 		}
-		res.Add(s)
+		parts = append(parts, fmt.Sprintf("line %d %s", sk.Line, sk.Why))
 	}
-	if err := sc.Err(); err != nil {
-		return out, fmt.Errorf("gcstress: read samples: %w", err)
+	return fmt.Sprintf("%s: %d line(s) skipped, the rest replayed: %s", file, len(skipped), strings.Join(parts, "; "))
+}
+
+// replay is ReadSamples's state: idx is the index in out of each name's
+// latest run; proto, exited and started are by index in out.
+type replay struct {
+	out             []Result
+	idx             map[string]int
+	proto           map[int]int
+	exited, started map[int]bool
+}
+
+func (rp *replay) add(s Sample) {
+	start := s.Type == SampleStart && s.Spec != nil
+	i, ok := rp.idx[s.Scenario]
+	// A start line of a name already started is another run of it (a
+	// repeat of -count, a capacity step run again): a Result of its own.
+	if !ok || (start && rp.started[i]) {
+		i = len(rp.out)
+		rp.idx[s.Scenario] = i
+		rp.out = append(rp.out, Result{Scenario: Scenario{Name: s.Scenario}})
 	}
-	for i := range out {
-		res := &out[i]
+	res := &rp.out[i]
+	remeasure(&s)
+	switch {
+	case start:
+		res.Scenario = *s.Spec
+		rp.proto[i], rp.started[i] = s.Proto, true
+	case s.Type == SampleExit && s.Exit != nil:
+		res.Exit, res.Stopped = *s.Exit, s.Reason
+		rp.exited[i] = true
+	}
+	res.Add(s)
+}
+
+// finish settles how each run ended and classifies it.
+func (rp *replay) finish(th Thresholds) []Result {
+	for i := range rp.out {
+		res := &rp.out[i]
 		switch {
-		case exited[i]:
-		case res.End == nil && proto[i] >= StreamProto:
+		case rp.exited[i]:
+		case res.End == nil && rp.proto[i] >= StreamProto:
 			res.Exit, res.Stopped = Exit{Interrupted: true, Message: "parent killed: gcstress stopped recording before the scenario ended"}, StopInterrupted
 		case res.End == nil:
 			res.Exit = Exit{Died: true, Message: "no end record"}
@@ -74,7 +142,41 @@ func ReadResults(r io.Reader, th Thresholds) ([]Result, error) {
 		}
 		res.Verdict = ClassifyScenario(res.Scenario, res.Windows, res.Exit, th)
 	}
-	return out, nil
+	return rp.out
+}
+
+// lineReader yields the lines of a stream, each of at most max bytes: a
+// longer line is read to its end and reported as long, its bytes dropped,
+// so memory stays bounded by max. Not safe for concurrent use.
+type lineReader struct {
+	br   *bufio.Reader
+	max  int
+	line int // the number of the line next returned
+	buf  []byte
+}
+
+// next returns the next line without its newline (valid until the next
+// call), whether it was over max, or io.EOF after the last line.
+func (l *lineReader) next() (line []byte, long bool, err error) {
+	l.buf = l.buf[:0]
+	for {
+		chunk, err := l.br.ReadSlice('\n')
+		if !long && len(l.buf)+len(bytes.TrimSuffix(chunk, []byte("\n"))) > l.max {
+			long, l.buf = true, l.buf[:0]
+		}
+		if !long {
+			l.buf = append(l.buf, chunk...)
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && (len(l.buf) > 0 || long), err == nil:
+			l.line++
+			return bytes.TrimSuffix(l.buf, []byte("\n")), long, nil
+		default:
+			return nil, false, err
+		}
+	}
 }
 
 // remeasure recomputes a window or end line's MB/s from its byte counts:
@@ -139,11 +241,28 @@ func unmarshalRenamed(b []byte, v any, renamed map[string]string) error {
 	return json.Unmarshal(b, v)
 }
 
+// Input limits of a replay, checked before a byte is read (and while
+// reading, for a file that grows).
+const (
+	// MaxSummaryBytes bounds summary.json: a run of the whole matrix writes
+	// well under 1 MiB (about 0.7 MiB with capacity searches), so 16 MiB is
+	// room for long -count runs while a mistaken path (a 200 MB file) is
+	// refused at once.
+	MaxSummaryBytes int64 = 16 << 20
+	// MaxSamplesBytes bounds samples.jsonl, which is streamed (memory grows
+	// with the windows kept, not the file): a matrix run writes a few MiB.
+	MaxSamplesBytes int64 = 4 << 30
+)
+
 // ReadSummary reads dir/summary.json; a missing one gives a Summary with the
-// default thresholds.
+// default thresholds. Only a regular file of at most MaxSummaryBytes is
+// read: anything else (a FIFO, a device such as /dev/zero, a socket, a
+// directory) is an error wrapping inputfile.ErrNotRegular, a larger file one
+// wrapping inputfile.ErrTooLarge, both naming the file, before anything is
+// read (and a FIFO without blocking).
 func ReadSummary(dir string) (*Summary, error) {
 	sum := &Summary{Thresholds: DefaultThresholds(), SpanNote: SpanNote, Out: dir}
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	b, err := inputfile.ReadFile(filepath.Join(dir, "summary.json"), MaxSummaryBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		sum.Rules = sum.Thresholds.String()

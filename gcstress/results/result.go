@@ -31,6 +31,10 @@ type Summary struct {
 	// Capacity is the capacity search's outcome, one entry per kind x
 	// value size (SetCapacity); its steps are also in Results.
 	Capacity []Capacity `json:"capacity,omitempty"`
+	// Warnings are what a reader of the reports must see that no table
+	// shows: the samples.jsonl lines a rebuild skipped (SkipWarning). The
+	// reports list them under "Notes".
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Result is what a scenario produced. It is a plain value.

@@ -119,3 +119,19 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	defer f.Close()
 	return io.ReadAll(f)
 }
+
+// Also returns err so that errors.Is also matches also, when err matches
+// target (e.g. Also(err, ErrTooLarge, mypkg.ErrTooLarge), so a package's
+// callers keep testing its own sentinel); the message stays err's. Any other
+// err, nil included, is returned as it is.
+func Also(err, target, also error) error {
+	if err == nil || !errors.Is(err, target) {
+		return err
+	}
+	return alsoError{err: err, also: also}
+}
+
+type alsoError struct{ err, also error }
+
+func (e alsoError) Error() string   { return e.err.Error() }
+func (e alsoError) Unwrap() []error { return []error{e.err, e.also} }

@@ -5,11 +5,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/writegc/writegc/internal/inputfile/inputtest"
 )
 
 func TestReadFileRegular(t *testing.T) {
@@ -26,23 +25,24 @@ func TestReadFileRegular(t *testing.T) {
 	}
 }
 
+// TestRefusesFIFOWithoutBlocking: every hostile probe (a FIFO without a
+// writer, a socket, a directory, links to /dev/zero and /dev/urandom) is
+// refused by ReadFile, Open and Check with ErrNotRegular naming its kind,
+// and none blocks.
 func TestRefusesFIFOWithoutBlocking(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no FIFOs")
-	}
-	p := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(p, 0o644); err != nil {
-		t.Skip("mkfifo:", err)
-	}
-	done := make(chan error, 1)
-	go func() { _, err := ReadFile(p, 1<<20); done <- err }()
-	select {
-	case err := <-done:
-		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "FIFO") {
-			t.Fatalf("FIFO: %v, want ErrNotRegular naming a FIFO", err)
+	kinds := map[string]string{"fifo": "FIFO", "socket": "socket", "directory": "directory",
+		"/dev/zero link": "character device", "/dev/urandom link": "character device"}
+	for _, pr := range inputtest.Hostile(t, "input") {
+		for name, f := range map[string]func() error{
+			"ReadFile": func() error { _, err := ReadFile(pr.Path, 1<<20); return err },
+			"Open":     func() error { _, err := Open(pr.Path, 1<<20); return err },
+			"Check":    func() error { return Check(pr.Path, 1<<20) },
+		} {
+			err := inputtest.Bounded(t, name+" of a "+pr.Kind, f)
+			if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), kinds[pr.Kind]) {
+				t.Errorf("%s of a %s: %v, want ErrNotRegular naming a %s", name, pr.Kind, err, kinds[pr.Kind])
+			}
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("ReadFile blocked on a FIFO")
 	}
 }
 
@@ -81,5 +81,25 @@ func TestGrowingFileStopsAtLimit(t *testing.T) {
 	}
 	if _, err := io.ReadAll(f); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("grown past the limit: %v", err)
+	}
+}
+
+func TestAlsoKeepsMessageAddsSentinel(t *testing.T) {
+	mine := errors.New("mine")
+	p := filepath.Join(t.TempDir(), "big")
+	if err := os.WriteFile(p, []byte("12345"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadFile(p, 4)
+	got := Also(err, ErrTooLarge, mine)
+	if !errors.Is(got, mine) || !errors.Is(got, ErrTooLarge) || got.Error() != err.Error() {
+		t.Fatalf("Also = %v, want both sentinels and the message %q", got, err)
+	}
+	if Also(nil, ErrTooLarge, mine) != nil {
+		t.Fatal("Also(nil) != nil")
+	}
+	other := errors.New("other")
+	if Also(other, ErrTooLarge, mine) != other {
+		t.Fatal("Also changed an error that does not match target")
 	}
 }

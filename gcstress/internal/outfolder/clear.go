@@ -65,8 +65,10 @@ func Clear(dir string, runs func(string) bool) (kept []string, err error) {
 			return kept, fmt.Errorf("gcstress: -replace-out: %w", err)
 		}
 	}
-	if err := os.Remove(filepath.Join(dir, ManifestFile)); err != nil {
-		return kept, fmt.Errorf("gcstress: -replace-out: %w", err)
+	for _, name := range []string{ManifestFile, LegacyManifestFile} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return kept, fmt.Errorf("gcstress: -replace-out: %w", err)
+		}
 	}
 	return kept, nil
 }
@@ -173,7 +175,7 @@ func leftAfter(dir string, p clearPlan) ([]string, error) {
 	var left []string
 	for _, e := range ents {
 		n := e.Name()
-		if n != ManifestFile && !slices.Contains(p.files, n) && !slices.Contains(p.dirs, n) {
+		if n != ManifestFile && n != LegacyManifestFile && !slices.Contains(p.files, n) && !slices.Contains(p.dirs, n) {
 			left = append(left, n)
 		}
 	}

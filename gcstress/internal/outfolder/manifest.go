@@ -32,6 +32,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/writegc/writegc/internal/inputfile"
 )
 
 // Every results folder holds a Manifest, ManifestFile: the files a run (or
@@ -43,8 +45,14 @@ import (
 // place, so a Manifest never misses a file of the folder. -replace-out removes only what a Manifest lists
 // and is still as recorded (outdir.go), never a file a run did not write.
 
-// ManifestFile is the name of the Manifest in a results folder.
-const ManifestFile = ".gcstress-Manifest.json"
+// ManifestFile is the name of the Manifest in a results folder, as
+// documented. LegacyManifestFile is the name versions before it wrote by
+// mistake: ReadManifest falls back to it, Clear removes it, and Save
+// replaces it (a rebuild of an older folder renames its Manifest).
+const (
+	ManifestFile       = ".gcstress-manifest.json"
+	LegacyManifestFile = ".gcstress-Manifest.json"
+)
 
 const (
 	ManifestTool    = "gcstress"
@@ -192,15 +200,47 @@ func (o *Files) Save() error {
 		_, err := w.Write(append(b, '\n'))
 		return err
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	return removeLegacyManifest(o.dir)
 }
 
-// ReadManifest reads dir's Manifest; an error wrapping fs.ErrNotExist when
-// there is none. A Manifest that is not a regular file, is too large, or
-// names a path outside the folder (absolute, "..", deeper than a scenario
-// folder's files) is refused whole.
+// removeLegacyManifest removes dir's LegacyManifestFile once ManifestFile
+// is there, unless the two names are one file (a case-insensitive file
+// system). A failure wraps ErrWrite and names the file.
+func removeLegacyManifest(dir string) error {
+	legacy := filepath.Join(dir, LegacyManifestFile)
+	old, err := os.Lstat(legacy)
+	if err != nil {
+		return nil // none (or unreadable: ReadManifest prefers ManifestFile anyway)
+	}
+	if cur, err := os.Lstat(filepath.Join(dir, ManifestFile)); err != nil || os.SameFile(old, cur) {
+		return nil
+	}
+	if err := os.Remove(legacy); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: remove %s: %w", ErrWrite, legacy, err)
+	}
+	return nil
+}
+
+// ReadManifest reads dir's Manifest, ManifestFile or, in a folder written
+// before that name, LegacyManifestFile; an error wrapping fs.ErrNotExist
+// when there is neither. A Manifest that is not a regular file, is too
+// large, or names a path outside the folder (absolute, "..", deeper than a
+// scenario folder's files) is refused whole.
 func ReadManifest(dir string) (*Manifest, error) {
 	p := filepath.Join(dir, ManifestFile)
+	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		if _, lerr := os.Lstat(filepath.Join(dir, LegacyManifestFile)); lerr == nil {
+			p = filepath.Join(dir, LegacyManifestFile)
+		}
+	}
+	return readManifest(p)
+}
+
+// readManifest reads and checks the Manifest at p.
+func readManifest(p string) (*Manifest, error) {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		return nil, err
@@ -208,7 +248,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if !fi.Mode().IsRegular() || fi.Size() > maxManifestBytes {
 		return nil, fmt.Errorf("gcstress: %s: not a Manifest (a regular file of at most %d bytes)", p, maxManifestBytes)
 	}
-	b, err := os.ReadFile(p)
+	b, err := inputfile.ReadFile(p, maxManifestBytes)
 	if err != nil {
 		return nil, fmt.Errorf("gcstress: %w", err)
 	}
@@ -238,6 +278,6 @@ func ReadManifest(dir string) (*Manifest, error) {
 // manifestPath reports whether p is a clean, local, slash-separated path
 // of at most depth components, other than the Manifest itself.
 func manifestPath(p string, depth int) bool {
-	return p != "" && p != ManifestFile && path.Clean(p) == p && filepath.IsLocal(filepath.FromSlash(p)) &&
+	return p != "" && p != ManifestFile && p != LegacyManifestFile && path.Clean(p) == p && filepath.IsLocal(filepath.FromSlash(p)) &&
 		!strings.Contains(p, `\`) && strings.Count(p, "/") < depth
 }

@@ -1,0 +1,76 @@
+// Package inputtest makes the hostile inputs the tests of writegc's readers
+// probe (a FIFO, a socket, a directory, links to /dev/zero and /dev/urandom)
+// and bounds the wait of a call that might block on one.
+//
+// Invariants: every probe lives in a folder of its own, removed when the
+// test ends, under the name the reader expects (so a reader that opens
+// DIR/summary.json meets the FIFO there); a kind the system cannot make is
+// left out, never faked. Bounded fails the test, instead of hanging it, when
+// the call has not returned in time. For tests only; the functions are safe
+// to call from parallel tests.
+package inputtest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// Probe is one hostile input: a file of kind Kind at Path, Dir/Name.
+type Probe struct {
+	Kind string // "fifo", "socket", "directory", "/dev/zero link", "/dev/urandom link"
+	Dir  string // the folder holding it, nothing else
+	Path string
+}
+
+// Wait is how long Bounded lets a call run: far more than a refusal takes,
+// far less than the test's own timeout.
+const Wait = 20 * time.Second
+
+// Hostile makes every probe kind this system allows, each named name in a
+// folder of its own. A FIFO and a socket are only made where the system has
+// them (see fifo, socket); the links only where /dev/zero and /dev/urandom
+// exist.
+func Hostile(t testing.TB, name string) []Probe {
+	t.Helper()
+	var ps []Probe
+	add := func(kind string, make func(path string) error) {
+		dir, err := os.MkdirTemp("", "inputtest-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		p := filepath.Join(dir, name)
+		if err := make(p); err != nil {
+			t.Logf("inputtest: no %s probe: %v", kind, err)
+			return
+		}
+		ps = append(ps, Probe{Kind: kind, Dir: dir, Path: p})
+	}
+	add("fifo", fifo)
+	add("socket", func(p string) error { return socket(t, p) })
+	add("directory", func(p string) error { return os.Mkdir(p, 0o755) })
+	for _, dev := range []string{"/dev/zero", "/dev/urandom"} {
+		if _, err := os.Stat(dev); err == nil {
+			add(dev+" link", func(p string) error { return os.Symlink(dev, p) })
+		}
+	}
+	return ps
+}
+
+// Bounded runs f in a goroutine and returns its error; when f has not
+// returned within Wait it fails the test (the goroutine is left blocked:
+// the test binary exits soon after).
+func Bounded(t testing.TB, what string, f func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(Wait):
+		t.Fatalf("%s blocked for %v (a FIFO or device opened or read before its type was checked?)", what, Wait)
+		return nil
+	}
+}
