@@ -262,6 +262,12 @@ func recordPairFiles(ctx context.Context, st *history.DB, base, head recordJob, 
 // commit hash (hexCommit) is looked up in git: HEAD.txt or main.txt label
 // their records "HEAD" or "main", never the commit those name today.
 func backfillJobs(ctx context.Context, dir string, labels history.Labels) ([]recordJob, error) {
+	// Stat first: opening a FIFO named as the folder would block.
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("-dir %s: not a directory: %w", dir, inputfile.ErrNotRegular)
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return nil, err

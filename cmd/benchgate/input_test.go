@@ -35,3 +35,23 @@ func TestInputsRefuseNonRegularFiles(t *testing.T) {
 		}
 	}
 }
+
+// record -dir with a FIFO, socket or device where the folder should be: a
+// refusal at once (opening a FIFO would block), naming it.
+func TestRecordDirRefusesNonDirectories(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "h.db")
+	for _, pr := range inputtest.Hostile(t, "raw") {
+		if pr.Kind == "directory" {
+			continue
+		}
+		var code int
+		var errOut string
+		inputtest.Bounded(t, "record -dir ("+pr.Kind+")", func() error {
+			code, _, errOut = cli(t, "record", "-db", db, "-dir", pr.Path)
+			return nil
+		})
+		if code != 2 || !strings.Contains(errOut, pr.Path) || !strings.Contains(errOut, "not a directory") {
+			t.Errorf("record -dir %s (%s): exit %d, stderr %q; want 2, not a directory", pr.Path, pr.Kind, code, errOut)
+		}
+	}
+}
