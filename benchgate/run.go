@@ -699,7 +699,7 @@ func (b *binary) run(ctx context.Context, nice int, limit int64, args, env []str
 	case err != nil && ctx.Err() != nil:
 		return nil, fmt.Errorf("%s -test.bench %q: %w", b.importPath, b.bench, context.Cause(ctx))
 	case err != nil:
-		return nil, fmt.Errorf("%w: %s -test.bench %q: %v\n%s", ErrBenchFailed, b.importPath, b.bench, err, tail(out.tail.String()+stderr.String(), tailBytes))
+		return nil, fmt.Errorf("%w: %s -test.bench %q%s: %v\n%s", ErrBenchFailed, b.importPath, b.bench, out.failedNames(), err, tail(out.tail.String()+stderr.String(), tailBytes))
 	}
 	return out.results, nil
 }
