@@ -39,10 +39,17 @@ func exitCode(err error, stderr interface{ Write([]byte) (int, error) }) int {
 		return 0
 	case errors.Is(err, errRegression):
 		return 1
-	case errors.Is(err, errNoisy):
+	case errors.Is(err, errNoisy) && !joined(err):
 		fmt.Fprintln(stderr, "benchgate:", err)
 		return 3
 	}
 	fmt.Fprintln(stderr, "benchgate:", err)
 	return 2
+}
+
+// joined reports whether err joins several errors (errors.Join): noise
+// joined with another failure (recording with -db) is that failure, exit 2.
+func joined(err error) bool {
+	_, ok := err.(interface{ Unwrap() []error })
+	return ok
 }
