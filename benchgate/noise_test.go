@@ -37,7 +37,7 @@ func TestRelativeSpread(t *testing.T) {
 		{[]float64{7}, 0},
 		{[]float64{5, 5, 5, 5}, 0},
 		{[]float64{0, 0, 0, 1, 1}, math.Inf(1)},
-		{[]float64{1, 2, 3, 4, 5}, 2.0 / 3}, // quartiles 2 and 4, median 3
+		{[]float64{1, 2, 3, 4, 5}, 2.0 / 3},  // quartiles 2 and 4, median 3
 		{[]float64{90, 100, 110, 100}, 0.05}, // quartiles 97.5 and 102.5
 	} {
 		got := RelativeSpread(tc.xs)
