@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -222,4 +223,17 @@ func TestCLIRunNoisyAndMissing(t *testing.T) {
 			t.Errorf("exit %d; want 2 naming BenchmarkSkips with 5 of 6 rounds\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 		}
 	})
+}
+
+// Noise alone exits 3; noise joined with another failure (a -db that could
+// not record) is that failure, exit 2.
+func TestExitCodeNoisy(t *testing.T) {
+	var stderr strings.Builder
+	noisy := fmt.Errorf("%w: BenchmarkX", errNoisy)
+	if code := exitCode(noisy, &stderr); code != 3 || !strings.Contains(stderr.String(), "too noisy to judge: BenchmarkX") {
+		t.Errorf("noisy: exit %d, stderr %q; want 3 naming it", code, stderr.String())
+	}
+	if code := exitCode(errors.Join(noisy, errors.New("-db: broken")), &stderr); code != 2 {
+		t.Errorf("noisy and a -db failure: exit %d, want 2", code)
+	}
 }
