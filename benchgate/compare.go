@@ -43,6 +43,12 @@ type Options struct {
 	// AllowCrossMachine makes differing machines (see CheckMachines) a
 	// warning in Report.Notes instead of ErrCrossMachine.
 	AllowCrossMachine bool
+	// Rounds, when > 0, is the number of rounds each side ran (RunConfig.Count,
+	// `benchgate run -count`): a Key a side has with fewer values than Rounds
+	// is Incomplete (ErrMissingRounds), since a gate never passes on missing
+	// data. 0 checks nothing (files of unknown provenance); it must not be
+	// negative.
+	Rounds int
 }
 
 // Validate returns an error wrapping ErrBadOption when a field is NaN,
@@ -53,6 +59,9 @@ func (o Options) Validate() error {
 	}
 	if math.IsNaN(o.Threshold) || math.IsInf(o.Threshold, 0) || o.Threshold > MaxThreshold {
 		return fmt.Errorf("%w: Threshold %g: want a finite value at most %g", ErrBadOption, o.Threshold, MaxThreshold)
+	}
+	if o.Rounds < 0 {
+		return fmt.Errorf("%w: Rounds %d: want 0 (no check) or more", ErrBadOption, o.Rounds)
 	}
 	for i, a := range o.Accepted {
 		if a == nil || a.Pattern == nil {
@@ -100,8 +109,10 @@ func (o Options) withDefaults() Options {
 // Verdict is the outcome of one row.
 type Verdict uint8
 
-// Verdicts. Only Regressed fails the gate; Missing and Underpowered make the
-// comparison an error.
+// Verdicts. Only Regressed fails the gate; Missing, Underpowered and
+// Incomplete make the comparison an error; Noisy makes it inconclusive (see
+// Report.Noisy). New verdicts are added at the end, so the values of the
+// others never change.
 const (
 	Unchanged    Verdict = iota // not significant (p >= alpha), or equal exact values
 	Within                      // significant but within the threshold
@@ -112,10 +123,19 @@ const (
 	New                         // only the head has it
 	Missing                     // only the base has it: an error
 	Underpowered                // too few samples to ever reach p < alpha: an error
+	// Noisy: the row would pass (~ or ok), but its own noise (Row.Noise)
+	// exceeds its threshold, so a regression of the threshold's size could
+	// hide in it: too noisy to judge. A significant regression stays
+	// Regressed, a significant improvement Improved.
+	Noisy
+	// Incomplete: a side has the benchmark but fewer values than
+	// Options.Rounds (a round produced no result for it): an error.
+	Incomplete
 )
 
 func (v Verdict) String() string {
-	return [...]string{"~", "ok", "improved", "REGRESSED", "accepted", "not gated", "new", "MISSING IN HEAD", "UNDERPOWERED"}[v]
+	return [...]string{"~", "ok", "improved", "REGRESSED", "accepted", "not gated", "new", "MISSING IN HEAD", "UNDERPOWERED",
+		"noisy", "INCOMPLETE"}[v]
 }
 
 // Row is the comparison of one Key.
@@ -131,7 +151,13 @@ type Row struct {
 	// Delta is (Head-Base)/Base; NaN when a side is missing, ±Inf when Base is 0.
 	Delta float64
 	// P is the U test's p-value; NaN when not tested (exact units, missing sides).
-	P       float64
+	P float64
+	// Noise is the row's own noise: the larger of the two sides' relative
+	// spreads, each the interquartile range of its values over their median
+	// (see RelativeSpread); NaN when not measured (exact rows, a side
+	// missing, an Incomplete row). A row is Noisy when it exceeds the
+	// threshold (see noisy).
+	Noise   float64
 	Verdict Verdict
 	// Note explains the verdict: the acceptance reason, warnings.
 	Note string
@@ -184,9 +210,12 @@ func (r *Report) Regressed() bool { return r.Count(Regressed) > 0 }
 // Errors: ErrBadOption (no Report) for options that fail Validate,
 // ErrBadSample (no Report) for a Set holding a NaN, infinite or negative value
 // or a Key without values (a Set from Parse never does), ErrNoCommon (no
-// Report) when no name is shared, ErrUnitConflict (no Report); ErrMissingInHead and ErrUnderpowered come with the full Report,
-// whose rows show which benchmarks caused them. Either error means the
-// comparison must not be taken as a pass.
+// Report) when no name is shared, ErrUnitConflict (no Report);
+// ErrMissingInHead, ErrUnderpowered and ErrMissingRounds (with
+// Options.Rounds) come with the full Report, whose rows show which
+// benchmarks caused them. Any of these errors means the comparison must not
+// be taken as a pass. Noisy rows are no error: the Report says so
+// (Inconclusive, NoiseAdvice, and a note).
 func Compare(base, head *Set, opts Options) (*Report, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -215,34 +244,57 @@ func Compare(base, head *Set, opts Options) (*Report, error) {
 	}
 	rep := &Report{Options: opts, BaseFiles: base.Files, HeadFiles: head.Files, Notes: machineNotes}
 	used := make([]bool, len(opts.Accepted))
-	var missing, weak []string
 	for _, k := range base.Keys {
 		row := compareKey(k, base.Samples[k], head.Samples[k], units, opts)
-		switch row.Verdict {
-		case Regressed:
+		if row.Verdict == Regressed {
 			for i, a := range opts.Accepted {
 				if a.Matches(k) {
 					row.Verdict, row.Note, used[i] = Accepted, joinNote("accepted: "+a.Reason, row.Note), true
 					break
 				}
 			}
-		case Missing:
-			missing = append(missing, k.Name+" "+k.Unit)
-		case Underpowered:
-			weak = append(weak, k.Name+" "+k.Unit)
 		}
 		rep.Rows = append(rep.Rows, row)
 	}
 	for _, k := range head.Keys {
 		if _, ok := base.Samples[k]; !ok {
-			h := head.Samples[k]
-			rep.Rows = append(rep.Rows, Row{Key: k, Direction: DirectionOf(k.Unit, units), NHead: len(h),
-				Base: math.NaN(), Head: median(h), Delta: math.NaN(), P: math.NaN(), Verdict: New})
+			rep.Rows = append(rep.Rows, newRow(k, head.Samples[k], units, opts))
 		}
 	}
 	for i, a := range opts.Accepted {
 		if !used[i] {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s:%d: accepted regression %q matched no regression", a.File, a.Line, a.Pattern))
+		}
+	}
+	if n := rep.NoiseAdvice(); n != "" {
+		rep.Notes = append(rep.Notes, n)
+	}
+	return rep, rowErrors(rep.Rows, opts)
+}
+
+// newRow is the row of a Key only the head has: New, or Incomplete when the
+// head has fewer values than Options.Rounds.
+func newRow(k Key, h []float64, units benchfmt.UnitMetadataMap, opts Options) Row {
+	row := Row{Key: k, Direction: DirectionOf(k.Unit, units), NHead: len(h),
+		Base: math.NaN(), Head: median(h), Delta: math.NaN(), P: math.NaN(), Noise: math.NaN(), Verdict: New}
+	if opts.Rounds > 0 && len(h) < opts.Rounds {
+		row.Verdict, row.Note = Incomplete, fmt.Sprintf("head: %d of %d rounds (new in the head)", len(h), opts.Rounds)
+	}
+	return row
+}
+
+// rowErrors returns the errors the rows' verdicts make: ErrMissingInHead,
+// ErrUnderpowered and ErrMissingRounds, each naming its rows.
+func rowErrors(rows []Row, opts Options) error {
+	var missing, weak, short []string
+	for _, row := range rows {
+		switch row.Verdict {
+		case Missing:
+			missing = append(missing, row.Name+" "+row.Unit)
+		case Underpowered:
+			weak = append(weak, row.Name+" "+row.Unit)
+		case Incomplete:
+			short = append(short, row.Name+" "+row.Unit+" ("+row.Note+")")
 		}
 	}
 	var errs []error
@@ -252,7 +304,10 @@ func Compare(base, head *Set, opts Options) (*Report, error) {
 	if len(weak) > 0 {
 		errs = append(errs, fmt.Errorf("%w at alpha %g: %s", ErrUnderpowered, opts.Alpha, strings.Join(weak, ", ")))
 	}
-	return rep, errors.Join(errs...)
+	if len(short) > 0 {
+		errs = append(errs, fmt.Errorf("%w (%d asked): %s", ErrMissingRounds, opts.Rounds, strings.Join(short, ", ")))
+	}
+	return errors.Join(errs...)
 }
 
 // checkSides compares the machines of base, head and the thresholds file:
@@ -301,9 +356,13 @@ func rowThreshold(k Key, units benchfmt.UnitMetadataMap, opts Options) (th float
 
 func compareKey(k Key, b, h []float64, units benchfmt.UnitMetadataMap, opts Options) Row {
 	row := Row{Key: k, Direction: DirectionOf(k.Unit, units), NBase: len(b), NHead: len(h),
-		Base: median(b), Head: median(h), Delta: math.NaN(), P: math.NaN()}
+		Base: median(b), Head: median(h), Delta: math.NaN(), P: math.NaN(), Noise: math.NaN()}
 	if len(h) == 0 {
 		row.Verdict = Missing
+		return row
+	}
+	if short := shortRounds(len(b), len(h), opts.Rounds); short != "" {
+		row.Verdict, row.Note = Incomplete, short
 		return row
 	}
 	var notes []string
@@ -354,8 +413,28 @@ func compareKey(k Key, b, h []float64, units benchfmt.UnitMetadataMap, opts Opti
 	default:
 		row.Verdict = Within
 	}
+	row.Noise = max(RelativeSpread(b), RelativeSpread(h))
+	if (row.Verdict == Unchanged || row.Verdict == Within) && row.tooNoisy(b, h) {
+		row.Verdict = Noisy
+		notes = append(notes, row.noiseNote())
+	}
 	row.Note = strings.Join(notes, "; ")
 	return row
+}
+
+// shortRounds says which sides have fewer than rounds values ("" when
+// neither does, or rounds is 0).
+func shortRounds(nb, nh, rounds int) string {
+	var parts []string
+	for _, s := range []struct {
+		side string
+		n    int
+	}{{"base", nb}, {"head", nh}} {
+		if s.n < rounds {
+			parts = append(parts, fmt.Sprintf("%s: %d of %d rounds", s.side, s.n, rounds))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // notGatedNote says why a unit is not gated: declared better=none, or no

@@ -73,6 +73,25 @@
 //   - A row whose sample sizes cannot reach p < Alpha at all is marked
 //     underpowered: the gate cannot see a regression there, and the report
 //     (and the CLI's exit status) says so rather than passing silently.
+//   - No pass on missing data: with Options.Rounds (Run's Count, which the
+//     CLI passes), a benchmark or unit that a side has in fewer rounds than
+//     it ran is Incomplete (ErrMissingRounds, naming it), on either side; a
+//     benchmark that fails in either side stops Run (ErrBenchFailed, naming
+//     the benchmarks the testing package reported failed). A benchmark the
+//     base lacks in every round is New and allowed: a benchmark new in the
+//     head and one the base skipped every time look the same in its output.
+//   - A row reports its own noise (Row.Noise): the larger of the two sides'
+//     RelativeSpread, the interquartile range of its values over their
+//     median, measured from the rounds themselves. A timed row that would
+//     pass (Unchanged or Within) but whose noise exceeds its threshold (in
+//     the threshold's terms: relative, absolute, or both for a floor) is
+//     Noisy: too noisy to judge, neither a pass nor a regression
+//     (Report.Inconclusive; Report.NoiseAdvice names the rows and suggests
+//     instruction mode or more rounds). A significant regression stays
+//     Regressed and a significant improvement Improved whatever the noise;
+//     a zero threshold is never exceeded. The CLI exits 0 pass, 1
+//     regression, 2 error or missing data, 3 noisy with none regressed; an
+//     error wins over a regression, a regression over noise.
 //   - Benchmarks are keyed by their full name as written, including the
 //     -GOMAXPROCS suffix, and by their unit as written (ns/op, not sec/op).
 //   - No comparison across machines by accident: Compare refuses

@@ -35,6 +35,10 @@ var (
 	ErrNotRegular = inputfile.ErrNotRegular
 	// ErrUnitConflict: base and head declare different metadata for a unit.
 	ErrUnitConflict = errors.New("conflicting unit metadata")
+	// ErrMissingRounds: with Options.Rounds, a side has a benchmark (or a
+	// unit of one) with fewer values than the rounds it ran: some round
+	// produced no result for it.
+	ErrMissingRounds = errors.New("benchmarks missing from some rounds")
 	// ErrUnderpowered: a gated row has too few samples to ever reach p < alpha.
 	ErrUnderpowered = errors.New("too few samples to detect a regression")
 	// ErrAcceptFile: the accepted-regressions file is malformed.

@@ -10,17 +10,21 @@ import (
 	"text/tabwriter"
 )
 
-// Summary is a one-line result: PASS or FAIL with the counts that matter.
+// Summary is a one-line result with the counts that matter: ERROR (a row
+// Missing, Underpowered or Incomplete) before FAIL (a regression) before
+// NOISY (a row too noisy to judge) before PASS.
 func (r *Report) Summary() string {
 	status := "PASS"
-	if r.Regressed() {
-		status = "FAIL"
-	}
-	if r.Count(Missing) > 0 || r.Count(Underpowered) > 0 {
+	switch {
+	case r.Count(Missing) > 0 || r.Count(Underpowered) > 0 || r.Count(Incomplete) > 0:
 		status = "ERROR"
+	case r.Regressed():
+		status = "FAIL"
+	case r.Inconclusive():
+		status = "NOISY"
 	}
 	parts := []string{fmt.Sprintf("%d compared", len(r.Rows)-r.Count(New))}
-	for _, v := range []Verdict{Regressed, Accepted, Improved, Missing, Underpowered, NotGated, New} {
+	for _, v := range []Verdict{Regressed, Accepted, Noisy, Improved, Missing, Incomplete, Underpowered, NotGated, New} {
 		if n := r.Count(v); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ToLower(v.String())))
 		}
@@ -53,10 +57,11 @@ func (row *Row) cells() []string {
 		}
 	}
 	return []string{row.Name, row.Unit, formatValue(row.Base), formatValue(row.Head), d, p,
-		fmt.Sprintf("%d/%d", row.NBase, row.NHead), v}
+		fmt.Sprintf("%d/%d", row.NBase, row.NHead), formatNoise(row.Noise), v}
 }
 
-var header = []string{"benchmark", "unit", "base", "head", "delta", "p", "n base/head", "verdict"}
+// header names the columns; noise is Row.Noise (see RelativeSpread).
+var header = []string{"benchmark", "unit", "base", "head", "delta", "p", "n base/head", "noise", "verdict"}
 
 // showThresholds reports whether any row's threshold came from somewhere
 // other than the default: then the reports add a threshold column, so that
@@ -174,16 +179,17 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	h, rows := r.table()
 	b.WriteString("| " + strings.Join(h, " | ") + " |\n")
 	if len(h) > len(header) {
-		b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|---|\n")
+		b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
 	} else {
-		b.WriteString("|---|---|--:|--:|--:|--:|--:|---|\n")
+		b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|---|\n")
 	}
 	for i, c := range rows {
 		for j := range c {
 			c[j] = mdText(c[j])
 		}
 		c[0] = mdCode(r.Rows[i].Name)
-		if r.Rows[i].Verdict == Regressed || r.Rows[i].Verdict == Missing || r.Rows[i].Verdict == Underpowered {
+		switch r.Rows[i].Verdict {
+		case Regressed, Missing, Underpowered, Incomplete, Noisy:
 			c[len(c)-1] = "**" + c[len(c)-1] + "**"
 		}
 		b.WriteString("| " + strings.Join(c, " | ") + " |\n")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +47,7 @@ type runOutput struct {
 	current  string // the last benchmark name seen at the start of a line
 	results  []benchLine
 	index    map[string]int
+	failed   []string // benchmarks the testing package reported as failed ("--- FAIL: NAME")
 	tail     tailBuffer
 }
 
@@ -96,9 +98,21 @@ func (o *runOutput) noteName() {
 	}
 }
 
-// endLine records a complete result line ("BenchmarkX-2 <iters> ...").
+// failMark is how the testing package starts the report of a failed
+// benchmark: at the start of a line, or after the benchmark's name when it
+// failed after its first run.
+var failMark = []byte("--- FAIL: ")
+
+// endLine records a complete result line ("BenchmarkX-2 <iters> ...") and
+// the benchmarks reported failed.
 func (o *runOutput) endLine() {
 	defer func() { o.line = o.line[:0] }()
+	if i := bytes.Index(o.line, failMark); i >= 0 {
+		if f := strings.Fields(string(o.line[i+len(failMark):])); len(f) > 0 && len(o.failed) < 20 && !slices.Contains(o.failed, f[0]) {
+			o.failed = append(o.failed, f[0])
+		}
+		return
+	}
 	if !bytes.HasPrefix(o.line, []byte("Benchmark")) || !bytes.ContainsAny(o.line, " \t") {
 		return
 	}
@@ -113,6 +127,15 @@ func (o *runOutput) endLine() {
 	}
 	o.index[f[0]] = len(o.results)
 	o.results = append(o.results, benchLine{name: f[0], iters: iters})
+}
+
+// failedNames says which benchmarks the run reported failed: " (failed:
+// BenchmarkX, BenchmarkY)", or "" when it reported none.
+func (o *runOutput) failedNames() string {
+	if len(o.failed) == 0 {
+		return ""
+	}
+	return " (failed: " + strings.Join(o.failed, ", ") + ")"
 }
 
 // tooLarge is the error of a run stopped at the limit. It names the

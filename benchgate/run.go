@@ -729,7 +729,7 @@ func (b *binary) run(ctx context.Context, cfg RunConfig, args, env []string, w i
 		return nil, fmt.Errorf("%w: %s -test.bench %q: ran past the timeout of %v (and -test.timeout did not end it): killed",
 			ErrBenchFailed, b.importPath, b.bench, cfg.Timeout)
 	case err != nil:
-		return nil, fmt.Errorf("%w: %s -test.bench %q: %v\n%s", ErrBenchFailed, b.importPath, b.bench, err, tail(out.tail.String()+stderr.String(), tailBytes))
+		return nil, fmt.Errorf("%w: %s -test.bench %q%s: %v\n%s", ErrBenchFailed, b.importPath, b.bench, out.failedNames(), err, tail(out.tail.String()+stderr.String(), tailBytes))
 	}
 	return out.results, nil
 }

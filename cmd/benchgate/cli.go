@@ -19,6 +19,10 @@ import (
 // errRegression is returned by run when the gate fails (exit status 1).
 var errRegression = errors.New("regression")
 
+// errNoisy is returned by run when a gated row is too noisy to judge and
+// none regressed (exit status 3): neither a pass nor a regression.
+var errNoisy = errors.New("too noisy to judge")
+
 // errHelp: -h was asked for; exit 0 after the usage text.
 var errHelp = flag.ErrHelp
 
@@ -35,7 +39,13 @@ const usage = `usage:
   benchgate record -db DB [-commit C] [-commit-time T] [label flags] FILE... | -dir DIR
   benchgate history -db DB [-window 50] [-p 0.001] [-min-magnitude 1%] [-format table|md|json] [-html DIR] [-fail-latest 10]
 Run "benchgate compare -h", "benchgate run -h" or "benchgate calibrate -h" for the flags.
-Exit status: 0 no regression, 1 regression, 2 usage, input or run error.
+Exit status (compare and run): 0 no regression; 1 regression; 2 usage,
+input or run error, or missing data (a benchmark missing from the head, a
+benchmark with fewer results than -count rounds on a side, a benchmark run
+that failed); 3 too noisy to judge: a row's own noise (interquartile range
+over the median of its rounds) exceeds its threshold and no row regressed
+(rerun with -measure instructions or a larger -count). A regression wins
+over noise; an error wins over both.
 Input: values must be finite and non-negative; files at most 64 MiB, lines
 at most 64 KiB.
 `
@@ -254,11 +264,15 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := newFlagSet("compare", stderr)
 	var g gateFlags
 	g.register(fs)
+	rounds := fs.Int("count", 0, "rounds each file should hold: a benchmark with fewer results than this on a side that has it exits 2 (0: no check)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if err := g.validate(); err != nil {
 		return err
+	}
+	if *rounds < 0 || *rounds > benchgate.MaxCount {
+		return fmt.Errorf("-count %d: want 0 (no check) to %d", *rounds, benchgate.MaxCount)
 	}
 	if fs.NArg() != 2 {
 		return fmt.Errorf("compare: want two files, OLD and NEW, got %d argument(s)", fs.NArg())
@@ -267,6 +281,7 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	opts.Rounds = *rounds
 	base, err := parse(fs.Arg(0), g.lenient, stderr)
 	if err != nil {
 		return err
@@ -316,6 +331,9 @@ func gate(base, head *benchgate.Set, opts benchgate.Options, g *gateFlags, stdou
 	}
 	if rep.Regressed() {
 		return fmt.Errorf("%w: %d benchmark(s) regressed", errRegression, rep.Count(benchgate.Regressed))
+	}
+	if rep.Inconclusive() {
+		return fmt.Errorf("%w: %s", errNoisy, rep.NoiseAdvice())
 	}
 	return nil
 }
@@ -463,6 +481,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	opts.Rounds = cfg.Count // a benchmark with fewer results than rounds is missing data
 	if *profiles && cfg.Measure != benchgate.MeasureInstructions {
 		cfg.ProfileSelect = func(base, head *benchgate.Set) []string { return regressedNames(base, head, opts) }
 	}

@@ -7,10 +7,14 @@
 //
 // Exit status: 0 no regression, 1 a regression, 2 bad usage, unreadable or
 // unusable input (no benchmarks, nothing in common, a benchmark missing from
-// the head, too few samples, a NaN, infinite or negative value, a file or line
-// over the size limits, files from different machines without
-// -allow-cross-machine, an expired accepted regression, a bad thresholds file)
-// or a failed build or benchmark run.
+// the head, a benchmark with fewer results than the rounds asked (run's
+// -count, compare's -count) on a side, too few samples, a NaN, infinite or
+// negative value, a file or line over the size limits, files from different
+// machines without -allow-cross-machine, an expired accepted regression, a
+// bad thresholds file) or a failed build or benchmark run (a benchmark that
+// fails in either side), 3 too noisy to judge: no row regressed but a gated
+// row's own noise exceeds its threshold (see benchgate.Noisy). An error
+// wins over a regression, a regression over noise.
 package main
 
 import (
@@ -35,7 +39,17 @@ func exitCode(err error, stderr interface{ Write([]byte) (int, error) }) int {
 		return 0
 	case errors.Is(err, errRegression):
 		return 1
+	case errors.Is(err, errNoisy) && !joined(err):
+		fmt.Fprintln(stderr, "benchgate:", err)
+		return 3
 	}
 	fmt.Fprintln(stderr, "benchgate:", err)
 	return 2
+}
+
+// joined reports whether err joins several errors (errors.Join): noise
+// joined with another failure (recording with -db) is that failure, exit 2.
+func joined(err error) bool {
+	_, ok := err.(interface{ Unwrap() []error })
+	return ok
 }
