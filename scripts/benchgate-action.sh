@@ -6,7 +6,9 @@
 # Mann-Whitney U and a threshold: see package benchgate), writes the Markdown report to
 # $GITHUB_STEP_SUMMARY when that is set, optionally comments it on the pull request, and
 # exits 0 pass, 1 regression (unless BENCHGATE_FAIL_ON_REGRESSION=false), 2 error (bad
-# input, a failed build or run, a benchmark missing from the head).
+# input, a failed build or run, a benchmark missing from a side or short of rounds), 3
+# too noisy to judge (a row's own noise exceeds its threshold and none regressed; unless
+# BENCHGATE_FAIL_ON_NOISY=false).
 #
 #   benchgate-action.sh gate      build benchgate, run the gate, write the report; never
 #                                 reads or passes on a token (BENCHGATE_GITHUB_TOKEN,
@@ -56,6 +58,8 @@
 #                                (default: the one holding this script; no module fetch of
 #                                benchgate itself)
 #   BENCHGATE_FAIL_ON_REGRESSION=true|false  false: a regression is reported, exit 0
+#   BENCHGATE_FAIL_ON_NOISY=true|false  false: a run too noisy to judge is reported
+#                                (a warning), exit 0
 #   BENCHGATE_GITHUB_TOKEN=tok   comment the report on the pull request with `gh pr comment`
 #                                (comment and all phases only)
 #   BENCHGATE_PR_NUMBER=n        that pull request (default: from GITHUB_REF refs/pull/N/...)
@@ -97,12 +101,14 @@ extra=${BENCHGATE_ARGS:-}
 out=${BENCHGATE_OUT:-}
 version=${BENCHGATE_VERSION:-}
 fail_on_regression=${BENCHGATE_FAIL_ON_REGRESSION:-true}
+fail_on_noisy=${BENCHGATE_FAIL_ON_NOISY:-true}
 comment_on=${BENCHGATE_COMMENT_ON:-always}
 summary_max=${BENCHGATE_SUMMARY_MAX_BYTES:-1000000}
 comment_max=${BENCHGATE_COMMENT_MAX_BYTES:-60000}
 
 case $mode in wall | instructions) ;; *) die "BENCHGATE_MODE=$mode: want wall or instructions" ;; esac
 case $fail_on_regression in true | false) ;; *) die "BENCHGATE_FAIL_ON_REGRESSION=$fail_on_regression: want true or false" ;; esac
+case $fail_on_noisy in true | false) ;; *) die "BENCHGATE_FAIL_ON_NOISY=$fail_on_noisy: want true or false" ;; esac
 case $comment_on in always | regression) ;; *) die "BENCHGATE_COMMENT_ON=$comment_on: want always or regression" ;; esac
 [[ $count =~ ^[1-9][0-9]*$ ]] || die "BENCHGATE_COUNT=$count: want a positive whole number"
 [[ $summary_max =~ ^[1-9][0-9]{4,}$ ]] || die "BENCHGATE_SUMMARY_MAX_BYTES=$summary_max: want 10000 or more"
@@ -221,6 +227,7 @@ gate() {
 	case $rc in
 	0) result=pass title="benchgate: no regression" ;;
 	1) result=regression title="benchgate: regression" ;;
+	3) result=noisy title="benchgate: too noisy to judge" ;;
 	*) result=error title="benchgate: error (exit $rc)" ;;
 	esac
 	# The summary: the Markdown report, or, when benchgate wrote none (an error before
@@ -256,7 +263,7 @@ gate() {
 # verdict.
 comment() {
 	[[ -n $token ]] || return 0
-	[[ $comment_on == always || $result == regression ]] || return 0
+	[[ $comment_on == always || $result == regression || $result == noisy ]] || return 0
 	local pr=${BENCHGATE_PR_NUMBER:-}
 	if [[ -z $pr && ${GITHUB_REF:-} =~ ^refs/pull/([0-9]+)/ ]]; then
 		pr=${BASH_REMATCH[1]}
@@ -297,6 +304,12 @@ verdict() {
 		echo "benchgate-action: fail-on-regression is false: exit 0" >&2
 		exit 0
 		;;
+	noisy)
+		[[ ${GITHUB_ACTIONS:-} == true ]] && echo "::warning title=benchgate::too noisy to judge (see the noise column in the job summary)"
+		[[ $fail_on_noisy == true ]] && exit 3
+		echo "benchgate-action: fail-on-noisy is false: exit 0" >&2
+		exit 0
+		;;
 	*) exit 2 ;;
 	esac
 }
@@ -309,7 +322,7 @@ gate)
 comment)
 	result=${BENCHGATE_RESULT:-}
 	[[ -z $result && -f $out/result ]] && result=$(head -c 20 "$out/result")
-	case $result in pass | regression | error) ;; *) result=error ;; esac
+	case $result in pass | regression | noisy | error) ;; *) result=error ;; esac
 	comment
 	exit 0
 	;;

@@ -274,12 +274,14 @@ func TestActionScriptGatesAThrowawayRepository(t *testing.T) {
 	common := []string{"BENCHGATE_BIN=" + bin, "BENCHGATE_COUNT=" + count, "BENCHGATE_ARGS=" + args}
 
 	run(t, r.dir, gitEnv, "git", "checkout", "-q", "--detach", r.same)
-	pass := action(t, r.dir, append(common, "BENCHGATE_BASE="+r.base, "BENCHGATE_BENCHTIME="+benchtime)...)
+	// A busy machine may make the run too noisy to judge (result noisy):
+	// that is not a false alarm, so it exits 0 here; a regression would not.
+	pass := action(t, r.dir, append(common, "BENCHGATE_BASE="+r.base, "BENCHGATE_BENCHTIME="+benchtime, "BENCHGATE_FAIL_ON_NOISY=false")...)
 	t.Logf("no change:\n%s", pass.summary)
 	if pass.code != 0 {
 		t.Fatalf("no-change commit: exit %d, want 0\n%s", pass.code, pass.log)
 	}
-	if !strings.Contains(pass.summary, "BenchmarkMix") || !strings.Contains(pass.outputs, "result=pass") {
+	if !strings.Contains(pass.summary, "BenchmarkMix") || !(strings.Contains(pass.outputs, "result=pass") || strings.Contains(pass.outputs, "result=noisy")) {
 		t.Errorf("no-change summary or outputs lack the pass:\n%s\n%s", pass.summary, pass.outputs)
 	}
 
