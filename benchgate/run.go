@@ -302,8 +302,9 @@ type side struct {
 //
 // Each output starts with the machine it ran on as configuration lines
 // (commit, goversion, goos, goarch, goamd64, gomaxprocs, nproc, kernel; the
-// test binaries add cpu), so that Compare can refuse to compare across
-// machines. Each binary run's standard output is streamed to its side's
+// test binaries add cpu; goexperiment when the side builds with
+// experiments; env, a side's RunConfig.BaseEnv or HeadEnv, when given), so
+// that Compare can refuse to compare across machines. Each binary run's standard output is streamed to its side's
 // file, at most MaxOutput bytes a run, and the files are parsed as streams:
 // memory grows with the result lines, not with what a benchmark prints.
 //
