@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -227,5 +228,41 @@ func TestRunEnvToolchain(t *testing.T) {
 	}
 	if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "GOTOOLCHAIN is what is compared") }) {
 		t.Errorf("notes %q: want the goversion difference explained", rep.Notes)
+	}
+}
+
+// Instruction mode builds and measures each side in its environment too
+// (the fake valgrind of TestRunInstructionsFake): the outputs name it and
+// the sides still compare.
+func TestRunInstructionsEnv(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	dir := gitModuleDir(t)
+	vg := filepath.Join(t.TempDir(), "valgrind")
+	if err := os.WriteFile(vg, []byte(fakeValgrind), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, dir, "init", "-q")
+	writeWorkModule(t, dir, 1000)
+	gitT(t, dir, "add", ".")
+	gitT(t, dir, "commit", "-q", "-m", "one")
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, RunConfig{Dir: dir, Base: "HEAD", Count: DefaultInstructionCount, Measure: MeasureInstructions,
+		Valgrind: vg, Jobs: 2, OutDir: t.TempDir(), BaseEnv: []string{"GOEXPERIMENT=nogreenteagc"},
+		Targets: []Target{{Pkg: ".", Bench: "BenchmarkW", Benchtime: "40x"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base := readT(t, res.BaseFile); !strings.Contains(base, "\nenv: GOEXPERIMENT=nogreenteagc\n") || !strings.Contains(base, "\ngoexperiment: nogreenteagc\n") {
+		t.Errorf("base.txt lacks its env: and goexperiment: lines:\n%s", base)
+	}
+	rep, err := Compare(res.Base, res.Head, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Regressed() {
+		t.Errorf("the same counts regressed: %+v", rep.Rows)
 	}
 }
