@@ -315,7 +315,10 @@ func rowErrors(rows []Row, opts Options) error {
 // keys; notes for unknown and noted keys.
 func checkSides(base, head *Set, opts Options) ([]string, error) {
 	hfp := head.Fingerprint()
-	checks := []MachineCheck{CheckMachines("base", base.Fingerprint(), "head", hfp)}
+	bh := CheckMachines("base", base.Fingerprint(), "head", hfp)
+	var compared []string
+	bh.Diffs, compared = allowCompared(bh.Diffs, comparedEnvKeys(base, head))
+	checks := []MachineCheck{bh}
 	if t := opts.Thresholds; t != nil {
 		name := t.File
 		if name == "" {
@@ -323,7 +326,8 @@ func checkSides(base, head *Set, opts Options) ([]string, error) {
 		}
 		checks = append(checks, CheckMachines(name, t.fingerprint(), "head", hfp))
 	}
-	var diffs, notes []string
+	var diffs []string
+	notes := compared
 	for _, c := range checks {
 		diffs = append(diffs, c.Diffs...)
 		for _, u := range c.Unknown {
@@ -340,6 +344,22 @@ func checkSides(base, head *Set, opts Options) ([]string, error) {
 		notes = append([]string{"WARNING: comparing across machines: " + strings.Join(diffs, "; ")}, notes...)
 	}
 	return notes, nil
+}
+
+// allowCompared removes from diffs those of the keys allowed (a strict
+// machine key set by an environment variable whose value base and head
+// compare; see comparedEnvKeys) and returns a note for each one removed,
+// naming the difference and why it is allowed.
+func allowCompared(diffs []string, allowed map[string]string) (kept, notes []string) {
+	for _, d := range diffs {
+		key, _, _ := strings.Cut(d, ":")
+		if why, ok := allowed[key]; ok && strings.Contains(d, " vs ") {
+			notes = append(notes, "machine "+d+": "+why)
+			continue
+		}
+		kept = append(kept, d)
+	}
+	return kept, notes
 }
 
 // rowThreshold returns the threshold of k: the unit's own gate=, else the

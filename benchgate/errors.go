@@ -73,4 +73,10 @@ var (
 	// ErrNoValgrind: instruction mode (MeasureInstructions) found no
 	// valgrind binary to run.
 	ErrNoValgrind = errors.New("valgrind not found")
+	// ErrBadEnv: an environment given to Run (RunConfig.BaseEnv, HeadEnv)
+	// or to ParseEnv is not a list of K=V pairs with distinct, non-empty
+	// keys. An environment the go command refuses (an unknown GOEXPERIMENT,
+	// a GOTOOLCHAIN it cannot fetch) is ErrBuild, naming the side and its
+	// environment.
+	ErrBadEnv = errors.New("bad environment")
 )

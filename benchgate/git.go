@@ -3,6 +3,7 @@ package benchgate
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,9 +37,37 @@ func goCmd(ctx context.Context, dir string, env []string, args ...string) (strin
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := childproc.Run(cmd); err != nil {
-		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, tail(stderr.String(), 4000))
+		return "", &goError{args: args, err: err, stderr: stderr.String()}
 	}
 	return stdout.String(), nil
+}
+
+// goError is a go command that failed. Its message is the command, how it
+// failed and the tail of its standard error.
+type goError struct {
+	args   []string
+	err    error
+	stderr string
+}
+
+func (e *goError) Error() string {
+	return fmt.Sprintf("go %s: %v\n%s", strings.Join(e.args, " "), e.err, tail(e.stderr, 4000))
+}
+
+// goFailure is one line saying why a go command failed: the first line of
+// its standard error that is not progress ("go: downloading ...") nor a
+// package heading ("# pkg"), else the error's first line.
+func goFailure(err error) string {
+	var ge *goError
+	if errors.As(err, &ge) {
+		for _, l := range strings.Split(ge.stderr, "\n") {
+			l = strings.TrimSpace(l)
+			if l != "" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "go: downloading ") {
+				return l
+			}
+		}
+	}
+	return firstLine(err.Error())
 }
 
 // worktree checks rev out, detached, into path, initialises its submodules,

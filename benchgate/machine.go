@@ -20,6 +20,12 @@ import (
 // the -N suffix of the benchmark names (the testing package's GOMAXPROCS) and
 // else from a "gomaxprocs:" line.
 //
+// A strict key that a variable of the sides' environments sets (goversion
+// by GOTOOLCHAIN, goamd64 by GOAMD64, goarch by GOARCH, gomaxprocs by
+// GOMAXPROCS) may differ when that variable is what base and head compare:
+// their `env:` lines (ConfigEnv, RunConfig.BaseEnv and HeadEnv) give it
+// different values. Compare then notes the difference instead of refusing.
+//
 // NotedMachineKeys differing are reported as notes, never refused: the
 // number of cores and the kernel change little on their own.
 var (

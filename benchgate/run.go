@@ -77,8 +77,21 @@ type RunConfig struct {
 	// Tags are build tags for both sides; HeadTags are added for the head only
 	// (calibration builds the head with "gateslow").
 	Tags, HeadTags string
-	// BaseEnv and HeadEnv are added to the environment of the benchmark
-	// binaries of each side ("WRITEGC_SLOWDOWN_SPINS=...").
+	// BaseEnv and HeadEnv are each side's environment: K=V entries added
+	// to the environment of the side's go commands (go list, go test -c,
+	// go env: GOEXPERIMENT, GOTOOLCHAIN, GOAMD64, GOFLAGS change the binary
+	// built) and of its benchmark binaries ("WRITEGC_SLOWDOWN_SPINS=...").
+	// The runtime's own variables (GOGC, GOMEMLIMIT, GOMAXPROCS, GODEBUG,
+	// GOTRACEBACK) go to the binaries only. Nil is the current environment.
+	// The same commit built in two environments compares them: both
+	// outputs carry an `env:` line for a side that has one (ConfigEnv) and
+	// a `goexperiment:` line for a side built with experiments, and
+	// Compare lets the machine keys the compared variables set differ (Go
+	// version with GOTOOLCHAIN, goamd64 with GOAMD64; see Compare). Each
+	// entry must be K=V, a key given once (CheckEnv; ErrBadEnv). A side's
+	// environment the go command refuses (an unknown GOEXPERIMENT, a
+	// toolchain it cannot fetch) fails before anything is built or
+	// written, with ErrBuild naming the side and its environment.
 	BaseEnv, HeadEnv []string
 	// OutDir receives base.txt and head.txt (created if needed); "" means a
 	// new temporary directory (benchgate-out-*), which Run leaves in place
@@ -183,6 +196,12 @@ func (c RunConfig) validate() error {
 	if err := CheckEnvDrop(c.EnvDrop); err != nil {
 		return err
 	}
+	if err := CheckEnv(c.BaseEnv); err != nil {
+		return fmt.Errorf("%w: BaseEnv: %w", ErrBadOption, err)
+	}
+	if err := CheckEnv(c.HeadEnv); err != nil {
+		return fmt.Errorf("%w: HeadEnv: %w", ErrBadOption, err)
+	}
 	for _, t := range c.Targets {
 		if err := CheckBenchtime(t.Benchtime); err != nil {
 			return fmt.Errorf("%w: target %s:%s: Benchtime: %v", ErrBadOption, t.Pkg, t.Bench, err)
@@ -257,6 +276,7 @@ type side struct {
 	out                      *os.File
 	skipBroken               bool               // a package that does not build is skipped, not an error
 	byName                   map[string]*binary // the binary that printed each benchmark name
+	log                      io.Writer          // RunConfig.Log: the whole go output of a build that failed in a given environment
 }
 
 // Run builds the test binaries of base and head, runs them interleaved round
@@ -282,8 +302,9 @@ type side struct {
 //
 // Each output starts with the machine it ran on as configuration lines
 // (commit, goversion, goos, goarch, goamd64, gomaxprocs, nproc, kernel; the
-// test binaries add cpu), so that Compare can refuse to compare across
-// machines. Each binary run's standard output is streamed to its side's
+// test binaries add cpu; goexperiment when the side builds with
+// experiments; env, a side's RunConfig.BaseEnv or HeadEnv, when given), so
+// that Compare can refuse to compare across machines. Each binary run's standard output is streamed to its side's
 // file, at most MaxOutput bytes a run, and the files are parsed as streams:
 // memory grows with the result lines, not with what a benchmark prints.
 //
@@ -335,13 +356,8 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 		return nil, err
 	}
 	res.BaseCommit, res.HeadCommit = base.commit, head.commit
-	for _, s := range []*side{base, head} {
-		fmt.Fprintf(cfg.Log, "benchgate: building %s (%s)\n", s.name, s.commit)
-		notes, err := s.build(ctx, cfg.Targets, filepath.Join(tmp, "bin-"+s.name))
-		if err != nil {
-			return nil, err
-		}
-		res.Notes = append(res.Notes, notes...)
+	if err := buildSides(ctx, cfg, res, tmp, base, head); err != nil {
+		return nil, err
 	}
 	err = openOutputs(ctx, cfg, res, base, head)
 	defer base.out.Close()
@@ -372,6 +388,30 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 		res.Profiles = profileAll(ctx, cfg, res, base, head, cfg.ProfileSelect(res.Base, res.Head))
 	}
 	return res, nil
+}
+
+// buildSides checks that the go command takes each side's environment,
+// both before building either, then builds each side's binaries.
+func buildSides(ctx context.Context, cfg RunConfig, res *RunResult, tmp string, base, head *side) error {
+	for _, s := range []*side{base, head} {
+		s.log = cfg.Log
+		if err := s.probe(ctx); err != nil {
+			return err
+		}
+	}
+	for _, s := range []*side{base, head} {
+		if len(s.env) > 0 {
+			fmt.Fprintf(cfg.Log, "benchgate: building %s (%s) in env %s\n", s.name, s.commit, FormatEnv(s.env))
+		} else {
+			fmt.Fprintf(cfg.Log, "benchgate: building %s (%s)\n", s.name, s.commit)
+		}
+		notes, err := s.build(ctx, cfg.Targets, filepath.Join(tmp, "bin-"+s.name))
+		if err != nil {
+			return err
+		}
+		res.Notes = append(res.Notes, notes...)
+	}
+	return nil
 }
 
 // checkout prepares both sides' trees: a worktree of Base, and a worktree of
@@ -515,11 +555,14 @@ func openOutputs(ctx context.Context, cfg RunConfig, res *RunResult, base, head 
 		if s.tags != "" {
 			fmt.Fprintf(&b, "tags: %s\n", s.tags)
 		}
+		if len(s.env) > 0 {
+			fmt.Fprintf(&b, "%s: %s\n", ConfigEnv, FormatEnv(s.env))
+		}
 		env := childEnv(ctx, s.env...)
 		if cfg.Measure == MeasureInstructions {
 			env = append(env, callgrind.Env...)
 		}
-		b.WriteString(machineHeader(ctx, s.tree, env))
+		b.WriteString(machineHeader(ctx, s.tree, s.goEnv(), env))
 		if cfg.Measure == MeasureInstructions {
 			fmt.Fprintf(&b, "measure: %s\n", MeasureInstructions)
 			if v := valgrindVersion(ctx, cfg.Valgrind); v != "" {
@@ -642,9 +685,9 @@ func (s *side) build(ctx context.Context, targets []Target, binDir string) (note
 	s.bins = map[string]*binary{}
 	built := map[string]string{} // importPath -> binary path ("" = no tests)
 	for _, t := range targets {
-		out, err := goCmd(ctx, s.tree, nil, "list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}\t{{if .Error}}{{.Error}}{{end}}", t.Pkg)
+		out, err := goCmd(ctx, s.tree, s.goEnv(), "list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}\t{{if .Error}}{{.Error}}{{end}}", t.Pkg)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: go list %s: %v", ErrBuild, s.name, t.Pkg, err)
+			return nil, s.buildErr(fmt.Errorf("%w: %s: go list %s: %v", ErrBuild, s.name, t.Pkg, err), "go list "+t.Pkg, err)
 		}
 		for _, line := range strings.Split(out, "\n") {
 			if line == "" {
@@ -669,9 +712,9 @@ func (s *side) build(ctx context.Context, targets []Target, binDir string) (note
 				if s.tags != "" {
 					args = append(args, "-tags", s.tags)
 				}
-				if _, err := goCmd(ctx, s.tree, nil, append(args, ip)...); err != nil {
+				if _, err := goCmd(ctx, s.tree, s.goEnv(), append(args, ip)...); err != nil {
 					if !s.skipBroken {
-						return nil, fmt.Errorf("%w: %s: %v", ErrBuild, s.name, err)
+						return nil, s.buildErr(fmt.Errorf("%w: %s: %v", ErrBuild, s.name, err), "go test -c "+ip, err)
 					}
 					notes = append(notes, fmt.Sprintf("%s: %s does not build, skipped: %v", s.name, ip, firstLine(err.Error())))
 					built[ip] = ""
@@ -689,6 +732,40 @@ func (s *side) build(ctx context.Context, targets []Target, binDir string) (note
 		}
 	}
 	return notes, nil
+}
+
+// goEnv is the side's environment for its go commands (see buildEnv).
+func (s *side) goEnv() []string { return buildEnv(s.env) }
+
+// probe runs `go env` in the side's tree and environment, so that an
+// environment the go command refuses (an unknown GOEXPERIMENT, a GOTOOLCHAIN
+// it cannot fetch: the go command fetches it here, as it would for the
+// build) fails at once with one line naming the side and its environment.
+func (s *side) probe(ctx context.Context) error {
+	if len(s.env) == 0 {
+		return nil
+	}
+	if _, err := goCmd(ctx, s.tree, s.goEnv(), "env", "GOVERSION", "GOEXPERIMENT"); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: %s env %s: %w", ErrBuild, s.name, FormatEnv(s.env), context.Cause(ctx))
+		}
+		return fmt.Errorf("%w: %s env %s: the go command refuses it: %s", ErrBuild, s.name, FormatEnv(s.env), goFailure(err))
+	}
+	return nil
+}
+
+// buildErr is the error of a go command of the side's build that failed:
+// full in the current environment; in a given one, a line naming the side,
+// its environment, the command (what) and go's first error line, go's
+// whole output going to the log.
+func (s *side) buildErr(full error, what string, err error) error {
+	if len(s.env) == 0 {
+		return full
+	}
+	if s.log != nil {
+		fmt.Fprintf(s.log, "benchgate: %s env %s: %v\n", s.name, FormatEnv(s.env), err)
+	}
+	return fmt.Errorf("%w: %s env %s: %s: %s", ErrBuild, s.name, FormatEnv(s.env), what, goFailure(err))
 }
 
 // run runs the binary once (under nice cfg.Nice) and streams its standard

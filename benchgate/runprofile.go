@@ -15,13 +15,15 @@ import (
 )
 
 // machineHeader returns the machine configuration lines of a side: what its
-// toolchain (run in tree) says about the Go version and target, and what this
-// machine says about its CPUs and kernel. env is the binaries' environment,
-// for GOMAXPROCS. The test binaries print cpu (and goos, goarch) themselves.
-func machineHeader(ctx context.Context, tree string, env []string) string {
+// toolchain (run in tree, with goEnv: the side's build environment) says
+// about the Go version, target and experiments (goexperiment, when any), and
+// what this machine says about its CPUs and kernel. env is the binaries'
+// environment, for GOMAXPROCS. The test binaries print cpu (and goos,
+// goarch) themselves.
+func machineHeader(ctx context.Context, tree string, goEnv, env []string) string {
 	var b strings.Builder
-	keys := []string{"goversion", "goos", "goarch", "goamd64"}
-	if out, err := goCmd(ctx, tree, nil, "env", "GOVERSION", "GOOS", "GOARCH", "GOAMD64"); err == nil {
+	keys := []string{"goversion", "goos", "goarch", "goamd64", ConfigGoExperiment}
+	if out, err := goCmd(ctx, tree, goEnv, "env", "GOVERSION", "GOOS", "GOARCH", "GOAMD64", "GOEXPERIMENT"); err == nil {
 		for i, v := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 			if i < len(keys) && strings.TrimSpace(v) != "" {
 				fmt.Fprintf(&b, "%s: %s\n", keys[i], strings.TrimSpace(v))

@@ -235,6 +235,14 @@ func resolveLabels(set *benchgate.Set, name string, l Labels) (Labels, error) {
 			return l, fmt.Errorf("%s: %w", name, err)
 		}
 		l.Machine = fp
+	} else {
+		env, err := envPart(set)
+		if err != nil {
+			return l, fmt.Errorf("%s: %w", name, err)
+		}
+		if env != "" && !strings.HasSuffix(l.Machine, "; "+env) && l.Machine != env {
+			l.Machine += "; " + env
+		}
 	}
 	if l.Mode == "" {
 		l.Mode = ModeBench
@@ -250,9 +258,15 @@ const UnknownMachine = "unknown"
 
 // Fingerprint returns the machine fingerprint of a parsed file: its strict
 // machine keys (benchgate.StrictMachineKeys: goos, goarch, goamd64,
-// goversion, cpu, gomaxprocs) as "key=value" joined by "; ", or
-// UnknownMachine when it states none. A file whose strict keys hold several
-// values (two machines concatenated) is ErrMixedMachines.
+// goversion, cpu, gomaxprocs) as "key=value" joined by "; ", then the
+// environment of its `env:` line (benchgate.ConfigEnv, written by
+// benchgate run for a side given -base-env or -head-env) as
+// "env=K=V ...", or UnknownMachine when it states none of these. The
+// fingerprint is the machine part of a series' key, so results of
+// different environments (Green Tea and the classic collector, two Go
+// toolchains) are different series, and a file without an env: line keeps
+// the fingerprint it always had. A file whose strict keys or env: line hold
+// several values (two machines concatenated) is ErrMixedMachines.
 func Fingerprint(set *benchgate.Set) (string, error) {
 	fp := set.Fingerprint()
 	var parts []string
@@ -265,10 +279,35 @@ func Fingerprint(set *benchgate.Set) (string, error) {
 			parts = append(parts, k+"="+vs[0])
 		}
 	}
+	env, err := envPart(set)
+	if err != nil {
+		return "", err
+	}
+	if env != "" {
+		parts = append(parts, env)
+	}
 	if len(parts) == 0 {
 		return UnknownMachine, nil
 	}
 	return strings.Join(parts, "; "), nil
+}
+
+// envPart is the fingerprint's part for the file's env: line,
+// "env=K=V ...", or "" when it has none.
+func envPart(set *benchgate.Set) (string, error) {
+	var vs []string
+	for _, v := range set.Configs[benchgate.ConfigEnv] {
+		if v = strings.Join(strings.Fields(v), " "); v != "" && !slices.Contains(vs, v) {
+			vs = append(vs, v)
+		}
+	}
+	switch len(vs) {
+	case 0:
+		return "", nil
+	case 1:
+		return benchgate.ConfigEnv + "=" + vs[0], nil
+	}
+	return "", fmt.Errorf("%w: %s has %d values (%s)", ErrMixedMachines, benchgate.ConfigEnv, len(vs), strings.Join(vs, ", "))
 }
 
 func newSample(k benchgate.Key, values []float64, d benchgate.Direction) Sample {

@@ -30,8 +30,8 @@ const usage = `usage:
   benchgate compare [-alpha 0.01] [-threshold 10%] [-thresholds FILE] [-accept FILE]
                     [-allow-cross-machine] [-markdown FILE] [-lenient] OLD NEW
   benchgate run -base REF|auto [-head REF] [-bench RE] [-pkgs ./a,./b] [-target 'PKG:RE[@T] [K=V ...]' ...]
-                [-count 10] [-benchtime T] [-tags T] [-head-tags T] [-head-env K=V ...]
-                [-env-drop NAME[,GLOB]]
+                [-count 10] [-benchtime T] [-tags T] [-head-tags T]
+                [-base-env 'K=V ...'] [-head-env 'K=V ...'] [-env-drop NAME[,GLOB]]
                 [-units FILE] [-out DIR | -keep] [-max-output-mib 256] [-allow-empty-base] [-nice N]
                 [-profiles=true] [-profile-benchtime 1s] [-measure wall|instructions] [-jobs N]
                 [compare flags]
@@ -175,12 +175,13 @@ func checkRunFlags(cfg *benchgate.RunConfig) error {
 
 // setTargets checks and stores -head-env, -base-env, -target and -pkgs.
 func setTargets(cfg *benchgate.RunConfig, pkgs string, targets, headEnv, baseEnv listFlag) error {
-	for _, kv := range append(append([]string{}, headEnv...), baseEnv...) {
-		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-			return fmt.Errorf("-head-env/-base-env %q: want K=V", kv)
-		}
+	var err error
+	if cfg.HeadEnv, err = envFlag("-head-env", headEnv); err != nil {
+		return err
 	}
-	cfg.HeadEnv, cfg.BaseEnv = headEnv, baseEnv
+	if cfg.BaseEnv, err = envFlag("-base-env", baseEnv); err != nil {
+		return err
+	}
 	for _, t := range targets {
 		tg, err := parseTarget(t)
 		if err != nil {
@@ -194,6 +195,24 @@ func setTargets(cfg *benchgate.RunConfig, pkgs string, targets, headEnv, baseEnv
 		}
 	}
 	return nil
+}
+
+// envFlag reads the values of a repeatable environment flag: each a
+// string of blank-separated K=V pairs (benchgate.ParseEnv; "" adds
+// nothing), all of them together one environment, a key given once.
+func envFlag(name string, values listFlag) ([]string, error) {
+	var env []string
+	for _, v := range values {
+		kvs, err := benchgate.ParseEnv(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s %q: %w", name, v, err)
+		}
+		env = append(env, kvs...)
+	}
+	if err := benchgate.CheckEnv(env); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return env, nil
 }
 
 // parseTarget reads a -target value: 'PKG:REGEXP[@BENCHTIME] [K=V ...]'. The
@@ -318,6 +337,7 @@ func gate(base, head *benchgate.Set, opts benchgate.Options, g *gateFlags, stdou
 	if decorate != nil {
 		decorate(rep)
 	}
+	rep.Info = append(rep.Info, benchgate.EnvInfo(base, head)...)
 	if err := rep.WriteText(stdout); err != nil {
 		return err
 	}
@@ -373,8 +393,8 @@ func (r *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&cfg.Benchmem, "benchmem", true, "report B/op and allocs/op")
 	fs.StringVar(&cfg.Tags, "tags", "", "build tags for both sides")
 	fs.StringVar(&cfg.HeadTags, "head-tags", "", "extra build tags for the head only (calibration: gateslow)")
-	fs.Var(&r.headEnv, "head-env", "`K=V` added to the head binaries' environment (repeatable)")
-	fs.Var(&r.baseEnv, "base-env", "`K=V` added to the base binaries' environment (repeatable)")
+	fs.Var(&r.headEnv, "head-env", "`'K=V ...'` the head's environment: blank-separated pairs (a value with blanks in double quotes) added to the head's go commands (GOEXPERIMENT, GOTOOLCHAIN, GOAMD64, GOFLAGS change the build) and binaries; repeatable; '' is the current environment")
+	fs.Var(&r.baseEnv, "base-env", "`'K=V ...'` the base's environment, as -head-env; -base HEAD -base-env 'GOEXPERIMENT=nogreenteagc' compares one commit built two ways")
 	fs.Var(&r.envDrop, "env-drop", "`NAME[,NAME|GLOB]` more environment variables to keep from the benchmarks, go and git, besides the built-in secrets (GITHUB_TOKEN, *_TOKEN, *_DSN, *PASSWORD*, ...; see benchgate.SecretEnv); repeatable")
 	fs.StringVar(&r.units, "units", "", "`file` (at most 1 MiB) of `Unit NAME better=...` lines written at the top of both outputs")
 	fs.StringVar(&cfg.OutDir, "out", "", "`dir` for base.txt, head.txt and profiles/, kept (default: a temporary directory, removed at exit unless -keep)")

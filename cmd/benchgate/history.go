@@ -75,7 +75,7 @@ func (l *labelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.commit, "commit", "", "commit of the results (default: the file's commit: line; with -dir, the file name)")
 	fs.StringVar(&l.commitTime, "commit-time", "", "commit time, RFC 3339 (default: the file's commit-time: line, else git's)")
 	fs.StringVar(&l.branch, "branch", "", "branch label (default: $GITHUB_REF_NAME or $CI_COMMIT_REF_NAME)")
-	fs.StringVar(&l.machine, "machine", "", "machine fingerprint (default: the file's cpu, goos, goarch, goamd64, goversion, gomaxprocs)")
+	fs.StringVar(&l.machine, "machine", "", "machine fingerprint (default: the file's cpu, goos, goarch, goamd64, goversion, gomaxprocs); the file's env: line (benchgate run -base-env/-head-env) is added either way")
 	fs.StringVar(&l.mode, "mode", string(history.ModeBench), "measurement mode: bench (a go test -bench run), gate (a benchgate run side) or your own")
 	fs.StringVar(&l.source, "source", "", "source label (default: the file's path)")
 	fs.StringVar(&l.runID, "run-id", "", "run id label (default: $GITHUB_RUN_ID or $CI_PIPELINE_ID)")

@@ -1,0 +1,198 @@
+package benchgate
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Configuration keys Run writes into both outputs besides the machine's.
+const (
+	// ConfigEnv is the `env:` line of a side whose environment was given
+	// (RunConfig.BaseEnv, HeadEnv), in ParseEnv's form. A side in the
+	// current environment has none, so its file reads as before.
+	ConfigEnv = "env"
+	// ConfigGoExperiment is the `goexperiment:` line: `go env GOEXPERIMENT`
+	// in the side's environment, when it names any experiment (a side at
+	// the toolchain's defaults has none).
+	ConfigGoExperiment = "goexperiment"
+)
+
+// CurrentEnv is how a report names a side run in the current environment.
+const CurrentEnv = "(current)"
+
+// envMachineKeys maps each strict machine key that an environment variable
+// of the build or run sets to that variable: when the variable's value is
+// what the two sides compare (their env: lines differ in it), the key may
+// differ too (see CheckMachines' use in Compare).
+var envMachineKeys = map[string]string{
+	"goversion":  "GOTOOLCHAIN",
+	"goamd64":    "GOAMD64",
+	"goarch":     "GOARCH",
+	"gomaxprocs": "GOMAXPROCS",
+}
+
+// runtimeOnlyEnv are the variables of a side's environment that tune the Go
+// runtime of the process that reads them: they are given to the benchmark
+// binaries only, not to the go command, whose compiler would otherwise run
+// with GOGC=off or GOMAXPROCS=1 (GODEBUG set when building changes nothing in
+// the binary built).
+var runtimeOnlyEnv = []string{"GOGC", "GOMEMLIMIT", "GOMAXPROCS", "GODEBUG", "GOTRACEBACK"}
+
+// errEnvQuote: a double quote of an environment string is not closed.
+var errEnvQuote = errors.New("unterminated double quote")
+
+// ParseEnv reads an environment string: K=V pairs separated by blanks, as
+// `benchgate run -base-env 'GOEXPERIMENT=nogreenteagc GOAMD64=v3'` takes
+// them. Quotes are not needed; a value holding blanks is written in double
+// quotes (GOFLAGS="-tags=x -trimpath"), which are removed. "" (or only
+// blanks) is the current environment: no pairs. Each pair must have a '='
+// after a non-empty key, and a key may be given once (see CheckEnv). Errors
+// wrap ErrBadEnv.
+func ParseEnv(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	inQuote, inField := false, false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			inQuote, inField = !inQuote, true
+		case !inQuote && unicode.IsSpace(r):
+			if inField {
+				out, inField = append(out, cur.String()), false
+				cur.Reset()
+			}
+		default:
+			cur.WriteRune(r)
+			inField = true
+		}
+	}
+	if inQuote {
+		return nil, fmt.Errorf("%w: %q: %v", ErrBadEnv, s, errEnvQuote)
+	}
+	if inField {
+		out = append(out, cur.String())
+	}
+	if err := CheckEnv(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CheckEnv checks a side's environment additions: each entry K=V with a
+// non-empty key of printable characters without blanks, no NUL, and no key
+// given twice (which of two values was meant cannot be told, and the
+// report and the history series must name one). Errors wrap ErrBadEnv.
+func CheckEnv(env []string) error {
+	seen := map[string]bool{}
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok:
+			return fmt.Errorf("%w: %q: want K=V", ErrBadEnv, kv)
+		case k == "":
+			return fmt.Errorf("%w: %q: empty variable name", ErrBadEnv, kv)
+		case strings.ContainsFunc(k, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }):
+			return fmt.Errorf("%w: %q: a variable name of printable characters without blanks is wanted", ErrBadEnv, kv)
+		case strings.ContainsRune(v, 0):
+			return fmt.Errorf("%w: %q: the value holds NUL", ErrBadEnv, kv)
+		case seen[k]:
+			return fmt.Errorf("%w: %s given twice", ErrBadEnv, k)
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+// FormatEnv writes env (K=V entries) in ParseEnv's form: blank-separated,
+// a value holding blanks in double quotes. nil or empty gives "".
+func FormatEnv(env []string) string {
+	parts := make([]string, len(env))
+	for i, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.ContainsFunc(v, unicode.IsSpace) {
+			v = `"` + v + `"`
+		}
+		parts[i] = k + "=" + v
+	}
+	return strings.Join(parts, " ")
+}
+
+// EnvLabel names an environment in a report: FormatEnv's form, or
+// CurrentEnv when it adds nothing.
+func EnvLabel(env []string) string {
+	if len(env) == 0 {
+		return CurrentEnv
+	}
+	return FormatEnv(env)
+}
+
+// EnvInfo returns the report lines naming the environment of each side
+// (`base env: GOEXPERIMENT=nogreenteagc`, `head env: (current)`) from their
+// env: configuration lines, or nil when neither side states one.
+func EnvInfo(base, head *Set) []string {
+	b, h := setEnv(base), setEnv(head)
+	if b == "" && h == "" {
+		return nil
+	}
+	return []string{"base env: " + cmp.Or(b, CurrentEnv), "head env: " + cmp.Or(h, CurrentEnv)}
+}
+
+// setEnv is the env: line of s ("" when none; several distinct values are
+// joined by " | ", a file concatenated from runs in different
+// environments).
+func setEnv(s *Set) string {
+	if s == nil {
+		return ""
+	}
+	if vs := s.Configs[ConfigEnv]; len(vs) > 0 {
+		return strings.Join(vs, " | ")
+	}
+	return strings.TrimSpace(s.Config[ConfigEnv])
+}
+
+// envValue is the value of variable key in an env: line ("" when unset or
+// the line does not parse).
+func envValue(line, key string) string {
+	env, err := ParseEnv(line)
+	if err != nil {
+		return ""
+	}
+	for _, kv := range env {
+		if k, v, _ := strings.Cut(kv, "="); k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// comparedEnvKeys returns the strict machine keys whose variable (see
+// envMachineKeys) base and head set differently, each with a note saying
+// why the key may differ.
+func comparedEnvKeys(base, head *Set) map[string]string {
+	b, h := setEnv(base), setEnv(head)
+	if b == h {
+		return nil
+	}
+	out := map[string]string{}
+	for key, v := range envMachineKeys {
+		bv, hv := envValue(b, v), envValue(h, v)
+		if bv != hv {
+			out[key] = fmt.Sprintf("%s may differ: %s is what is compared (base %s, head %s)",
+				key, v, cmp.Or(bv, CurrentEnv), cmp.Or(hv, CurrentEnv))
+		}
+	}
+	return out
+}
+
+// buildEnv is the part of a side's environment the go command gets: all
+// but runtimeOnlyEnv.
+func buildEnv(env []string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(runtimeOnlyEnv, k)
+	})
+}
