@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/writegc/writegc/internal/direction"
 )
 
 // Defaults of Options (see the package doc for the reasons).
@@ -36,16 +38,16 @@ var (
 	ErrBadSeries = errors.New("changepoint: unusable series")
 )
 
-// Direction says which way a series' unit improves. The package keeps its
-// own type so that it imports nothing of benchgate: callers map their unit
-// metadata onto it.
-type Direction int8
+// Direction says which way a series' unit improves: internal/direction's
+// type, the one benchgate and the history database use too (a leaf like
+// this package, so changepoint still imports nothing else of writegc).
+type Direction = direction.Direction
 
 // Directions.
 const (
-	DirUnknown     Direction = 0  // no direction: change points are of Kind Change
-	LowerIsBetter  Direction = -1 // durations, sizes, counts
-	HigherIsBetter Direction = 1  // throughputs
+	DirUnknown     = direction.Unknown // no direction: change points are of Kind Change
+	LowerIsBetter  = direction.Lower   // durations, sizes, counts
+	HigherIsBetter = direction.Higher  // throughputs
 )
 
 // Kind says whether a change point made the benchmark worse.
@@ -548,7 +550,7 @@ func relChange(before, after float64) float64 {
 
 func kindOf(rel float64, d Direction) Kind {
 	switch {
-	case d != LowerIsBetter && d != HigherIsBetter || rel == 0:
+	case !d.Known() || rel == 0:
 		return Change
 	case (rel > 0) == (d == LowerIsBetter):
 		return Regression
