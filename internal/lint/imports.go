@@ -38,14 +38,16 @@ var importRules = []importRule{
 	{pkg: "gcstress/report", deny: []string{"gcstress"}},
 	{pkg: "gcstress/live", deny: []string{"gcstress"}},
 	{pkg: "benchgate", subtree: true, except: []string{"benchgate/internal/slowcal", "benchgate/internal/synthbench"},
-		allow: []string{"benchgate", "internal/flock", "internal/inputfile", "internal/childproc", "internal/direction"}},
-	// changepoint is a leaf but for internal/direction, itself a leaf: the
-	// one "which way is better" type it shares with benchgate and history.
-	{pkg: "benchgate/changepoint", allow: []string{"internal/direction"}},
+		allow: []string{"benchgate", "internal/flock", "internal/inputfile", "internal/childproc", "internal/direction", "internal/stat"}},
+	// changepoint is a leaf but for two leaves it shares with benchgate:
+	// internal/direction (the one "which way is better" type) and
+	// internal/stat (the one median).
+	{pkg: "benchgate/changepoint", allow: []string{"internal/direction", "internal/stat"}},
 	{pkg: "internal/direction", allow: []string{}},
+	{pkg: "internal/stat", allow: []string{}},
 	{pkg: "arena", allow: []string{"internal/slowdown"}},
 	{pkg: "gcmetrics", allow: []string{}},
-	{pkg: "explain", subtree: true, allow: []string{"gcmetrics", "internal/inputfile"}},
+	{pkg: "explain", subtree: true, allow: []string{"gcmetrics", "internal/inputfile", "internal/stat"}},
 }
 
 // LoadPackages lists the packages that patterns match in dir (go list).
