@@ -47,7 +47,7 @@ var importRules = []importRule{
 	{pkg: "internal/stat", allow: []string{}},
 	{pkg: "arena", allow: []string{"internal/slowdown"}},
 	{pkg: "gcmetrics", allow: []string{}},
-	{pkg: "explain", subtree: true, allow: []string{"gcmetrics", "internal/inputfile", "internal/stat"}},
+	{pkg: "explain", subtree: true, allow: []string{"gcmetrics", "internal/inputfile", "internal/stat", "internal/usage"}},
 }
 
 // LoadPackages lists the packages that patterns match in dir (go list).
