@@ -16,39 +16,9 @@ import (
 // bound exits 2, temporary folders go away unless -keep, a signal cleans
 // up, and the error texts say what is wrong.
 
-const noisyTest = `package noisy
-
-import (
-	"fmt"
-	"os"
-	"strings"
-	"testing"
-	"time"
-)
-
-var sink int
-
-func BenchmarkQuiet(b *testing.B) {
-	for b.Loop() {
-		sink++
-	}
-}
-
-func BenchmarkNoisy(b *testing.B) {
-	line := strings.Repeat("log ", 255)
-	for i := 0; i < 3<<10; i++ {
-		fmt.Println(line)
-	}
-	for b.Loop() {
-		sink++
-	}
-}
-
-func BenchmarkWaits(b *testing.B) {
-	os.WriteFile(os.Getenv("MARK"), nil, 0o644)
-	time.Sleep(10 * time.Minute)
-}
-`
+// noisyTestFile is benchgate's hostile module (its BenchmarkQuiet,
+// BenchmarkNoisy and BenchmarkWaits serve here).
+var noisyTestFile = filepath.Join("..", "..", "benchgate", "testdata", "hostile", "hostile_test.go")
 
 // noisyRepo makes a committed repository of the noisy module, changes into
 // it, and gives the command an empty TMPDIR of its own.
@@ -59,13 +29,17 @@ func noisyRepo(t *testing.T) (repo, tmp string) {
 			t.Skipf("%s not in PATH", tool)
 		}
 	}
+	noisyTest, err := os.ReadFile(noisyTestFile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("GOWORK", "off")
 	t.Setenv("GOFLAGS", "-buildvcs=false")
 	repo, tmp = t.TempDir(), filepath.Join(t.TempDir(), "tmp")
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for name, body := range map[string]string{"go.mod": "module example.com/noisy\n\ngo 1.26\n", "noisy_test.go": noisyTest} {
+	for name, body := range map[string]string{"go.mod": "module example.com/noisy\n\ngo 1.26\n", "noisy_test.go": string(noisyTest)} {
 		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
