@@ -106,8 +106,8 @@ func TestCLIRunTempAndBound(t *testing.T) {
 	}
 }
 
-// SIGTERM (or SIGINT) to a running benchgate stops the benchmark and
-// removes the worktrees and temporary folders before it exits 2.
+// SIGINT (or SIGTERM) to a running benchgate stops the benchmark and
+// removes the worktrees and temporary folders before it exits 130.
 func TestCLISignalCleansUp(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go not in PATH")
@@ -135,15 +135,15 @@ func TestCLISignalCleansUp(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
-		t.Errorf("exit: %v, want status 2; stderr %s", err, stderr.String())
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
+		t.Errorf("exit: %v, want status %d; stderr %s", err, exitInterrupted, stderr.String())
 	}
 	if left := leftovers(t, repo, tmp); len(left) != 0 {
-		t.Errorf("after SIGTERM: left %v", left)
+		t.Errorf("after SIGINT: left %v", left)
 	}
 }
 

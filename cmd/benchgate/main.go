@@ -10,7 +10,9 @@
 // the head, too few samples, a NaN, infinite or negative value, a file or line
 // over the size limits, files from different machines without
 // -allow-cross-machine, an expired accepted regression, a bad thresholds file)
-// or a failed build or benchmark run.
+// or a failed build or benchmark run, 130 interrupted (SIGINT or SIGTERM: the
+// benchmarks were stopped and the worktrees and temporary folders removed),
+// as gcstress.
 package main
 
 import (
@@ -25,8 +27,22 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	interrupted := ctx.Err() != nil
 	stop()
-	os.Exit(exitCode(err, os.Stderr))
+	os.Exit(interruptedCode(exitCode(err, os.Stderr), interrupted))
+}
+
+// exitInterrupted is the status of a run a signal stopped (128 + SIGINT),
+// gcstress's too.
+const exitInterrupted = 130
+
+// interruptedCode turns the failure (2) of a command a signal stopped into
+// exitInterrupted; a verdict the command reached (0, 1) stands.
+func interruptedCode(code int, interrupted bool) int {
+	if interrupted && code == 2 {
+		return exitInterrupted
+	}
+	return code
 }
 
 func exitCode(err error, stderr interface{ Write([]byte) (int, error) }) int {
