@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// Issue 23 items 6 and 11, issue 28 item 4: Run's output bound, its cleanup
-// on every exit path, stale worktrees, submodules, labels and errors.
+// Run's output bound, its cleanup on every exit path, stale worktrees,
+// submodules, labels and errors.
 
 // writeFiles writes files (relative name -> contents) under dir.
 func writeFiles(t *testing.T, dir string, files map[string]string) {

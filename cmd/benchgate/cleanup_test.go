@@ -12,8 +12,8 @@ import (
 	"github.com/writegc/writegc/benchgate"
 )
 
-// Issue 23 item 6 and issue 28 item 4 through the command: the output
-// bound exits 2, temporary folders go away unless -keep, a signal cleans
+// Run's output bound and cleanup through the command: the output bound
+// exits 2, temporary folders go away unless -keep, a signal cleans
 // up, and the error texts say what is wrong.
 
 // noisyTestFile is benchgate's hostile module (its BenchmarkQuiet,
