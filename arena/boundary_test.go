@@ -101,7 +101,7 @@ func boundarySizes(cs, maxAlloc, eff int) []int {
 	return out
 }
 
-// TestAllocBoundaries is the property test of issue 11 item 3: for chunk
+// TestAllocBoundaries is the property test of the allocation boundaries: for chunk
 // sizes from 4 KiB to 2 MiB (powers of two and odd legal sizes) and MaxAlloc
 // on both sides of the chunk size, New rejects a MaxAlloc above the chunk
 // size, and every request near a boundary, aligned or not, returns after at

@@ -118,7 +118,8 @@ func reportMemory(b *testing.B, r *gcmetrics.Reader, t *table, base uint64, valu
 // = keys one op fills exactly one memtable, and the arena kinds reuse the
 // previous memtable's chunks from the pool. Beside the GC and memory figures
 // it reports minflt/op (reportFaults): page faults a Put pays for fresh
-// memory, which is what set offheap apart from arena at 10 KB (issue 16).
+// memory, which is what set offheap apart from arena at 10 KB (the 10 KB
+// speed figures of results/memtable).
 // The first memtable's chunks are fresh, so the fresh-memory cost is in the
 // figure (offheap pays it in MADV_POPULATE_WRITE, which minflt/op does not
 // count); BenchmarkPutRecycled leaves it out.
@@ -180,10 +181,11 @@ func benchPut(b *testing.B, kind string, keys, value int64) {
 // pool recycled (no fresh memory: no page faults, no pre-faulting), and the
 // values rotate over putCopySources buffers, as a writer hands over a
 // different buffer per Put. This is the cache state BenchmarkMemmove's
-// size=10KB/dst=pool copies in, so the two compare directly (issue 16's
-// "10 KB at >= 40% of the copy limit"). BenchmarkPut's first memtable, by
+// size=10KB/dst=pool copies in, so the two compare directly (the memtable
+// target "10 KB at >= 40% of the copy limit"). BenchmarkPut's first memtable, by
 // contrast, takes all its chunks fresh: at 10 KB and 100K keys that is
-// 1 GiB, whose first touch costs more than the Puts on a VM (issue 16).
+// 1 GiB, whose first touch costs more than the Puts on a VM (results/memtable
+// measured it).
 func BenchmarkPutRecycled(b *testing.B) {
 	const keys = 100_000
 	for _, value := range []int64{100, 10 << 10} {
@@ -382,7 +384,7 @@ const (
 //   - size=10KB/dst=pool is the same into 64 such chunks (128 MiB) in turn,
 //     as a memtable filling recycled chunks writes memory no cache holds.
 //
-// Target (issue 16): the 10 KB Put of the arena kinds reaches at least 40% of
+// Target (the memtable speed targets, results/README.md): the 10 KB Put of the arena kinds reaches at least 40% of
 // size=10KB/dst=pool's MB/s, measured where it writes the same memory:
 // BenchmarkPutRecycled (chunks the pool recycled, values rotated over the
 // same putCopySources buffers). Its index search, record header and key copy

@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// Issue 23 items 6 and 11, issue 28 item 4: Run's output bound, its cleanup
-// on every exit path, stale worktrees, submodules, labels and errors.
+// Run's output bound, its cleanup on every exit path, stale worktrees,
+// submodules, labels and errors.
 
 // writeFiles writes files (relative name -> contents) under dir.
 func writeFiles(t *testing.T, dir string, files map[string]string) {
@@ -30,48 +30,9 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-// hostileModule has BenchmarkQuiet, BenchmarkNoisy (prints 3 MiB of log
-// lines per run), BenchmarkDies (kills its own process, as the OOM killer
-// would) and BenchmarkWaits (touches $MARK, then sleeps until killed).
-const hostileTest = `package hostile
-
-import (
-	"fmt"
-	"os"
-	"strings"
-	"testing"
-	"time"
-)
-
-var sink int
-
-func BenchmarkQuiet(b *testing.B) {
-	for b.Loop() {
-		sink++
-	}
-}
-
-func BenchmarkNoisy(b *testing.B) {
-	line := strings.Repeat("log ", 255)
-	for i := 0; i < 3<<10; i++ {
-		fmt.Println(line)
-	}
-	for b.Loop() {
-		sink++
-	}
-}
-
-func BenchmarkDies(b *testing.B) {
-	p, _ := os.FindProcess(os.Getpid())
-	p.Kill()
-	time.Sleep(time.Minute)
-}
-
-func BenchmarkWaits(b *testing.B) {
-	os.WriteFile(os.Getenv("MARK"), nil, 0o644)
-	time.Sleep(10 * time.Minute)
-}
-`
+// hostileTestFile is the hostile module's test file (see its comment):
+// BenchmarkQuiet, BenchmarkNoisy, BenchmarkDies and BenchmarkWaits.
+const hostileTestFile = "testdata/hostile/hostile_test.go"
 
 // hostileRepo makes a repository holding the hostile module, committed, and
 // a separate empty TMPDIR for Run, whose leftovers the tests inspect.
@@ -82,8 +43,12 @@ func hostileRepo(t *testing.T) (repo, tmp string) {
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	hostileTest, err := os.ReadFile(hostileTestFile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	gitT(t, repo, "init", "-q")
-	writeFiles(t, repo, map[string]string{"go.mod": "module example.com/hostile\n\ngo 1.26\n", "hostile_test.go": hostileTest})
+	writeFiles(t, repo, map[string]string{"go.mod": "module example.com/hostile\n\ngo 1.26\n", "hostile_test.go": string(hostileTest)})
 	gitT(t, repo, "add", ".")
 	gitT(t, repo, "commit", "-q", "-m", "hostile")
 	t.Setenv("TMPDIR", tmp)

@@ -53,7 +53,7 @@ func BenchmarkOp(b *testing.B) {
 	}
 }
 
-// The issue 28 case end to end: a commit makes one function 30% slower
+// The case profiles are for, end to end: a commit makes one function 30% slower
 // (its share of the profile hardly moves); "where it got slower" names it
 // first, from real CPU profiles of base and head run for the same ops.
 func TestRunProfileNamesTheCulprit(t *testing.T) {

@@ -270,3 +270,12 @@ func execOut(ctx context.Context, name string, args ...string) (string, error) {
 	out, err := childproc.Output(cmd)
 	return string(out), err
 }
+
+// ShortCommit abbreviates a full commit hash to 12 hex digits, keeping what
+// follows it ("+worktree" and the like); anything shorter is kept whole.
+func ShortCommit(sha string) string {
+	if len(sha) >= 40 {
+		return sha[:12] + sha[40:]
+	}
+	return sha
+}

@@ -52,7 +52,7 @@ func writeProfile(t *testing.T, dir, name string, p *profile.Profile) string {
 	return path
 }
 
-// The issue 28 case: one function gets 30% slower alone (its share of the
+// The case profiles are for: one function gets 30% slower alone (its share of the
 // profile stays about the same), while the profiler's and the scheduler's
 // bookkeeping grows in share. Ranked by the growth of absolute cost per op,
 // the slowed function comes first and the bookkeeping is left out.

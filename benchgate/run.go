@@ -377,8 +377,8 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 		return res, err
 	}
 	var berr, herr error
-	res.Base, berr = parseOwn(res.BaseFile)
-	res.Head, herr = parseOwn(res.HeadFile)
+	res.Base, berr = parseOwn(res.BaseFile, res.tempOut)
+	res.Head, herr = parseOwn(res.HeadFile, res.tempOut)
 	if err := errors.Join(berr, herr); err != nil {
 		return res, err
 	}
@@ -457,13 +457,23 @@ func dirty(ctx context.Context, root string) bool {
 
 // parseOwn parses a file Run wrote. Its size was bounded as it was written
 // (MaxOutput per run), so the byte limit is the file's own size; the line
-// limit stays.
-func parseOwn(path string) (*Set, error) {
+// limit stays. A file of a temporary output directory (temp), which goes at
+// exit, is named in messages by its base name ("head.txt:12: ..."), not by
+// a path that will not be there to open.
+func parseOwn(path string, temp bool) (*Set, error) {
 	p := Parser{}
 	if fi, err := os.Stat(path); err == nil && fi.Size() > DefaultMaxBytes {
 		p.MaxBytes = fi.Size()
 	}
-	return p.ParseFiles(path)
+	if !temp {
+		return p.ParseFiles(path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return p.Parse(f, filepath.Base(path))
 }
 
 // RemoveTempOutput removes the output directory when Run made it (OutDir

@@ -7,27 +7,21 @@ import (
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/writegc/writegc/internal/direction"
 )
 
-// Direction says which way a unit improves.
-type Direction int8
+// Direction says which way a unit improves: the one type of
+// internal/direction, which changepoint, gcstress's bench.txt units and the
+// history database share.
+type Direction = direction.Direction
 
 // Directions.
 const (
-	DirUnknown     Direction = 0  // no metadata and no default: reported, not gated
-	LowerIsBetter  Direction = -1 // durations, sizes, counts, percentages
-	HigherIsBetter Direction = 1  // throughputs
+	DirUnknown     = direction.Unknown // no metadata and no default: reported, not gated
+	LowerIsBetter  = direction.Lower   // durations, sizes, counts, percentages
+	HigherIsBetter = direction.Higher  // throughputs
 )
-
-func (d Direction) String() string {
-	switch d {
-	case LowerIsBetter:
-		return "lower"
-	case HigherIsBetter:
-		return "higher"
-	}
-	return "unknown"
-}
 
 // DirectionOf returns the direction of unit: the `better=` metadata when
 // present (`better=none` declares a unit reported but never gated), else the
@@ -36,13 +30,7 @@ func (d Direction) String() string {
 // are higher-is-better; anything else is DirUnknown.
 func DirectionOf(unit string, meta benchfmt.UnitMetadataMap) Direction {
 	if m := meta.Get(unit, "better"); m != nil {
-		switch m.Value {
-		case "lower":
-			return LowerIsBetter
-		case "higher":
-			return HigherIsBetter
-		}
-		return DirUnknown
+		return direction.Parse(m.Value)
 	}
 	switch unit {
 	case "sec/op", "ns/op", "B/op", "allocs/op":

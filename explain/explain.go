@@ -17,6 +17,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/writegc/writegc/internal/inputfile"
+	"github.com/writegc/writegc/internal/usage"
 )
 
 // Sentinel errors. Errors returned by this package wrap one of these (use
@@ -34,8 +35,9 @@ var (
 	// ErrUnknownProfile: ParseProfiles met a kind it does not know.
 	ErrUnknownProfile = errors.New("unknown profile kind")
 	// ErrUsage: bad command-line usage of `gcstress explain` (whose flags
-	// package gcstress/cli parses); the caller should exit 2.
-	ErrUsage = errors.New("usage")
+	// package gcstress/cli parses); the caller should exit 2. It is
+	// internal/usage's ErrUsage, the one gcstress wraps too.
+	ErrUsage = usage.ErrUsage
 	// ErrNotRegular: a file to read is not a regular file (a FIFO, a device
 	// such as /dev/zero, a socket); it is refused before it is read, and a
 	// FIFO without blocking. The caller should exit 2, as for bad usage.

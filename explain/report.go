@@ -10,13 +10,15 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/writegc/writegc/internal/stat"
 )
 
 // pct formats a 0..1 share as a percentage with one decimal.
-func pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
+func pct(f float64) string { return stat.Percent(f, 1) }
 
 // pct0 formats a 0..1 share as a whole percentage.
-func pct0(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) }
+func pct0(f float64) string { return stat.Percent(f, 0) }
 
 // dur formats a duration with three significant digits.
 func dur(d time.Duration) string {

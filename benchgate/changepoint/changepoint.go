@@ -8,6 +8,9 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/writegc/writegc/internal/direction"
+	"github.com/writegc/writegc/internal/stat"
 )
 
 // Defaults of Options (see the package doc for the reasons).
@@ -36,16 +39,16 @@ var (
 	ErrBadSeries = errors.New("changepoint: unusable series")
 )
 
-// Direction says which way a series' unit improves. The package keeps its
-// own type so that it imports nothing of benchgate: callers map their unit
-// metadata onto it.
-type Direction int8
+// Direction says which way a series' unit improves: internal/direction's
+// type, the one benchgate and the history database use too (a leaf like
+// this package, so changepoint still imports nothing else of writegc).
+type Direction = direction.Direction
 
 // Directions.
 const (
-	DirUnknown     Direction = 0  // no direction: change points are of Kind Change
-	LowerIsBetter  Direction = -1 // durations, sizes, counts
-	HigherIsBetter Direction = 1  // throughputs
+	DirUnknown     = direction.Unknown // no direction: change points are of Kind Change
+	LowerIsBetter  = direction.Lower   // durations, sizes, counts
+	HigherIsBetter = direction.Higher  // throughputs
 )
 
 // Kind says whether a change point made the benchmark worse.
@@ -215,14 +218,14 @@ func detectAt(s Series, x []float64, o Options, level float64) *Result {
 		if ci > 0 {
 			cp.PrevCommit = s.Points[ci-1].Commit
 		}
-		cp.Before, cp.After = median(x[lo:ci]), median(x[ci:hi])
+		cp.Before, cp.After = stat.Median(x[lo:ci]), stat.Median(x[ci:hi])
 		cp.RelChange = relChange(cp.Before, cp.After)
 		cp.Direction = kindOf(cp.RelChange, s.Direction)
 		res.ChangePoints = append(res.ChangePoints, cp)
 	}
 	if len(x) > 0 {
-		res.First = median(x[:at(bounds[1])])
-		res.Last = median(x[at(bounds[len(bounds)-2]):])
+		res.First = stat.Median(x[:at(bounds[1])])
+		res.Last = stat.Median(x[at(bounds[len(bounds)-2]):])
 		res.Drift = relChange(res.First, res.Last)
 		res.DriftKind = kindOf(res.Drift, s.Direction)
 	}
@@ -263,7 +266,7 @@ func noiseFloor(x []float64) float64 {
 	for i := range diffs {
 		diffs[i] = math.Abs(x[i+1] - x[i])
 	}
-	sigma := median(diffs) / 0.9539
+	sigma := stat.Median(diffs) / 0.9539
 	return sigma * sigma
 }
 
@@ -406,7 +409,7 @@ func (d *detector) eliminate(idx []int) []int {
 		switch {
 		case len(left) < d.o.MinSegment || len(right) < d.o.MinSegment:
 			p[i] = 3 // the weakest of all: removed first
-		case p[i] >= d.level || math.Abs(relChange(median(left), median(right))) < d.o.MinMagnitude:
+		case p[i] >= d.level || math.Abs(relChange(stat.Median(left), stat.Median(right))) < d.o.MinMagnitude:
 			p[i] += 1.5 // failing; the larger p goes first
 		}
 	}
@@ -520,18 +523,6 @@ func meanVar(x []float64) (mean, variance float64) {
 	return mean, variance / float64(len(x)-1)
 }
 
-func median(x []float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(x)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 // relChange is (after-before)/before; from zero it is ±1 (or 0).
 func relChange(before, after float64) float64 {
 	if before == 0 {
@@ -548,7 +539,7 @@ func relChange(before, after float64) float64 {
 
 func kindOf(rel float64, d Direction) Kind {
 	switch {
-	case d != LowerIsBetter && d != HigherIsBetter || rel == 0:
+	case !d.Known() || rel == 0:
 		return Change
 	case (rel > 0) == (d == LowerIsBetter):
 		return Regression

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/benchgate/changepoint"
 )
 
@@ -27,7 +26,7 @@ func Analyze(series []Series, o changepoint.Options) ([]Analysis, error) {
 	}
 	cs := make([]changepoint.Series, len(series))
 	for i, s := range series {
-		cs[i] = changepoint.Series{Direction: direction(s.Direction), Points: make([]changepoint.Point, len(s.Points))}
+		cs[i] = changepoint.Series{Direction: s.Direction, Points: make([]changepoint.Point, len(s.Points))}
 		for j, p := range s.Points {
 			cs[i].Points[j] = changepoint.Point{Commit: p.Commit, Value: p.Median}
 		}
@@ -46,17 +45,6 @@ func Analyze(series []Series, o changepoint.Options) ([]Analysis, error) {
 		out[i] = Analysis{Series: s, Result: res[i]}
 	}
 	return out, nil
-}
-
-// direction maps a unit's direction onto changepoint's own.
-func direction(d benchgate.Direction) changepoint.Direction {
-	switch d {
-	case benchgate.LowerIsBetter:
-		return changepoint.LowerIsBetter
-	case benchgate.HigherIsBetter:
-		return changepoint.HigherIsBetter
-	}
-	return changepoint.DirUnknown
 }
 
 // LatestRegressions returns the regression change points among the latest

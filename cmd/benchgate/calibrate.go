@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"text/tabwriter"
 	"time"
 
 	"github.com/writegc/writegc/benchgate"
+	"github.com/writegc/writegc/internal/stat"
 )
 
 // runCalibrate is `benchgate calibrate`: A/A rounds of the gate set (one
@@ -100,16 +100,14 @@ func printThresholds(th *benchgate.Thresholds, path string, stdout io.Writer) er
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "benchgate calibrate: %d chunks of %d A/A rounds, k %g, default %s -> %s\n\n",
-		th.Chunks, th.Rounds, th.K, pct(th.Default), path)
+		th.Chunks, th.Rounds, th.K, stat.Percent(th.Default, 2), path)
 	fmt.Fprintln(tw, "benchmark\tunit\tspread (p95 |A/A delta|)\tthreshold")
 	for _, row := range th.Rows {
 		src := "k x spread"
 		if row.Threshold == th.Default {
 			src = "default"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s (%s)\n", row.Name, row.Unit, pct(row.Spread), pct(row.Threshold), src)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s (%s)\n", row.Name, row.Unit, stat.Percent(row.Spread, 2), stat.Percent(row.Threshold, 2), src)
 	}
 	return tw.Flush()
 }
-
-func pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 2, 64) + "%" }

@@ -12,43 +12,13 @@ import (
 	"github.com/writegc/writegc/benchgate"
 )
 
-// Issue 23 item 6 and issue 28 item 4 through the command: the output
-// bound exits 2, temporary folders go away unless -keep, a signal cleans
+// Run's output bound and cleanup through the command: the output bound
+// exits 2, temporary folders go away unless -keep, a signal cleans
 // up, and the error texts say what is wrong.
 
-const noisyTest = `package noisy
-
-import (
-	"fmt"
-	"os"
-	"strings"
-	"testing"
-	"time"
-)
-
-var sink int
-
-func BenchmarkQuiet(b *testing.B) {
-	for b.Loop() {
-		sink++
-	}
-}
-
-func BenchmarkNoisy(b *testing.B) {
-	line := strings.Repeat("log ", 255)
-	for i := 0; i < 3<<10; i++ {
-		fmt.Println(line)
-	}
-	for b.Loop() {
-		sink++
-	}
-}
-
-func BenchmarkWaits(b *testing.B) {
-	os.WriteFile(os.Getenv("MARK"), nil, 0o644)
-	time.Sleep(10 * time.Minute)
-}
-`
+// noisyTestFile is benchgate's hostile module (its BenchmarkQuiet,
+// BenchmarkNoisy and BenchmarkWaits serve here).
+var noisyTestFile = filepath.Join("..", "..", "benchgate", "testdata", "hostile", "hostile_test.go")
 
 // noisyRepo makes a committed repository of the noisy module, changes into
 // it, and gives the command an empty TMPDIR of its own.
@@ -59,13 +29,17 @@ func noisyRepo(t *testing.T) (repo, tmp string) {
 			t.Skipf("%s not in PATH", tool)
 		}
 	}
+	noisyTest, err := os.ReadFile(noisyTestFile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("GOWORK", "off")
 	t.Setenv("GOFLAGS", "-buildvcs=false")
 	repo, tmp = t.TempDir(), filepath.Join(t.TempDir(), "tmp")
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for name, body := range map[string]string{"go.mod": "module example.com/noisy\n\ngo 1.26\n", "noisy_test.go": noisyTest} {
+	for name, body := range map[string]string{"go.mod": "module example.com/noisy\n\ngo 1.26\n", "noisy_test.go": string(noisyTest)} {
 		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -132,8 +106,8 @@ func TestCLIRunTempAndBound(t *testing.T) {
 	}
 }
 
-// SIGTERM (or SIGINT) to a running benchgate stops the benchmark and
-// removes the worktrees and temporary folders before it exits 2.
+// SIGINT (or SIGTERM) to a running benchgate stops the benchmark and
+// removes the worktrees and temporary folders before it exits 130.
 func TestCLISignalCleansUp(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go not in PATH")
@@ -161,15 +135,15 @@ func TestCLISignalCleansUp(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
-		t.Errorf("exit: %v, want status 2; stderr %s", err, stderr.String())
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
+		t.Errorf("exit: %v, want status %d; stderr %s", err, exitInterrupted, stderr.String())
 	}
 	if left := leftovers(t, repo, tmp); len(left) != 0 {
-		t.Errorf("after SIGTERM: left %v", left)
+		t.Errorf("after SIGINT: left %v", left)
 	}
 }
 

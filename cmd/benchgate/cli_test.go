@@ -186,3 +186,16 @@ func TestCLIEnvDrop(t *testing.T) {
 		}
 	}
 }
+
+// A signal turns a failure into 130; a verdict reached before it stands.
+func TestInterruptedCode(t *testing.T) {
+	for _, c := range []struct {
+		code        int
+		interrupted bool
+		want        int
+	}{{2, true, exitInterrupted}, {2, false, 2}, {1, true, 1}, {0, true, 0}} {
+		if got := interruptedCode(c.code, c.interrupted); got != c.want {
+			t.Errorf("interruptedCode(%d, %v) = %d, want %d", c.code, c.interrupted, got, c.want)
+		}
+	}
+}

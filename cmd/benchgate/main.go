@@ -14,7 +14,9 @@
 // bad thresholds file) or a failed build or benchmark run (a benchmark that
 // fails in either side), 3 too noisy to judge: no row regressed but a gated
 // row's own noise exceeds its threshold (see benchgate.Noisy). An error
-// wins over a regression, a regression over noise.
+// wins over a regression, a regression over noise. 130: interrupted (SIGINT
+// or SIGTERM: the benchmarks were stopped and the worktrees and temporary
+// folders removed), as gcstress.
 package main
 
 import (
@@ -29,8 +31,22 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	interrupted := ctx.Err() != nil
 	stop()
-	os.Exit(exitCode(err, os.Stderr))
+	os.Exit(interruptedCode(exitCode(err, os.Stderr), interrupted))
+}
+
+// exitInterrupted is the status of a run a signal stopped (128 + SIGINT),
+// gcstress's too.
+const exitInterrupted = 130
+
+// interruptedCode turns the failure (2) of a command a signal stopped into
+// exitInterrupted; a verdict the command reached (0, 1) stands.
+func interruptedCode(code int, interrupted bool) int {
+	if interrupted && code == 2 {
+		return exitInterrupted
+	}
+	return code
 }
 
 func exitCode(err error, stderr interface{ Write([]byte) (int, error) }) int {

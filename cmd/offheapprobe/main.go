@@ -2,7 +2,7 @@
 // interleaved rounds and records, per fill, the time and the kernel's view
 // (page faults, CPU time, /proc/vmstat huge page, compaction and NUMA
 // counters, the chunks' mappings from /proc/self/smaps and their 2 MiB
-// alignment, the THP settings), for issue 27's offheap 10 KB bimodality
+// alignment, the THP settings), for the offheap 10 KB bimodality
 // (docs/offheap-bimodality.md):
 //
 //	offheapprobe [-rounds 5] [-keys 100000] [-value 10KB] [-huge advise|system|never]

@@ -64,6 +64,7 @@ import (
 	"strings"
 
 	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/direction"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -90,25 +91,16 @@ const (
 	SustainableMBps Unit = "sustainable-MB/s"
 )
 
-// Better says which way a unit improves.
-type Better int8
+// Better says which way a unit improves: internal/direction's type, the one
+// benchgate and its history database use too.
+type Better = direction.Direction
 
 // Directions.
 const (
-	Unknown Better = 0  // a unit this package does not know
-	Lower   Better = -1 // less is better
-	Higher  Better = 1  // more is better
+	Unknown = direction.Unknown // a unit this package does not know
+	Lower   = direction.Lower   // less is better
+	Higher  = direction.Higher  // more is better
 )
-
-func (b Better) String() string {
-	switch b {
-	case Lower:
-		return "lower"
-	case Higher:
-		return "higher"
-	}
-	return "unknown"
-}
 
 // units is the one registry of bench.txt's units: in the order a line
 // holds them, each with its direction and its floor (Unit.Floor).

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,8 +15,9 @@ import (
 
 // ParseFlags parses args (without the program name) into a validated
 // gcstress.Config, starting from gcstress.DefaultConfig. Errors wrap
-// gcstress.ErrUsage and name the flag; flag.ErrHelp is returned as is for
-// -h, after the usage text went to stderr. ParseFlags touches no file:
+// gcstress.ErrUsage and name the flag: a refused value is one line with an
+// example of a good one, not the usage text; flag.ErrHelp is returned as is
+// for -h, after the usage text went to stderr. ParseFlags touches no file:
 // gcstress.Run checks -out (and picks a new folder when it is not given).
 func ParseFlags(args []string, stderr io.Writer) (gcstress.Config, error) {
 	c := gcstress.DefaultConfig()
@@ -31,11 +31,8 @@ func ParseFlags(args []string, stderr io.Writer) (gcstress.Config, error) {
 		fs.PrintDefaults()
 	}
 	l := defineFlags(fs, &c)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, err
-		}
-		return c, fmt.Errorf("%w: %v", gcstress.ErrUsage, err)
+	if err := parseOneLine(fs, args, stderr); err != nil {
+		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("%w: unexpected argument %q", gcstress.ErrUsage, fs.Arg(0))

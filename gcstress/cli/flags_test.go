@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -210,5 +211,37 @@ func TestStreamWriteFailureExits1(t *testing.T) {
 	err := fmt.Errorf("%w: write /out/samples.jsonl: no space left on device", gcstress.ErrStream)
 	if ExitCode(err) != ExitFailure {
 		t.Fatalf("exit %d, want %d", ExitCode(err), ExitFailure)
+	}
+}
+
+// A refused flag value is one line naming the flag, the value and an example
+// of a good one (not the 100-line usage text), and exit 2; -h still prints
+// the usage text.
+func TestFlagErrorIsOneLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-duration", "10"}, "gcstress: usage: -duration 10: want a duration such as 30s (gcstress -h lists every flag)\n"},
+		{[]string{"-regions", "x"}, "gcstress: usage: -regions x: want an integer such as 4 (gcstress -h lists every flag)\n"},
+		{[]string{"-quick=maybe"}, "gcstress: usage: -quick maybe: want true or false (gcstress -h lists every flag)\n"},
+		{[]string{"-nosuch"}, "gcstress: usage: flag provided but not defined: -nosuch (gcstress -h lists every flag)\n"},
+	} {
+		var stdout, stderr strings.Builder
+		if code := Main(context.Background(), c.args, &stdout, &stderr); code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d", c.args, code, ExitUsage)
+		}
+		if stderr.String() != c.want || stdout.Len() != 0 {
+			t.Errorf("%v: stderr %q, want %q (stdout %q)", c.args, stderr.String(), c.want, stdout.String())
+		}
+	}
+	var stderr strings.Builder
+	if code := Main(context.Background(), []string{"-memstore", "12QB"}, io.Discard, &stderr); code != ExitUsage ||
+		strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "want a size such as 64MB") {
+		t.Errorf("-memstore 12QB: exit %d, stderr %q", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := Main(context.Background(), []string{"-h"}, io.Discard, &stderr); code != ExitOK || !strings.Contains(stderr.String(), "-duration") {
+		t.Errorf("-h: exit %d, want the usage text; stderr %q", code, stderr.String())
 	}
 }

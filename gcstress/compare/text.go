@@ -15,6 +15,7 @@ import (
 	"github.com/writegc/writegc/gcstress/benchtxt"
 	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/internal/inputfile"
+	"github.com/writegc/writegc/internal/stat"
 )
 
 // Dirs compares the bench.txt of the results folders oldDir and newDir.
@@ -192,9 +193,9 @@ func pct(d float64) string {
 	case math.IsInf(d, -1):
 		return "-∞%"
 	case math.Abs(d) >= 1:
-		return fmt.Sprintf("%+.0f%%", 100*d)
+		return stat.SignedPercent(d, 0)
 	}
-	return fmt.Sprintf("%+.1f%%", 100*d)
+	return stat.SignedPercent(d, 1)
 }
 
 // interval is "[-8.0%, +2.1%]", with ∞ for an unbounded end.

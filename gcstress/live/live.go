@@ -43,9 +43,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/usage"
 	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/usage"
 )
 
 // Errors of the live server.

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/usage"
 	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/usage"
 )
 
 // synthScenario and liveWindow are synthetic Observer input.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/stat"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -100,8 +101,8 @@ func kindsIn(rs []results.Result) []kindFigures {
 				gcs = append(gcs, e.GCCPUNsPerPut)
 			}
 		}
-		k.objects, k.hasObj = median(objs), len(objs) > 0
-		k.gcNs, k.hasCost = median(gcs), len(gcs) > 0
+		k.objects, k.hasObj = stat.MedianOr(objs, 0), len(objs) > 0
+		k.gcNs, k.hasCost = stat.MedianOr(gcs, 0), len(gcs) > 0
 		ks = append(ks, k)
 	}
 	return ks
@@ -115,18 +116,6 @@ func worse(a, b results.Result) bool {
 		return ra > rb
 	}
 	return ra == results.Failed.Rank() && a.Verdict.FailedAt < b.Verdict.FailedAt
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	ys := slices.Clone(xs)
-	slices.Sort(ys)
-	if n := len(ys); n%2 == 0 {
-		return (ys[n/2-1] + ys[n/2]) / 2
-	}
-	return ys[len(ys)/2]
 }
 
 // sentence is the comparison's conclusion ("" with fewer than two kinds).

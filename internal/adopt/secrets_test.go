@@ -7,8 +7,7 @@ import (
 	"testing"
 )
 
-// Hostile-input issue item 1 and its low items, through the action's
-// script: no token reaches the code under test or any output, and the
+// Hostile inputs through the action's script: no token reaches the code under test or any output, and the
 // reports it writes stay well-formed whatever the benchmark prints.
 
 // probeTest is a benchmark that dumps its environment three ways: on

@@ -5,7 +5,7 @@
 // fallbacks, compaction stalls, NUMA placement), and the mappings that hold
 // the memtable's chunks (/proc/self/smaps: resident and huge-page bytes,
 // advice flags, 2 MiB alignment). It is the library behind cmd/offheapprobe,
-// written for issue 27's "offheap 10 KB bimodality" (docs/offheap-bimodality.md).
+// written for the offheap 10 KB bimodality (docs/offheap-bimodality.md).
 //
 // Invariants:
 //   - Run measures each kind in every round on a fresh memtable over a fresh

@@ -22,7 +22,7 @@ const (
 	KindOffHeap Kind = memtable.KindOffHeap
 )
 
-// Defaults of Config: the held-out cross-check of issue 27.
+// Defaults of Config: the held-out cross-check of docs/offheap-bimodality.md.
 const (
 	DefaultRounds    = 5
 	DefaultKeys      = 100_000

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/writegc/writegc/internal/stat"
 )
 
 // Row is one round of one process in the summary: both kinds' fill times
@@ -135,20 +137,11 @@ func ByProc(rows []Row) []ProcRow {
 		for _, r := range rows[i:j] {
 			ratios, am, om = append(ratios, r.Ratio), append(am, r.ArenaMs), append(om, r.OffHeapMs)
 		}
-		out = append(out, ProcRow{Proc: rows[i].Proc, Rounds: j - i, Median: median(ratios),
-			Min: slices.Min(ratios), Max: slices.Max(ratios), MedianArenaMs: median(am), MedianOffHeapMs: median(om)})
+		out = append(out, ProcRow{Proc: rows[i].Proc, Rounds: j - i, Median: stat.Median(ratios),
+			Min: slices.Min(ratios), Max: slices.Max(ratios), MedianArenaMs: stat.Median(am), MedianOffHeapMs: stat.Median(om)})
 		i = j
 	}
 	return out
-}
-
-// median of a non-empty slice (sorted in place).
-func median(v []float64) float64 {
-	slices.Sort(v)
-	if n := len(v); n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }
 
 // WriteTable writes rows as an aligned text table to w, then, per

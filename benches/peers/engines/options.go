@@ -7,11 +7,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/writegc/writegc/internal/usage"
 	"github.com/writegc/writegc/internal/workload"
 )
 
-// ErrUsage wraps every bad engine option; the message names the flag.
-var ErrUsage = errors.New("usage")
+// ErrUsage wraps every bad engine option; the message names the flag. It is
+// writegc's one usage sentinel (internal/usage), the one gcstress wraps.
+var ErrUsage = usage.ErrUsage
 
 // ErrClosed is returned by Put after Close started.
 var ErrClosed = errors.New("engine closed")

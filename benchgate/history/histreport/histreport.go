@@ -24,8 +24,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/benchgate/changepoint"
 	"github.com/writegc/writegc/benchgate/history"
+	"github.com/writegc/writegc/internal/stat"
 )
 
 // Format is a report format of Write: its name as benchgate history's
@@ -140,8 +142,8 @@ func writeTable(w io.Writer, as []history.Analysis) error {
 			history.Printable(string(a.Mode)), len(a.Points))
 		fmt.Fprintln(tw, "  commit\tsince\tindex\tbefore\tafter\tchange\tp\tdirection\t")
 		for _, cp := range a.Result.ChangePoints {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%.2g\t%s\t\n", history.Printable(short(cp.Commit)), history.Printable(short(cp.PrevCommit)), cp.Index,
-				num(cp.Before), num(cp.After), pct(cp.RelChange), cp.P, cp.Direction)
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%.2g\t%s\t\n", history.Printable(benchgate.ShortCommit(cp.Commit)), history.Printable(benchgate.ShortCommit(cp.PrevCommit)), cp.Index,
+				num(cp.Before), num(cp.After), stat.SignedPercent(cp.RelChange, 1), cp.P, cp.Direction)
 		}
 	}
 	n, reg := counts(as)
@@ -160,7 +162,7 @@ func writeMarkdown(w io.Writer, as []history.Analysis) error {
 	for _, a := range as {
 		for _, cp := range a.Result.ChangePoints {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s | %s | %s | %.2g | %s |\n", mdCell(a.Benchmark), mdCell(a.Unit), mdCell(a.Machine),
-				mdCell(short(cp.Commit)), mdCell(short(cp.PrevCommit)), cp.Index, num(cp.Before), num(cp.After), pct(cp.RelChange), cp.P, cp.Direction)
+				mdCell(benchgate.ShortCommit(cp.Commit)), mdCell(benchgate.ShortCommit(cp.PrevCommit)), cp.Index, num(cp.Before), num(cp.After), stat.SignedPercent(cp.RelChange, 1), cp.P, cp.Direction)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -203,13 +205,4 @@ func mdPlain(s string) bool {
 	return !strings.Contains(l, "www.") && !strings.Contains(l, "://")
 }
 
-func pct(f float64) string { return fmt.Sprintf("%+.1f%%", f*100) }
-
 func num(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
-
-func short(c string) string {
-	if len(c) >= 40 {
-		return c[:12]
-	}
-	return c
-}

@@ -31,8 +31,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/benchgate/changepoint"
 	"github.com/writegc/writegc/benchgate/history"
+	"github.com/writegc/writegc/internal/stat"
 )
 
 // MaxPoints bounds the points of one page (about 100 MB of HTML).
@@ -48,9 +50,9 @@ var ErrTooLarge = errors.New("trendpage: history too large for one page")
 var files embed.FS
 
 var page = template.Must(template.New("page.html.tmpl").Funcs(template.FuncMap{
-	"pct":   func(f float64) string { return fmt.Sprintf("%+.1f%%", f*100) },
+	"pct":   func(f float64) string { return stat.SignedPercent(f, 1) },
 	"num":   formatNum,
-	"short": short,
+	"short": benchgate.ShortCommit,
 }).ParseFS(files, "page.html.tmpl"))
 
 // Chart geometry (SVG user units).
@@ -182,7 +184,7 @@ func draw(id int, a history.Analysis) chart {
 	for k, cp := range a.Result.ChangePoints {
 		// Between the last point before and the first point after.
 		mx := (x(cp.Index-1) + x(cp.Index)) / 2
-		c.CPs = append(c.CPs, cpMark{X: round(mx), LabelY: float64(padTop - 8 + 10*(k%2)), Label: short(cp.Commit), Kind: string(cp.Direction)})
+		c.CPs = append(c.CPs, cpMark{X: round(mx), LabelY: float64(padTop - 8 + 10*(k%2)), Label: benchgate.ShortCommit(cp.Commit), Kind: string(cp.Direction)})
 	}
 	for k := 0; k <= 4; k++ {
 		v := lo + (hi-lo)*float64(k)/4
@@ -192,7 +194,7 @@ func draw(id int, a history.Analysis) chart {
 }
 
 func pointTitle(i int, p history.Point, unit string) string {
-	t := fmt.Sprintf("#%d %s: %s %s (n=%d)", i, short(p.Commit), formatNum(p.Median), unit, len(p.Values))
+	t := fmt.Sprintf("#%d %s: %s %s (n=%d)", i, benchgate.ShortCommit(p.Commit), formatNum(p.Median), unit, len(p.Values))
 	if p.HasInterval {
 		t += fmt.Sprintf(", 95%% interval %s to %s", formatNum(p.Lo), formatNum(p.Hi))
 	}
@@ -237,14 +239,6 @@ func formatNum(v float64) string {
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
-}
-
-// short abbreviates a full commit hash to 12 characters.
-func short(c string) string {
-	if len(c) >= 40 {
-		return c[:12]
-	}
-	return c
 }
 
 // writeAtomic writes data to path through a synced temporary file in the

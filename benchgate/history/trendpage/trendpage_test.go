@@ -80,7 +80,7 @@ func TestWrite(t *testing.T) {
 	if n := strings.Count(html, `<tr class="cprow`); n != 2 {
 		t.Errorf("%d change point rows, want 2", n)
 	}
-	for _, want := range []string{short(as[0].Result.ChangePoints[0].Commit), "cpu=B &lt;&amp;&gt;", `data-points="60"`, "head/base 1.010"} {
+	for _, want := range []string{benchgate.ShortCommit(as[0].Result.ChangePoints[0].Commit), "cpu=B &lt;&amp;&gt;", `data-points="60"`, "head/base 1.010"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("page lacks %q", want)
 		}

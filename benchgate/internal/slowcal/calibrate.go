@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/writegc/writegc/internal/stat"
 )
 
 // untagged is the spin count that means "the untagged build" to a measurer.
@@ -64,7 +66,7 @@ func calibrate(m measurer, cfg config, log io.Writer) (result, error) {
 			}
 		}
 	}
-	r.base = median(bases)
+	r.base = stat.Median(bases)
 	if r.intercept, r.slope, err = theilSen(pts); err != nil {
 		return r, err
 	}
@@ -116,7 +118,7 @@ func verifyPass(m measurer, spins, rounds int) (verified, error) {
 			}
 		}
 	}
-	return verified{spins, (median(head)/median(base) - 1) * 100}, nil
+	return verified{spins, (stat.Median(head)/stat.Median(base) - 1) * 100}, nil
 }
 
 // rotate rotates xs left by k, so that across len(xs) rounds every

@@ -4,24 +4,12 @@ import (
 	"errors"
 	"math"
 	"slices"
+
+	"github.com/writegc/writegc/internal/stat"
 )
 
 // point is one measurement: ns/op at a number of spin iterations.
 type point struct{ x, y float64 }
-
-// median of xs (NaN for none); xs is not modified.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
 
 // theilSen fits y = intercept + slope*x robustly: the slope is the median of
 // the slopes between every two points at different x, the intercept the
@@ -39,12 +27,12 @@ func theilSen(pts []point) (intercept, slope float64, err error) {
 	if len(slopes) == 0 {
 		return 0, 0, errors.New("fit: need points at two different spin counts at least")
 	}
-	slope = median(slopes)
+	slope = stat.Median(slopes)
 	res := make([]float64, len(pts))
 	for i, p := range pts {
 		res[i] = p.y - slope*p.x
 	}
-	return median(res), slope, nil
+	return stat.Median(res), slope, nil
 }
 
 // spinsFor is the spin count at which the line intercept + slope*x reaches

@@ -4,26 +4,9 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 )
-
-func TestMedian(t *testing.T) {
-	if got := median([]float64{3, 1, 2}); got != 2 {
-		t.Errorf("odd: %v", got)
-	}
-	xs := []float64{4, 1, 3, 2}
-	if got := median(xs); got != 2.5 {
-		t.Errorf("even: %v", got)
-	}
-	if !slices.Equal(xs, []float64{4, 1, 3, 2}) {
-		t.Errorf("median modified its input: %v", xs)
-	}
-	if !math.IsNaN(median(nil)) {
-		t.Error("empty: want NaN")
-	}
-}
 
 func TestTheilSenIgnoresAnOutlier(t *testing.T) {
 	var pts []point

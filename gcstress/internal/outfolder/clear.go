@@ -3,7 +3,7 @@ package outfolder
 import (
 	"errors"
 	"fmt"
-	"github.com/writegc/writegc/gcstress/internal/usage"
+	"github.com/writegc/writegc/internal/usage"
 	"io/fs"
 	"os"
 	"path"

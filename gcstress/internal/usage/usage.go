@@ -1,19 +1,15 @@
-// Package usage holds gcstress's one usage-error sentinel, shared by the
-// packages that check settings (gcstress, its live page, its command), so
-// errors.Is(err, gcstress.ErrUsage) holds whichever package refused a
-// setting. It has no state besides the sentinel.
+// Package usage forwards writegc's one usage-error sentinel
+// (internal/usage) under the path gcstress's root package imports. The
+// gcstress packages use internal/usage directly; this forward goes once
+// gcstress/errors.go does too.
 package usage
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/writegc/writegc/internal/usage"
 
-// ErrUsage: a bad setting; the message names the flag that sets it. The
-// command exits 2. gcstress.ErrUsage is this value.
-var ErrUsage = errors.New("usage")
+// ErrUsage is internal/usage's ErrUsage: gcstress.ErrUsage is this value.
+var ErrUsage = usage.ErrUsage
 
 // Errorf is an error wrapping ErrUsage: "usage: -flag: message".
 func Errorf(flag, format string, args ...any) error {
-	return fmt.Errorf("%w: -%s: %s", ErrUsage, flag, fmt.Sprintf(format, args...))
+	return usage.Errorf(flag, format, args...)
 }
