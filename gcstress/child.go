@@ -85,14 +85,14 @@ func childMain(ctx context.Context, specJSON string, stdout io.Writer) error {
 // then stops at once); in every case the last line it writes is the end
 // line.
 func runChild(ctx context.Context, spec Scenario, out *stream) error {
-	out.emit(&Sample{Type: SampleStart, Spec: &spec, Target: spec.Keys, PID: os.Getpid(), Proto: out.proto})
+	out.emit(&Sample{Type: results.SampleStart, Spec: &spec, Target: spec.Keys, PID: os.Getpid(), Proto: out.proto})
 	if err := out.failed(); err != nil {
 		return err
 	}
 	base := heapAfterGC()
 	eng, err := newEngine(spec)
 	if err != nil {
-		out.emit(&Sample{Type: SampleEnd, Reason: StopError, Err: err.Error()})
+		out.emit(&Sample{Type: results.SampleEnd, Reason: results.StopError, Err: err.Error()})
 		return fmt.Errorf("%w: %v", ErrChild, err)
 	}
 	c := newChild(ctx, spec, eng, out)
@@ -157,11 +157,11 @@ type drivenEngine interface {
 // first Put error is kept even when an earlier reason won.
 type stopCause struct {
 	mu     sync.Mutex
-	reason StopReason
+	reason results.StopReason
 	err    error
 }
 
-func (s *stopCause) set(r StopReason) {
+func (s *stopCause) set(r results.StopReason) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.reason == "" {
@@ -176,7 +176,7 @@ func (s *stopCause) fail(err error) {
 		s.err = err
 	}
 	if s.reason == "" {
-		s.reason = StopError
+		s.reason = results.StopError
 	}
 }
 
@@ -189,12 +189,12 @@ func (s *stopCause) void(err error) {
 	if s.err == nil {
 		s.err = err
 	}
-	if s.reason != StopRSSCap {
-		s.reason = StopError
+	if s.reason != results.StopRSSCap {
+		s.reason = results.StopError
 	}
 }
 
-func (s *stopCause) get() (StopReason, error) {
+func (s *stopCause) get() (results.StopReason, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.reason, s.err
@@ -327,7 +327,7 @@ func (c *child) write(rec *latency.Pair) {
 			limit = results.UnboundedKeys // every key written, but too soon: write on (Scenario.MinRun)
 		}
 		if base >= limit {
-			c.cause.set(StopKeys)
+			c.cause.set(results.StopKeys)
 			return
 		}
 		end := min(base+c.batch, limit)
@@ -443,7 +443,7 @@ func (c *child) watchRSS() {
 			rss := proc.ReadRSS()
 			c.notePeak(rss)
 			if c.spec.RSSCap > 0 && rss > uint64(c.spec.RSSCap) {
-				c.cause.set(StopRSSCap)
+				c.cause.set(results.StopRSSCap)
 				c.cancel()
 				return
 			}
@@ -502,14 +502,14 @@ func (c *child) dumpFlight(windows []Sample) {
 	if c.fr == nil || c.fr.Dumped() || w.T < c.spec.Thresholds.Warmup.Seconds() {
 		return
 	}
-	v := results.ClassifyScenario(c.spec, windows, Exit{}, c.spec.Thresholds)
+	v := results.ClassifyScenario(c.spec, windows, results.Exit{}, c.spec.Thresholds)
 	cls := v.Windows[len(v.Windows)-1].Class
-	if cls != Degraded && cls != Failed {
+	if cls != results.Degraded && cls != results.Failed {
 		return
 	}
 	p := filepath.Join(c.spec.Dir, explain.FlightFile)
 	if err := c.fr.Dump(p); err == nil {
-		c.out.emit(&Sample{Type: SampleFlight, T: w.T, Flight: p, Reason: StopReason(cls)})
+		c.out.emit(&Sample{Type: results.SampleFlight, T: w.T, Flight: p, Reason: results.StopReason(cls)})
 	}
 }
 
@@ -518,11 +518,11 @@ func (c *child) dumpFlight(windows []Sample) {
 func (c *child) settleReason() {
 	switch {
 	case c.load.Err() != nil && c.parent.Err() != nil:
-		c.cause.set(StopInterrupted)
+		c.cause.set(results.StopInterrupted)
 	case c.load.Err() != nil:
-		c.cause.set(StopDuration)
+		c.cause.set(results.StopDuration)
 	}
-	c.cause.set(StopKeys)
+	c.cause.set(results.StopKeys)
 }
 
 // tailWindow streams a last window for the time since the last one (the
@@ -560,9 +560,9 @@ func (c *child) endLine(s *sampler, elapsed time.Duration) Sample {
 // exitError is runChild's error for an end line.
 func (c *child) exitError(end Sample) error {
 	switch end.Reason {
-	case StopRSSCap:
-		return fmt.Errorf("%w: %s > %s", ErrRSSCap, mib(end.PeakRSS), mib(uint64(c.spec.RSSCap)))
-	case StopError:
+	case results.StopRSSCap:
+		return fmt.Errorf("%w: %s > %s", ErrRSSCap, results.MiB(end.PeakRSS), results.MiB(uint64(c.spec.RSSCap)))
+	case results.StopError:
 		return fmt.Errorf("%w: %s", ErrChild, end.Err)
 	}
 	return nil

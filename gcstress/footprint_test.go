@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -129,7 +130,7 @@ func TestFootprintSeparatesEngines(t *testing.T) {
 	// holding fewer objects per entry (the GC CPU clause's order is the
 	// machine's, so it is not asserted).
 	var rep bytes.Buffer
-	if err := WriteTable(&rep, &Summary{Results: rs, Rules: DefaultThresholds().String()}); err != nil {
+	if err := report.WriteTable(&rep, &Summary{Results: rs, Rules: results.DefaultThresholds().String()}); err != nil {
 		t.Fatal(err)
 	}
 	if want := "At 100B values (150K keys), " + testSegmentKind + " holds "; !strings.Contains(rep.String(), want) {

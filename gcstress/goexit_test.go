@@ -48,12 +48,12 @@ func TestWriterGoexitFailsTheRun(t *testing.T) {
 		var end Sample
 		for line := range strings.Lines(buf.String()) {
 			var s Sample
-			if json.Unmarshal([]byte(line), &s) == nil && s.Type == SampleEnd {
+			if json.Unmarshal([]byte(line), &s) == nil && s.Type == results.SampleEnd {
 				end = s
 			}
 		}
 		e, ok := results.ExitOfEnd(&end)
-		if end.Reason != StopError || !ok || !e.Died || !strings.Contains(e.Message, "Goexit") {
+		if end.Reason != results.StopError || !ok || !e.Died || !strings.Contains(e.Message, "Goexit") {
 			t.Fatalf("after %d Puts: end reason %q, exit %+v, want a failure naming Goexit", after, end.Reason, e)
 		}
 	}

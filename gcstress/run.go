@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/internal/capacity"
 	"github.com/writegc/writegc/gcstress/internal/proc"
 	"github.com/writegc/writegc/gcstress/internal/progress"
 	"github.com/writegc/writegc/gcstress/report"
@@ -123,7 +124,7 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 		if s.Group == SetCapacity && s.Rate > 0 {
 			// The step's own health (latency and rate too), as the search
 			// judges it from the same result.
-			prog.DoneStep(res, judgeStep(res, s.TargetMBps(), cfg))
+			prog.DoneStep(res, capacity.Judge(res, s.TargetMBps(), cfg.SLO, cfg.Thresholds.Warmup))
 		} else {
 			prog.Done(res)
 		}
@@ -184,7 +185,7 @@ func closeSamples(out *outFiles, f *os.File) error {
 
 // runAll runs the expanded scenarios round by round (Config.Count), each
 // round's capacity search after its scenarios.
-func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step stepRunner) error {
+func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step capacity.Runner) error {
 	n := cfg.rounds()
 	for round := 1; round <= n; round++ {
 		for _, s := range scen {
@@ -302,7 +303,7 @@ func writerOrDiscard(w io.Writer) io.Writer {
 func newSummary(cfg Config) *Summary {
 	s := &Summary{Command: cfg.Command, Started: time.Now().UTC(), GoVersion: runtime.Version(),
 		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadStart: proc.LoadAvg(), Thresholds: cfg.Thresholds,
-		Rules: cfg.Thresholds.String(), SpanNote: SpanNote, Out: cfg.Out}
+		Rules: cfg.Thresholds.String(), SpanNote: results.SpanNote, Out: cfg.Out}
 	s.GOEXPERIMENT = os.Getenv("GOEXPERIMENT")
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, st := range bi.Settings {

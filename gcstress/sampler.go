@@ -60,12 +60,12 @@ func (s *sampler) window(keys, nbytes int64, st EngineStats) Sample {
 	d := gcmetrics.Sub(s.prev, snap)
 	dur := now.Sub(s.last).Seconds()
 	w := Sample{
-		Type: SampleWindow, T: now.Sub(s.start).Seconds(), Dur: dur,
+		Type: results.SampleWindow, T: now.Sub(s.start).Seconds(), Dur: dur,
 		Keys: keys, Bytes: nbytes, WinKeys: keys - s.prevKeys, WinBytes: nbytes - s.prevBytes,
 		Target: s.spec.Keys, Progress: s.progress(keys, now.Sub(s.start)),
 		Cycles: snap.Cycles - s.first.Cycles, WinCycles: d.Cycles,
 	}
-	w.MBps = mbps(w.WinBytes, dur)
+	w.MBps = results.MBps(w.WinBytes, dur)
 	w.SetGC(d, snap)
 	fillEngine(&w, st)
 	w.RSS = proc.ReadRSS()
@@ -111,9 +111,9 @@ func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st EngineStats)
 	}
 	snap := *s.endSnap
 	d := gcmetrics.Sub(s.first, snap)
-	e := Sample{Type: SampleEnd, T: elapsed.Seconds(), Dur: elapsed.Seconds(), Keys: keys, Bytes: nbytes,
+	e := Sample{Type: results.SampleEnd, T: elapsed.Seconds(), Dur: elapsed.Seconds(), Keys: keys, Bytes: nbytes,
 		Target: s.spec.Keys, Progress: s.progress(keys, elapsed), Cycles: d.Cycles}
-	e.MBps = mbps(nbytes, elapsed.Seconds())
+	e.MBps = results.MBps(nbytes, elapsed.Seconds())
 	e.SetGC(d, snap)
 	fillEngine(&e, st)
 	e.RSS = proc.ReadRSS()
@@ -130,7 +130,7 @@ func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st EngineStats)
 	if s.isteady.TotalCount() > 0 {
 		e.SteadyILatP99 = s.isteady.ValueAtQuantile(99)
 	}
-	e.SteadyMBps = mbps(s.steadyBytes, s.steadySecs)
+	e.SteadyMBps = results.MBps(s.steadyBytes, s.steadySecs)
 	if s.steadySecs == 0 {
 		e.SteadyMBps = e.MBps
 	}

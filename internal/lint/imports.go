@@ -34,9 +34,13 @@ type importRule struct {
 // dependency rule: "results imports no gonum" means nothing results depends
 // on imports it either.
 var importRules = []importRule{
-	{pkg: "gcstress/results", allow: []string{"gcmetrics", "internal/workload"}, denyExt: []string{"gonum.org/", "net/http"}},
+	{pkg: "gcstress/results", allow: []string{"gcmetrics", "internal/workload", "internal/inputfile"}, denyExt: []string{"gonum.org/", "net/http"}},
 	{pkg: "gcstress/report", deny: []string{"gcstress"}},
 	{pkg: "gcstress/live", deny: []string{"gcstress"}},
+	// The capacity search is a pure function of the Results its Runner
+	// gives it: no orchestration, no processes, no rendering.
+	{pkg: "gcstress/internal/capacity", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
+		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
 	{pkg: "benchgate", subtree: true, except: []string{"benchgate/internal/slowcal", "benchgate/internal/synthbench"},
 		allow: []string{"benchgate", "internal/flock", "internal/inputfile", "internal/childproc"}},
 	{pkg: "benchgate/changepoint", allow: []string{}},
