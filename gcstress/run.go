@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/gcstress/internal/capacity"
+	"github.com/writegc/writegc/gcstress/internal/outfolder"
 	"github.com/writegc/writegc/gcstress/internal/proc"
 	"github.com/writegc/writegc/gcstress/internal/progress"
 	"github.com/writegc/writegc/gcstress/report"
@@ -270,9 +271,9 @@ func startRun(cfg *Config, create createTempFunc, notes io.Writer) (*outFiles, *
 		return nil, nil, err
 	}
 	if cfg.Out == "" {
-		cfg.Out = newOutDir(DefaultOutParent, time.Now(), shortID())
+		cfg.Out = outfolder.NewDir(DefaultOutParent, time.Now(), outfolder.ShortID())
 	}
-	if err := prepareOut(cfg.Out, cfg.ReplaceOut, runNames(*cfg), notes); err != nil {
+	if err := outfolder.Prepare(cfg.Out, cfg.ReplaceOut, runNames(*cfg), notes); err != nil {
 		return nil, nil, err
 	}
 	p := filepath.Join(cfg.Out, samplesFile)
