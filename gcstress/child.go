@@ -15,6 +15,7 @@ import (
 
 	"github.com/writegc/writegc/explain"
 	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/gcstress/internal/sampler"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/latency"
 	"github.com/writegc/writegc/internal/workload"
@@ -249,7 +250,7 @@ func newChild(ctx context.Context, spec Scenario, eng drivenEngine, out *stream)
 		c.load, c.cancel = context.WithCancel(ctx)
 	}
 	for i := range c.recs {
-		c.recs[i] = newLatRecorder()
+		c.recs[i] = sampler.NewRecorder()
 	}
 	out.setOnErr(func(err error) {
 		c.cause.fail(err)
@@ -269,14 +270,13 @@ func (c *child) run() error {
 	c.startWriters()
 	go c.releaseBlocked()
 	go c.watchRSS()
-	s := newSampler(c.spec, start)
-	s.recs = c.recs
+	s := sampler.New(c.spec, start, c.recs)
 	windows := c.sample(s)
 	elapsed := time.Since(start)
 	c.settleReason()
 	c.tailWindow(s, len(windows))
 	c.prof.stop()
-	s.freeze()
+	s.Freeze()
 	fp := footprint(c.heapBase, c.eng.Stats(), c.keys.Load())
 	end := c.endLine(s, elapsed)
 	end.Footprint = fp
@@ -462,7 +462,7 @@ func (c *child) notePeak(rss uint64) {
 
 // sample streams one window per tick until every writer returned, and
 // returns the windows it streamed.
-func (c *child) sample(s *sampler) []Sample {
+func (c *child) sample(s *sampler.Sampler) []Sample {
 	var ticks <-chan time.Time
 	if c.spec.Window > 0 {
 		t := time.NewTicker(c.spec.Window)
@@ -482,10 +482,10 @@ func (c *child) sample(s *sampler) []Sample {
 			loadEnded = nil
 			c.prof.stop()
 		case <-ticks:
-			if time.Since(s.last) < c.spec.Window/2 {
+			if time.Since(s.Last()) < c.spec.Window/2 {
 				continue // a late tick right after the last window: fold it into the next
 			}
-			w := s.window(c.keys.Load(), c.bytes.Load(), c.eng.Stats())
+			w := c.window(s)
 			c.notePeak(w.RSS)
 			c.out.emit(&w)
 			windows = append(windows, w)
@@ -493,6 +493,18 @@ func (c *child) sample(s *sampler) []Sample {
 			c.dumpFlight(windows)
 		}
 	}
+}
+
+// window closes the sampler's current window, with the engine's figures.
+func (c *child) window(s *sampler.Sampler) Sample {
+	w := s.Window(c.keys.Load(), c.bytes.Load())
+	fillEngine(&w, c.eng.Stats())
+	return w
+}
+
+func fillEngine(w *Sample, st EngineStats) {
+	w.Flushes, w.FlushedBytes, w.PendingFlushes = st.Flushes, st.FlushedBytes, st.PendingFlushes
+	w.MemtableBytes, w.BlockedNanos = st.MemtableBytes, st.BlockedNanos
 }
 
 // dumpFlight writes the flight recorder's window once, on the first window
@@ -529,20 +541,21 @@ func (c *child) settleReason() {
 // only one when no window was streamed), unless windows are off or it is
 // shorter than half a window: a short tail would plot as a spike, and the
 // end line has the totals.
-func (c *child) tailWindow(s *sampler, streamed int) {
-	last := s.window(c.keys.Load(), c.bytes.Load(), c.eng.Stats())
+func (c *child) tailWindow(s *sampler.Sampler, streamed int) {
+	last := c.window(s)
 	if c.spec.Window > 0 && (last.Dur >= c.spec.Window.Seconds()/2 || streamed == 0) {
 		c.out.emit(&last)
 	}
 }
 
 // endLine closes the engine and builds the end line.
-func (c *child) endLine(s *sampler, elapsed time.Duration) Sample {
+func (c *child) endLine(s *sampler.Sampler, elapsed time.Duration) Sample {
 	closeErr := c.eng.Close() // waits for an early close, if any
 	if c.earlyClose.Load() {
 		closeErr = nil // writers were released on purpose
 	}
-	end := s.end(c.keys.Load(), c.bytes.Load(), elapsed, c.eng.Stats())
+	end := s.End(c.keys.Load(), c.bytes.Load(), elapsed)
+	fillEngine(&end, c.eng.Stats())
 	if ne, ok := c.eng.(interface{ Notes() map[string]float64 }); ok {
 		end.Notes = ne.Notes()
 	}
