@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/writegc/writegc/gcstress/internal/childproto"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -36,7 +37,7 @@ func TestWriterGoexitFailsTheRun(t *testing.T) {
 	for _, after := range []int64{0, 1000} {
 		spec := Scenario{Name: "goexit", Kind: "nop", Value: 100, Keys: 1 << 20, Writers: 2}
 		var buf bytes.Buffer
-		out := &stream{enc: json.NewEncoder(&buf), name: spec.Name}
+		out := childproto.NewStream(&buf, spec.Name, 0)
 		eng := &goexitEngine{}
 		eng.after.Store(after)
 		c := newChild(context.Background(), spec, eng, out)

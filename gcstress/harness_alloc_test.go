@@ -3,12 +3,12 @@ package gcstress
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"runtime/trace"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/internal/childproto"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/workload"
 )
@@ -27,7 +27,7 @@ func (nopEngine) Close() error                { return nil }
 // nothing, so an engine's allocation figures are its own.
 func TestHarnessAllocatesNothingPerPut(t *testing.T) {
 	spec := Scenario{Name: "nop", Kind: "nop", Value: 100, Keys: 1 << 40, Writers: 1, LatencyEvery: 1}
-	out := &stream{enc: json.NewEncoder(&bytes.Buffer{}), name: spec.Name}
+	out := childproto.NewStream(&bytes.Buffer{}, spec.Name, 0)
 	c := newChild(context.Background(), spec, nopEngine{}, out)
 	defer c.cancel()
 	key, value := make([]byte, workload.KeySize), workload.Value(int(spec.Value))

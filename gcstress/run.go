@@ -14,6 +14,7 @@ import (
 	"github.com/writegc/writegc/gcstress/internal/capacity"
 	"github.com/writegc/writegc/gcstress/internal/outfolder"
 	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/gcstress/internal/profiles"
 	"github.com/writegc/writegc/gcstress/internal/progress"
 	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/gcstress/results"
@@ -120,7 +121,7 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 			}
 		}
 		if s.Profile != "" || res.Flight != "" {
-			res.Account, res.Headline = accountFor(s.Dir, progressW)
+			res.Account, res.Headline = profiles.Account(s.Dir, progressW)
 		}
 		if s.Group == SetCapacity && s.Rate > 0 {
 			// The step's own health (latency and rate too), as the search
@@ -349,4 +350,25 @@ func WriteReport(w io.Writer, format string, sum *Summary) error {
 		return err
 	}
 	return nil
+}
+
+// childWarningsKey is the context key of the writer RunChild gives for the
+// child's warnings (its stderr, which the parent keeps the tail of).
+type childWarningsKey struct{}
+
+// withChildWarnings returns ctx carrying w for the child's warnings.
+func withChildWarnings(ctx context.Context, w io.Writer) context.Context {
+	if w == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, childWarningsKey{}, w)
+}
+
+// childWarnings is the writer ctx carries for the child's warnings, or
+// io.Discard.
+func childWarnings(ctx context.Context) io.Writer {
+	if w, ok := ctx.Value(childWarningsKey{}).(io.Writer); ok {
+		return w
+	}
+	return io.Discard
 }
