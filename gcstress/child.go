@@ -434,7 +434,7 @@ func (c *child) dumpFlight(windows []Sample) {
 	}
 	p := filepath.Join(c.spec.Dir, explain.FlightFile)
 	if err := c.fr.Dump(p); err == nil {
-		c.out.Emit(&Sample{Type: results.SampleFlight, T: w.T, Flight: p, Reason: results.StopReason(cls)})
+		c.out.Emit(&Sample{Type: results.SampleFlight, T: w.T, Flight: p, Class: cls})
 	}
 }
 

@@ -73,7 +73,7 @@ func hog(n int) (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
-// TestFailureClassesHoldUnderLoad is issue 14's verdict test: the
+// TestFailureClassesHoldUnderLoad: the
 // memory-capped failure scenario gives heap "failed" and arena "healthy"
 // on a quiet machine, with two busy loops taking the CPUs, and with the
 // children at GOMAXPROCS 1.

@@ -13,7 +13,7 @@ import (
 	"github.com/writegc/writegc/gcstress/results"
 )
 
-// Two engines of the kind a new user writes (issue 25): a 16-shard
+// Two engines of the kind a new user writes: a 16-shard
 // map[string][]byte, which holds two heap objects per entry (the key string
 // and the value), and a segment store that copies every entry into large
 // []byte segments indexed by map[uint64]uint32, which holds a few objects

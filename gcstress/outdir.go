@@ -11,7 +11,7 @@ import (
 // The results folder (-out) holds one run. An existing folder that is not
 // empty is refused, so a second run can neither append its samples to the
 // first's samples.jsonl nor overwrite its summary. -replace-out first
-// removes what an earlier run's manifest (manifest.go) lists and is still
+// removes what an earlier run's manifest (package outfolder) lists and is still
 // as that run wrote it, and nothing else: a folder with files but no
 // manifest is refused (ErrUsage), and so is one where something the run
 // would write (a result file, a chart, a scenario folder) would land on a

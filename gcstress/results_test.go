@@ -176,7 +176,7 @@ func TestTerminalReportFailureNamesTheWriter(t *testing.T) {
 	}
 }
 
-// TestReplaceOutRefusesFolderWithoutManifest is issue 23's case: a
+// TestReplaceOutRefusesFolderWithoutManifest: a
 // user's folder of their own profiles, a report.md and empty folders, with
 // no manifest, is refused by -replace-out (a usage error naming the
 // manifest) and left exactly as it was.

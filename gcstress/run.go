@@ -59,7 +59,7 @@ type Observer interface {
 // goes, then summary.json, report.md and the charts.
 //
 // Errors: an invalid cfg, or a cfg.Out that cannot be created or is not
-// empty (unless cfg.ReplaceOut; see outdir.go), wraps ErrUsage and nothing
+// empty (unless cfg.ReplaceOut: see DefaultOutParent), wraps ErrUsage and nothing
 // runs. Cancelling ctx stops the current scenario; the reports of what
 // finished are written and Run returns their Summary with an error wrapping
 // ErrInterrupted. Any other error is a tool failure (a child that cannot be
@@ -113,7 +113,7 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 			return res, err
 		}
 		if ctx.Err() != nil {
-			res.Stopped = "interrupted"
+			res.Stopped = results.StopInterrupted
 		}
 		if out.OwnsDir(s.DirName()) {
 			if err := out.RecordTree(s.DirName()); err != nil {

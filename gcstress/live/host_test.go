@@ -14,7 +14,7 @@ import (
 	"github.com/writegc/writegc/gcstress/results"
 )
 
-// TestLiveRefusesForeignHost is issue 23's DNS-rebinding case: a request
+// TestLiveRefusesForeignHost is the DNS-rebinding case: a request
 // whose Host is another site's name (what a rebound page sends) gets 403
 // for the page and the stream, and registers no client; the loopback
 // names and addresses the URL printed uses are served.

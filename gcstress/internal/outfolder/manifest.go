@@ -48,7 +48,7 @@ import (
 // start as partial (it grows while the run goes) and with its digest once
 // the run has closed it. A file is listed before it is renamed into
 // place, so a Manifest never misses a file of the folder. -replace-out removes only what a Manifest lists
-// and is still as recorded (outdir.go), never a file a run did not write.
+// and is still as recorded (Prepare), never a file a run did not write.
 
 // ManifestFile is the name of the Manifest in a results folder, as
 // documented. LegacyManifestFile is the name versions before it wrote by
