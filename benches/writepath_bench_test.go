@@ -13,6 +13,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/writegc/writegc/gcmetrics/gcbench"
+	"github.com/writegc/writegc/internal/latency"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/memtable"
 	"github.com/writegc/writegc/writepath"
@@ -69,7 +70,7 @@ func benchWrite(b *testing.B, path, tr string, valueSize int) {
 	}
 	value := workload.Value(valueSize)
 	key := make([]byte, workload.KeySize)
-	hist := writepath.NewHistogram()
+	hist := latency.NewHistogram()
 	var hmu sync.Mutex
 	async, _ := c.(*writepath.Async)
 	seed := rand.Uint64()
@@ -182,7 +183,7 @@ func benchMultiget(b *testing.B, mode string, regions, threads int, tr string, l
 	var wg sync.WaitGroup
 	b.ResetTimer()
 	for g := range threads {
-		hists[g] = writepath.NewHistogram()
+		hists[g] = latency.NewHistogram()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -204,7 +205,7 @@ func benchMultiget(b *testing.B, mode string, regions, threads int, tr string, l
 	}
 	wg.Wait()
 	b.StopTimer()
-	h := writepath.NewHistogram()
+	h := latency.NewHistogram()
 	for _, g := range hists {
 		h.Merge(g)
 	}

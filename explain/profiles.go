@@ -96,35 +96,3 @@ func (k Profiles) Files() []string {
 	}
 	return out
 }
-
-// Deprecated names of the profile kinds, kept for one release: they
-// collided with memtable's kinds (memtable.KindHeap is a memtable layout,
-// explain.KindHeap a heap profile).
-type (
-	// Kinds is Profiles.
-	//
-	// Deprecated: use Profiles.
-	Kinds = Profiles
-)
-
-// Deprecated: use the Profile* constants.
-const (
-	KindCPU    = ProfileCPU
-	KindHeap   = ProfileHeap
-	KindAllocs = ProfileAllocs
-	KindFgprof = ProfileFgprof
-	KindTrace  = ProfileTrace
-	KindMutex  = ProfileMutex
-	KindBlock  = ProfileBlock
-	KindAll    = ProfileAll
-)
-
-// ErrUnknownKind is ErrUnknownProfile.
-//
-// Deprecated: use ErrUnknownProfile.
-var ErrUnknownKind = ErrUnknownProfile
-
-// ParseKinds is ParseProfiles.
-//
-// Deprecated: use ParseProfiles.
-func ParseKinds(s string) (Profiles, error) { return ParseProfiles(s) }

@@ -14,7 +14,10 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/explain"
+	"github.com/writegc/writegc/gcstress/internal/childproto"
 	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/gcstress/internal/profiles"
+	"github.com/writegc/writegc/gcstress/internal/sampler"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/latency"
 	"github.com/writegc/writegc/internal/workload"
@@ -67,13 +70,13 @@ func childMain(ctx context.Context, specJSON string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out := &stream{enc: json.NewEncoder(stdout), name: spec.Name}
+	out := childproto.NewStream(stdout, spec.Name, 0)
 	if fd >= 0 {
 		w, err := openStream(fd)
 		if err != nil {
 			return err
 		}
-		out.enc, out.proto = json.NewEncoder(w), StreamProto
+		out = childproto.NewStream(w, spec.Name, StreamProto)
 	}
 	return runChild(ctx, spec, out)
 }
@@ -84,63 +87,21 @@ func childMain(ctx context.Context, specJSON string, stdout io.Writer) error {
 // otherwise, or ErrStream when the stream could not be written (the load
 // then stops at once); in every case the last line it writes is the end
 // line.
-func runChild(ctx context.Context, spec Scenario, out *stream) error {
-	out.emit(&Sample{Type: SampleStart, Spec: &spec, Target: spec.Keys, PID: os.Getpid(), Proto: out.proto})
-	if err := out.failed(); err != nil {
+func runChild(ctx context.Context, spec Scenario, out *childproto.Stream) error {
+	out.Emit(&Sample{Type: results.SampleStart, Spec: &spec, Target: spec.Keys, PID: os.Getpid(), Proto: out.Proto()})
+	if err := out.Failed(); err != nil {
 		return err
 	}
 	base := heapAfterGC()
 	eng, err := newEngine(spec)
 	if err != nil {
-		out.emit(&Sample{Type: SampleEnd, Reason: StopError, Err: err.Error()})
+		out.Emit(&Sample{Type: results.SampleEnd, Reason: results.StopError, Err: err.Error()})
 		return fmt.Errorf("%w: %v", ErrChild, err)
 	}
 	c := newChild(ctx, spec, eng, out)
 	c.heapBase = base
 	defer c.cancel()
 	return c.run()
-}
-
-// stream writes a child's JSON lines, each stamped with the scenario's
-// name. emit is safe for concurrent use. The first write error is kept
-// (failed), reported once to onErr (which stops the load), and every later
-// line is dropped: a stream with a hole would misreport the scenario.
-type stream struct {
-	mu    sync.Mutex
-	enc   *json.Encoder
-	name  string
-	proto int         // StreamProto on the parent's descriptor, else 0
-	err   error       // the first write error
-	onErr func(error) // may be nil
-}
-
-func (s *stream) emit(l *Sample) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err != nil {
-		return
-	}
-	l.Scenario = s.name
-	if err := s.enc.Encode(l); err != nil {
-		s.err = fmt.Errorf("%w: write the stream to the parent: %w", ErrStream, err)
-		if s.onErr != nil {
-			s.onErr(s.err)
-		}
-	}
-}
-
-// failed returns the first write error, or nil.
-func (s *stream) failed() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
-}
-
-// setOnErr sets the function told about the first write error.
-func (s *stream) setOnErr(f func(error)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.onErr = f
 }
 
 // drivenEngine is the engine as the child drives it (what newEngine
@@ -151,53 +112,6 @@ type drivenEngine interface {
 	Put(key, value []byte) error
 	Stats() EngineStats
 	Close() error
-}
-
-// stopCause is why the load stopped: the first reason given wins, and the
-// first Put error is kept even when an earlier reason won.
-type stopCause struct {
-	mu     sync.Mutex
-	reason StopReason
-	err    error
-}
-
-func (s *stopCause) set(r StopReason) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.reason == "" {
-		s.reason = r
-	}
-}
-
-func (s *stopCause) fail(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err == nil {
-		s.err = err
-	}
-	if s.reason == "" {
-		s.reason = StopError
-	}
-}
-
-// void fails the run whatever reason was given before (a writer vanished:
-// whatever the load reached, it is not what was asked); err is kept unless
-// a Put error came first.
-func (s *stopCause) void(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err == nil {
-		s.err = err
-	}
-	if s.reason != StopRSSCap {
-		s.reason = StopError
-	}
-}
-
-func (s *stopCause) get() (StopReason, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.reason, s.err
 }
 
 // child is one scenario's load in the child process. Goroutines:
@@ -215,7 +129,7 @@ func (s *stopCause) get() (StopReason, error) {
 type child struct {
 	spec     Scenario
 	eng      drivenEngine
-	out      *stream
+	out      *childproto.Stream
 	every    int64 // time one Put in every (0: none)
 	kvBytes  int64 // bytes one Put writes
 	recs     []*latency.Pair
@@ -224,7 +138,7 @@ type child struct {
 	cancel   context.CancelFunc
 	loadDone chan struct{}
 	fr       *explain.FlightRecorder // nil when off
-	prof     *childProfiles          // nil when off
+	prof     *profiles.Profiles      // nil when off
 	batch    int64                   // keys claimed at once
 	t0       time.Time               // the load's start: key i is due at t0 + i*interval
 	interval float64                 // open loop: ns between scheduled Puts; 0 closed loop
@@ -233,10 +147,10 @@ type child struct {
 	next, keys, bytes atomic.Int64 // next key index to claim; keys and bytes written
 	peakRSS           atomic.Uint64
 	earlyClose        atomic.Bool // the engine was closed to release blocked writers
-	cause             stopCause
+	cause             childproto.StopCause
 }
 
-func newChild(ctx context.Context, spec Scenario, eng drivenEngine, out *stream) *child {
+func newChild(ctx context.Context, spec Scenario, eng drivenEngine, out *childproto.Stream) *child {
 	c := &child{spec: spec, eng: eng, out: out, every: int64(spec.LatencyEvery),
 		kvBytes: int64(workload.KeySize) + spec.Value, recs: make([]*latency.Pair, spec.Writers),
 		parent: ctx, loadDone: make(chan struct{}), batch: putBatch}
@@ -249,10 +163,10 @@ func newChild(ctx context.Context, spec Scenario, eng drivenEngine, out *stream)
 		c.load, c.cancel = context.WithCancel(ctx)
 	}
 	for i := range c.recs {
-		c.recs[i] = newLatRecorder()
+		c.recs[i] = sampler.NewRecorder()
 	}
-	out.setOnErr(func(err error) {
-		c.cause.fail(err)
+	out.SetOnErr(func(err error) {
+		c.cause.Fail(err)
 		c.cancel()
 	})
 	return c
@@ -260,7 +174,7 @@ func newChild(ctx context.Context, spec Scenario, eng drivenEngine, out *stream)
 
 // run drives the load to its end and writes the end line; see runChild.
 func (c *child) run() error {
-	c.fr, c.prof = startRecorders(c.parent, c.spec)
+	c.fr, c.prof = profiles.Start(c.spec, childWarnings(c.parent))
 	if c.fr != nil {
 		defer c.fr.Stop()
 	}
@@ -269,19 +183,18 @@ func (c *child) run() error {
 	c.startWriters()
 	go c.releaseBlocked()
 	go c.watchRSS()
-	s := newSampler(c.spec, start)
-	s.recs = c.recs
+	s := sampler.New(c.spec, start, c.recs)
 	windows := c.sample(s)
 	elapsed := time.Since(start)
 	c.settleReason()
 	c.tailWindow(s, len(windows))
-	c.prof.stop()
-	s.freeze()
+	c.prof.Stop()
+	s.Freeze()
 	fp := footprint(c.heapBase, c.eng.Stats(), c.keys.Load())
 	end := c.endLine(s, elapsed)
 	end.Footprint = fp
-	c.out.emit(&end)
-	if err := c.out.failed(); err != nil {
+	c.out.Emit(&end)
+	if err := c.out.Failed(); err != nil {
 		return err
 	}
 	return c.exitError(end)
@@ -294,7 +207,7 @@ var errWriterExited = errors.New("a writer goroutine exited without returning fr
 
 // startWriters starts the writers; loadDone closes when all returned. A
 // writer that vanished (returned is set only on a normal return, and a
-// panic takes the process down first) fails the run (stopCause.void).
+// panic takes the process down first) fails the run (StopCause.Void).
 func (c *child) startWriters() {
 	var wg sync.WaitGroup
 	for _, rec := range c.recs {
@@ -304,7 +217,7 @@ func (c *child) startWriters() {
 			returned := false
 			defer func() {
 				if !returned {
-					c.cause.void(errWriterExited)
+					c.cause.Void(errWriterExited)
 					c.cancel()
 				}
 			}()
@@ -327,13 +240,13 @@ func (c *child) write(rec *latency.Pair) {
 			limit = results.UnboundedKeys // every key written, but too soon: write on (Scenario.MinRun)
 		}
 		if base >= limit {
-			c.cause.set(StopKeys)
+			c.cause.Set(results.StopKeys)
 			return
 		}
 		end := min(base+c.batch, limit)
 		if err := c.putRange(key, value, base, end, rec); err != nil {
 			if c.load.Err() == nil { // else the engine was closed to release this writer
-				c.cause.fail(err)
+				c.cause.Fail(err)
 				c.cancel()
 			}
 			return
@@ -443,7 +356,7 @@ func (c *child) watchRSS() {
 			rss := proc.ReadRSS()
 			c.notePeak(rss)
 			if c.spec.RSSCap > 0 && rss > uint64(c.spec.RSSCap) {
-				c.cause.set(StopRSSCap)
+				c.cause.Set(results.StopRSSCap)
 				c.cancel()
 				return
 			}
@@ -462,7 +375,7 @@ func (c *child) notePeak(rss uint64) {
 
 // sample streams one window per tick until every writer returned, and
 // returns the windows it streamed.
-func (c *child) sample(s *sampler) []Sample {
+func (c *child) sample(s *sampler.Sampler) []Sample {
 	var ticks <-chan time.Time
 	if c.spec.Window > 0 {
 		t := time.NewTicker(c.spec.Window)
@@ -480,19 +393,31 @@ func (c *child) sample(s *sampler) []Sample {
 			// cap: write the profiles now, before the writers drain, so a
 			// child killed after its grace period still leaves them whole.
 			loadEnded = nil
-			c.prof.stop()
+			c.prof.Stop()
 		case <-ticks:
-			if time.Since(s.last) < c.spec.Window/2 {
+			if time.Since(s.Last()) < c.spec.Window/2 {
 				continue // a late tick right after the last window: fold it into the next
 			}
-			w := s.window(c.keys.Load(), c.bytes.Load(), c.eng.Stats())
+			w := c.window(s)
 			c.notePeak(w.RSS)
-			c.out.emit(&w)
+			c.out.Emit(&w)
 			windows = append(windows, w)
-			c.prof.window(w, c.spec)
+			c.prof.Window(w, c.spec)
 			c.dumpFlight(windows)
 		}
 	}
+}
+
+// window closes the sampler's current window, with the engine's figures.
+func (c *child) window(s *sampler.Sampler) Sample {
+	w := s.Window(c.keys.Load(), c.bytes.Load())
+	fillEngine(&w, c.eng.Stats())
+	return w
+}
+
+func fillEngine(w *Sample, st EngineStats) {
+	w.Flushes, w.FlushedBytes, w.PendingFlushes = st.Flushes, st.FlushedBytes, st.PendingFlushes
+	w.MemtableBytes, w.BlockedNanos = st.MemtableBytes, st.BlockedNanos
 }
 
 // dumpFlight writes the flight recorder's window once, on the first window
@@ -502,14 +427,14 @@ func (c *child) dumpFlight(windows []Sample) {
 	if c.fr == nil || c.fr.Dumped() || w.T < c.spec.Thresholds.Warmup.Seconds() {
 		return
 	}
-	v := results.ClassifyScenario(c.spec, windows, Exit{}, c.spec.Thresholds)
+	v := results.ClassifyScenario(c.spec, windows, results.Exit{}, c.spec.Thresholds)
 	cls := v.Windows[len(v.Windows)-1].Class
-	if cls != Degraded && cls != Failed {
+	if cls != results.Degraded && cls != results.Failed {
 		return
 	}
 	p := filepath.Join(c.spec.Dir, explain.FlightFile)
 	if err := c.fr.Dump(p); err == nil {
-		c.out.emit(&Sample{Type: SampleFlight, T: w.T, Flight: p, Reason: StopReason(cls)})
+		c.out.Emit(&Sample{Type: results.SampleFlight, T: w.T, Flight: p, Class: cls})
 	}
 }
 
@@ -518,35 +443,36 @@ func (c *child) dumpFlight(windows []Sample) {
 func (c *child) settleReason() {
 	switch {
 	case c.load.Err() != nil && c.parent.Err() != nil:
-		c.cause.set(StopInterrupted)
+		c.cause.Set(results.StopInterrupted)
 	case c.load.Err() != nil:
-		c.cause.set(StopDuration)
+		c.cause.Set(results.StopDuration)
 	}
-	c.cause.set(StopKeys)
+	c.cause.Set(results.StopKeys)
 }
 
 // tailWindow streams a last window for the time since the last one (the
 // only one when no window was streamed), unless windows are off or it is
 // shorter than half a window: a short tail would plot as a spike, and the
 // end line has the totals.
-func (c *child) tailWindow(s *sampler, streamed int) {
-	last := s.window(c.keys.Load(), c.bytes.Load(), c.eng.Stats())
+func (c *child) tailWindow(s *sampler.Sampler, streamed int) {
+	last := c.window(s)
 	if c.spec.Window > 0 && (last.Dur >= c.spec.Window.Seconds()/2 || streamed == 0) {
-		c.out.emit(&last)
+		c.out.Emit(&last)
 	}
 }
 
 // endLine closes the engine and builds the end line.
-func (c *child) endLine(s *sampler, elapsed time.Duration) Sample {
+func (c *child) endLine(s *sampler.Sampler, elapsed time.Duration) Sample {
 	closeErr := c.eng.Close() // waits for an early close, if any
 	if c.earlyClose.Load() {
 		closeErr = nil // writers were released on purpose
 	}
-	end := s.end(c.keys.Load(), c.bytes.Load(), elapsed, c.eng.Stats())
+	end := s.End(c.keys.Load(), c.bytes.Load(), elapsed)
+	fillEngine(&end, c.eng.Stats())
 	if ne, ok := c.eng.(interface{ Notes() map[string]float64 }); ok {
 		end.Notes = ne.Notes()
 	}
-	reason, err := c.cause.get()
+	reason, err := c.cause.Get()
 	end.Reason = reason
 	end.PeakRSS = max(c.peakRSS.Load(), end.PeakRSS)
 	if err != nil {
@@ -560,9 +486,9 @@ func (c *child) endLine(s *sampler, elapsed time.Duration) Sample {
 // exitError is runChild's error for an end line.
 func (c *child) exitError(end Sample) error {
 	switch end.Reason {
-	case StopRSSCap:
-		return fmt.Errorf("%w: %s > %s", ErrRSSCap, mib(end.PeakRSS), mib(uint64(c.spec.RSSCap)))
-	case StopError:
+	case results.StopRSSCap:
+		return fmt.Errorf("%w: %s > %s", ErrRSSCap, results.MiB(end.PeakRSS), results.MiB(uint64(c.spec.RSSCap)))
+	case results.StopError:
 		return fmt.Errorf("%w: %s", ErrChild, end.Err)
 	}
 	return nil

@@ -136,7 +136,7 @@ type Config struct {
 	SLO            time.Duration
 	StepDuration   time.Duration
 
-	Thresholds Thresholds
+	Thresholds results.Thresholds
 
 	// Command is the command line as typed, for the reports.
 	Command string
@@ -183,7 +183,7 @@ func DefaultConfig() Config {
 		CapacityValues:    []int64{100},
 		SLO:               DefaultSLO,
 		StepDuration:      DefaultStepDuration,
-		Thresholds:        DefaultThresholds(),
+		Thresholds:        results.DefaultThresholds(),
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/writegc/writegc/gcstress/internal/capacity"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -50,6 +52,27 @@ func TestExpandCount(t *testing.T) {
 	}
 }
 
+// kneeStep is a write path that does probe MB/s flat out and whose GC CPU
+// is over its limit above knee MB/s: a capacity search's steps without
+// processes (package capacity's tests have the full fake).
+func kneeStep(probe, knee float64) capacity.Runner {
+	return func(_ context.Context, s Scenario) (Result, error) {
+		r := Result{Scenario: s, Verdict: Verdict{Class: results.Healthy}}
+		if s.Rate == 0 {
+			r.End = &Sample{Type: results.SampleEnd, MBps: probe}
+			return r, nil
+		}
+		target := s.TargetMBps()
+		r.End = &Sample{Type: results.SampleEnd, SteadyMBps: target, SteadyILatP99: int64(time.Millisecond)}
+		wh := results.WindowHealth{T: 5, Class: results.Healthy, GCPct: 1}
+		if target > knee {
+			wh.GCPct, wh.Class, wh.Cause = results.DefaultThresholds().HealthyGC+1, results.Elevated, results.CauseGCCPU
+		}
+		r.Verdict.Windows = []results.WindowHealth{{T: 1, Class: results.Healthy}, wh}
+		return r, nil
+	}
+}
+
 // TestRunAllRounds: the rounds follow each other, each round's capacity
 // search after its scenarios, its steps in folders of their own (a
 // confirmation runs a step again within its round, in the same folder, as
@@ -60,7 +83,7 @@ func TestRunAllRounds(t *testing.T) {
 	c.Out, c.Kinds, c.Values, c.Sets, c.Count = t.TempDir(), []string{"heap", "arena"}, []int64{100}, []string{SetMatrix, SetCapacity}, 2
 	var order []string
 	dirs := map[string]int{} // folder: its round
-	inner := fakeStep(100, 37, LimitGCCPU)
+	inner := kneeStep(100, 37)
 	step := func(ctx context.Context, s Scenario) (Result, error) {
 		order = append(order, fmt.Sprintf("%d %s", s.Repeat, s.Group))
 		if r, ok := dirs[s.Dir]; (ok && r != s.Repeat) || (ok && s.Group == SetMatrix) {
@@ -105,7 +128,7 @@ func TestReplayRepeats(t *testing.T) {
 		fmt.Fprintf(&b, `{"type":"end","scenario":"heap/100B","t":1,"keys":%d,"bytes":1000,"reason":"keys"}`+"\n", 10*r)
 		fmt.Fprintf(&b, `{"type":"exit","scenario":"heap/100B","exit":{"message":"run %d"}}`+"\n", r)
 	}
-	rs, err := results.ReadResults(strings.NewReader(b.String()), DefaultThresholds())
+	rs, err := results.ReadResults(strings.NewReader(b.String()), results.DefaultThresholds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +138,7 @@ func TestReplayRepeats(t *testing.T) {
 	}
 	rec := slices.Clone(rs)
 	rec[0].Wall, rec[1].Wall = 1, 2
-	merged := results.MergeResults(rs, rec, DefaultThresholds())
+	merged := results.MergeResults(rs, rec, results.DefaultThresholds())
 	if merged[0].Wall != 1 || merged[1].Wall != 2 {
 		t.Fatalf("merged walls %v %v", merged[0].Wall, merged[1].Wall)
 	}

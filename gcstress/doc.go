@@ -8,25 +8,25 @@
 // settings (Scenario). A kind is an Engine: writegc's memtable kinds inside
 // its region server (heap, arena, offheap, btree), any memtable registered
 // with memtable.Register (run in that same region server), or a whole write
-// path of the user's registered with RegisterEngine (registry.go says how
-// a kind is looked up). Run runs each scenario in a child process: the same
+// path of the user's registered with RegisterEngine (Kinds lists them). Run runs each scenario in a child process: the same
 // binary, re-executed with the scenario in the environment variable
 // ChildEnv, which the program's main hands to RunChild (package
 // gcstress/cli does both sides, and is the command), with its own GOGC,
 // GOMEMLIMIT and a hard resident-memory cap. The child streams one JSON
 // line (Sample) per window on a pipe of its own (file descriptor 3, named
-// in StreamEnv; stream.go), never on its stdout, so nothing a user's engine
+// in StreamEnv), never on its stdout, so nothing a user's engine
 // prints can corrupt the stream; the parent appends every line to
 // samples.jsonl as it arrives (and, once the child exited, an exit line of
-// its own), classifies the stream (health.go), shows progress and writes
+// its own), classifies the stream (results.Classify), shows progress and writes
 // the reports. What the child prints on stdout and stderr is drained as it
 // comes, counted, kept in part (the first and last 64 KiB of each, in the
 // scenario's child-stdout.txt and child-stderr.txt) and warned about.
 //
 // This package is a library: it parses no flags, never exits the process
 // and writes only to the io.Writers it is given (Options, RunChild's
-// writers). Expected failures are errors wrapping the sentinels of
-// errors.go; a panic means a broken invariant (a kind registered twice).
+// writers). Expected failures are errors wrapping its sentinels
+// (ErrUsage, ErrInterrupted, ErrRSSCap, ErrChild, ErrStream, ErrWrite); a
+// panic means a broken invariant (a kind registered twice).
 //
 // Invariants:
 //   - One scenario runs at a time; its child is the only process under load.
@@ -64,17 +64,17 @@
 //     runs once per round, Scenario.Repeat its round, its folder its own).
 //   - A results folder (Config.Out) holds one run. A folder that is not
 //     empty is refused (ErrUsage) unless ReplaceOut is set, which removes
-//     only what the earlier run's manifest (ManifestFile, manifest.go)
+//     only what the earlier run's manifest (ManifestFile)
 //     lists and is still as that run wrote it (size and SHA-256), and the
 //     folders it created once empty; a folder with files but no manifest,
 //     or where this run would overwrite a file no manifest accounts for,
 //     is refused (ErrUsage) with nothing removed. samples.jsonl is created
 //     exclusively, never appended to. Without Out every run gets a new
 //     folder, DefaultOutParent/<UTC time>-<id> under the working
-//     directory (outdir.go); ReportPath names the report to open in it.
+//     directory; ReportPath names the report to open in it.
 //   - Every other file of a results folder (summary.json, bench.txt, the
 //     reports, the charts, the manifest) is written atomically: a temporary file in the
-//     folder, fsync, rename, fsync of the folder (atomicfile.go). A failed
+//     folder, fsync, rename, fsync of the folder. A failed
 //     write, or a failed sync or close of samples.jsonl, is an error
 //     wrapping ErrWrite naming the file: no partial file, and no report
 //     resting on samples that may not be on disk.
@@ -85,7 +85,7 @@
 //   - A child stops its profiles as soon as its load ends, whatever ended
 //     it (SIGTERM or SIGINT from the parent included), before waiting for
 //     its writers and engine, so a child killed after its grace period keeps
-//     what it captured (profile.go).
+//     what it captured.
 //   - An open-loop scenario (Scenario.Rate > 0) never runs ahead of its
 //     schedule by more than paceSlack: key i is due i/Rate seconds after the
 //     load started, whichever writer claims it; latency from intended start
@@ -115,25 +115,15 @@
 //     their own process group) stops the current scenario; the reports
 //     cover what ran, and Run returns ErrInterrupted.
 //
-// Packages: gcstress is the orchestration; the schema of what a run
-// writes, the classifier and replay are package gcstress/results, every
-// report behind one registry of formats is gcstress/report, the live page
-// is gcstress/live, and the command line is gcstress/cli (docs/
-// ARCHITECTURE.md draws the graph; the aliases of compat.go keep the
-// earlier names for one release).
-//
-// Files: config.go (Config, its defaults and Validate), registry.go (Engine,
-// RegisterEngine, the kind lookup), engine.go (writegc's kinds: the region
-// server, directly or through a client), outdir.go (the results folder),
-// manifest.go and atomicfile.go (its manifest and atomic writes; the
-// report package's Sink), rebuild.go (`gcstress report DIR`), matrix.go
-// (what runs, the embedded default), child.go (the child's load loop),
-// stream.go (the child's stream: its descriptor, the bounded record
-// reader, the captures of stdout and stderr), sampler.go (windows:
-// runtime/metrics, RSS, process CPU, HdrHistogram latencies), runner.go
-// (child processes), run.go (Run, RunChild, the results), progress.go,
-// profile.go (the explain package's captures, flight recorder and
-// accounts), rate.go (open-loop rates), capacity.go (the capacity search),
-// machine.go (what else ran meanwhile), proc_linux.go and proc_other.go
-// (/proc, getrusage and process attributes: Linux only, ProcSupported).
+// Packages: gcstress is the orchestration (Config, the sets, the engines,
+// Run, the child's load loop and the parent's runner). The schema of what
+// a run writes, the classifier and replay are package gcstress/results,
+// every report behind one registry of formats is gcstress/report, the
+// live page is gcstress/live and the command line is gcstress/cli; under
+// gcstress/internal are the capacity search (capacity), the child's window
+// sampler (sampler) and profiles (profiles), the results folder's writer
+// (outfolder) and the stream's record reader (record). docs/ARCHITECTURE.md
+// draws the graph. Scenario, Sample, Verdict, Result and Summary are
+// permanent aliases of package results's types: the vocabulary of a
+// program that registers an engine or reads a run's Summary.
 package gcstress

@@ -3,6 +3,7 @@ package gcstress
 import (
 	"errors"
 
+	"github.com/writegc/writegc/gcstress/internal/childproto"
 	"github.com/writegc/writegc/gcstress/internal/outfolder"
 	"github.com/writegc/writegc/gcstress/internal/proc"
 	"github.com/writegc/writegc/gcstress/internal/usage"
@@ -25,7 +26,7 @@ var (
 	// a child's capture files, the child's own stream to its parent) or
 	// read (a record over MaxRecord). A failed write is a tool failure:
 	// the command exits 1, naming the file.
-	ErrStream = errors.New("stream")
+	ErrStream = childproto.ErrStream
 	// ErrWrite: a file of the results folder could not be written (a full
 	// disk, say); the message names the file. The command exits 1.
 	ErrWrite = outfolder.ErrWrite

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/memtable"
 )
 
@@ -74,7 +75,7 @@ func hog(n int) (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
-// TestFailureClassesHoldUnderLoad is issue 14's verdict test: the
+// TestFailureClassesHoldUnderLoad: the
 // memory-capped failure scenario gives heap "failed" and arena "healthy"
 // on a quiet machine, with two busy loops taking the CPUs, and with the
 // children at GOMAXPROCS 1.
@@ -83,7 +84,7 @@ func TestFailureClassesHoldUnderLoad(t *testing.T) {
 		t.Skip("builds the command and runs six children: not in -short")
 	}
 	bin := buildCommand(t)
-	want := map[string]Class{memtable.KindHeap: Failed, memtable.KindArena: Healthy}
+	want := map[string]results.Class{memtable.KindHeap: results.Failed, memtable.KindArena: results.Healthy}
 	for _, cond := range []struct {
 		name       string
 		gomaxprocs string
@@ -103,7 +104,7 @@ func TestFailureClassesHoldUnderLoad(t *testing.T) {
 					t.Fatal(err)
 				}
 				if res.Verdict.Class != want[s.Kind] {
-					t.Errorf("%s: %s (%s), want %s; peak RSS %s, stderr %s", s.Name, res.Verdict.Class, res.Verdict.Why, want[s.Kind], mib(res.Last.RSS), res.Stderr)
+					t.Errorf("%s: %s (%s), want %s; peak RSS %s, stderr %s", s.Name, res.Verdict.Class, res.Verdict.Why, want[s.Kind], results.MiB(res.Last.RSS), res.Stderr)
 				} else {
 					t.Logf("%s: %s at %.0f%% (%s)", s.Name, res.Verdict.Class, 100*res.Last.Progress, res.Verdict.Why)
 				}
@@ -134,13 +135,13 @@ func TestCollapseVerdicts(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := res.Verdict
-		ok := v.Class == Healthy
+		ok := v.Class == results.Healthy
 		if s.Kind == memtable.KindHeap {
-			ok = v.Class == Degraded || v.Class == Failed
+			ok = v.Class == results.Degraded || v.Class == results.Failed
 		}
 		if !ok {
 			t.Errorf("%s: %s (%s) after %.1f s, %d windows; peak RSS %s, stderr %s",
-				s.Name, v.Class, v.Why, res.Last.T, len(res.Windows), mib(res.Last.RSS), res.Stderr)
+				s.Name, v.Class, v.Why, res.Last.T, len(res.Windows), results.MiB(res.Last.RSS), res.Stderr)
 		} else {
 			t.Logf("%s: %s after %.1f s, %d windows (%s)", s.Name, v.Class, res.Last.T, len(res.Windows), v.Why)
 		}

@@ -9,10 +9,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
-// Two engines of the kind a new user writes (issue 25): a 16-shard
+// Two engines of the kind a new user writes: a 16-shard
 // map[string][]byte, which holds two heap objects per entry (the key string
 // and the value), and a segment store that copies every entry into large
 // []byte segments indexed by map[uint64]uint32, which holds a few objects
@@ -129,7 +130,7 @@ func TestFootprintSeparatesEngines(t *testing.T) {
 	// holding fewer objects per entry (the GC CPU clause's order is the
 	// machine's, so it is not asserted).
 	var rep bytes.Buffer
-	if err := WriteTable(&rep, &Summary{Results: rs, Rules: DefaultThresholds().String()}); err != nil {
+	if err := report.WriteTable(&rep, &Summary{Results: rs, Rules: results.DefaultThresholds().String()}); err != nil {
 		t.Fatal(err)
 	}
 	if want := "At 100B values (150K keys), " + testSegmentKind + " holds "; !strings.Contains(rep.String(), want) {

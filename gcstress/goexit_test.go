@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/writegc/writegc/gcstress/internal/childproto"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -36,7 +37,7 @@ func TestWriterGoexitFailsTheRun(t *testing.T) {
 	for _, after := range []int64{0, 1000} {
 		spec := Scenario{Name: "goexit", Kind: "nop", Value: 100, Keys: 1 << 20, Writers: 2}
 		var buf bytes.Buffer
-		out := &stream{enc: json.NewEncoder(&buf), name: spec.Name}
+		out := childproto.NewStream(&buf, spec.Name, 0)
 		eng := &goexitEngine{}
 		eng.after.Store(after)
 		c := newChild(context.Background(), spec, eng, out)
@@ -48,12 +49,12 @@ func TestWriterGoexitFailsTheRun(t *testing.T) {
 		var end Sample
 		for line := range strings.Lines(buf.String()) {
 			var s Sample
-			if json.Unmarshal([]byte(line), &s) == nil && s.Type == SampleEnd {
+			if json.Unmarshal([]byte(line), &s) == nil && s.Type == results.SampleEnd {
 				end = s
 			}
 		}
 		e, ok := results.ExitOfEnd(&end)
-		if end.Reason != StopError || !ok || !e.Died || !strings.Contains(e.Message, "Goexit") {
+		if end.Reason != results.StopError || !ok || !e.Died || !strings.Contains(e.Message, "Goexit") {
 			t.Fatalf("after %d Puts: end reason %q, exit %+v, want a failure naming Goexit", after, end.Reason, e)
 		}
 	}

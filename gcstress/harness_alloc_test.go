@@ -3,13 +3,13 @@ package gcstress
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"github.com/writegc/writegc/gcstress/results"
 	"runtime/trace"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/internal/childproto"
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -27,7 +27,7 @@ func (nopEngine) Close() error                { return nil }
 // nothing, so an engine's allocation figures are its own.
 func TestHarnessAllocatesNothingPerPut(t *testing.T) {
 	spec := Scenario{Name: "nop", Kind: "nop", Value: 100, Keys: 1 << 40, Writers: 1, LatencyEvery: 1}
-	out := &stream{enc: json.NewEncoder(&bytes.Buffer{}), name: spec.Name}
+	out := childproto.NewStream(&bytes.Buffer{}, spec.Name, 0)
 	c := newChild(context.Background(), spec, nopEngine{}, out)
 	defer c.cancel()
 	key, value := make([]byte, workload.KeySize), workload.Value(int(spec.Value))
@@ -84,20 +84,20 @@ func runMatrix(t *testing.T, c Config) Result {
 // the duration, its progress is in time, and it has a verdict.
 func TestDurationFirst(t *testing.T) {
 	c := DefaultConfig()
-	c.Keys, c.Duration, c.Window = []int64{UnboundedKeys}, 3*time.Second, 250*time.Millisecond
+	c.Keys, c.Duration, c.Window = []int64{results.UnboundedKeys}, 3*time.Second, 250*time.Millisecond
 	c.Thresholds.Warmup = time.Second
 	r := runMatrix(t, c)
 	e := r.End
 	if !r.Scenario.DurationFirst() || r.Scenario.MinRun != 0 {
 		t.Fatalf("scenario %+v", r.Scenario)
 	}
-	if e.T < 3 || e.Reason != StopDuration || e.Progress < 0.99 {
+	if e.T < 3 || e.Reason != results.StopDuration || e.Progress < 0.99 {
 		t.Fatalf("end t %.2f s, reason %s, progress %.2f: want >= 3 s, duration, 1", e.T, e.Reason, e.Progress)
 	}
 	if len(r.Windows) == 0 || r.Windows[0].Progress > 0.5 {
 		t.Fatalf("first window's progress %v: want the fraction of the duration", r.Windows)
 	}
-	if r.Verdict.Class == Inconclusive {
+	if r.Verdict.Class == results.Inconclusive {
 		t.Fatalf("inconclusive: %s", r.Verdict.Why)
 	}
 	if !strings.Contains(r.Scenario.Describe(), "keys unbounded") {
@@ -115,15 +115,15 @@ func TestMinRunExtendsAFastScenario(t *testing.T) {
 	c.Thresholds.Warmup = 500 * time.Millisecond
 	r := runMatrix(t, c)
 	min := results.MinRunFor(c.Thresholds, c.Window)
-	if r.Scenario.MinRun != min || r.End.T < min.Seconds() || r.End.Keys <= 1000 || r.End.Reason != StopKeys {
+	if r.Scenario.MinRun != min || r.End.T < min.Seconds() || r.End.Keys <= 1000 || r.End.Reason != results.StopKeys {
 		t.Fatalf("min run %v: end t %.2f s, %d keys, reason %s", r.Scenario.MinRun, r.End.T, r.End.Keys, r.End.Reason)
 	}
-	if r.Verdict.Class == Inconclusive {
+	if r.Verdict.Class == results.Inconclusive {
 		t.Fatalf("inconclusive: %s", r.Verdict.Why)
 	}
 	c.NoMinRun = true
 	r = runMatrix(t, c)
-	if r.End.Keys != 1000 || r.Verdict.Class != Inconclusive || !strings.Contains(r.Verdict.Why, "at least 3 are needed") {
+	if r.End.Keys != 1000 || r.Verdict.Class != results.Inconclusive || !strings.Contains(r.Verdict.Why, "at least 3 are needed") {
 		t.Fatalf("no min run: %d keys, %s (%s)", r.End.Keys, r.Verdict.Class, r.Verdict.Why)
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"testing"
 
 	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/report"
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 func TestBusyNote(t *testing.T) {
-	quiet := Result{Scenario: Scenario{Name: "arena/100B"}, Machine: Machine{OthersCores: 0.1, StealCores: 0.05}}
-	busy := Result{Scenario: Scenario{Name: "heap/100B"}, Machine: Machine{OthersCores: 0.9, StealCores: 0.1}}
+	quiet := Result{Scenario: Scenario{Name: "arena/100B"}, Machine: results.Machine{OthersCores: 0.1, StealCores: 0.05}}
+	busy := Result{Scenario: Scenario{Name: "heap/100B"}, Machine: results.Machine{OthersCores: 0.9, StealCores: 0.1}}
 	if n := view.BusyNote([]Result{quiet}); n != "" {
 		t.Errorf("quiet run noted busy: %q", n)
 	}
@@ -23,12 +25,12 @@ func TestBusyNote(t *testing.T) {
 // averages and the busy-machine warning.
 func TestReportsNameTheMachine(t *testing.T) {
 	sum := &Summary{CPUs: 2, GOMAXPROCS: 2, CPUModel: "Test CPU", LoadStart: [3]float64{0.31, 0.2, 0.1}, LoadEnd: [3]float64{1.5, 0.9, 0.4},
-		Results: []Result{{Scenario: Scenario{Name: "heap/100B", Kind: "heap", Value: 100, Group: SetMatrix}, Machine: Machine{OthersCores: 0.9}}}}
+		Results: []Result{{Scenario: Scenario{Name: "heap/100B", Kind: "heap", Value: 100, Group: SetMatrix}, Machine: results.Machine{OthersCores: 0.9}}}}
 	var tb, mb strings.Builder
-	if err := WriteTable(&tb, sum); err != nil {
+	if err := report.WriteTable(&tb, sum); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteMarkdown(&mb, sum, nil); err != nil {
+	if err := report.WriteMarkdown(&mb, sum, nil); err != nil {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"table": tb.String(), "markdown": mb.String()} {

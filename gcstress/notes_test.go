@@ -1,13 +1,11 @@
 package gcstress
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
-	"path/filepath"
 	"testing"
 
-	"github.com/writegc/writegc/internal/golden"
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 // noteEngine is a mapEngine that is also a NoteEngine.
@@ -19,9 +17,8 @@ type noteEngine struct {
 func (e *noteEngine) Notes() map[string]float64 { return e.notes }
 
 // TestEngineNotes: a NoteEngine's figures pass through the child's engine
-// wrapper (an Engine without Notes gives nil), survive the end line's JSON
-// as engine_notes, and are listed after the GC table in the terminal report
-// (golden), while a report without notes has no such section.
+// wrapper (an Engine without Notes gives nil) and survive the end line's
+// JSON as engine_notes (report's TestEngineNotesSection renders them).
 func TestEngineNotes(t *testing.T) {
 	notes := map[string]float64{"accepted_writes": 19_000, "budget_bytes": 268435456, "hit_ratio": 0.41254}
 	ce := &childEngine{Engine: &noteEngine{notes: notes}}
@@ -32,7 +29,7 @@ func TestEngineNotes(t *testing.T) {
 		t.Fatalf("Notes() of a plain Engine = %v, want nil", got)
 	}
 
-	b, err := json.Marshal(Sample{Type: SampleEnd, Notes: notes})
+	b, err := json.Marshal(Sample{Type: results.SampleEnd, Notes: notes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,26 +39,4 @@ func TestEngineNotes(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || !maps.Equal(back.Notes, notes) {
 		t.Fatalf("end line %s: engine_notes %v (%v)", b, back.Notes, err)
 	}
-
-	sum := fixedSummary(t)
-	var plain bytes.Buffer
-	if err := WriteTable(&plain, sum); err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Contains(plain.Bytes(), []byte("Engine notes")) {
-		t.Fatal("a report without engine notes has an Engine notes section")
-	}
-	for i := range sum.Results {
-		if r := &sum.Results[i]; r.End != nil && r.Scenario.Group == SetMatrix {
-			e := *r.End
-			e.Notes = notes
-			r.End = &e
-			break
-		}
-	}
-	var got bytes.Buffer
-	if err := WriteTable(&got, sum); err != nil {
-		t.Fatal(err)
-	}
-	golden.Check(t, filepath.Join("testdata", "report_notes.golden.txt"), got.Bytes())
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 // TestOpenLoopPacing runs a child on a schedule of 5K Puts/s for 2 s (slow
@@ -19,7 +21,7 @@ func TestOpenLoopPacing(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := res.End
-	if e == nil || e.Reason != StopKeys {
+	if e == nil || e.Reason != results.StopKeys {
 		t.Fatalf("end %+v stderr %s", e, res.Stderr)
 	}
 	want := float64(s.Keys) / s.Rate

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 // panicEngine panics in Put: what a broken engine does to its child.
@@ -30,7 +32,7 @@ func TestPanicIsShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sum.Results) != 1 || sum.Results[0].Verdict.Class != Failed {
+	if len(sum.Results) != 1 || sum.Results[0].Verdict.Class != results.Failed {
 		t.Fatalf("results %+v, want one failed run", sum.Results)
 	}
 	const want = "panic: test-panic engine: Put is broken"

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -107,7 +108,7 @@ func (r Rate) Puts(value int64) float64 {
 	case RatePuts:
 		return r.PerSec
 	case RateMBps:
-		return r.PerSec * bytesPerMB / float64(int64(workload.KeySize)+value)
+		return r.PerSec * results.BytesPerMB / float64(int64(workload.KeySize)+value)
 	}
 	return 0
 }

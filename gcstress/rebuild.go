@@ -6,10 +6,9 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/writegc/writegc/internal/inputfile"
-
 	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/inputfile"
 )
 
 // RebuildReports regenerates the reports of the results folder dir from its

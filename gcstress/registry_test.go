@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/memtable"
 )
 
@@ -147,7 +148,7 @@ func TestRegisteredKindsRunInChildren(t *testing.T) {
 			t.Fatal(err)
 		}
 		if kind == testFailingKind {
-			if res.Verdict.Class != Failed || !strings.Contains(res.Exit.Message, "no store today") {
+			if res.Verdict.Class != results.Failed || !strings.Contains(res.Exit.Message, "no store today") {
 				t.Errorf("%s: verdict %s, exit %+v", kind, res.Verdict.Class, res.Exit)
 			}
 			continue

@@ -1,6 +1,8 @@
 package gcstress
 
 import (
+	"github.com/writegc/writegc/gcstress/internal/outfolder"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,7 +54,7 @@ func (f *failingTemp) Close() error {
 // failOn creates temporary files that fail at op for the file named base
 // and work for every other.
 func failOn(base, op string) createTempFunc {
-	return func(dir, pattern string) (tempFile, error) {
+	return func(dir, pattern string) (outfolder.TempFile, error) {
 		if op == "create" && strings.HasPrefix(pattern, "."+base+".tmp-") {
 			return nil, syscall.EROFS
 		}
@@ -107,7 +109,7 @@ func TestResultsWriteFailureNamesTheFile(t *testing.T) {
 			t.Errorf("%s left after the failed write", name)
 		}
 	}
-	m, err := readManifest(out)
+	m, err := outfolder.ReadManifest(out)
 	if err != nil || len(m.Files) != 1 || m.Files[0].Path != samplesFile || m.Files[0].Partial || m.Files[0].SHA256 == "" {
 		t.Fatalf("manifest after the failure: %+v, %v (want samples.jsonl, closed and digested)", m, err)
 	}
@@ -117,7 +119,7 @@ func TestResultsWriteFailureNamesTheFile(t *testing.T) {
 // creation fails is an ErrWrite naming it, and leaves the earlier version
 // of the file (or none) untouched: never a partial file.
 func TestReportWriteFailures(t *testing.T) {
-	sum := fixedSummary(t)
+	sum := recordedSummary(t)
 	for _, tc := range []struct{ file, op string }{
 		{"report.md", "write"}, {"report.md", "close"}, {"report.html", "sync"},
 		{"throughput.png", "write"}, {"timeline-10B.svg", "create"}, {"summary.json", "close"}, {ManifestFile, "write"},
@@ -168,13 +170,13 @@ func TestTerminalReportFailureNamesTheWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	err = reportErr(f, WriteReport(f, FormatTable, fixedSummary(t)))
+	err = reportErr(f, WriteReport(f, FormatTable, recordedSummary(t)))
 	if !errors.Is(err, ErrWrite) || !strings.Contains(err.Error(), os.DevNull) {
 		t.Fatalf("%v, want an ErrWrite naming %s", err, os.DevNull)
 	}
 }
 
-// TestReplaceOutRefusesFolderWithoutManifest is issue 23's case: a
+// TestReplaceOutRefusesFolderWithoutManifest: a
 // user's folder of their own profiles, a report.md and empty folders, with
 // no manifest, is refused by -replace-out (a usage error naming the
 // manifest) and left exactly as it was.
@@ -248,7 +250,7 @@ func TestReplaceOutRemovesOnlyTheRunsFiles(t *testing.T) {
 	if !strings.Contains(stderr.String(), "notes.txt") {
 		t.Errorf("no note of the entries left: %s", stderr.String())
 	}
-	m, err := readManifest(out)
+	m, err := outfolder.ReadManifest(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,12 +282,12 @@ func refused(t *testing.T, c Config, out, clash string) {
 func TestManifestRefusesPathsOutside(t *testing.T) {
 	for _, p := range []string{"../x", "/etc/passwd", "a/../../x", "a/b/c", ManifestFile, "", "./x", `a\..\x`} {
 		dir := t.TempDir()
-		b, _ := json.Marshal(manifest{Tool: manifestTool, Version: manifestVersion, Files: []fileRecord{{Path: p, Partial: true}}})
+		b, _ := json.Marshal(outfolder.Manifest{Tool: outfolder.ManifestTool, Version: outfolder.ManifestVersion, Files: []outfolder.FileRecord{{Path: p, Partial: true}}})
 		mustWrite(t, filepath.Join(dir, ManifestFile), string(b))
-		if _, err := readManifest(dir); err == nil {
+		if _, err := outfolder.ReadManifest(dir); err == nil {
 			t.Errorf("manifest listing %q accepted", p)
 		}
-		if _, err := clearRun(dir, func(string) bool { return false }); !errors.Is(err, ErrUsage) {
+		if _, err := outfolder.Clear(dir, func(string) bool { return false }); !errors.Is(err, ErrUsage) {
 			t.Errorf("clear with a manifest listing %q: %v, want a usage error", p, err)
 		}
 	}
@@ -305,11 +307,11 @@ func mustWrite(t *testing.T, p, data string) {
 // fails (the disk filling up between two files), every file left in the
 // folder is one the manifest lists, so -replace-out can remove it later.
 func TestManifestListsEveryFileOnFailure(t *testing.T) {
-	sum := fixedSummary(t)
+	sum := recordedSummary(t)
 	for k := 1; k <= 8; k++ {
 		dir := t.TempDir()
 		saves := 0
-		create := func(d, pattern string) (tempFile, error) {
+		create := func(d, pattern string) (outfolder.TempFile, error) {
 			if strings.HasPrefix(pattern, "."+ManifestFile+".tmp-") {
 				if saves++; saves > k {
 					return nil, syscall.ENOSPC
@@ -321,7 +323,7 @@ func TestManifestListsEveryFileOnFailure(t *testing.T) {
 		if !errors.Is(err, ErrWrite) || !errors.Is(err, syscall.ENOSPC) {
 			t.Fatalf("save %d fails: %v", k+1, err)
 		}
-		m, err := readManifest(dir)
+		m, err := outfolder.ReadManifest(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

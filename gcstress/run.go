@@ -11,7 +11,10 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/internal/capacity"
+	"github.com/writegc/writegc/gcstress/internal/outfolder"
 	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/gcstress/internal/profiles"
 	"github.com/writegc/writegc/gcstress/internal/progress"
 	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/gcstress/results"
@@ -56,7 +59,7 @@ type Observer interface {
 // goes, then summary.json, report.md and the charts.
 //
 // Errors: an invalid cfg, or a cfg.Out that cannot be created or is not
-// empty (unless cfg.ReplaceOut; see outdir.go), wraps ErrUsage and nothing
+// empty (unless cfg.ReplaceOut: see DefaultOutParent), wraps ErrUsage and nothing
 // runs. Cancelling ctx stops the current scenario; the reports of what
 // finished are written and Run returns their Summary with an error wrapping
 // ErrInterrupted. Any other error is a tool failure (a child that cannot be
@@ -110,7 +113,7 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 			return res, err
 		}
 		if ctx.Err() != nil {
-			res.Stopped = "interrupted"
+			res.Stopped = results.StopInterrupted
 		}
 		if out.OwnsDir(s.DirName()) {
 			if err := out.RecordTree(s.DirName()); err != nil {
@@ -118,12 +121,12 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 			}
 		}
 		if s.Profile != "" || res.Flight != "" {
-			res.Account, res.Headline = accountFor(s.Dir, progressW)
+			res.Account, res.Headline = profiles.Account(s.Dir, progressW)
 		}
 		if s.Group == SetCapacity && s.Rate > 0 {
 			// The step's own health (latency and rate too), as the search
 			// judges it from the same result.
-			prog.DoneStep(res, judgeStep(res, s.TargetMBps(), cfg))
+			prog.DoneStep(res, capacity.Judge(res, s.TargetMBps(), cfg.SLO, cfg.Thresholds.Warmup))
 		} else {
 			prog.Done(res)
 		}
@@ -184,7 +187,7 @@ func closeSamples(out *outFiles, f *os.File) error {
 
 // runAll runs the expanded scenarios round by round (Config.Count), each
 // round's capacity search after its scenarios.
-func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step stepRunner) error {
+func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step capacity.Runner) error {
 	n := cfg.rounds()
 	for round := 1; round <= n; round++ {
 		for _, s := range scen {
@@ -269,9 +272,9 @@ func startRun(cfg *Config, create createTempFunc, notes io.Writer) (*outFiles, *
 		return nil, nil, err
 	}
 	if cfg.Out == "" {
-		cfg.Out = newOutDir(DefaultOutParent, time.Now(), shortID())
+		cfg.Out = outfolder.NewDir(DefaultOutParent, time.Now(), outfolder.ShortID())
 	}
-	if err := prepareOut(cfg.Out, cfg.ReplaceOut, runNames(*cfg), notes); err != nil {
+	if err := outfolder.Prepare(cfg.Out, cfg.ReplaceOut, runNames(*cfg), notes); err != nil {
 		return nil, nil, err
 	}
 	p := filepath.Join(cfg.Out, samplesFile)
@@ -302,7 +305,7 @@ func writerOrDiscard(w io.Writer) io.Writer {
 func newSummary(cfg Config) *Summary {
 	s := &Summary{Command: cfg.Command, Started: time.Now().UTC(), GoVersion: runtime.Version(),
 		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadStart: proc.LoadAvg(), Thresholds: cfg.Thresholds,
-		Rules: cfg.Thresholds.String(), SpanNote: SpanNote, Out: cfg.Out}
+		Rules: cfg.Thresholds.String(), SpanNote: results.SpanNote, Out: cfg.Out}
 	s.GOEXPERIMENT = os.Getenv("GOEXPERIMENT")
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, st := range bi.Settings {
@@ -347,4 +350,25 @@ func WriteReport(w io.Writer, format string, sum *Summary) error {
 		return err
 	}
 	return nil
+}
+
+// childWarningsKey is the context key of the writer RunChild gives for the
+// child's warnings (its stderr, which the parent keeps the tail of).
+type childWarningsKey struct{}
+
+// withChildWarnings returns ctx carrying w for the child's warnings.
+func withChildWarnings(ctx context.Context, w io.Writer) context.Context {
+	if w == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, childWarningsKey{}, w)
+}
+
+// childWarnings is the writer ctx carries for the child's warnings, or
+// io.Discard.
+func childWarnings(ctx context.Context) io.Writer {
+	if w, ok := ctx.Value(childWarningsKey{}).(io.Writer); ok {
+		return w
+	}
+	return io.Discard
 }

@@ -122,8 +122,8 @@ type childProc struct {
 	progressAt atomic.Int64 // UnixNano of the last record that showed progress
 
 	mu      sync.Mutex
-	stopped StopReason
-	exit    Exit
+	stopped results.StopReason
+	exit    results.Exit
 }
 
 // command builds the child's command: the scenario in ChildEnv, its own
@@ -194,7 +194,7 @@ func (p *childProc) unblockRead(readDone <-chan struct{}) {
 
 // stop records why the parent stopped the child (the first reason wins)
 // and sends it sig.
-func (p *childProc) stop(sig syscall.Signal, why StopReason) {
+func (p *childProc) stop(sig syscall.Signal, why results.StopReason) {
 	p.mu.Lock()
 	if p.stopped == "" {
 		p.stopped = why
@@ -249,18 +249,18 @@ func (p *childProc) watch(ctx context.Context) {
 		case <-p.done:
 			return
 		case <-ctx.Done():
-			p.stop(syscall.SIGINT, StopInterrupted)
+			p.stop(syscall.SIGINT, results.StopInterrupted)
 			p.killLater()
 			return
 		case <-deadline:
-			p.stop(syscall.SIGKILL, StopHung)
+			p.stop(syscall.SIGKILL, results.StopHung)
 			return
 		case <-tick.C:
 			if p.killOverCap() {
 				return
 			}
 			if stall > 0 && time.Since(time.Unix(0, p.progressAt.Load())) > stall {
-				p.stop(syscall.SIGTERM, StopStalled)
+				p.stop(syscall.SIGTERM, results.StopStalled)
 				p.killLater()
 				return
 			}
@@ -284,7 +284,7 @@ func (p *childProc) killOverCap() bool {
 	}
 	p.mu.Lock()
 	p.exit.RSSCap = true
-	p.exit.Message = fmt.Sprintf("killed by the parent at RSS %s > cap %s", mib(rss), mib(uint64(p.s.RSSCap)))
+	p.exit.Message = fmt.Sprintf("killed by the parent at RSS %s > cap %s", results.MiB(rss), results.MiB(uint64(p.s.RSSCap)))
 	p.mu.Unlock()
 	_ = p.cmd.Process.Kill()
 	return true
@@ -317,13 +317,13 @@ func (p *childProc) read(res *Result) {
 		}
 		p.noteProgress(smp)
 		res.Add(smp)
-		v := results.ClassifyScenario(p.s, res.Windows, Exit{}, p.s.Thresholds)
+		v := results.ClassifyScenario(p.s, res.Windows, results.Exit{}, p.s.Thresholds)
 		if p.r.OnLine != nil {
 			p.r.OnLine(p.s, smp, v)
 		}
-		if p.r.StopOnFail && v.Class == Failed && !p.failStop {
+		if p.r.StopOnFail && v.Class == results.Failed && !p.failStop {
 			p.failStop = true
-			p.stop(syscall.SIGTERM, StopFailed)
+			p.stop(syscall.SIGTERM, results.StopFailed)
 			p.killLater()
 		}
 	}
@@ -332,7 +332,7 @@ func (p *childProc) read(res *Result) {
 // noteProgress restarts the stall watchdog's clock on a record that shows
 // progress: a window with more keys than the last, or any other record.
 func (p *childProc) noteProgress(smp Sample) {
-	if smp.Type == SampleWindow {
+	if smp.Type == results.SampleWindow {
 		if smp.Keys <= p.lastKeys {
 			return
 		}
@@ -360,7 +360,7 @@ func (p *childProc) save(b []byte) {
 		select {
 		case <-p.done:
 		default:
-			p.stop(syscall.SIGTERM, StopInterrupted)
+			p.stop(syscall.SIGTERM, results.StopInterrupted)
 			p.killLater()
 		}
 	}
@@ -377,7 +377,7 @@ func writerName(w io.Writer) string {
 // exitLine is the parent's record of how the child ended (SampleExit).
 func (p *childProc) exitLine(res Result) []byte {
 	e := res.Exit
-	b, err := json.Marshal(Sample{Type: SampleExit, Scenario: p.s.Name, T: res.Wall, Reason: res.Stopped, Exit: &e})
+	b, err := json.Marshal(Sample{Type: results.SampleExit, Scenario: p.s.Name, T: res.Wall, Reason: res.Stopped, Exit: &e})
 	if err != nil {
 		panic(fmt.Sprintf("gcstress: exit line: %v", err)) // a Sample always marshals
 	}
@@ -398,13 +398,13 @@ func (p *childProc) finish(res *Result, waitErr error) {
 	defer p.mu.Unlock()
 	res.Stopped, res.Exit = p.stopped, p.exit
 	switch {
-	case res.Stopped == StopStalled && !res.Exit.RSSCap:
+	case res.Stopped == results.StopStalled && !res.Exit.RSSCap:
 		res.Exit.Died, res.Exit.Stalled = true, true
 		res.Exit.Message = fmt.Sprintf("stalled: no progress for %v, stopped by the parent's watchdog (-stall-timeout)", p.stallTimeout())
 		if res.End == nil {
 			res.Exit.Message += "; " + exitMessage(waitErr)
 		}
-	case res.End == nil && res.Stopped == StopInterrupted && !res.Exit.RSSCap:
+	case res.End == nil && res.Stopped == results.StopInterrupted && !res.Exit.RSSCap:
 		res.Exit.Interrupted = true
 		res.Exit.Message = "interrupted: " + exitMessage(waitErr)
 	case res.End == nil:
@@ -421,7 +421,7 @@ func (p *childProc) finish(res *Result, waitErr error) {
 			res.Exit.Interrupted = e.Interrupted
 			res.Exit.Message = e.Message
 			if e.RSSCap {
-				res.Exit.Message = fmt.Sprintf("stopped itself at RSS %s > cap %s", mib(res.End.PeakRSS), mib(uint64(p.s.RSSCap)))
+				res.Exit.Message = fmt.Sprintf("stopped itself at RSS %s > cap %s", results.MiB(res.End.PeakRSS), results.MiB(uint64(p.s.RSSCap)))
 			}
 		}
 	}

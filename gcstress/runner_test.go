@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 // tinyScenario is small enough to run in a second or two under -race.
@@ -21,7 +22,7 @@ func tinyScenario(t *testing.T, name, kind string, keys int64) Scenario {
 	return Scenario{Name: name, Group: "matrix", Kind: kind, Value: 100, Keys: keys, Duration: 20 * time.Second,
 		Memstore: 1 << 20, Regions: 1, Flushers: 1, Backpressure: true, MaxPendingFlushes: 2, GOGC: 100,
 		Path: "server", Writers: 2, Window: 100 * time.Millisecond, LatencyEvery: 1, Seed: 1,
-		Dir: filepath.Join(t.TempDir(), name), Thresholds: DefaultThresholds()}
+		Dir: filepath.Join(t.TempDir(), name), Thresholds: results.DefaultThresholds()}
 }
 
 // syncBuf is a goroutine-safe bytes.Buffer.
@@ -44,7 +45,7 @@ func TestRunnerCompletes(t *testing.T) {
 	if res.End == nil || res.End.Reason != "keys" || res.End.Keys != 20_000 || res.Exit.Died {
 		t.Fatalf("end %+v exit %+v stderr %s", res.End, res.Exit, res.Stderr)
 	}
-	if res.Verdict.Class == Failed || res.Foreign != nil {
+	if res.Verdict.Class == results.Failed || res.Foreign != nil {
 		t.Fatalf("verdict %+v, foreign output %+v", res.Verdict, res.Foreign)
 	}
 	if res.End.LatN != 20_000 || res.End.LatP50 <= 0 || res.End.LatMax < res.End.LatP999 || res.End.Hist == nil {
@@ -55,7 +56,7 @@ func TestRunnerCompletes(t *testing.T) {
 		t.Fatalf("%d lines on disk, want %d (start, windows, end, exit)", len(lines), want)
 	}
 	var last Sample
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Type != SampleExit || last.Exit == nil || last.Exit.Died {
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Type != results.SampleExit || last.Exit == nil || last.Exit.Died {
 		t.Fatalf("last line %q: %v", lines[len(lines)-1], err)
 	}
 	var first Sample
@@ -90,7 +91,7 @@ func TestRunnerChildKilledMidRun(t *testing.T) {
 	if !res.Exit.Died || res.End != nil || !strings.Contains(res.Exit.Message, "killed") {
 		t.Fatalf("exit %+v end %+v", res.Exit, res.End)
 	}
-	if res.Verdict.Class != Failed || res.Verdict.FailedAt <= 0 || res.Verdict.FailedAt != res.Last.Progress {
+	if res.Verdict.Class != results.Failed || res.Verdict.FailedAt <= 0 || res.Verdict.FailedAt != res.Last.Progress {
 		t.Fatalf("verdict %+v last progress %v", res.Verdict, res.Last.Progress)
 	}
 	if len(res.Windows) < 4 || res.Last.Keys == 0 {
@@ -115,7 +116,7 @@ func TestRunnerRSSCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Exit.RSSCap || res.Verdict.Class != Failed {
+	if !res.Exit.RSSCap || res.Verdict.Class != results.Failed {
 		t.Fatalf("exit %+v verdict %s %s; end %+v", res.Exit, res.Verdict.Class, res.Verdict.Why, res.End)
 	}
 	if !strings.Contains(view.CellText(res), "RSS cap") {

@@ -67,8 +67,8 @@ func writeFileAtomic(path string, b []byte) error {
 
 // keepForeign writes a child's stdout and stderr captures that hold
 // anything into dir (none when dir is "") and returns the account.
-func keepForeign(dir string, stdout, stderr *record.Capture, exitedOK bool) (*ForeignOutput, error) {
-	f := &ForeignOutput{StdoutBytes: stdout.Total(), StderrBytes: stderr.Total(), ExitedOK: exitedOK}
+func keepForeign(dir string, stdout, stderr *record.Capture, exitedOK bool) (*results.ForeignOutput, error) {
+	f := &results.ForeignOutput{StdoutBytes: stdout.Total(), StderrBytes: stderr.Total(), ExitedOK: exitedOK}
 	if f.StdoutBytes == 0 && f.StderrBytes == 0 {
 		return nil, nil
 	}

@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/internal/childproto"
 	"github.com/writegc/writegc/gcstress/internal/progress"
 	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 // Kinds of hostile engines, registered in init so that this test binary's
@@ -108,10 +110,10 @@ func TestForeignOutputKeepsTheStream(t *testing.T) {
 			var samples syncBuf
 			s := tinyScenario(t, kind+"/100B", kind, printKeys)
 			res := runBounded(t, &Runner{Samples: &samples}, context.Background(), s, 60*time.Second)
-			if res.End == nil || res.End.Reason != StopKeys || res.End.Keys != printKeys || res.Exit.Died {
+			if res.End == nil || res.End.Reason != results.StopKeys || res.End.Keys != printKeys || res.Exit.Died {
 				t.Fatalf("end %+v exit %+v stream error %q", res.End, res.Exit, res.StreamErr)
 			}
-			if res.Verdict.Class == Failed || len(res.Windows) == 0 || len(res.Verdict.Windows) != len(res.Windows) {
+			if res.Verdict.Class == results.Failed || len(res.Windows) == 0 || len(res.Verdict.Windows) != len(res.Windows) {
 				t.Fatalf("verdict %s (%s), %d windows, %d classified", res.Verdict.Class, res.Verdict.Why, len(res.Windows), len(res.Verdict.Windows))
 			}
 			want := int64(printKeys)
@@ -154,13 +156,13 @@ func TestStallWatchdog(t *testing.T) {
 			if how == "sigstop" {
 				s.Kind = testEngineKind
 				r.OnLine = func(_ Scenario, l Sample, _ Verdict) {
-					if l.Type == SampleStart {
+					if l.Type == results.SampleStart {
 						syscall.Kill(l.PID, syscall.SIGSTOP)
 					}
 				}
 			}
 			res := runBounded(t, r, context.Background(), s, 60*time.Second)
-			if res.Stopped != StopStalled || !res.Exit.Stalled || res.Verdict.Class != Failed {
+			if res.Stopped != results.StopStalled || !res.Exit.Stalled || res.Verdict.Class != results.Failed {
 				t.Fatalf("stopped %q exit %+v verdict %s", res.Stopped, res.Exit, res.Verdict.Class)
 			}
 			if !strings.Contains(res.Verdict.Why, "no progress for 1s") || !strings.Contains(view.CellText(res), "stalled") {
@@ -181,7 +183,7 @@ func TestInterruptedBeforeEndRecord(t *testing.T) {
 	windows := 0
 	r := &Runner{Grace: 300 * time.Millisecond}
 	r.OnLine = func(_ Scenario, l Sample, _ Verdict) {
-		if l.Type == SampleWindow {
+		if l.Type == results.SampleWindow {
 			if windows++; windows == 3 {
 				cancel()
 			}
@@ -190,15 +192,15 @@ func TestInterruptedBeforeEndRecord(t *testing.T) {
 	var samples syncBuf
 	r.Samples = &samples
 	res := runBounded(t, r, ctx, s, 60*time.Second)
-	if res.End != nil || res.Stopped != StopInterrupted || !res.Exit.Interrupted || res.Exit.Died {
+	if res.End != nil || res.Stopped != results.StopInterrupted || !res.Exit.Interrupted || res.Exit.Died {
 		t.Fatalf("end %+v stopped %q exit %+v", res.End, res.Stopped, res.Exit)
 	}
-	if res.Verdict.Class != Interrupted || !strings.Contains(view.CellText(res), "interrupted at") {
+	if res.Verdict.Class != results.Interrupted || !strings.Contains(view.CellText(res), "interrupted at") {
 		t.Fatalf("verdict %s (%s), cell %q", res.Verdict.Class, res.Verdict.Why, view.CellText(res))
 	}
 	// The recorded stream replays the same way, from the parent's exit line.
-	rs, err := ReadResults(strings.NewReader(samples.String()), DefaultThresholds())
-	if err != nil || len(rs) != 1 || rs[0].Verdict.Class != Interrupted || rs[0].Stopped != StopInterrupted {
+	rs, err := results.ReadResults(strings.NewReader(samples.String()), results.DefaultThresholds())
+	if err != nil || len(rs) != 1 || rs[0].Verdict.Class != results.Interrupted || rs[0].Stopped != results.StopInterrupted {
 		t.Fatalf("replay: %v %+v", err, rs)
 	}
 }
@@ -208,27 +210,27 @@ func TestInterruptedBeforeEndRecord(t *testing.T) {
 // exit line saying the child died replays as failed; a stream from before
 // protocol 2 keeps its old reading (died: no end record).
 func TestReplayParentKilled(t *testing.T) {
-	spec := Scenario{Name: "heap/100B", Kind: "heap", Thresholds: DefaultThresholds()}
+	spec := Scenario{Name: "heap/100B", Kind: "heap", Thresholds: results.DefaultThresholds()}
 	line := func(s Sample) string {
 		s.Scenario = spec.Name
 		b, _ := json.Marshal(s)
 		return string(b) + "\n"
 	}
 	head := func(proto int) string {
-		return line(Sample{Type: SampleStart, Spec: &spec, Proto: proto}) +
-			line(Sample{Type: SampleWindow, T: 1, Dur: 1, Progress: 0.01, Keys: 10})
+		return line(Sample{Type: results.SampleStart, Spec: &spec, Proto: proto}) +
+			line(Sample{Type: results.SampleWindow, T: 1, Dur: 1, Progress: 0.01, Keys: 10})
 	}
-	died := line(Sample{Type: SampleExit, Exit: &Exit{Died: true, Message: "signal: killed"}})
+	died := line(Sample{Type: results.SampleExit, Exit: &results.Exit{Died: true, Message: "signal: killed"}})
 	for name, c := range map[string]struct {
 		stream string
-		class  Class
+		class  results.Class
 		why    string
 	}{
-		"parent killed": {head(StreamProto), Interrupted, "parent killed"},
-		"child died":    {head(StreamProto) + died, Failed, "signal: killed"},
-		"old stream":    {head(0), Failed, "no end record"},
+		"parent killed": {head(StreamProto), results.Interrupted, "parent killed"},
+		"child died":    {head(StreamProto) + died, results.Failed, "signal: killed"},
+		"old stream":    {head(0), results.Failed, "no end record"},
 	} {
-		rs, err := ReadResults(strings.NewReader(c.stream), DefaultThresholds())
+		rs, err := results.ReadResults(strings.NewReader(c.stream), results.DefaultThresholds())
 		if err != nil || len(rs) != 1 {
 			t.Fatalf("%s: %v %d results", name, err, len(rs))
 		}
@@ -272,7 +274,7 @@ func TestSampleWriteFailureIsToolFailure(t *testing.T) {
 			if !errors.Is(err, ErrStream) || !strings.Contains(err.Error(), w.(interface{ Name() string }).Name()) {
 				t.Fatalf("err %v, want ErrStream naming the file", err)
 			}
-			if res.Stopped != StopInterrupted || time.Since(start) > s.Duration {
+			if res.Stopped != results.StopInterrupted || time.Since(start) > s.Duration {
 				t.Fatalf("the child was not stopped: %q after %v", res.Stopped, time.Since(start))
 			}
 		})
@@ -288,7 +290,7 @@ func TestChildStreamWriteFailure(t *testing.T) {
 		s.Duration, s.Window = 0, 20*time.Millisecond
 		w := &failingWriter{ok: ok}
 		done := make(chan error, 1)
-		go func() { done <- runChild(context.Background(), s, &stream{enc: json.NewEncoder(w), name: s.Name}) }()
+		go func() { done <- runChild(context.Background(), s, childproto.NewStream(w, s.Name, 0)) }()
 		select {
 		case err := <-done:
 			if !errors.Is(err, ErrStream) || !errors.Is(err, errDiskFull) {
@@ -305,11 +307,11 @@ func TestChildStreamWriteFailure(t *testing.T) {
 func TestClassifyInterrupted(t *testing.T) {
 	w := win(3, 1, 1, 0.01, 0, 1)
 	w.Progress = 0.01
-	v := Classify([]Sample{w}, Exit{Interrupted: true, Message: "interrupted: signal: killed"}, DefaultThresholds())
-	if v.Class != Interrupted || !strings.Contains(v.Why, "interrupted at 1%") || v.FailedAt != 0 {
+	v := results.Classify([]Sample{w}, results.Exit{Interrupted: true, Message: "interrupted: signal: killed"}, results.DefaultThresholds())
+	if v.Class != results.Interrupted || !strings.Contains(v.Why, "interrupted at 1%") || v.FailedAt != 0 {
 		t.Fatalf("%+v", v)
 	}
-	b, _ := json.Marshal(Interrupted)
+	b, _ := json.Marshal(results.Interrupted)
 	if string(b) != `"interrupted"` {
 		t.Fatalf("class marshals to %s", b)
 	}
@@ -322,8 +324,8 @@ func TestProgressWarnsForeignOutput(t *testing.T) {
 	pr := progress.New(&out, 1)
 	s := Scenario{Name: "heap/100B", Kind: "heap", Value: 100, Group: SetMatrix}
 	pr.Start(0, s)
-	pr.Done(Result{Scenario: s, Verdict: Verdict{Class: Healthy}, End: &Sample{Reason: StopKeys},
-		Foreign:   &ForeignOutput{StdoutBytes: 17 << 20, StdoutFile: "out/heap-100B/" + ChildStdoutFile, ExitedOK: true},
+	pr.Done(Result{Scenario: s, Verdict: Verdict{Class: results.Healthy}, End: &Sample{Reason: results.StopKeys},
+		Foreign:   &results.ForeignOutput{StdoutBytes: 17 << 20, StdoutFile: "out/heap-100B/" + ChildStdoutFile, ExitedOK: true},
 		StreamErr: errRecordTooLong.Error()})
 	for _, want := range []string{"warning: heap/100B: the child printed 17825792 bytes on stdout", ChildStdoutFile, "16 MiB limit"} {
 		if !strings.Contains(out.String(), want) {
@@ -331,7 +333,7 @@ func TestProgressWarnsForeignOutput(t *testing.T) {
 		}
 	}
 	// A failed child's stderr is its diagnosis: no warning for it alone.
-	if w := (&ForeignOutput{StderrBytes: 40}).Warning("x"); w != "" {
+	if w := (&results.ForeignOutput{StderrBytes: 40}).Warning("x"); w != "" {
 		t.Errorf("warning %q for a failed child's stderr", w)
 	}
 }
@@ -352,7 +354,7 @@ func TestRunKeepsForeignOutputInResults(t *testing.T) {
 	}
 	r := sum.Results[0]
 	file := filepath.Join(out, r.Scenario.DirName(), ChildStdoutFile)
-	if b, err := os.ReadFile(file); err != nil || len(b) != 20_000 || r.Verdict.Class == Failed {
+	if b, err := os.ReadFile(file); err != nil || len(b) != 20_000 || r.Verdict.Class == results.Failed {
 		t.Fatalf("%s: %d bytes, %v; verdict %s", file, len(b), err, r.Verdict.Class)
 	}
 	if !strings.Contains(progress.String(), "20000 bytes on stdout") {

@@ -13,8 +13,8 @@ import (
 )
 
 func init() {
-	register("arena", func(o Options) (Memtable, error) { return newArenaTable(o, false) })
-	register("offheap", func(o Options) (Memtable, error) { return newArenaTable(o, true) })
+	register(KindArena, func(o Options) (Memtable, error) { return newArenaTable(o, false) })
+	register(KindOffHeap, func(o Options) (Memtable, error) { return newArenaTable(o, true) })
 }
 
 // Arena layout: one node per key in the table's node arena, 8-byte aligned,

@@ -11,7 +11,7 @@ import (
 	"github.com/writegc/writegc/internal/slowdown"
 )
 
-func init() { register("btree", newBTree) }
+func init() { register(KindBTree, newBTree) }
 
 // btreeEntryOverhead is what Size charges per entry beyond key and value:
 // the entry's two slice headers (48 B) plus its share of a B-tree node.

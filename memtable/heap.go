@@ -6,7 +6,7 @@ import (
 	"unsafe"
 )
 
-func init() { register("heap", newHeap) }
+func init() { register(KindHeap, newHeap) }
 
 // heapNode is the "before MSLAB" layout: the node, its tower, its key, its
 // value box and its value bytes are five separate Go allocations, all

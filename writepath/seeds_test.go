@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/writegc/writegc/internal/latency"
 	"github.com/writegc/writegc/internal/workload"
+	"github.com/writegc/writegc/internal/ycsbfmt"
 	"github.com/writegc/writegc/memtable"
 )
 
@@ -58,11 +60,11 @@ func TestReportSeeds(t *testing.T) {
 		// Warm-up by operation count, as PE: the recorder's clock starts
 		// when the 10% mark is reached.
 		warm := rows / 10
-		var rec *Recorder
+		var rec *latency.Recorder
 		start := time.Now()
 		for i := range rows {
 			if i == warm {
-				rec = NewRecorder(RecorderOptions{})
+				rec = latency.NewRecorder(latency.RecorderOptions{})
 			}
 			workload.KeyAt(key, 18500, uint64(i))
 			t0 := time.Now()
@@ -87,9 +89,9 @@ func TestReportSeeds(t *testing.T) {
 		c.Close()
 		closeT()
 		s.Close()
-		WritePE(pe, path, rec.Histogram("INSERT"))
+		ycsbfmt.WritePE(pe, path, rec.Histogram("INSERT"))
 		fmt.Fprintf(yw, "# path=%s (whole run incl. warm-up: %v)\n", path, total.Round(time.Millisecond))
-		WriteRecorderYCSB(yw, rec)
+		ycsbfmt.WriteRecorderYCSB(yw, rec)
 	}
 
 	ym, _ := os.Create(filepath.Join(dir, "ycsb-multiget.txt"))
@@ -113,7 +115,7 @@ func TestReportSeeds(t *testing.T) {
 	for _, threads := range []int{16, 32} {
 		for _, mode := range MultiGetModes() {
 			ops := 150 * threads
-			rec := NewRecorder(RecorderOptions{WarmUp: 200 * time.Millisecond})
+			rec := latency.NewRecorder(latency.RecorderOptions{WarmUp: 200 * time.Millisecond})
 			var wg sync.WaitGroup
 			for g := range threads {
 				wg.Add(1)
@@ -133,7 +135,7 @@ func TestReportSeeds(t *testing.T) {
 			}
 			wg.Wait()
 			fmt.Fprintf(ym, "# %d threads, mode=%s, 8 regions, 100 keys per multiget, loopback TCP, 200 ms warm-up excluded\n", threads, mode)
-			WriteRecorderYCSB(ym, rec)
+			ycsbfmt.WriteRecorderYCSB(ym, rec)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/writegc/writegc/gcmetrics/gcbench"
+	"github.com/writegc/writegc/internal/latency"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/writepath"
 )
@@ -61,7 +62,7 @@ func BenchmarkServerPut(b *testing.B) {
 func run(b *testing.B, valueSize int, put func(key []byte) error) {
 	key := make([]byte, workload.KeySize)
 	seed := rand.Uint64()
-	h := writepath.NewHistogram()
+	h := latency.NewHistogram()
 	b.SetBytes(int64(workload.KeySize + valueSize))
 	b.ReportAllocs()
 	m := gcbench.Start(b)

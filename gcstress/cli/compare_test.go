@@ -82,7 +82,7 @@ func compareRun(t *testing.T) string {
 	return out
 }
 
-// TestCompareEndToEnd is the "done": compare of two runs of the
+// TestCompareEndToEnd: compare of two runs of the
 // same code passes (exit 0); a run whose engine holds twice the heap
 // objects per entry fails it (exit 1), naming the scenario and
 // objects/entry. The runs are real (children of this binary, 10 each).
@@ -234,7 +234,7 @@ func benchLines(count int, heapObjs float64) string {
 	return b.String()
 }
 
-// TestCompareInconclusive is the "done" for a compare that never
+// TestCompareInconclusive: a compare that never
 // cries wolf: two one-run folders whose objects/entry differ by 40% exit
 // 0 saying inconclusive and how many runs a side would decide it; with
 // -strict they exit 1 naming the row; five runs a side of a doubled

@@ -9,6 +9,7 @@ import (
 
 	"github.com/writegc/writegc/explain"
 	"github.com/writegc/writegc/gcstress"
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/writepath"
 )
@@ -104,7 +105,7 @@ func defineFlags(fs *flag.FlagSet, c *gcstress.Config) *lists {
 }
 
 // defineThresholds defines the classifier's flags.
-func defineThresholds(fs *flag.FlagSet, t *gcstress.Thresholds) {
+func defineThresholds(fs *flag.FlagSet, t *results.Thresholds) {
 	fs.Float64Var(&t.HealthyGC, "healthy-gc", t.HealthyGC, "healthy: GC CPU below this % of busy CPU")
 	fs.Float64Var(&t.HealthyAssist, "healthy-assist", t.HealthyAssist, "healthy: assist CPU below this %")
 	fs.Float64Var(&t.DegradedGC, "degraded-gc", t.DegradedGC, "degraded: GC CPU at or above this %")
@@ -146,7 +147,7 @@ func (l *lists) apply(c *gcstress.Config, set map[string]bool) error {
 	} else if set["duration"] && c.Duration > 0 {
 		// Duration first: each matrix scenario runs for -duration, keys
 		// unbounded, its progress in time.
-		c.Keys = []int64{gcstress.UnboundedKeys}
+		c.Keys = []int64{results.UnboundedKeys}
 	}
 	c.Sets = splitList(l.sets)
 	if set["values"] {

@@ -70,14 +70,14 @@ func TestDurationAloneRunsThatLong(t *testing.T) {
 		t.Fatalf("results %+v: %v", rs, err)
 	}
 	r := rs[0]
-	if !r.Scenario.DurationFirst() || r.Scenario.Duration != 3*time.Second || r.End.Reason != gcstress.StopDuration {
+	if !r.Scenario.DurationFirst() || r.Scenario.Duration != 3*time.Second || r.End.Reason != results.StopDuration {
 		t.Fatalf("scenario %+v, end reason %s: want duration first, 3 s", r.Scenario, r.End.Reason)
 	}
 	// The windows cover the 3 s: the last ends within a window of them.
 	if last := r.Windows[len(r.Windows)-1].T; last < 2.75 || last > 3.5 {
 		t.Fatalf("last window ends at %.2f s: want 3 s +- one window (%d windows)", last, len(r.Windows))
 	}
-	if r.Verdict.Class == gcstress.Inconclusive {
+	if r.Verdict.Class == results.Inconclusive {
 		t.Fatalf("inconclusive: %s", r.Verdict.Why)
 	}
 }

@@ -144,9 +144,7 @@ type Sample struct {
 	// Hist is the whole run's Put latency histogram (end line only), for
 	// writepath's PE and YCSB printers.
 	Hist *hdrhistogram.Snapshot `json:"hist,omitempty"`
-	// End line: why the load stopped, and the error text if any. Flight
-	// line: the class of the window that triggered the dump ("degraded" or
-	// "failed").
+	// End line: why the load stopped, and the error text if any.
 	Reason StopReason `json:"reason,omitempty"`
 	Err    string     `json:"err,omitempty"`
 	// Peaks over the run (end line).
@@ -155,6 +153,10 @@ type Sample struct {
 	// Flight is the flight-recorder dump written on the first unhealthy
 	// window, if any (a "flight" line).
 	Flight string `json:"flight,omitempty"`
+	// Class (flight line only) is the class of the window that triggered
+	// the dump (Degraded or Failed). Before it, a flight line carried the
+	// class as its reason; nothing reads either.
+	Class Class `json:"class,omitempty"`
 	// Footprint and cost (end line only; see Footprint and Cost in
 	// footprint.go): what the engine holds per entry on the Go heap after a
 	// forced GC at the end of the load, and what the collector cost per Put

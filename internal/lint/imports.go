@@ -37,6 +37,10 @@ var importRules = []importRule{
 	{pkg: "gcstress/results", allow: []string{"gcmetrics", "internal/workload", "internal/inputfile"}, denyExt: []string{"gonum.org/", "net/http"}},
 	{pkg: "gcstress/report", deny: []string{"gcstress"}},
 	{pkg: "gcstress/live", deny: []string{"gcstress"}},
+	// The capacity search is a pure function of the Results its Runner
+	// gives it: no orchestration, no processes, no rendering.
+	{pkg: "gcstress/internal/capacity", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
+		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
 	{pkg: "benchgate", subtree: true, except: []string{"benchgate/internal/slowcal", "benchgate/internal/synthbench"},
 		allow: []string{"benchgate", "internal/flock", "internal/inputfile", "internal/childproc", "internal/direction", "internal/stat"}},
 	// changepoint is a leaf but for two leaves it shares with benchgate:

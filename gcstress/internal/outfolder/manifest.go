@@ -3,7 +3,9 @@
 // fsync, rename, fsync of the folder) and listed in the folder's manifest
 // (ManifestFile, with each file's size and SHA-256 and the folders a run
 // created), and Clear, which removes an earlier run's files as its
-// manifest lists them (-replace-out). Files is report.Sink.
+// manifest lists them (-replace-out). Files is report.Sink. Prepare makes
+// a folder ready for a run (created, writable, empty unless -replace-out)
+// and NewDir names a run's default one.
 //
 // Invariants:
 //   - A file is listed in the manifest before it is renamed into place,
@@ -19,6 +21,9 @@
 //   - A manifest read back is bounded (maxManifestBytes, maxManifestEntries)
 //     before it is decoded; its paths must stay inside the folder.
 //   - Files is used from one goroutine at a time.
+//   - A folder that is not empty is refused by Prepare (ErrUsage, naming
+//     -out) unless replace is set; NewDir never names a folder that holds
+//     files.
 package outfolder
 
 import (
@@ -43,7 +48,7 @@ import (
 // start as partial (it grows while the run goes) and with its digest once
 // the run has closed it. A file is listed before it is renamed into
 // place, so a Manifest never misses a file of the folder. -replace-out removes only what a Manifest lists
-// and is still as recorded (outdir.go), never a file a run did not write.
+// and is still as recorded (Prepare), never a file a run did not write.
 
 // ManifestFile is the name of the Manifest in a results folder, as
 // documented. LegacyManifestFile is the name versions before it wrote by

@@ -1,4 +1,4 @@
-package gcstress
+package report
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/writegc/writegc/gcstress/internal/progress"
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 // Hostile text a user's engine can put in front of the reports: its kind
@@ -20,14 +21,14 @@ const (
 
 // hostileSummary is fixedSummary with the hostile names and errors in a
 // matrix scenario and a failure scenario.
-func hostileSummary(t *testing.T) *Summary {
+func hostileSummary(t *testing.T) *results.Summary {
 	sum := fixedSummary(t)
 	sum.Command = "gcstress -kinds `" + evilKind + "`"
 	sum.CPUModel = "cpu\u009b2J\x7f\u202e"
 	for i := range sum.Results {
 		r := &sum.Results[i]
 		switch r.Scenario.Group {
-		case SetMatrix:
+		case results.SetMatrix:
 			if r.Scenario.Kind != "heap" {
 				continue
 			}
@@ -39,7 +40,7 @@ func hostileSummary(t *testing.T) *Summary {
 			}
 		default:
 			r.Scenario.Name = "failure/" + evilKind
-			r.Verdict.Class, r.Verdict.Why = Failed, "the child died ("+evilErr+")"
+			r.Verdict.Class, r.Verdict.Why = results.Failed, "the child died ("+evilErr+")"
 			r.Exit.Died, r.Exit.Message = true, "error: "+evilErr
 		}
 	}
@@ -55,7 +56,7 @@ func TestTerminalReportsEscapeControls(t *testing.T) {
 		"table": func(b *bytes.Buffer) error { return WriteTable(b, sum) },
 		"ycsb":  func(b *bytes.Buffer) error { return WriteYCSB(b, sum) },
 		"pe":    func(b *bytes.Buffer) error { return WritePE(b, sum) },
-		"json":  func(b *bytes.Buffer) error { return WriteReport(b, FormatJSON, sum) },
+		"json":  func(b *bytes.Buffer) error { return WriteTerminal(b, string(FormatJSON), sum) },
 		"progress": func(b *bytes.Buffer) error {
 			pr := progress.New(b, len(sum.Results))
 			for i, r := range sum.Results {

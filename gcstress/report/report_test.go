@@ -1,7 +1,8 @@
-package gcstress
+package report
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,21 +13,38 @@ import (
 	"github.com/writegc/writegc/internal/golden"
 )
 
+// dirSink is a Sink that writes plain files into a folder (gcstress's own
+// Sink also writes atomically and keeps a manifest).
+type dirSink string
+
+func (d dirSink) Write(name string, write func(io.Writer) error) (err error) {
+	f, err := os.Create(filepath.Join(string(d), name))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return write(f)
+}
+
 // fixedSummary builds a Summary from the recorded streams with fixed
 // machine fields, so reports are reproducible.
-func fixedSummary(t *testing.T) *Summary {
+func fixedSummary(t *testing.T) *results.Summary {
 	t.Helper()
-	th := DefaultThresholds()
+	th := results.DefaultThresholds()
 	th.Warmup = 500 * time.Millisecond
-	sum := &Summary{Command: "gcstress -quick (recorded)", GoVersion: "go1.26.x", GOEXPERIMENT: "(default)", GOOS: "linux", GOARCH: "amd64",
-		CPUs: 2, CPUModel: "test CPU", MemTotal: 24 << 30, Thresholds: th, Rules: th.String(), SpanNote: SpanNote, Out: "out",
+	sum := &results.Summary{Command: "gcstress -quick (recorded)", GoVersion: "go1.26.x", GOEXPERIMENT: "(default)", GOOS: "linux", GOARCH: "amd64",
+		CPUs: 2, CPUModel: "test CPU", MemTotal: 24 << 30, Thresholds: th, Rules: th.String(), SpanNote: results.SpanNote, Out: "out",
 		Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Finished: time.Date(2026, 1, 2, 3, 9, 5, 0, time.UTC)}
 	for _, f := range []string{"matrix.jsonl", "failure.jsonl", "died.jsonl"} {
-		in, err := os.Open(filepath.Join("results", "testdata", "streams", f))
+		in, err := os.Open(filepath.Join("..", "results", "testdata", "streams", f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rs, err := ReadResults(in, th)
+		rs, err := results.ReadResults(in, th)
 		in.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -43,7 +61,7 @@ func fixedSummary(t *testing.T) *Summary {
 // setCosts gives the recorded matrix scenarios (recorded before the end
 // record had them) fixed footprint and cost figures, one set per kind, so
 // the reports' cost tables are in the goldens.
-func setCosts(rs []Result) {
+func setCosts(rs []results.Result) {
 	fig := map[string]struct {
 		fp   results.Footprint
 		cost results.Cost
@@ -55,7 +73,7 @@ func setCosts(rs []Result) {
 	}
 	for i := range rs {
 		f, ok := fig[rs[i].Scenario.Kind]
-		if !ok || rs[i].End == nil || rs[i].Scenario.Group != SetMatrix {
+		if !ok || rs[i].End == nil || rs[i].Scenario.Group != results.SetMatrix {
 			continue
 		}
 		rs[i].End.Footprint, rs[i].End.Cost = f.fp, f.cost
@@ -90,14 +108,14 @@ func TestChartsFromRecordedStreams(t *testing.T) {
 	sum := fixedSummary(t)
 	// Charts render slowly under -race: the failure group only (the
 	// end-to-end test draws the matrix charts).
-	var rs []Result
+	var rs []results.Result
 	for _, r := range sum.Results {
 		if r.Scenario.Group != "matrix" {
 			rs = append(rs, r)
 		}
 	}
 	sum.Results = rs
-	files, err := WriteCharts(dir, sum)
+	files, err := WriteCharts(dirSink(dir), sum)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,11 +132,11 @@ func TestChartsFromRecordedStreams(t *testing.T) {
 }
 
 func TestCellText(t *testing.T) {
-	r := Result{Verdict: Verdict{Class: Failed, FailedAt: 0.6, LimiterOn: 12}, Last: Sample{T: 10, Bytes: 10 << 20}}
+	r := results.Result{Verdict: results.Verdict{Class: results.Failed, FailedAt: 0.6, LimiterOn: 12}, Last: results.Sample{T: 10, Bytes: 10 << 20}}
 	if got := view.CellText(r); got != "failed at 60% (limiter on 12 s)" {
 		t.Fatalf("cell %q", got)
 	}
-	r = Result{Verdict: Verdict{Class: Healthy}, End: &Sample{T: 2, Bytes: 200e6, Reason: StopKeys}}
+	r = results.Result{Verdict: results.Verdict{Class: results.Healthy}, End: &results.Sample{T: 2, Bytes: 200e6, Reason: results.StopKeys}}
 	if got := view.CellText(r); got != "100.0" {
 		t.Fatalf("cell %q", got)
 	}

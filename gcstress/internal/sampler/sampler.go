@@ -1,4 +1,20 @@
-package gcstress
+// Package sampler is a gcstress child's window sampler: it turns
+// runtime/metrics readings, the progress counters, RSS, process CPU and
+// the writers' latency histograms into the stream's window and end
+// records (results.Sample). The engine's own figures (flushes, blocked
+// time) are the caller's to add.
+//
+// Invariants:
+//   - A Sampler is used by one goroutine (the child's sampling loop); the
+//     writers only record into their latency.Pair, which the Sampler
+//     drains at each window.
+//   - Every Put timed is in exactly one window and in the end record; the
+//     steady-state figures (SteadyMBps, SteadyILatP99, Cost) cover only
+//     the windows that ended after the scenario's warm-up, or the whole run
+//     when none did.
+//   - Freeze takes the end record's GC readings, so a forced GC after it
+//     (the footprint's) is in no figure of the run.
+package sampler
 
 import (
 	"math"
@@ -15,15 +31,16 @@ import (
 // counts as 100 s), 3 significant digits.
 const latMax = 100 * int64(time.Second)
 
-func newLatRecorder() *latency.Pair { return latency.NewPair(latMax) }
+// NewRecorder is one writer's latency recorder, in the Sampler's range.
+func NewRecorder() *latency.Pair { return latency.NewPair(latMax) }
 
 func newLatHist() *hdrhistogram.Histogram { return latency.NewHistogramUpTo(latMax) }
 
-// sampler turns runtime/metrics readings, progress counters, RSS and the
+// Sampler turns runtime/metrics readings, progress counters, RSS and the
 // writers' latency histograms into window Samples. It is used by one
 // goroutine (the child's sampling loop).
-type sampler struct {
-	spec        Scenario
+type Sampler struct {
+	spec        results.Scenario
 	reader      *gcmetrics.Reader
 	first, prev gcmetrics.Snapshot
 	start, last time.Time
@@ -43,8 +60,10 @@ type sampler struct {
 	peakRSS     uint64
 }
 
-func newSampler(spec Scenario, start time.Time) *sampler {
-	s := &sampler{spec: spec, reader: gcmetrics.NewReader(), start: start, last: start,
+// New starts sampling spec's run, started at start, whose writers record
+// into recs.
+func New(spec results.Scenario, start time.Time, recs []*latency.Pair) *Sampler {
+	s := &Sampler{spec: spec, recs: recs, reader: gcmetrics.NewReader(), start: start, last: start,
 		win: newLatHist(), run: newLatHist(), iwin: newLatHist(), irun: newLatHist(), isteady: newLatHist()}
 	s.first = s.reader.Read()
 	s.prev = s.first
@@ -53,21 +72,24 @@ func newSampler(spec Scenario, start time.Time) *sampler {
 	return s
 }
 
-// window closes the current window and returns its Sample.
-func (s *sampler) window(keys, nbytes int64, st EngineStats) Sample {
+// Last is when the last window closed (the start before the first).
+func (s *Sampler) Last() time.Time { return s.last }
+
+// Window closes the current window and returns its Sample, without the
+// engine's figures.
+func (s *Sampler) Window(keys, nbytes int64) results.Sample {
 	now := time.Now()
 	snap := s.reader.Read()
 	d := gcmetrics.Sub(s.prev, snap)
 	dur := now.Sub(s.last).Seconds()
-	w := Sample{
-		Type: SampleWindow, T: now.Sub(s.start).Seconds(), Dur: dur,
+	w := results.Sample{
+		Type: results.SampleWindow, T: now.Sub(s.start).Seconds(), Dur: dur,
 		Keys: keys, Bytes: nbytes, WinKeys: keys - s.prevKeys, WinBytes: nbytes - s.prevBytes,
 		Target: s.spec.Keys, Progress: s.progress(keys, now.Sub(s.start)),
 		Cycles: snap.Cycles - s.first.Cycles, WinCycles: d.Cycles,
 	}
-	w.MBps = mbps(w.WinBytes, dur)
+	w.MBps = results.MBps(w.WinBytes, dur)
 	w.SetGC(d, snap)
-	fillEngine(&w, st)
 	w.RSS = proc.ReadRSS()
 	c := proc.ProcCPU()
 	w.ProcCPU, s.pcpu = c-s.pcpu, c
@@ -87,7 +109,7 @@ type steadyCost struct {
 	windows                 int
 }
 
-func (c *steadyCost) add(w *Sample) {
+func (c *steadyCost) add(w *results.Sample) {
 	c.keys += w.WinKeys
 	c.bytes += w.WinBytes
 	c.gc += w.GCCPU
@@ -97,25 +119,25 @@ func (c *steadyCost) add(w *Sample) {
 	c.windows++
 }
 
-// freeze takes the end record's GC readings now, before the footprint's
+// Freeze takes the end record's GC readings now, before the footprint's
 // forced GC, so that that cycle is in no figure of the run.
-func (s *sampler) freeze() {
+func (s *Sampler) Freeze() {
 	snap := s.reader.Read()
 	s.endSnap, s.endCPU = &snap, proc.ProcCPU()
 }
 
-// end is the whole run's record. Call it after the last window.
-func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st EngineStats) Sample {
+// End is the whole run's record, without the engine's figures. Call it
+// after the last window.
+func (s *Sampler) End(keys, nbytes int64, elapsed time.Duration) results.Sample {
 	if s.endSnap == nil {
-		s.freeze()
+		s.Freeze()
 	}
 	snap := *s.endSnap
 	d := gcmetrics.Sub(s.first, snap)
-	e := Sample{Type: SampleEnd, T: elapsed.Seconds(), Dur: elapsed.Seconds(), Keys: keys, Bytes: nbytes,
+	e := results.Sample{Type: results.SampleEnd, T: elapsed.Seconds(), Dur: elapsed.Seconds(), Keys: keys, Bytes: nbytes,
 		Target: s.spec.Keys, Progress: s.progress(keys, elapsed), Cycles: d.Cycles}
-	e.MBps = mbps(nbytes, elapsed.Seconds())
+	e.MBps = results.MBps(nbytes, elapsed.Seconds())
 	e.SetGC(d, snap)
-	fillEngine(&e, st)
 	e.RSS = proc.ReadRSS()
 	e.ProcCPU = s.endCPU - s.cpu0
 	e.Cost = s.steady.cost()
@@ -130,7 +152,7 @@ func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st EngineStats)
 	if s.isteady.TotalCount() > 0 {
 		e.SteadyILatP99 = s.isteady.ValueAtQuantile(99)
 	}
-	e.SteadyMBps = mbps(s.steadyBytes, s.steadySecs)
+	e.SteadyMBps = results.MBps(s.steadyBytes, s.steadySecs)
 	if s.steadySecs == 0 {
 		e.SteadyMBps = e.MBps
 	}
@@ -145,7 +167,7 @@ func (s *sampler) end(keys, nbytes int64, elapsed time.Duration, st EngineStats)
 // drainWindow moves the writers' latency counts into the window's
 // histograms, fills w's latency fields and adds a window that ended after
 // the warm-up to the steady-state totals.
-func (s *sampler) drainWindow(w *Sample) {
+func (s *Sampler) drainWindow(w *results.Sample) {
 	s.win.Reset()
 	s.iwin.Reset()
 	for _, r := range s.recs {
@@ -169,7 +191,7 @@ func (c steadyCost) cost() results.Cost {
 
 // fillIntended sets the open-loop fields: the target rate and the
 // percentiles from intended start.
-func fillIntended(w *Sample, h *hdrhistogram.Histogram, spec Scenario) {
+func fillIntended(w *results.Sample, h *hdrhistogram.Histogram, spec results.Scenario) {
 	if spec.Rate <= 0 {
 		return
 	}
@@ -183,12 +205,7 @@ func fillIntended(w *Sample, h *hdrhistogram.Histogram, spec Scenario) {
 	w.ILatMax = h.Max()
 }
 
-func fillEngine(w *Sample, st EngineStats) {
-	w.Flushes, w.FlushedBytes, w.PendingFlushes = st.Flushes, st.FlushedBytes, st.PendingFlushes
-	w.MemtableBytes, w.BlockedNanos = st.MemtableBytes, st.BlockedNanos
-}
-
-func fillLatency(w *Sample, h *hdrhistogram.Histogram) {
+func fillLatency(w *results.Sample, h *hdrhistogram.Histogram) {
 	n := h.TotalCount()
 	if n == 0 {
 		return
@@ -205,7 +222,7 @@ func fillLatency(w *Sample, h *hdrhistogram.Histogram) {
 
 // progress is the run's progress, 0..1: in time (elapsed over Duration)
 // for a duration-first scenario, else keys over the target.
-func (s *sampler) progress(keys int64, elapsed time.Duration) float64 {
+func (s *Sampler) progress(keys int64, elapsed time.Duration) float64 {
 	if s.spec.DurationFirst() {
 		return math.Min(1, elapsed.Seconds()/s.spec.Duration.Seconds())
 	}

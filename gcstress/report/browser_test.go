@@ -1,14 +1,18 @@
-package gcstress
+package report
 
 import (
 	"context"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/internal/pagetest"
+	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/browsertest"
 )
 
 // tableFit is what fitScript reports of report.html's tables.
@@ -47,7 +51,7 @@ const fitScript = `(function () {
 // table: no cell's content may be cut off, every table stays within the
 // page or scrolls in its own box, and the page does not scroll sideways.
 func TestBrowserReportTablesFit(t *testing.T) {
-	browser := startBrowser(t)
+	browser := browsertest.Start(t)
 	sum := fixedSummary(t)
 	long := "GC CPU >= 25% in 31 of 40 windows after warm-up (first at 2.3 s); assist >= 5% in 12 of 40 windows; " +
 		"heap above goal in 4 windows; writers blocked 96% of the run; see /tmp/" + strings.Repeat("very-long-path-segment", 6) + "/flight.out"
@@ -74,15 +78,61 @@ func TestBrowserReportTablesFit(t *testing.T) {
 	if got.PageWide {
 		t.Error("the page scrolls sideways: a table is wider than the page outside a scroll box")
 	}
-	screenshot(t, ctx, "report-tables.png")
+	pagetest.Screenshot(t, ctx, "report-tables.png")
 	pe.Check(t)
+}
+
+// TestBrowserReport opens report.html from file:// and checks that its
+// charts drew the recorded run with no console error or exception. The
+// browser tests skip when no browser is installed (GCSTRESS_BROWSER names
+// one; else chromium, chromium-browser or google-chrome on PATH).
+func TestBrowserReport(t *testing.T) {
+	browser := browsertest.Start(t)
+	ctx, pe := openReport(t, browser, fixedSummary(t), 0, 0)
+	got, err := chromedp.Run(ctx, chromedp.Poll[pagetest.Counts](`window.gcstressReport && Object.assign({canvases: document.querySelectorAll("canvas").length}, window.gcstressReport)`,
+		chromedp.WithPollingTimeout(45*time.Second)))
+	if err != nil {
+		t.Fatalf("report.html never drew: %v", err)
+	}
+	if got.Points == 0 || got.Charts < len(pagetest.Panels()) || got.Canvases < got.Charts {
+		t.Errorf("report.html drew %+v", got)
+	}
+	tables, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#tables table tbody tr").length`))
+	if err != nil || tables == 0 {
+		t.Errorf("table rows: %d %v", tables, err)
+	}
+	pagetest.Screenshot(t, ctx, "report.png")
+	pe.Check(t)
+}
+
+// openReport writes sum's report.html into a temporary folder and opens it
+// from file:// in a new tab (a width x height viewport when width > 0),
+// with a 60 s deadline that ends with the test.
+func openReport(t *testing.T, browser context.Context, sum *results.Summary, width, height int64) (context.Context, *browsertest.PageErrors) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := dirSink(dir).Write("report.html", func(w io.Writer) error { return WriteHTML(w, sum) }); err != nil {
+		t.Fatal(err)
+	}
+	tab, pe := browsertest.NewTab(t, browser)
+	ctx, cancel := context.WithTimeout(tab, 60*time.Second)
+	t.Cleanup(cancel)
+	if width > 0 {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, height)); err != nil {
+			t.Fatalf("viewport: %v", err)
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(dir, "report.html"))); err != nil {
+		t.Fatalf("navigate: %v", err)
+	}
+	return ctx, pe
 }
 
 // TestBrowserKindColours: report.html draws each kind in
 // view.KindColourHex(kind), the colour of the PNG charts (the toggles of
-// its charts show it). browseLive checks the live page likewise.
+// its charts show it). The live page's test checks it likewise.
 func TestBrowserKindColours(t *testing.T) {
-	browser := startBrowser(t)
+	browser := browsertest.Start(t)
 	sum := fixedSummary(t)
 	ctx, pe := openReport(t, browser, sum, 0, 0)
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!window.gcstressReport`, chromedp.WithPollingTimeout(45*time.Second))); err != nil {
@@ -92,28 +142,8 @@ func TestBrowserKindColours(t *testing.T) {
 	for _, r := range sum.Results {
 		kindOf[r.Scenario.Name], kindOf[r.Scenario.Kind] = r.Scenario.Kind, r.Scenario.Kind
 	}
-	checkToggleColours(t, ctx, kindOf)
+	pagetest.CheckToggleColours(t, ctx, kindOf)
 	pe.Check(t)
-}
-
-// checkToggleColours checks that each kind toggle of the page's charts
-// (its text a scenario's label, kindOf's key) is in its kind's colour,
-// view.KindColourHex.
-func checkToggleColours(t *testing.T, ctx context.Context, kindOf map[string]string) {
-	t.Helper()
-	toggles, err := chromedp.Run(ctx, chromedp.Evaluate[[][2]string](`Array.from(document.querySelectorAll("label.toggle")).map(function (l) {
-	  var c = getComputedStyle(l).color.match(/\d+/g).map(Number);
-	  return [l.textContent.trim(), "#" + c.slice(0, 3).map(function (v) { return v.toString(16).padStart(2, "0"); }).join("")];
-	})`))
-	if err != nil || len(toggles) == 0 {
-		t.Fatalf("toggles: %v %v", toggles, err)
-	}
-	for _, tg := range toggles {
-		kind, ok := kindOf[tg[0]]
-		if want := view.KindColourHex(kind); !ok || tg[1] != want {
-			t.Errorf("toggle %q: colour %s, want %s (kind %q)", tg[0], tg[1], want, kind)
-		}
-	}
 }
 
 // jsString quotes s as a JavaScript string literal.

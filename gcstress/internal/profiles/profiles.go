@@ -1,18 +1,5 @@
-package gcstress
-
-import (
-	"bytes"
-	"context"
-	"fmt"
-	"io"
-	"os"
-	"time"
-
-	"github.com/writegc/writegc/explain"
-	"github.com/writegc/writegc/internal/escape"
-)
-
-// With -flight (no profiles) only the flight recorder runs; a dump is
+// Package profiles is what a gcstress child captures for explain, and
+// what the parent makes of it. With -flight (no profiles) only the flight recorder runs; a dump is
 // explained like any trace.
 //
 // Profiles (-profile) are captured inside the child by explain.Capture:
@@ -26,15 +13,34 @@ import (
 // files; explain leaves those out and says so. With any -profile kind the child also keeps an
 // explain.FlightRecorder running and dumps its last seconds to flight.out on
 // the scenario's first degraded or failed window (after warm-up); while a
-// trace or the flight recorder runs, one Put in regionEvery is marked as an
+// trace or the flight recorder runs, one Put in 64 (the child's regionEvery) is marked as an
 // explain.DefaultRegion ("writegc.put") region, so explain can tie slow
 // Puts to GC phases. The parent then reads the scenario's folder with
-// explain.Explain and puts the account in the report.
+// explain.Explain and puts the account in the report (Account).
+//
+// Invariants:
+//   - A capture starts at most once, past the warm-up, and stops at most
+//     once; after Stop nothing starts.
+//   - Failures to capture or explain are warnings on the writer given,
+//     never the run's failure.
+package profiles
 
-// accountFor explains the profiles in dir; ("", "") when there are none.
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/writegc/writegc/explain"
+	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/escape"
+)
+
+// Account explains the profiles in dir; ("", "") when there are none.
 // Explanation errors are reported on stderr and leave the account empty:
 // a missing account never fails the run.
-func accountFor(dir string, stderr io.Writer) (md, headline string) {
+func Account(dir string, stderr io.Writer) (md, headline string) {
 	if _, err := os.Stat(dir); err != nil {
 		return "", ""
 	}
@@ -51,37 +57,15 @@ func accountFor(dir string, stderr io.Writer) (md, headline string) {
 	return b.String(), a.Headline()
 }
 
-// childWarningsKey is the context key of the writer RunChild gives for the
-// child's warnings (its stderr, which the parent keeps the tail of).
-type childWarningsKey struct{}
-
-// withChildWarnings returns ctx carrying w for the child's warnings.
-func withChildWarnings(ctx context.Context, w io.Writer) context.Context {
-	if w == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, childWarningsKey{}, w)
-}
-
-// childWarnings is the writer ctx carries for the child's warnings, or
-// io.Discard.
-func childWarnings(ctx context.Context) io.Writer {
-	if w, ok := ctx.Value(childWarningsKey{}).(io.Writer); ok {
-		return w
-	}
-	return io.Discard
-}
-
-// startRecorders creates the scenario's folder and starts the flight
-// recorder when the scenario asks for one (-flight or any -profile kind),
-// and prepares its profiles. Either may be nil; failures are reported to
-// childWarnings(ctx) and leave the recorder off.
-func startRecorders(ctx context.Context, spec Scenario) (*explain.FlightRecorder, *childProfiles) {
+// Start creates the scenario's folder and starts the flight recorder when
+// the scenario asks for one (-flight or any -profile kind), and prepares
+// its profiles. Either may be nil; failures are reported to warn and leave
+// the recorder off.
+func Start(spec results.Scenario, warn io.Writer) (*explain.FlightRecorder, *Profiles) {
 	kinds, _ := explain.ParseProfiles(spec.Profile)
 	if (kinds == 0 && !spec.Flight) || spec.Dir == "" {
 		return nil, nil
 	}
-	warn := childWarnings(ctx)
 	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
 		fmt.Fprintf(warn, "gcstress child: %v\n", err)
 		return nil, nil
@@ -90,18 +74,18 @@ func startRecorders(ctx context.Context, spec Scenario) (*explain.FlightRecorder
 	if err != nil {
 		fmt.Fprintf(warn, "gcstress child: flight recorder: %v\n", err)
 	}
-	var p *childProfiles
+	var p *Profiles
 	if kinds != 0 {
-		p = &childProfiles{c: &explain.Capture{Profiles: kinds}, dir: spec.Dir, warn: warn}
+		p = &Profiles{c: &explain.Capture{Profiles: kinds}, dir: spec.Dir, warn: warn}
 	}
 	return fr, p
 }
 
-// childProfiles drives a child's explain.Capture from the child's sampling
-// loop (one goroutine): Start once past the warm-up, heap snapshots at new
-// peaks, Stop once. After stop it never starts. A nil *childProfiles does
+// Profiles drives a child's explain.Capture from the child's sampling
+// loop (one goroutine): its capture starts once past the warm-up, takes heap
+// snapshots at new peaks and stops once; after Stop it never starts. A nil *Profiles does
 // nothing.
-type childProfiles struct {
+type Profiles struct {
 	c                *explain.Capture
 	dir              string
 	warn             io.Writer // for a capture that fails
@@ -110,8 +94,8 @@ type childProfiles struct {
 	lastSnap         time.Time
 }
 
-// window is called with each window the child emits.
-func (p *childProfiles) window(w Sample, spec Scenario) {
+// Window is called with each window the child emits.
+func (p *Profiles) Window(w results.Sample, spec results.Scenario) {
 	if p == nil || p.stopped {
 		return
 	}
@@ -124,8 +108,8 @@ func (p *childProfiles) window(w Sample, spec Scenario) {
 	}
 }
 
-// stop ends the capture and writes its files; later calls do nothing.
-func (p *childProfiles) stop() {
+// Stop ends the capture and writes its files; later calls do nothing.
+func (p *Profiles) Stop() {
 	if p == nil || p.stopped {
 		return
 	}

@@ -1,0 +1,390 @@
+// Package capacity is gcstress's capacity search (the capacity set): for
+// one kind and value size, the highest open-loop write rate at which the
+// collector stays healthy. It runs nothing itself: a Plan's Runner runs
+// each step (gcstress runs it as a child process) and its Scenario builds
+// it, so the search is a pure function of the Results it is given.
+//
+// The search finds, for each kind and value size, the
+// highest open-loop write rate at which the collector stays healthy. A
+// rate is comparable between machines and layouts where a collapse is
+// not: it is the Go counterpart of a storage engine's sustained write
+// rate, gated on GC health instead of stalls.
+//
+// Search: a short closed-loop probe measures what the path does flat out
+// (C); steps then run at C/16, C/8, ... doubling until a step is unhealthy
+// (or C*2 is passed), then bisect (geometric midpoints) between the last
+// healthy and the first unhealthy rate until they are within
+// results.CapacityResolution of each other or MaxSteps ran. Every step is
+// one child process, a Result of its own (Group results.SetCapacity).
+//
+// A stolen core is not a collapse. A step that fails only on latency or on
+// the achieved rate while other processes and steal took more than
+// BusyCores is re-run, after ContendedWait, up to
+// ContendedRetries times; if the machine stays busy the search stops
+// there and the result is Contended: its figure is what the search reached,
+// not a knee. A step failed by the collector (GC CPU, assists, heap, memory)
+// is a knee whatever the load.
+//
+// The boundary is confirmed. Health near the knee is noisy (a step can fail
+// at one rate and pass at a lower one by a few percent of GC CPU), so the
+// highest healthy step is run ConfirmRuns times in all; if a repeat
+// is unhealthy the search steps down to the next lower healthy rate,
+// bisects the gap to the failed one again, and confirms the result (at most
+// MaxDescents times, then the highest rate below every failure). The sustainable
+// figure is the rate every run held, and its spread (max-min over median of
+// the runs' achieved MB/s) is reported.
+//
+// Invariants:
+//   - A search runs at most MaxSteps bisection steps, plus the probe,
+//     ContendedRetries re-runs of a contended step and the confirmations
+//     (at most MaxDescents descents): it ends.
+//   - A step is healthy only when its Result says so: limits come from
+//     the classifier's causes (results.Cause), then latency and the
+//     achieved rate, judged here; an interrupted or inconclusive step is
+//     unhealthy.
+//   - The sustainable figure is a rate every confirmation run held.
+package capacity
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/results"
+)
+
+const (
+	// Probe is the closed-loop probe's length.
+	Probe = 3 * time.Second
+	// MaxSteps bounds the bisection steps of one search (probe,
+	// contended re-runs and confirmations excluded; those are bounded by
+	// ContendedRetries, ConfirmRuns and MaxDescents).
+	MaxSteps = 10
+	// ContendedRetries bounds the re-runs of a step that failed on
+	// latency or rate while the machine was busy.
+	ContendedRetries = 2
+	// ContendedWait is the pause before such a re-run.
+	ContendedWait = 2 * time.Second
+	// ConfirmRuns is how many runs of the sustainable step must all
+	// be healthy (the search's own run included).
+	ConfirmRuns = 3
+	// MaxDescents bounds the steps down (each with its bisection)
+	// that failed confirmations take before the last candidate.
+	MaxDescents = 3
+)
+
+// Runner runs one scenario and returns its Result (gcstress's loop body:
+// a child process, progress, observer, profiles).
+type Runner func(ctx context.Context, s results.Scenario) (results.Result, error)
+
+// Plan is what one kind x value size's search needs.
+type Plan struct {
+	Kind  string
+	Value int64
+	// SLO is the p99 limit of latency from intended start (0: none).
+	SLO time.Duration
+	// StepDuration is how long one step runs.
+	StepDuration time.Duration
+	// Warmup is the classifier's warm-up: windows before it do not fail a
+	// step (unless it has no other).
+	Warmup time.Duration
+	// Scenario is the scenario of a step at mbps (0: the closed-loop
+	// probe), run for d.
+	Scenario func(mbps float64, d time.Duration) results.Scenario
+	// Run runs a step.
+	Run Runner
+}
+
+// search is one kind x value size's capacity search in progress.
+type search struct {
+	p    Plan
+	capa *results.Capacity
+}
+
+// Search runs p's search: the probe, the steps and their confirmation.
+// An error is the Runner's; the Capacity holds the steps run before it.
+func Search(ctx context.Context, p Plan) (results.Capacity, error) {
+	capa := results.Capacity{Kind: p.Kind, Value: p.Value, SLO: p.SLO}
+	probe, err := p.Run(ctx, p.Scenario(0, Probe))
+	if err != nil || probe.End == nil || probe.End.MBps <= 0 {
+		return capa, err // no probe figure: nothing to search (interrupted or the child died)
+	}
+	capa.ProbeMBps = probe.End.MBps
+	s := &search{p: p, capa: &capa}
+	lo, hi, hiLimit, err := s.bisect(ctx)
+	if err == nil && !capa.Contended && lo > 0 {
+		lo, hi, hiLimit, err = s.confirm(ctx, lo, hi, hiLimit)
+	}
+	capa.SustainableMBps, capa.FirstUnhealthyMBps, capa.Limit = lo, hi, hiLimit
+	return capa, err
+}
+
+// bisect doubles, then bisects, until the knee is found, the budget of
+// steps is spent or a step is contended. It returns the highest healthy and
+// the lowest unhealthy target.
+func (s *search) bisect(ctx context.Context) (lo, hi float64, hiLimit results.CapacityLimit, err error) {
+	return s.narrow(ctx, 0, 0, results.LimitNone, s.capa.ProbeMBps/16)
+}
+
+// narrow is bisect's loop from a known lo (0: none) and hi (0: none),
+// starting at next.
+func (s *search) narrow(ctx context.Context, lo, hi float64, hiLimit results.CapacityLimit, next float64) (float64, float64, results.CapacityLimit, error) {
+	probe := s.capa.ProbeMBps
+	for steps := 0; steps < MaxSteps && next > 0 && ctx.Err() == nil; steps++ {
+		st, err := s.step(ctx, next, false)
+		if err != nil || st.Contended {
+			return lo, hi, hiLimit, err
+		}
+		if st.Healthy {
+			lo = next
+		} else {
+			hi, hiLimit = next, st.Limit
+		}
+		switch {
+		case hi == 0 && lo >= 2*probe:
+			next = 0 // healthy far past the closed-loop rate: stop
+		case hi == 0:
+			next = lo * 2
+		case lo == 0 && hi <= probe/64:
+			next = 0 // unhealthy at a 64th of the probe: call it 0
+		case lo == 0:
+			next = hi / 2
+		case hi/lo < 1+results.CapacityResolution:
+			next = 0
+		default:
+			next = math.Sqrt(lo * hi)
+		}
+	}
+	return lo, hi, hiLimit, nil
+}
+
+// confirm re-runs the highest healthy target until ConfirmRuns runs
+// of it were healthy; a failed repeat makes it the first unhealthy rate and
+// moves down to the next lower healthy one (or half of it). On each of the
+// first MaxDescents descents the gap between that one and the failed
+// rate is bisected again when it is wider than the resolution (the lower
+// healthy step may lie far below: the doubling's last), so that noisy
+// repeats at a fuzzy knee do not halve the figure: at 85a5c10 a quiet heap
+// search whose repeats failed at 29.1 and then 26.6 MB/s fell to the
+// doubling's 13.3, where another run of the same commit found 23.9. When the
+// descents are spent, each next candidate is the highest rate below every
+// failed one (belowEveryFailure), with no more bisection, until one is
+// confirmed or none is left (0).
+func (s *search) confirm(ctx context.Context, lo, hi float64, hiLimit results.CapacityLimit) (float64, float64, results.CapacityLimit, error) {
+	for descents := 0; lo > 0 && ctx.Err() == nil; {
+		ok, err := s.repeat(ctx, lo)
+		if err != nil || s.capa.Contended || ok {
+			return lo, hi, hiLimit, err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		last := s.capa.Steps[len(s.capa.Steps)-1]
+		hi, hiLimit = lo, last.Limit
+		if descents++; descents > MaxDescents {
+			// Each failed candidate lowers the floor, so this ends.
+			lo = s.belowEveryFailure()
+			continue
+		}
+		lo = s.healthyBelow(lo)
+		if hi/lo >= 1+results.CapacityResolution {
+			var err error
+			if lo, hi, hiLimit, err = s.narrow(ctx, lo, hi, hiLimit, math.Sqrt(lo*hi)); err != nil || s.capa.Contended {
+				return lo, hi, hiLimit, err
+			}
+		}
+	}
+	s.capa.SustainableRuns = len(s.healthyRuns(lo))
+	return lo, hi, hiLimit, nil
+}
+
+// repeat runs target until ConfirmRuns of its runs were healthy (true,
+// and the capacity's runs and spread are set) or one is not (false).
+func (s *search) repeat(ctx context.Context, target float64) (bool, error) {
+	runs := s.healthyRuns(target)
+	for len(runs) < ConfirmRuns && ctx.Err() == nil {
+		st, err := s.step(ctx, target, true)
+		if err != nil || st.Contended {
+			return false, err
+		}
+		if !st.Healthy {
+			return false, nil
+		}
+		runs = append(runs, st.AchievedMBps)
+	}
+	if len(runs) < ConfirmRuns {
+		return false, nil
+	}
+	s.capa.SustainableRuns, s.capa.SpreadPct = len(runs), spreadPct(runs)
+	return true, nil
+}
+
+// belowEveryFailure is the highest target that had a healthy run and lies
+// below every target that had an unhealthy one; 0 when there is none.
+func (s *search) belowEveryFailure() float64 {
+	floor := math.Inf(1)
+	for _, st := range s.capa.Steps {
+		if !st.Healthy && st.TargetMBps > 0 {
+			floor = min(floor, st.TargetMBps)
+		}
+	}
+	best := 0.0
+	for _, st := range s.capa.Steps {
+		if st.Healthy && st.TargetMBps < floor {
+			best = max(best, st.TargetMBps)
+		}
+	}
+	return best
+}
+
+// healthyRuns is the achieved MB/s of every healthy run at target.
+func (s *search) healthyRuns(target float64) []float64 {
+	var out []float64
+	for _, st := range s.capa.Steps {
+		if st.TargetMBps == target && st.Healthy {
+			out = append(out, st.AchievedMBps)
+		}
+	}
+	return out
+}
+
+// healthyBelow is the highest target below t that had a healthy run, or t/2.
+func (s *search) healthyBelow(t float64) float64 {
+	best := t / 2
+	found := false
+	for _, st := range s.capa.Steps {
+		if st.Healthy && st.TargetMBps < t && (!found || st.TargetMBps > best) {
+			best, found = st.TargetMBps, true
+		}
+	}
+	return best
+}
+
+// step runs one step at target, re-running it while it fails on latency or
+// rate on a busy machine; a step still failed that way after
+// ContendedRetries re-runs is Contended, and so is the search.
+func (s *search) step(ctx context.Context, target float64, repeat bool) (results.CapacityStep, error) {
+	for try := 0; ; try++ {
+		res, err := s.p.Run(ctx, s.p.Scenario(target, s.p.StepDuration))
+		if err != nil {
+			return results.CapacityStep{}, err
+		}
+		st := Judge(res, target, s.p.SLO, s.p.Warmup)
+		st.OthersCores, st.Repeat = res.Machine.OthersCores+res.Machine.StealCores, repeat || try > 0
+		st.Contended = !st.Healthy && (st.Limit == results.LimitLatency || st.Limit == results.LimitRate) && res.Machine.Busy()
+		s.capa.Steps = append(s.capa.Steps, st)
+		if !st.Contended {
+			return st, nil
+		}
+		if try >= ContendedRetries || !sleepCtx(ctx, contendedWait) {
+			s.capa.Contended = true
+			s.capa.ContendedWhy = fmt.Sprintf("at %.3g MB/s %s while other processes and steal took %.2f cores (%d runs)",
+				target, st.Why, st.OthersCores, try+1)
+			return st, nil
+		}
+	}
+}
+
+// contendedWait is ContendedWait; tests shorten it.
+var contendedWait = ContendedWait
+
+// sleepCtx waits d or until ctx is done; it reports whether d passed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// spreadPct is (max-min)/median of xs, in percent.
+func spreadPct(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	ys := slices.Clone(xs)
+	slices.Sort(ys)
+	med := ys[len(ys)/2]
+	if len(ys)%2 == 0 {
+		med = (ys[len(ys)/2-1] + ys[len(ys)/2]) / 2
+	}
+	if med <= 0 {
+		return 0
+	}
+	return 100 * (ys[len(ys)-1] - ys[0]) / med
+}
+
+// Judge decides whether a step at target MB/s was healthy and, if not,
+// which limit failed it (the first in results.CapacityLimit's order); slo
+// is the latency limit (0: none), warmup the classifier's.
+func Judge(r results.Result, target float64, slo, warmup time.Duration) results.CapacityStep {
+	st := results.CapacityStep{Scenario: r.Scenario.Name, TargetMBps: target, Class: r.Verdict.Class}
+	if r.End != nil {
+		st.AchievedMBps, st.P99 = r.End.SteadyMBps, r.End.SteadyILatP99
+	}
+	warm := warmup.Seconds()
+	limit, why := results.LimitNone, ""
+	blame := func(l results.CapacityLimit, format string, args ...any) {
+		if limit == results.LimitNone {
+			limit, why = l, fmt.Sprintf(format, args...)
+		}
+	}
+	if r.Verdict.Class == results.Failed || r.End == nil {
+		why := r.Verdict.Why
+		if why == "" {
+			why = "the child left no end record"
+		}
+		blame(results.LimitMemory, "%s", why)
+	}
+	if r.Verdict.Class == results.Interrupted {
+		// A partial step is no evidence of health.
+		blame(results.LimitInconclusive, "%s", r.Verdict.Why)
+	}
+	if r.Verdict.Class == results.Inconclusive {
+		// Not healthy: a step is healthy only on enough data (see
+		// results.MinWindows); a longer -step-duration gives it that.
+		blame(results.LimitInconclusive, "%s", r.Verdict.Why)
+	}
+	for i, wh := range r.Verdict.Windows {
+		if wh.T < warm && i < len(r.Verdict.Windows)-1 {
+			continue
+		}
+		st.GCPct, st.AssistPct = max(st.GCPct, wh.GCPct), max(st.AssistPct, wh.AssistPct)
+		if l := causeLimit[wh.Cause]; l != results.LimitNone {
+			why := wh.Why
+			if why == "" {
+				why = string(wh.Cause)
+			}
+			blame(l, "%s: %s at %.1f s", wh.Class, why, wh.T)
+		}
+	}
+	if l := causeLimit[r.Verdict.Cause]; l != results.LimitNone {
+		blame(l, "%s", r.Verdict.Why)
+	}
+	if slo > 0 && st.P99 > int64(slo) {
+		blame(results.LimitLatency, "p99 from intended start %s > %v", view.NS(st.P99), slo)
+	}
+	if st.AchievedMBps < results.CapacityMinAchieved*target {
+		blame(results.LimitRate, "achieved %.3g MB/s < %.0f%% of %.3g", st.AchievedMBps, 100*results.CapacityMinAchieved, target)
+	}
+	st.Limit, st.Why, st.Healthy = limit, why, limit == results.LimitNone
+	return st
+}
+
+// causeLimit is the capacity limit of each cause the classifier gives
+// (results.Cause): a step is blamed on its first unhealthy window after
+// warm-up, then on the verdict's own cause (blocked writers), read from
+// the verdict, never by re-testing thresholds.
+var causeLimit = map[results.Cause]results.CapacityLimit{
+	results.CauseGCCPU:        results.LimitGCCPU,
+	results.CauseAssist:       results.LimitAssist,
+	results.CauseHeapOverGoal: results.LimitHeap,
+	results.CauseMemory:       results.LimitMemory,
+	results.CauseBlocked:      results.LimitBlocked,
+}
