@@ -6,7 +6,7 @@ import (
 	"github.com/writegc/writegc/gcstress/internal/childproto"
 	"github.com/writegc/writegc/gcstress/internal/outfolder"
 	"github.com/writegc/writegc/gcstress/internal/proc"
-	"github.com/writegc/writegc/gcstress/internal/usage"
+	"github.com/writegc/writegc/internal/usage"
 )
 
 // Sentinel errors. Errors returned by this package wrap one of these; test

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/usage"
 	"github.com/writegc/writegc/internal/escape"
+	"github.com/writegc/writegc/internal/usage"
 )
 
 // dirTime is the UTC start time in a default folder's name: an ISO 8601
