@@ -192,9 +192,9 @@ func TestMeasure(t *testing.T) {
 	}
 	one := m.PerOp
 	top, topRise := "", 0.0
-	for name, rise := range m.Funcs {
-		if rise > topRise {
-			top, topRise = name, rise
+	for name, f := range m.Funcs {
+		if f.Self > topRise {
+			top, topRise = name, f.Self
 		}
 	}
 	if !strings.HasPrefix(top, "example.com/loop.") || topRise < 0.9*one[UnitInstructions] {

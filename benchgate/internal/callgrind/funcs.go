@@ -233,24 +233,32 @@ func (p *profileParser) cost(line string) error {
 	return nil
 }
 
-// FuncDiff is, per function name, the rise of its self instruction count
-// per op from profile lo (nLo ops) to hi (nHi ops): (hi - lo) / (nHi - nLo),
-// the same difference as Diff's. Functions whose count did not change are
-// left out; a fall is negative.
-func FuncDiff(lo, hi *Profile, nLo, nHi int) (map[string]float64, error) {
+// FuncPerOp is one function's instructions per op over a difference of
+// runs: its own (Self) and with its calls (Incl; see FuncCost).
+type FuncPerOp struct{ Self, Incl float64 }
+
+// FuncDiff is, per function name, its instruction counts per op between
+// profile lo (nLo ops) and hi (nHi ops): (hi - lo) / (nHi - nLo), the same
+// difference as Diff's, so start-up and other fixed costs cancel. Functions
+// whose counts did not change are left out; a fall is negative.
+func FuncDiff(lo, hi *Profile, nLo, nHi int) (map[string]FuncPerOp, error) {
 	if nHi <= nLo || nLo < 0 {
 		return nil, fmt.Errorf("callgrind: op counts %d and %d: the second must be larger", nLo, nHi)
 	}
 	n := float64(nHi - nLo)
-	out := map[string]float64{}
-	for name, h := range hi.Funcs {
-		if d := float64(h.Self) - float64(lo.Funcs[name].Self); d != 0 {
-			out[name] = d / n
+	d := func(a, b uint64) float64 { return (float64(b) - float64(a)) / n }
+	out := map[string]FuncPerOp{}
+	add := func(name string, l, h FuncCost) {
+		if l != h {
+			out[name] = FuncPerOp{Self: d(l.Self, h.Self), Incl: d(l.Incl, h.Incl)}
 		}
 	}
+	for name, h := range hi.Funcs {
+		add(name, lo.Funcs[name], h)
+	}
 	for name, l := range lo.Funcs {
-		if _, ok := hi.Funcs[name]; !ok && l.Self != 0 {
-			out[name] = -float64(l.Self) / n
+		if _, ok := hi.Funcs[name]; !ok {
+			add(name, l, FuncCost{})
 		}
 	}
 	return out, nil

@@ -154,19 +154,19 @@ func TestParseProfileRedefinedID(t *testing.T) {
 }
 
 func TestFuncDiff(t *testing.T) {
-	lo := &Profile{Funcs: map[string]FuncCost{"same": {Self: 100}, "grew": {Self: 100}, "gone": {Self: 40}}}
-	hi := &Profile{Funcs: map[string]FuncCost{"same": {Self: 100}, "grew": {Self: 1100}, "new": {Self: 500}}}
+	lo := &Profile{Funcs: map[string]FuncCost{"same": {100, 300}, "grew": {100, 100}, "gone": {40, 40}}}
+	hi := &Profile{Funcs: map[string]FuncCost{"same": {100, 300}, "grew": {1100, 2100}, "new": {500, 500}}}
 	d, err := FuncDiff(lo, hi, 2, 12)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]float64{"grew": 100, "new": 50, "gone": -4}
+	want := map[string]FuncPerOp{"grew": {100, 200}, "new": {50, 50}, "gone": {-4, -4}}
 	if len(d) != len(want) {
 		t.Fatalf("diff %v, want %v", d, want)
 	}
 	for k, v := range want {
 		if d[k] != v {
-			t.Errorf("%s: %g, want %g", k, d[k], v)
+			t.Errorf("%s: %v, want %v", k, d[k], v)
 		}
 	}
 	if _, err := FuncDiff(lo, hi, 5, 5); err == nil {

@@ -76,7 +76,7 @@ const LoOps = 2
 // difference of ops. It is a plain value.
 type Measurement struct {
 	PerOp PerOp
-	Funcs map[string]float64
+	Funcs map[string]FuncPerOp
 }
 
 // Measure runs benchmark name of test binary bin at LoOps and at n+LoOps ops
