@@ -112,8 +112,8 @@
 //   - Instruction mode (RunConfig.Measure = MeasureInstructions, `benchgate
 //     run -measure instructions`) counts instead of timing: each leaf
 //     benchmark runs in its own process under `valgrind --tool=callgrind
-//     --cache-sim=yes`, GOMAXPROCS=1 and GODEBUG=asyncpreemptoff=1, at a
-//     fixed op count N and at 2N, and the difference divided by N is the per
+//     --cache-sim=yes`, GOMAXPROCS=1 and GODEBUG=asyncpreemptoff=1, at 2 ops
+//     and at a fixed op count N+2, and the difference divided by N is the per
 //     op figure (startup, setup and the testing package's N=1 probe cancel):
 //     instructions/op, D1-misses/op (first-level data misses), LL-misses/op
 //     (last-level misses) and est-cycles/op = Ir + 10·(I1mr + D1mr + D1mw) +
@@ -121,7 +121,10 @@
 //     head run side by side (RunConfig.Jobs) and the rounds need not be
 //     interleaved with care; they are gated like timed units, with their own
 //     default gates (InstructionUnits: 1%; misses 5% and at least half a miss
-//     per op). A duration benchtime is an error in this mode.
+//     per op). A duration benchtime is an error in this mode. The same
+//     difference per function (callgrind's self counts) names the functions
+//     behind a regressed benchmark (RunResult.FuncDiffs), as profiles do in
+//     wall mode.
 //
 // What instruction mode cannot see. Valgrind runs one thread at a time, so
 // GC concurrency, lock contention, false sharing between goroutines and

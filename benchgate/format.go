@@ -231,6 +231,8 @@ func (d *ProfileDiff) what() string {
 		return "bytes allocated per op"
 	case SampleAllocObjects:
 		return "objects allocated per op"
+	case SampleInstructions:
+		return "instructions per op, callgrind"
 	}
 	return d.SampleType + " per op"
 }

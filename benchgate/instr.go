@@ -220,11 +220,12 @@ func (s *side) listLeaves(ctx context.Context, cfg RunConfig) error {
 
 // instrTask is one callgrind measurement of a round: a leaf of one side.
 type instrTask struct {
-	s    *side
-	b    *binary
-	leaf string
-	n    int // the op count measured (the difference of n and 2n ops)
-	res  callgrind.PerOp
+	s     *side
+	b     *binary
+	leaf  string
+	n     int // the op count measured (the difference of n+LoOps and LoOps ops)
+	res   callgrind.PerOp
+	funcs map[string]callgrind.FuncPerOp
 }
 
 // runInstrRounds is runRounds for MeasureInstructions: it lists the leaves,
@@ -238,6 +239,7 @@ func runInstrRounds(ctx context.Context, cfg RunConfig, res *RunResult, tmp stri
 		}
 	}
 	order := orderedKeys(base, head)
+	res.instrFuncs = newInstrFuncs()
 	baseN, headN := 0, 0
 	for _, k := range order {
 		if b := base.bins[k]; b != nil {
@@ -279,6 +281,9 @@ func runInstrRounds(ctx context.Context, cfg RunConfig, res *RunResult, tmp stri
 			if err := writeInstr(s, order, tasks); err != nil {
 				return err
 			}
+		}
+		for _, t := range tasks {
+			res.instrFuncs.add(t.s.name, t.leaf, t.funcs)
 		}
 		fmt.Fprintf(cfg.Log, "benchgate: round %d/%d done in %v (%d callgrind measurements, %d at once)\n",
 			round, cfg.Count, time.Since(start).Round(time.Millisecond), len(tasks), cfg.instrJobs())
@@ -326,7 +331,7 @@ func (t *instrTask) measure(ctx context.Context, cfg RunConfig, tmp string) erro
 	r := callgrind.Runner{Valgrind: cfg.Valgrind, Dir: t.b.dir, TmpDir: tmp,
 		Env: childEnv(ctx, t.s.binEnv(t.b)...), MaxOutput: cfg.MaxOutput}
 	n := instrOps(t.b.benchtime, cfg.Benchtime)
-	res, err := r.Measure(mctx, t.b.path, t.leaf, n)
+	m, err := r.MeasureFuncs(mctx, t.b.path, t.leaf, n)
 	switch {
 	case err != nil && ctx.Err() != nil: // cancelled from outside, or by another task's failure
 		return fmt.Errorf("%s %s at %dx: %w", t.s.name, t.leaf, n, context.Cause(ctx))
@@ -337,7 +342,7 @@ func (t *instrTask) measure(ctx context.Context, cfg RunConfig, tmp string) erro
 	case err != nil:
 		return fmt.Errorf("%w: %s %s at %dx: %v", ErrBenchFailed, t.s.name, t.leaf, n, err)
 	}
-	t.n, t.res = n, res
+	t.n, t.res, t.funcs = n, m.PerOp, m.Funcs
 	return nil
 }
 

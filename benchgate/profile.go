@@ -1,11 +1,9 @@
 package benchgate
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/google/pprof/profile"
@@ -149,15 +147,7 @@ func DiffProfiles(base, head *profile.Profile, sampleType string, baseOps, headO
 			out = append(out, f)
 		}
 	}
-	slices.SortFunc(out, func(a, b FuncCost) int {
-		if c := cmp.Compare(b.FlatGrowth(), a.FlatGrowth()); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.CumGrowth(), a.CumGrowth()); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Func, b.Func)
-	})
+	sortFuncCosts(out)
 	if top > 0 && len(out) > top {
 		out = out[:top]
 	}

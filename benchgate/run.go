@@ -145,8 +145,10 @@ type RunConfig struct {
 	// Nx, else RunConfig.Benchtime's, else DefaultInstructionOps; a duration
 	// is ErrBadOption) and writes a line of the instruction units (see
 	// InstructionUnits) per leaf. The outputs carry `measure: instructions`,
-	// the valgrind version and the units' default gates. Benchmem, Nice (but
-	// for the listing run) and ProfileSelect do not apply (a note says so);
+	// the valgrind version and the units' default gates. Benchmem and Nice
+	// (but for the listing run) do not apply (a note says so); ProfileSelect
+	// takes no profiles there but compares callgrind's per-function counts
+	// of the rounds (RunResult.FuncDiffs);
 	// Timeout bounds each measurement (two callgrind runs). Valgrind missing
 	// is ErrNoValgrind.
 	Measure Measure
@@ -253,6 +255,11 @@ type RunResult struct {
 	Profiles []ProfileFiles
 	outDir   string
 	tempOut  bool // outDir was made by Run (RemoveTempOutput removes it)
+
+	// FuncDiffs are, in instruction mode, the per-function comparisons
+	// (SampleInstructions) of the benchmarks ProfileSelect returned.
+	FuncDiffs  []ProfileDiff
+	instrFuncs *instrFuncs
 }
 
 // binary is one built test binary and what to run in it.
@@ -383,7 +390,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 		return res, err
 	}
 	if cfg.ProfileSelect != nil && cfg.Measure == MeasureInstructions {
-		res.Notes = append(res.Notes, "profiles are not taken in instruction mode (callgrind_annotate on a callgrind run of the benchmark shows where the instructions went)")
+		res.FuncDiffs = res.instrFuncs.diffs(cfg.ProfileSelect(res.Base, res.Head), cfg.ProfileMax, DefaultProfileTop)
 	} else if cfg.ProfileSelect != nil {
 		res.Profiles = profileAll(ctx, cfg, res, base, head, cfg.ProfileSelect(res.Base, res.Head))
 	}

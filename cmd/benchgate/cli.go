@@ -502,7 +502,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	opts.Rounds = cfg.Count // a benchmark with fewer results than rounds is missing data
-	if *profiles && cfg.Measure != benchgate.MeasureInstructions {
+	if *profiles {
 		cfg.ProfileSelect = func(base, head *benchgate.Set) []string { return regressedNames(base, head, opts) }
 	}
 	if *histDB != "" {
@@ -539,7 +539,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	err = gate(res.Base, res.Head, opts, &g, stdout, func(rep *benchgate.Report) {
 		rep.Info = append(rep.Info, baseLine(res))
-		rep.Profiles = benchgate.DiffProfileFiles(res.Profiles, benchgate.DefaultProfileTop)
+		rep.Profiles = append(benchgate.DiffProfileFiles(res.Profiles, benchgate.DefaultProfileTop), res.FuncDiffs...)
 	})
 	return recordRun(ctx, *histDB, res, err, stderr)
 }

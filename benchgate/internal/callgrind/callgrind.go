@@ -6,8 +6,16 @@
 //
 // Per-op figures. A benchmark process executes startup, the testing package's
 // N=1 probe and its own setup besides the N ops it times. Measure runs the
-// same benchmark twice, at N and at 2N ops, and divides the difference of the
-// two totals by N: everything that does not grow with N cancels.
+// same benchmark twice, at LoOps (2) and at N+LoOps ops, and divides the
+// difference of the two totals by N: everything that does not grow with N
+// cancels (start-up, the probe, each timed call's runtime.GC and set-up).
+// The smaller run is kept that small because valgrind runs a Go benchmark
+// 50-200x slower than natively: N and 2N (the earlier scheme) executed 3N
+// ops for a difference of N, this executes N+4. The difference then covers
+// ops 3 to N+2 rather than N+1 to 2N, which matters only to a benchmark
+// whose ops get cheaper or dearer as it runs (a structure that fills up).
+// The same difference, per function, names where added instructions went
+// (ParseProfile, FuncDiff).
 //
 // Invariants:
 //
@@ -25,7 +33,8 @@
 //     run), and is stopped past Runner.MaxOutput bytes of output
 //     (ErrOutputTooLarge, never a missing result line).
 //   - Input is bounded: an output file is read up to MaxOutBytes and lines of
-//     at most MaxLineBytes; a file without both an events line and a totals
+//     at most MaxLineBytes, with at most MaxFuncs functions and MaxNames
+//     compressed names, each limit checked before the entry is kept; a file without both an events line and a totals
 //     (or summary) line is ErrNoTotals, never zero counts.
 //   - A larger op count that executed fewer instructions than the smaller
 //     one is ErrNotMonotone: the per-op figure would be meaningless.

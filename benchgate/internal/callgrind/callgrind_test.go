@@ -173,7 +173,8 @@ func buildLoop(t *testing.T) (bin, dir string) {
 }
 
 // TestMeasure runs a real benchmark under callgrind: the per-op instructions
-// of twice the work are twice as many, and two measurements agree.
+// of twice the work are twice as many, two measurements agree, and the
+// function that does the work carries nearly all of them.
 func TestMeasure(t *testing.T) {
 	r := Runner{TmpDir: t.TempDir()}
 	if err := r.Available(); err != nil {
@@ -185,9 +186,19 @@ func TestMeasure(t *testing.T) {
 	bin, dir := buildLoop(t)
 	r.Dir = dir
 	ctx := context.Background()
-	one, err := r.Measure(ctx, bin, "BenchmarkWork/k=1000", 20000)
+	m, err := r.MeasureFuncs(ctx, bin, "BenchmarkWork/k=1000", 20000)
 	if err != nil {
 		t.Fatal(err)
+	}
+	one := m.PerOp
+	top, topRise := "", 0.0
+	for name, f := range m.Funcs {
+		if f.Self > topRise {
+			top, topRise = name, f.Self
+		}
+	}
+	if !strings.HasPrefix(top, "example.com/loop.") || topRise < 0.9*one[UnitInstructions] {
+		t.Errorf("top function %q %.1f instructions/op of %.1f: want the loop's, nearly all", top, topRise, one[UnitInstructions])
 	}
 	again, err := r.Measure(ctx, bin, "BenchmarkWork/k=1000", 20000)
 	if err != nil {

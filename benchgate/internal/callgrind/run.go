@@ -65,26 +65,66 @@ var procsSuffix = regexp.MustCompile(`-[0-9]+$`)
 // TrimProcs removes a benchmark name's -GOMAXPROCS suffix.
 func TrimProcs(name string) string { return procsSuffix.ReplaceAllString(name, "") }
 
-// Measure runs benchmark name of test binary bin at n and at 2n ops and
-// returns the per-op figures of the difference.
+// LoOps is the op count of Measure's smaller run. It is 2, not 1: at
+// -test.benchtime 1x the testing package keeps its N=1 probe as the result
+// and never calls the benchmark a second time, so the fixed cost of that call
+// (a runtime.GC, the timers, the loop's set-up) would not cancel.
+const LoOps = 2
+
+// Measurement is one Measure: the per-op figures and the rise of each
+// function's self instruction count per op (FuncDiff), both over the same
+// difference of ops. It is a plain value.
+type Measurement struct {
+	PerOp PerOp
+	Funcs map[string]FuncPerOp
+}
+
+// Measure runs benchmark name of test binary bin at LoOps and at n+LoOps ops
+// and returns the per-op figures of the difference: n ops, executed after
+// the same start (process start-up, the N=1 probe, LoOps ops), whose fixed
+// costs cancel.
 func (r Runner) Measure(ctx context.Context, bin, name string, n int) (PerOp, error) {
+	m, err := r.MeasureFuncs(ctx, bin, name, n)
+	return m.PerOp, err
+}
+
+// MeasureFuncs is Measure with the per-function rise (Measurement.Funcs).
+func (r Runner) MeasureFuncs(ctx context.Context, bin, name string, n int) (Measurement, error) {
 	if n < 1 {
-		return nil, fmt.Errorf("callgrind: op count %d: want at least 1", n)
+		return Measurement{}, fmt.Errorf("callgrind: op count %d: want at least 1", n)
 	}
-	lo, err := r.Count(ctx, bin, name, n)
+	lo, err := r.Profile(ctx, bin, name, LoOps)
 	if err != nil {
-		return nil, err
+		return Measurement{}, err
 	}
-	hi, err := r.Count(ctx, bin, name, 2*n)
+	hi, err := r.Profile(ctx, bin, name, n+LoOps)
 	if err != nil {
-		return nil, err
+		return Measurement{}, err
 	}
-	return Diff(lo, hi, n, 2*n)
+	per, err := Diff(lo.Counts, hi.Counts, LoOps, n+LoOps)
+	if err != nil {
+		return Measurement{}, err
+	}
+	funcs, err := FuncDiff(lo, hi, LoOps, n+LoOps)
+	if err != nil {
+		return Measurement{}, err
+	}
+	return Measurement{PerOp: per, Funcs: funcs}, nil
 }
 
 // Count runs benchmark name of bin once at n ops under callgrind and returns
 // the process's totals.
 func (r Runner) Count(ctx context.Context, bin, name string, n int) (Counts, error) {
+	p, err := r.Profile(ctx, bin, name, n)
+	if err != nil {
+		return nil, err
+	}
+	return p.Counts, nil
+}
+
+// Profile runs benchmark name of bin once at n ops under callgrind and
+// returns the process's totals and per-function counts (ParseProfile).
+func (r Runner) Profile(ctx context.Context, bin, name string, n int) (*Profile, error) {
 	f, err := os.CreateTemp(r.TmpDir, "callgrind-*.out")
 	if err != nil {
 		return nil, err
@@ -92,6 +132,23 @@ func (r Runner) Count(ctx context.Context, bin, name string, n int) (Counts, err
 	out := f.Name()
 	f.Close()
 	defer os.Remove(out)
+	if err := r.run(ctx, bin, name, n, out); err != nil {
+		return nil, err
+	}
+	of, err := os.Open(out)
+	if err != nil {
+		return nil, err
+	}
+	defer of.Close()
+	p, err := ParseProfile(of)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", out, err)
+	}
+	return p, nil
+}
+
+// run runs the benchmark once under callgrind, writing its output to out.
+func (r Runner) run(ctx context.Context, bin, name string, n int, out string) error {
 	vg := r.Valgrind
 	if vg == "" {
 		vg = "valgrind"
@@ -115,27 +172,15 @@ func (r Runner) Count(ctx context.Context, bin, name string, n int) (Counts, err
 	lim := &outputLimit{limit: limit, stop: cancel}
 	stdout, stderr := capped{lim: lim}, capped{lim: lim}
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = childproc.Run(cmd)
+	err := childproc.Run(cmd)
 	switch {
 	case lim.exceeded():
-		return nil, fmt.Errorf("%w: %s %s at %dx: output over the limit of %d bytes; it was stopped",
+		return fmt.Errorf("%w: %s %s at %dx: output over the limit of %d bytes; it was stopped",
 			ErrOutputTooLarge, filepath.Base(bin), name, n, limit)
 	case err != nil:
-		return nil, fmt.Errorf("%w: %s %s at %dx: %v\n%s", ErrBadRun, filepath.Base(bin), name, n, err, stderr.tail(2000))
+		return fmt.Errorf("%w: %s %s at %dx: %v\n%s", ErrBadRun, filepath.Base(bin), name, n, err, stderr.tail(2000))
 	}
-	if err := checkRan(stdout.Bytes(), name); err != nil {
-		return nil, err
-	}
-	of, err := os.Open(out)
-	if err != nil {
-		return nil, err
-	}
-	defer of.Close()
-	c, err := ParseOut(of)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", out, err)
-	}
-	return c, nil
+	return checkRan(stdout.Bytes(), name)
 }
 
 // checkRan checks that the benchmark output holds a result line for name and
