@@ -4,7 +4,7 @@ GO        ?= go
 PKGS      := ./...
 STRESS_FLAGS ?=
 
-.PHONY: all test fmt-check vet unit race lint-test benchsmoke peers-smoke stress stress-peers bench lint gate clean test-service
+.PHONY: all test fmt-check vet unit race lint-test benchsmoke peers-smoke stress stress-peers bench lint gate clean test-service test-slow
 
 all: test
 
@@ -18,9 +18,12 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
-# The lint test runs once, below, not again under -race.
+# The lint test runs once, below, not again under -race. -short leaves out the
+# suites that take more than a few seconds each (whole gcstress runs, gates in
+# throwaway repositories, instruction mode, the 10,000-series false-alarm test):
+# make test-slow runs them, and .ci/run runs make test-slow.
 race:
-	$(GO) test -race -timeout 20m $$($(GO) list $(PKGS) | grep -v '/internal/lint$$')
+	$(GO) test -race -short -timeout 20m $$($(GO) list $(PKGS) | grep -v '/internal/lint$$')
 	$(GO) test -race -tags gateslow ./internal/slowdown/ ./benchgate/internal/synthbench/
 
 # One iteration of every benchmark so none can rot; large cases skip under -short.
@@ -65,6 +68,11 @@ bench:
 ## gate: the CI regression gate against the previous commit.
 gate:
 	./scripts/gate
+
+## test-slow: every test, the slow ones too (no -short), under -race: about 10 minutes
+## on 2 cores. CI runs it after make test.
+test-slow:
+	$(GO) test -race -timeout 40m $$($(GO) list $(PKGS) | grep -v '/internal/lint$$')
 
 ## lint-test: internal/lint as a test (make test runs it): staticcheck (pinned in
 ## go.mod), the darwin vet and windows build, the architecture's import rules,

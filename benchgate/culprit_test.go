@@ -57,6 +57,9 @@ func BenchmarkOp(b *testing.B) {
 // (its share of the profile hardly moves); "where it got slower" names it
 // first, from real CPU profiles of base and head run for the same ops.
 func TestRunProfileNamesTheCulprit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a gate run with profiles: make test-slow")
+	}
 	dir := gitModuleDir(t)
 	gitT(t, dir, "init", "-q")
 	writeFiles(t, dir, culpritModule(1))

@@ -83,6 +83,9 @@ func runMatrix(t *testing.T, c Config) Result {
 // gives), a scenario runs for its duration: the end record's t is at least
 // the duration, its progress is in time, and it has a verdict.
 func TestDurationFirst(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs duration-first scenarios: make test-slow")
+	}
 	c := DefaultConfig()
 	c.Keys, c.Duration, c.Window = []int64{results.UnboundedKeys}, 3*time.Second, 250*time.Millisecond
 	c.Thresholds.Warmup = time.Second
@@ -110,6 +113,9 @@ func TestDurationFirst(t *testing.T) {
 // MinWindows windows passed, so it gets a verdict; with NoMinRun it stops
 // at its keys and is inconclusive.
 func TestMinRunExtendsAFastScenario(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a scenario past its least run time: make test-slow")
+	}
 	c := DefaultConfig()
 	c.Keys, c.Duration, c.Window = []int64{1000}, 0, 100*time.Millisecond
 	c.Thresholds.Warmup = 500 * time.Millisecond

@@ -32,6 +32,9 @@ func writeSamples(t *testing.T, dir string) {
 // with a summary.json whose metadata and accounts must reach the reports;
 // summary.json itself is left as it was.
 func TestRebuildReports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a matrix and rebuilds it: make test-slow")
+	}
 	dir := t.TempDir()
 	writeSamples(t, dir)
 	sum, err := RebuildReports(dir)

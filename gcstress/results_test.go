@@ -119,6 +119,9 @@ func TestResultsWriteFailureNamesTheFile(t *testing.T) {
 // creation fails is an ErrWrite naming it, and leaves the earlier version
 // of the file (or none) untouched: never a partial file.
 func TestReportWriteFailures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a scenario per failing file: make test-slow")
+	}
 	sum := recordedSummary(t)
 	for _, tc := range []struct{ file, op string }{
 		{"report.md", "write"}, {"report.md", "close"}, {"report.html", "sync"},
@@ -211,6 +214,9 @@ func TestReplaceOutRefusesFolderWithoutManifest(t *testing.T) {
 // A user file inside the run's scenario folder, or a report.md the user
 // rewrote, makes -replace-out refuse and remove nothing.
 func TestReplaceOutRemovesOnlyTheRunsFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs gcstress twice into one folder: make test-slow")
+	}
 	out := t.TempDir()
 	c := tinyConfig(out)
 	c.Flight = true // the child creates the scenario's folder
@@ -307,6 +313,9 @@ func mustWrite(t *testing.T, p, data string) {
 // fails (the disk filling up between two files), every file left in the
 // folder is one the manifest lists, so -replace-out can remove it later.
 func TestManifestListsEveryFileOnFailure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a scenario per failing file: make test-slow")
+	}
 	sum := recordedSummary(t)
 	for k := 1; k <= 8; k++ {
 		dir := t.TempDir()

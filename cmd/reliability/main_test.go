@@ -33,6 +33,9 @@ func TestUsage(t *testing.T) {
 // TestTCPQuick runs the tcp subcommand end to end in -quick mode (small
 // counts, short timeouts: a few seconds, also under -race).
 func TestTCPQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a TCP abuse run of about 10 s: make test-slow")
+	}
 	file := filepath.Join(t.TempDir(), "tcp.md")
 	var out, errb bytes.Buffer
 	if code := run([]string{"tcp", "-quick", "-out", file}, &out, &errb); code != 0 {

@@ -89,6 +89,9 @@ func pointerFree(b *testing.B) {
 // fell to 6.3x under -race and load, with cycle counts of the same order, and neither
 // trips the live-heap warning.
 func TestPerOpUnitsRankPointerHeavy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("8M ops a layout: make test-slow")
+	}
 	heavy := runFixed(t, perOpRuns, pointerHeavy)
 	sinkNodes = nil
 	free := runFixed(t, perOpRuns, pointerFree)

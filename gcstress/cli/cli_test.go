@@ -76,6 +76,9 @@ func TestCancelledContextExits130(t *testing.T) {
 // TestMainEndToEnd runs the whole command on a tiny matrix and failure
 // scenario: every child is this test binary, served by Main (TestMain).
 func TestMainEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the command end to end: make test-slow")
+	}
 	out := t.TempDir()
 	var stdout, stderr syncBuf
 	args := []string{"-quick", "-kinds", "heap,offheap", "-values", "100", "-keys", "20K", "-memstore", "1MB", "-regions", "1",

@@ -91,6 +91,9 @@ func compareRun(t *testing.T) string {
 // after the other by more than 10% (the unit tests of package compare
 // cover those figures' gating).
 func TestCompareEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs gcstress four times: make test-slow")
+	}
 	old, same := compareRun(t), compareRun(t)
 	t.Setenv(pairStoreDouble, "1")
 	doubled := compareRun(t)

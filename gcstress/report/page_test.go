@@ -80,6 +80,9 @@ func TestWriteHTMLSelfContained(t *testing.T) {
 // timeline, and the log-scale throughput chart copes with failed cells and
 // with every cell failed.
 func TestChartsShortRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders every chart of recorded short runs: make test-slow")
+	}
 	end := &results.Sample{Type: results.SampleEnd, T: 0.2, MBps: 3, HeapLive: 8 << 20, HeapGoal: 16 << 20, MemLimit: 64 << 20}
 	win := results.Sample{Type: results.SampleWindow, T: 0.1, MBps: 4, HeapLive: 4 << 20, HeapGoal: 8 << 20}
 	sum := &results.Summary{Results: []results.Result{
