@@ -97,8 +97,11 @@ func TestRunSynthetic(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// 8+8 rounds: a few load spikes on a shared machine still leave p < alpha.
-	cfg := RunConfig{Dir: dir, Count: 8, Benchtime: "3000x", Benchmem: true,
+	// 8+8 rounds of 20000x (tens of ms a run, so one scheduling hiccup is
+	// not a whole run): a few load spikes on a shared machine still leave
+	// p < alpha. At 3000x, under -race, one base round slowed past the 4x
+	// slower head's gave p=0.0104 and failed at alpha 0.01.
+	cfg := RunConfig{Dir: dir, Count: 8, Benchtime: "20000x", Benchmem: true,
 		Preamble: "Unit ns/op better=lower\n"}
 
 	t.Run("slower head regresses", func(t *testing.T) {
@@ -108,7 +111,7 @@ func TestRunSynthetic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Compare(res.Base, res.Head, Options{})
+		rep, err := Compare(res.Base, res.Head, Options{Alpha: 0.05})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +132,7 @@ func TestRunSynthetic(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer os.RemoveAll(filepath.Dir(res.BaseFile))
-		// Alpha 0.05: beside other load, a round or two of a 3000x run can
+		// Alpha 0.05: beside other load, a round or two of a short run can
 		// be slowed past the other side's (the 8 a side then gave p=0.0104
 		// once under -race on a loaded 2-core machine); the 16x gap is what
 		// is tested, not the U test's tail.
@@ -149,7 +152,7 @@ func TestRunSynthetic(t *testing.T) {
 		}
 	})
 	t.Run("per-target benchtime", func(t *testing.T) {
-		// The target's 7x replaces the config's 3000x on both sides, and
+		// The target's 7x replaces the config's 20000x on both sides, and
 		// only for its own runs: every result line has 7 iterations.
 		c := cfg
 		c.Base, c.Head, c.OutDir, c.Count = "fast", "fast", t.TempDir(), 2
