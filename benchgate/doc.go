@@ -152,4 +152,6 @@
 // The package imports nothing else from writegc but small internal helpers
 // (internal/flock, internal/childproc); it stands alone so the gate can
 // judge any module's benchmarks.
+//
+// The manual (commands, flags, worked examples) is docs/benchgate.md in the repository.
 package benchgate

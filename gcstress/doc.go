@@ -126,4 +126,6 @@
 // draws the graph. Scenario, Sample, Verdict, Result and Summary are
 // permanent aliases of package results's types: the vocabulary of a
 // program that registers an engine or reads a run's Summary.
+//
+// The manual (commands, flags, worked examples) is docs/gcstress.md in the repository.
 package gcstress

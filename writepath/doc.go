@@ -91,4 +91,6 @@
 // CPU-bound; ServerOptions.ReadLatency (off by default) is an opt-in model of
 // one block read per region Get request, answered on a timer so that waits
 // overlap, for reproducing HBASE-3553 on one machine.
+//
+// The manual (commands, flags, worked examples) is docs/writepath.md in the repository.
 package writepath

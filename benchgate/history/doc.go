@@ -106,4 +106,6 @@
 // (MaxSeries, MaxPointRows, MaxRecords: ErrTooMany, checked before the
 // rows are read). Options and PrepareOptions can lower these limits, never
 // raise them.
+//
+// The manual (commands, flags, worked examples) is docs/history.md in the repository.
 package history

@@ -85,6 +85,8 @@
 // The package is meant for _test.go files; it imports testing. Its only
 // package state is that per-benchmark record of the last round (at most 4096
 // names, safe for concurrent use).
+//
+// The manual (commands, flags, worked examples) is docs/gcbench.md in the repository.
 package gcbench
 
 import (
