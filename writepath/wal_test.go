@@ -392,11 +392,7 @@ func TestWALZeroedNewestLog(t *testing.T) {
 	if err := os.WriteFile(ps[len(ps)-1], make([]byte, 512), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s = openTolerant(t, dir)
-	defer s.Close()
-	if miss := missingKeys(t, s, 20); len(miss) > 0 || s.WALReplay().TornTailBytes != 512 {
-		t.Fatalf("lost %v, report %+v", miss, s.WALReplay())
-	}
+	wantTornTail(t, dir, 20, 512)
 }
 
 // TestWALGarbageTail: bytes that are no record after the last one are a
@@ -406,11 +402,7 @@ func TestWALGarbageTail(t *testing.T) {
 	writeWAL(t, dir, 50, 0)
 	ps := walPaths(t, dir)
 	appendTo(t, ps[len(ps)-1], []byte("this is not a WAL record, nor is this"))
-	s := openTolerant(t, dir)
-	defer s.Close()
-	if miss := missingKeys(t, s, 50); len(miss) > 0 || s.WALReplay().TornTailBytes != 37 {
-		t.Fatalf("lost %v, report %+v", miss, s.WALReplay())
-	}
+	wantTornTail(t, dir, 50, 37)
 }
 
 // TestWALTornTailCutOnce: the torn tail is cut at the first open, so that
@@ -439,6 +431,18 @@ func openTolerant(t *testing.T, dir string) *Server {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// wantTornTail opens dir's WAL server with WALTolerateTornTail and checks
+// that missingKeys finds none of keys missing and a torn tail of torn
+// bytes was cut.
+func wantTornTail(t *testing.T, dir string, keys int, torn int64) {
+	t.Helper()
+	s := openTolerant(t, dir)
+	defer s.Close()
+	if miss := missingKeys(t, s, keys); len(miss) > 0 || s.WALReplay().TornTailBytes != torn {
+		t.Fatalf("lost %v, report %+v", miss, s.WALReplay())
+	}
 }
 
 // corruptError checks that err is a *WALCorruptError for path at off.
