@@ -83,16 +83,7 @@ func TestOffHeapNoPrefault(t *testing.T) {
 	if _, ok := minorFaults(); !ok {
 		t.Skip("no /proc/self/stat on this system")
 	}
-	p, err := NewPool(PoolOptions{OffHeap: true, HugePages: HugePagesNever, NoPrefault: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	c, err := p.get()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.put(c)
+	c := pooledChunk(t, PoolOptions{OffHeap: true, HugePages: HugePagesNever, NoPrefault: true})
 	if n, pages := faultsWriting(c.buf), uint64(len(c.buf)/os.Getpagesize()); n < pages/2 {
 		t.Errorf("writing a chunk that was not pre-faulted took %d faults, want about %d", n, pages)
 	}

@@ -26,6 +26,23 @@ func minorFaults() (uint64, bool) {
 	return n, err == nil
 }
 
+// pooledChunk makes a pool of opts and takes a chunk from it; the chunk
+// goes back, and the pool is closed, when the test ends.
+func pooledChunk(t *testing.T, opts PoolOptions) *chunk {
+	t.Helper()
+	p, err := NewPool(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	c, err := p.get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.put(c) })
+	return c
+}
+
 // TestOffHeapChunkPrefaulted checks that writing a freshly mapped off-heap
 // chunk takes (nearly) no page faults where the kernel can pre-fault or back
 // it with huge pages: 2 MiB of small pages would take 512.
@@ -36,16 +53,7 @@ func TestOffHeapChunkPrefaulted(t *testing.T) {
 	if invariants {
 		t.Skip("race and invariants builds fault on their own bookkeeping")
 	}
-	p, err := NewPool(PoolOptions{OffHeap: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	c, err := p.get()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.put(c)
+	c := pooledChunk(t, PoolOptions{OffHeap: true})
 	if _, ok := minorFaults(); !ok {
 		t.Skip("no /proc/self/stat on this system")
 	}

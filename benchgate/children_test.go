@@ -290,8 +290,22 @@ func TestRunWallCancelKillsTheBenchmarksChildren(t *testing.T) {
 	repo, tmp, pids := childRepo(t)
 	mark := filepath.Join(t.TempDir(), "mark")
 	t.Setenv("MARK", mark)
+	ctx := cancelOnMark(t, mark)
+	res, err := runWithin(t, ctx, RunConfig{Dir: repo, Base: "HEAD", Head: "HEAD", Count: 1, Benchtime: "10x",
+		Targets: []Target{{Pkg: ".", Bench: "^BenchmarkStall$"}}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	res.RemoveTempOutput()
+	assertOrphansGone(t, pids)
+	assertClean(t, repo, tmp)
+}
+
+// cancelOnMark returns a context cancelled once the file mark exists (or
+// when the test ends).
+func cancelOnMark(t *testing.T, mark string) context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	go func() {
 		for ctx.Err() == nil {
 			if _, err := os.Stat(mark); err == nil {
@@ -301,14 +315,7 @@ func TestRunWallCancelKillsTheBenchmarksChildren(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	res, err := runWithin(t, ctx, RunConfig{Dir: repo, Base: "HEAD", Head: "HEAD", Count: 1, Benchtime: "10x",
-		Targets: []Target{{Pkg: ".", Bench: "^BenchmarkStall$"}}})
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("err = %v, want context.Canceled", err)
-	}
-	res.RemoveTempOutput()
-	assertOrphansGone(t, pids)
-	assertClean(t, repo, tmp)
+	return ctx
 }
 
 // valgrindAt is the valgrind the instruction-mode tests of this file need.
@@ -364,17 +371,7 @@ func TestRunInstructionsChildrenAreBounded(t *testing.T) {
 		c.Targets = []Target{{Pkg: ".", Bench: "^BenchmarkStall$"}}
 		mark := filepath.Join(marks, "cancel")
 		t.Setenv("MARK", mark)
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go func() {
-			for ctx.Err() == nil {
-				if _, err := os.Stat(mark); err == nil {
-					cancel()
-					return
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-		}()
+		ctx := cancelOnMark(t, mark)
 		res, err := runWithin(t, ctx, c)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)

@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
+
+	"github.com/writegc/writegc/internal/stat"
 )
 
 // Default thresholds, and the largest threshold allowed.
@@ -489,16 +491,7 @@ func joinNote(a, b string) string {
 
 // median returns the median of xs without modifying it.
 func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return stat.Median(xs)
 }
 
 // mode returns the most frequent value of xs (the smallest on ties) and

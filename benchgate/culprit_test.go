@@ -61,12 +61,8 @@ func TestRunProfileNamesTheCulprit(t *testing.T) {
 		t.Skip("a gate run with profiles: make test-slow")
 	}
 	dir := gitModuleDir(t)
-	gitT(t, dir, "init", "-q")
-	writeFiles(t, dir, culpritModule(1))
-	gitT(t, dir, "add", ".")
-	gitT(t, dir, "commit", "-q", "-m", "base")
-	writeFiles(t, dir, culpritModule(1.3))
-	gitT(t, dir, "commit", "-q", "-am", "Slowed 30% slower")
+	commitBaseHead(t, dir, func() { writeFiles(t, dir, culpritModule(1)) },
+		func() { writeFiles(t, dir, culpritModule(1.3)) }) // Slowed 30% slower
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// 3 s of profile a side: about 270 CPU samples in Slowed, enough that

@@ -163,20 +163,11 @@ func TestRunInstructionsNoValgrind(t *testing.T) {
 // valgrind: a head whose benchmark executes 2% more instructions regresses
 // on instructions/op, naming the benchmark; an identical head passes.
 func TestRunInstructions(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs valgrind (-short)")
-	}
-	if _, err := exec.LookPath("valgrind"); err != nil {
-		t.Skip("valgrind not in PATH")
-	}
+	needRealValgrind(t)
 	dir := gitModuleDir(t)
-	gitT(t, dir, "init", "-q")
-	writeSynth(t, dir, 2000, true)
-	gitT(t, dir, "add", ".")
-	gitT(t, dir, "commit", "-q", "-m", "base")
-	gitT(t, dir, "tag", "base")
-	writeSynth(t, dir, 2040, true) // 2% more loop iterations per op
-	gitT(t, dir, "commit", "-q", "-am", "2% more instructions")
+	commitBaseHead(t, dir, func() { writeSynth(t, dir, 2000, true) },
+		func() { writeSynth(t, dir, 2040, true) }) // 2% more loop iterations per op
+	gitT(t, dir, "tag", "base", "HEAD~1")
 	gitT(t, dir, "tag", "slow")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -370,12 +361,7 @@ func TestRunInstructionsFake(t *testing.T) {
 	if err := os.WriteFile(vg, []byte(fakeValgrind), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	gitT(t, dir, "init", "-q")
-	writeWorkModule(t, dir, 1000)
-	gitT(t, dir, "add", ".")
-	gitT(t, dir, "commit", "-q", "-m", "base")
-	writeWorkModule(t, dir, 1030)
-	gitT(t, dir, "commit", "-q", "-am", "head")
+	commitBaseHead(t, dir, func() { writeWorkModule(t, dir, 1000) }, func() { writeWorkModule(t, dir, 1030) })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -101,19 +100,9 @@ func BenchmarkHot(b *testing.B) {
 // work: the report names example.com/slowfn.extra first among the
 // functions behind the regression, with about the added instructions.
 func TestRunInstructionsNamesFunction(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs valgrind (-short)")
-	}
-	if _, err := exec.LookPath("valgrind"); err != nil {
-		t.Skip("valgrind not in PATH (apt-get install valgrind)")
-	}
+	needRealValgrind(t)
 	dir := gitModuleDir(t)
-	gitT(t, dir, "init", "-q")
-	writeSlowFnModule(t, dir, 0)
-	gitT(t, dir, "add", ".")
-	gitT(t, dir, "commit", "-q", "-m", "base")
-	writeSlowFnModule(t, dir, 200)
-	gitT(t, dir, "commit", "-q", "-am", "head: extra work")
+	commitBaseHead(t, dir, func() { writeSlowFnModule(t, dir, 0) }, func() { writeSlowFnModule(t, dir, 200) })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

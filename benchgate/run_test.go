@@ -77,6 +77,30 @@ func gitModuleDir(t *testing.T) string {
 	return t.TempDir()
 }
 
+// commitBaseHead makes dir a repository of two commits: HEAD~1, what base
+// writes, and HEAD, what head then changes.
+func commitBaseHead(t *testing.T, dir string, base, head func()) {
+	t.Helper()
+	gitT(t, dir, "init", "-q")
+	base()
+	gitT(t, dir, "add", ".")
+	gitT(t, dir, "commit", "-q", "-m", "base")
+	head()
+	gitT(t, dir, "commit", "-q", "-am", "head")
+}
+
+// needRealValgrind skips the test under -short and where valgrind is not
+// in PATH.
+func needRealValgrind(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs valgrind (-short)")
+	}
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		t.Skip("valgrind not in PATH (apt-get install valgrind)")
+	}
+}
+
 // TestRunSynthetic runs the whole gate (worktree, build, interleaved rounds,
 // compare) over a generated module whose speed the test sets: 4x slower must
 // regress, 4x faster must pass, and a base without the benchmark is skipped.

@@ -316,12 +316,9 @@ func (a *Account) WriteText(w io.Writer) error {
 }
 
 func (a *Account) writeText(w io.Writer, maxCycles int) error {
-	if maxCycles <= 0 {
-		maxCycles = Options{}.maxCycles()
-	}
 	var b bytes.Buffer
 	b.WriteString(a.Headline() + "\n")
-	for _, l := range a.lines(maxCycles) {
+	for _, l := range a.lines(Options{MaxCycles: maxCycles}.maxCycles()) { // 0: the default
 		b.WriteString("  " + l[0] + l[1] + "\n")
 	}
 	_, err := w.Write(b.Bytes())
@@ -335,13 +332,10 @@ func (a *Account) WriteMarkdown(w io.Writer) error {
 }
 
 func (a *Account) writeMarkdown(w io.Writer, maxCycles int) error {
-	if maxCycles <= 0 {
-		maxCycles = Options{}.maxCycles()
-	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "### %s\n\n", mdEscape(a.Label))
 	fmt.Fprintf(&b, "**%s**\n\n", mdEscape(a.Headline()))
-	for _, l := range a.lines(maxCycles) {
+	for _, l := range a.lines(Options{MaxCycles: maxCycles}.maxCycles()) { // 0: the default
 		fmt.Fprintf(&b, "%s- %s\n", l[0], mdEscape(l[1]))
 	}
 	_, err := w.Write(b.Bytes())

@@ -18,6 +18,16 @@
 #                             NEW then OLD in even ones (OLD and NEW are
 #                             command names, usually small functions)
 # scripts/old-new builds the two benches binaries such a loop runs.
+#
+# Machine headers (scripts/machine-header, which keeps its start in a state
+# file for the end to compare against):
+#   machine_state        sets state to a new state file, removed on exit
+#                        (when hogs are stopped too)
+#   header_start LINE    the header's start lines, "command: LINE" and a
+#                        blank line
+#   header_end           a blank line and the header's end lines
+#   env_header LINE      "command: LINE", the header's start lines, the go
+#                        experiment and GOGC: a seedrun folder's env.txt
 
 hogs=()
 
@@ -46,4 +56,27 @@ alternate() {
 		"$3"
 		"$2"
 	fi
+}
+
+machine_state() {
+	state=$(mktemp)
+	trap 'stop_hogs; rm -f "$state"' EXIT
+}
+
+header_start() {
+	scripts/machine-header start "$state"
+	echo "command: $1"
+	echo
+}
+
+header_end() {
+	echo
+	scripts/machine-header end "$state"
+}
+
+env_header() {
+	echo "command: $1"
+	scripts/machine-header start "$state"
+	echo "goexperiment: $(go env GOEXPERIMENT | sed "s/^$/default (Green Tea GC)/")"
+	echo "gogc: ${GOGC:-100}"
 }

@@ -85,6 +85,25 @@ func checkHeap(t *testing.T, h *heapPeak, bound int64) {
 
 // served runs n small Put+Get pairs on tr, one after the other, and fails
 // the test if one errs, hangs, or more than maxSlow take over answerBound.
+// redialAfterFree dials addr until it no longer refuses with
+// ErrTooManyConns, pausing between tries; any other error, or still
+// refused past bound, fails the test with what.
+func redialAfterFree(t *testing.T, addr string, bound, pause time.Duration, what string) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for {
+		tr, err := DialTCP(addr, TCPClientOptions{})
+		if err == nil {
+			tr.Close()
+			return
+		}
+		if !errors.Is(err, ErrTooManyConns) || time.Now().After(deadline) {
+			t.Fatalf("%s: %v", what, err)
+		}
+		time.Sleep(pause)
+	}
+}
+
 func served(t *testing.T, tr Transport, n int) {
 	t.Helper()
 	slow := 0
@@ -314,18 +333,7 @@ func TestTCPAbuseConnLimit(t *testing.T) {
 	for _, c := range idle {
 		c.Close()
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		tr, err := DialTCP(ts.Addr().String(), TCPClientOptions{})
-		if err == nil {
-			tr.Close()
-			break
-		}
-		if !errors.Is(err, ErrTooManyConns) || time.Now().After(deadline) {
-			t.Fatalf("dial after the idle connections closed: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	redialAfterFree(t, ts.Addr().String(), 5*time.Second, 10*time.Millisecond, "dial after the idle connections closed")
 }
 
 // TestTCPAbuseInFlightBudget: while handlers are stuck, eight connections

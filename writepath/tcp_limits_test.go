@@ -154,18 +154,7 @@ func TestTCPAbusePeerConnLimit(t *testing.T) {
 	}
 	served(t, good, 10)
 	mine[0].Close()
-	deadline := time.Now().Add(hangBound)
-	for {
-		tr, err := DialTCP(ts.Addr().String(), TCPClientOptions{})
-		if err == nil {
-			tr.Close()
-			break
-		}
-		if !errors.Is(err, ErrTooManyConns) || time.Now().After(deadline) {
-			t.Fatalf("dial after a slot was freed: %v", err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	redialAfterFree(t, ts.Addr().String(), hangBound, 5*time.Millisecond, "dial after a slot was freed")
 }
 
 // slowLargePuts opens n connections with dial and on each announces a Put

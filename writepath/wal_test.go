@@ -362,10 +362,7 @@ func TestWALZeroTail(t *testing.T) {
 			last := ps[len(ps)-1]
 			fi, _ := os.Stat(last)
 			appendTo(t, last, make([]byte, n))
-			s, err := openWALServer(dir, WALTolerateTornTail)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := openTolerant(t, dir)
 			defer s.Close()
 			if miss := missingKeys(t, s, 50); len(miss) > 0 {
 				t.Fatalf("lost keys %v", miss)
@@ -389,23 +386,13 @@ func TestWALZeroTail(t *testing.T) {
 func TestWALZeroedNewestLog(t *testing.T) {
 	dir := t.TempDir()
 	writeWAL(t, dir, 20, 0)
-	s, err := openWALServer(dir, WALTolerateTornTail)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openTolerant(t, dir)
 	s.Close()
 	ps := walPaths(t, dir)
 	if err := os.WriteFile(ps[len(ps)-1], make([]byte, 512), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err = openWALServer(dir, WALTolerateTornTail)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if miss := missingKeys(t, s, 20); len(miss) > 0 || s.WALReplay().TornTailBytes != 512 {
-		t.Fatalf("lost %v, report %+v", miss, s.WALReplay())
-	}
+	wantTornTail(t, dir, 20, 512)
 }
 
 // TestWALGarbageTail: bytes that are no record after the last one are a
@@ -415,14 +402,7 @@ func TestWALGarbageTail(t *testing.T) {
 	writeWAL(t, dir, 50, 0)
 	ps := walPaths(t, dir)
 	appendTo(t, ps[len(ps)-1], []byte("this is not a WAL record, nor is this"))
-	s, err := openWALServer(dir, WALTolerateTornTail)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if miss := missingKeys(t, s, 50); len(miss) > 0 || s.WALReplay().TornTailBytes != 37 {
-		t.Fatalf("lost %v, report %+v", miss, s.WALReplay())
-	}
+	wantTornTail(t, dir, 50, 37)
 }
 
 // TestWALTornTailCutOnce: the torn tail is cut at the first open, so that
@@ -433,18 +413,34 @@ func TestWALTornTailCutOnce(t *testing.T) {
 	writeWAL(t, dir, 50, 0)
 	ps := walPaths(t, dir)
 	appendTo(t, ps[len(ps)-1], []byte{1, 2, 3})
+	s := openTolerant(t, dir)
+	s.Put(walKey(50), valueFor(50, 20))
+	s.Close()
+	s = openTolerant(t, dir)
+	defer s.Close()
+	if miss := missingKeys(t, s, 51); len(miss) > 0 || !s.WALReplay().Lossless() {
+		t.Fatalf("lost %v, report %+v", miss, s.WALReplay())
+	}
+}
+
+// openTolerant opens the WAL server of dir with WALTolerateTornTail.
+func openTolerant(t *testing.T, dir string) *Server {
+	t.Helper()
 	s, err := openWALServer(dir, WALTolerateTornTail)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Put(walKey(50), valueFor(50, 20))
-	s.Close()
-	s, err = openWALServer(dir, WALTolerateTornTail)
-	if err != nil {
-		t.Fatal(err)
-	}
+	return s
+}
+
+// wantTornTail opens dir's WAL server with WALTolerateTornTail and checks
+// that missingKeys finds none of keys missing and a torn tail of torn
+// bytes was cut.
+func wantTornTail(t *testing.T, dir string, keys int, torn int64) {
+	t.Helper()
+	s := openTolerant(t, dir)
 	defer s.Close()
-	if miss := missingKeys(t, s, 51); len(miss) > 0 || !s.WALReplay().Lossless() {
+	if miss := missingKeys(t, s, keys); len(miss) > 0 || s.WALReplay().TornTailBytes != torn {
 		t.Fatalf("lost %v, report %+v", miss, s.WALReplay())
 	}
 }

@@ -131,8 +131,9 @@ func TestPostgresDefaults(t *testing.T) {
 	}
 }
 
-// silentServer accepts connections and never answers; it returns its port.
-func silentServer(t *testing.T) int {
+// trackedListener listens on a free local port; it and the connections
+// given to keep close when the test ends.
+func trackedListener(t *testing.T) (ln net.Listener, keep func(...net.Conn)) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -148,15 +149,24 @@ func silentServer(t *testing.T) int {
 		}
 		mu.Unlock()
 	})
+	return ln, func(cs ...net.Conn) {
+		mu.Lock()
+		conns = append(conns, cs...)
+		mu.Unlock()
+	}
+}
+
+// silentServer accepts connections and never answers; it returns its port.
+func silentServer(t *testing.T) int {
+	t.Helper()
+	ln, keep := trackedListener(t)
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
+			keep(c)
 		}
 	}()
 	return ln.Addr().(*net.TCPAddr).Port
@@ -189,21 +199,8 @@ type freezingProxy struct {
 }
 
 func newFreezingProxy(t *testing.T, addr string) *freezingProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, keep := trackedListener(t)
 	p := &freezingProxy{ln: ln}
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
 	pipe := func(dst, src net.Conn) {
 		buf := make([]byte, 32<<10)
 		for {
@@ -235,9 +232,7 @@ func newFreezingProxy(t *testing.T, addr string) *freezingProxy {
 				c.Close()
 				continue
 			}
-			mu.Lock()
-			conns = append(conns, c, s)
-			mu.Unlock()
+			keep(c, s)
 			go pipe(s, c)
 			go pipe(c, s)
 		}

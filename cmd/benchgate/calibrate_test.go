@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,13 +12,7 @@ import (
 // 10 A/A chunks of one round each, written to a thresholds file that
 // compare then reads.
 func TestCLICalibrate(t *testing.T) {
-	for _, tool := range []string{"go", "git"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not in PATH", tool)
-		}
-	}
-	t.Setenv("GOWORK", "off")
-	t.Setenv("GOFLAGS", "-buildvcs=false")
+	needGoGit(t)
 	dir := t.TempDir()
 	files := map[string]string{
 		"go.mod": "module example.com/cal\n\ngo 1.26\n",
@@ -39,20 +31,7 @@ func BenchmarkSpin(b *testing.B) {
 }
 `,
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q")
-	git("add", ".")
-	git("commit", "-q", "-m", "one")
+	commitModule(t, dir, files)
 	t.Chdir(dir)
 
 	th := filepath.Join(t.TempDir(), "th.txt")

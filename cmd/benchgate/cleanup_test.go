@@ -20,26 +20,23 @@ import (
 // BenchmarkNoisy and BenchmarkWaits serve here).
 var noisyTestFile = filepath.Join("..", "..", "benchgate", "testdata", "hostile", "hostile_test.go")
 
-// noisyRepo makes a committed repository of the noisy module, changes into
-// it, and gives the command an empty TMPDIR of its own.
-func noisyRepo(t *testing.T) (repo, tmp string) {
+// needGoGit skips the test without go or git and isolates the go command
+// from the caller's workspace and VCS stamping.
+func needGoGit(t *testing.T) {
 	t.Helper()
 	for _, tool := range []string{"go", "git"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not in PATH", tool)
 		}
 	}
-	noisyTest, err := os.ReadFile(noisyTestFile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Setenv("GOWORK", "off")
 	t.Setenv("GOFLAGS", "-buildvcs=false")
-	repo, tmp = t.TempDir(), filepath.Join(t.TempDir(), "tmp")
-	if err := os.Mkdir(tmp, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, body := range map[string]string{"go.mod": "module example.com/noisy\n\ngo 1.26\n", "noisy_test.go": string(noisyTest)} {
+}
+
+// commitModule writes files into repo and commits them as its one commit.
+func commitModule(t *testing.T, repo string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -50,6 +47,22 @@ func noisyRepo(t *testing.T) (repo, tmp string) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
+}
+
+// noisyRepo makes a committed repository of the noisy module, changes into
+// it, and gives the command an empty TMPDIR of its own.
+func noisyRepo(t *testing.T) (repo, tmp string) {
+	t.Helper()
+	needGoGit(t)
+	noisyTest, err := os.ReadFile(noisyTestFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, tmp = t.TempDir(), filepath.Join(t.TempDir(), "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	commitModule(t, repo, map[string]string{"go.mod": "module example.com/noisy\n\ngo 1.26\n", "noisy_test.go": string(noisyTest)})
 	t.Chdir(repo)
 	t.Setenv("TMPDIR", tmp)
 	return repo, tmp

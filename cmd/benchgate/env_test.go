@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,29 +17,13 @@ import (
 // is its clean working tree.
 func envRepo(t *testing.T) {
 	t.Helper()
-	for _, tool := range []string{"go", "git"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not in PATH", tool)
-		}
-	}
-	t.Setenv("GOWORK", "off")
-	t.Setenv("GOFLAGS", "-buildvcs=false")
+	needGoGit(t)
 	repo := t.TempDir()
-	for name, body := range map[string]string{
+	commitModule(t, repo, map[string]string{
 		"go.mod":         "module example.com/envs\n\ngo 1.26\n",
 		"broken.go":      "//go:build envbroken\n\npackage envs\n\nvar broken int = \"not an int\"\n",
 		"steady_test.go": "package envs\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc BenchmarkSteady(b *testing.B) {\n\tfor b.Loop() {\n\t\ttime.Sleep(time.Millisecond)\n\t}\n}\n",
-	} {
-		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-q", "-m", "one"}} {
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	})
 	t.Chdir(repo)
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -147,25 +146,9 @@ func BenchmarkFails(b *testing.B) {
 // into it; the head is its clean working tree, the base HEAD.
 func jitterRepo(t *testing.T) {
 	t.Helper()
-	for _, tool := range []string{"go", "git"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not in PATH", tool)
-		}
-	}
-	t.Setenv("GOWORK", "off")
-	t.Setenv("GOFLAGS", "-buildvcs=false")
+	needGoGit(t)
 	repo := t.TempDir()
-	for name, body := range map[string]string{"go.mod": "module example.com/jitter\n\ngo 1.26\n", "jitter_test.go": jitterTest} {
-		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-q", "-m", "one"}} {
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	commitModule(t, repo, map[string]string{"go.mod": "module example.com/jitter\n\ngo 1.26\n", "jitter_test.go": jitterTest})
 	t.Chdir(repo)
 }
 

@@ -255,14 +255,18 @@ func abuseSlowloris(c tcpConfig, addr string) (string, error) {
 	return fmt.Sprintf("%d/%d closed after ReadTimeout", k, n), err
 }
 
+// closeAll closes the connections *conns holds when it runs (deferred:
+// those appended by then).
+func closeAll(conns *[]net.Conn) {
+	for _, conn := range *conns {
+		conn.Close()
+	}
+}
+
 func abuseIdle(c tcpConfig, addr string) (string, error) {
 	n := 2000 / c.scale
 	var conns []net.Conn
-	defer func() {
-		for _, conn := range conns {
-			conn.Close()
-		}
-	}()
+	defer closeAll(&conns)
 	refused := 0
 	for range n {
 		conn, err := dialHello(addr)

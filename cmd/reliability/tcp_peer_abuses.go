@@ -37,11 +37,7 @@ func peerConnsArgs(c tcpConfig) []string {
 func abuseSlowLarge(c tcpConfig, addr string) (string, error) {
 	const n = 4
 	var conns []net.Conn
-	defer func() {
-		for _, conn := range conns {
-			conn.Close()
-		}
-	}()
+	defer closeAll(&conns)
 	for range n {
 		conn, err := dialHelloFrom(addr, abuserIP)
 		if err != nil {
@@ -96,11 +92,7 @@ func abuseSlowLarge(c tcpConfig, addr string) (string, error) {
 func abusePeerConns(c tcpConfig, addr string) (string, error) {
 	n := 2000 / c.scale
 	var conns []net.Conn
-	defer func() {
-		for _, conn := range conns {
-			conn.Close()
-		}
-	}()
+	defer closeAll(&conns)
 	refused := 0
 	for range n {
 		conn, err := dialHelloFrom(addr, abuserIP)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -136,14 +137,7 @@ func tables18500(w *bytes.Buffer, cfg cfg18500, tr string, st map[string][]*hdrh
 	means := map[string]map[string]float64{}
 	for _, s := range stat {
 		fmt.Fprintf(w, "\n%s latency test result (µs), transport=%s.\n\n| path |", s.name, tr)
-		for i := 1; i <= cfg.runs; i++ {
-			fmt.Fprintf(w, " Test%d |", i)
-		}
-		fmt.Fprintf(w, " mean |\n|---|")
-		for i := 0; i <= cfg.runs; i++ {
-			fmt.Fprintf(w, "---:|")
-		}
-		fmt.Fprintln(w)
+		writeRunColumns(w, cfg.runs)
 		means[s.name] = map[string]float64{}
 		for _, p := range paths18500 {
 			fmt.Fprintf(w, "| %s |", p)
@@ -159,14 +153,7 @@ func tables18500(w *bytes.Buffer, cfg cfg18500, tr string, st map[string][]*hdrh
 		}
 	}
 	fmt.Fprintf(w, "\nThroughput test result (rows/s over the whole run, warm-up and final Flush included), transport=%s.\n\n| path |", tr)
-	for i := 1; i <= cfg.runs; i++ {
-		fmt.Fprintf(w, " Test%d |", i)
-	}
-	fmt.Fprintf(w, " mean |\n|---|")
-	for i := 0; i <= cfg.runs; i++ {
-		fmt.Fprintf(w, "---:|")
-	}
-	fmt.Fprintln(w)
+	writeRunColumns(w, cfg.runs)
 	for _, p := range paths18500 {
 		fmt.Fprintf(w, "| %s |", p)
 		sum := 0.0
@@ -187,6 +174,19 @@ func tables18500(w *bytes.Buffer, cfg cfg18500, tr string, st map[string][]*hdrh
 		}
 		fmt.Fprintf(w, "%s: direct %.2f vs autoflush %.2f µs (autoflush %+.1f%%; direct lower in %d of %d runs). ",
 			s, d, a, 100*(a-d)/d, wins, len(st[writepath.PathDirect]))
+	}
+	fmt.Fprintln(w)
+}
+
+// writeRunColumns ends a table's header row after its path column: a
+// column a run and the mean, then the separator row.
+func writeRunColumns(w io.Writer, runs int) {
+	for i := 1; i <= runs; i++ {
+		fmt.Fprintf(w, " Test%d |", i)
+	}
+	fmt.Fprintf(w, " mean |\n|---|")
+	for i := 0; i <= runs; i++ {
+		fmt.Fprintf(w, "---:|")
 	}
 	fmt.Fprintln(w)
 }

@@ -79,9 +79,7 @@ func TestAllocationFreeLoopShowsNoGC(t *testing.T) {
 		x := uint64(88172645463325252)
 		for range b.N {
 			for range 1000 {
-				x ^= x << 13
-				x ^= x >> 7
-				x ^= x << 17
+				x = xorshift(x)
 			}
 		}
 		sum += x

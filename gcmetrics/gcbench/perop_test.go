@@ -47,15 +47,21 @@ func pointerHeavy(b *testing.B) {
 	b.ResetTimer()
 	x := uint64(88172645463325252)
 	for range b.N {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
+		x = xorshift(x)
 		j := int(x % liveObjects)
 		live[j] = &pnode{val: &anchor}
 	}
 	b.StopTimer()
 	m.Stop()
 	sinkNodes = live
+}
+
+// xorshift is one step of Marsaglia's 64-bit xorshift generator.
+func xorshift(x uint64) uint64 {
+	x ^= x << 13
+	x ^= x >> 7
+	x ^= x << 17
+	return x
 }
 
 // pointerFree keeps the same bytes alive as one []byte, which a cycle
@@ -66,9 +72,7 @@ func pointerFree(b *testing.B) {
 	b.ResetTimer()
 	x := uint64(88172645463325252)
 	for range b.N {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
+		x = xorshift(x)
 		buf := make([]byte, objectSize)
 		buf[0] = byte(x)
 		sinkBytes = buf

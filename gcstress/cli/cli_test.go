@@ -154,13 +154,7 @@ func TestReportSubcommand(t *testing.T) {
 		t.Errorf("DIR without samples.jsonl: exit %d, want 2", code)
 	}
 	dir := t.TempDir()
-	b, err := os.ReadFile(filepath.Join("..", "results", "testdata", "streams", "matrix.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "samples.jsonl"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	matrixSamples(t, dir)
 	var stdout, stderr syncBuf
 	if code := Main(context.Background(), []string{"report", "-format", "table", dir}, &stdout, &stderr); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
@@ -180,13 +174,7 @@ func TestReportSubcommand(t *testing.T) {
 // naming the file; so is any results-file error.
 func TestWriteFailureExitsOne(t *testing.T) {
 	dir := t.TempDir()
-	b, err := os.ReadFile(filepath.Join("..", "results", "testdata", "streams", "matrix.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "samples.jsonl"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	matrixSamples(t, dir)
 	ro, err := os.Open(os.DevNull)
 	if err != nil {
 		t.Fatal(err)

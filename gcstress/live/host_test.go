@@ -19,10 +19,7 @@ import (
 // for the page and the stream, and registers no client; the loopback
 // names and addresses the URL printed uses are served.
 func TestLiveRefusesForeignHost(t *testing.T) {
-	ls := NewServer(Options{})
-	srv := httptest.NewServer(ls)
-	defer srv.Close()
-	defer ls.Close()
+	ls, srv := liveServer(t, Options{})
 	ls.Begin(&results.Summary{Command: "gcstress"}, []results.Scenario{synthScenario("arena/100B")})
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 	get := func(host, path string) int {
@@ -64,10 +61,7 @@ func TestLiveRefusesForeignHost(t *testing.T) {
 // TestLiveRefusesNoHost: an HTTP/1.0 request without a Host header is
 // refused too.
 func TestLiveRefusesNoHost(t *testing.T) {
-	ls := NewServer(Options{})
-	srv := httptest.NewServer(ls)
-	defer srv.Close()
-	defer ls.Close()
+	_, srv := liveServer(t, Options{})
 	c, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)

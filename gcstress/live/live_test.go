@@ -18,6 +18,19 @@ import (
 	"github.com/writegc/writegc/internal/usage"
 )
 
+// liveServer serves a new Server of opts over HTTP; both close when the
+// test ends (the Server first).
+func liveServer(t *testing.T, opts Options) (*Server, *httptest.Server) {
+	t.Helper()
+	ls := NewServer(opts)
+	srv := httptest.NewServer(ls)
+	t.Cleanup(func() {
+		ls.Close()
+		srv.Close()
+	})
+	return ls, srv
+}
+
 // synthScenario and liveWindow are synthetic Observer input.
 func synthScenario(name string) results.Scenario {
 	return results.Scenario{Name: name, Group: "matrix", Kind: "arena", Value: 100}
@@ -82,10 +95,7 @@ func count(kinds []liveKind, k liveKind) int {
 // begin event and every window so far, then follows; a scenario that was
 // not announced at Begin is streamed like the others.
 func TestLiveLateClientGetsHistory(t *testing.T) {
-	ls := NewServer(Options{})
-	srv := httptest.NewServer(ls)
-	defer srv.Close()
-	defer ls.Close()
+	ls, srv := liveServer(t, Options{})
 	ls.Begin(&results.Summary{Command: "gcstress test"}, []results.Scenario{synthScenario("arena/100B")})
 	feedLines(ls, "arena/100B", 5)
 	ls.Done(results.Result{Scenario: synthScenario("arena/100B"), Verdict: results.Verdict{Class: results.Healthy}})
@@ -107,10 +117,7 @@ func TestLiveLateClientGetsHistory(t *testing.T) {
 // TestLiveTooManyClients: streams beyond MaxClients get 503; one that
 // closes frees its place.
 func TestLiveTooManyClients(t *testing.T) {
-	ls := NewServer(Options{MaxClients: 2})
-	srv := httptest.NewServer(ls)
-	defer srv.Close()
-	defer ls.Close()
+	ls, srv := liveServer(t, Options{MaxClients: 2})
 	first, _ := openEvents(t, srv.URL)
 	openEvents(t, srv.URL)
 	resp, err := http.Get(srv.URL + "/events")
@@ -187,10 +194,7 @@ func TestLiveSlowClientDoesNotStall(t *testing.T) {
 
 // TestLiveBadMethodAndPath: only GET and HEAD, only / and /events.
 func TestLiveBadMethodAndPath(t *testing.T) {
-	ls := NewServer(Options{})
-	srv := httptest.NewServer(ls)
-	defer srv.Close()
-	defer ls.Close()
+	ls, srv := liveServer(t, Options{})
 	for _, tc := range []struct {
 		method, path string
 		want         int
@@ -226,10 +230,7 @@ func TestLiveBadMethodAndPath(t *testing.T) {
 // event is kept, the oldest windows go first, and a late page is told how
 // many it missed.
 func TestLiveHistoryBound(t *testing.T) {
-	ls := NewServer(Options{MaxHistory: 100})
-	srv := httptest.NewServer(ls)
-	defer srv.Close()
-	defer ls.Close()
+	ls, srv := liveServer(t, Options{MaxHistory: 100})
 	ls.Begin(&results.Summary{}, nil)
 	ls.Done(results.Result{Scenario: synthScenario("a")})
 	feedLines(ls, "a", 5000)

@@ -23,9 +23,8 @@ bin=$(mktemp -d)/gcstress
 go build -o "$bin" ./cmd/gcstress
 PARTS=${PARTS:-cost capacity}
 DURATION=${DURATION:-20s}
-state=$(mktemp)
-. scripts/lib.sh # start_hogs, stop_hogs
-trap 'stop_hogs; rm -f "$state"' EXIT
+. scripts/lib.sh # start_hogs, stop_hogs, machine_state, header_end
+machine_state
 
 # run NAME ARGS...: one gcstress run into $R/NAME, beside one busy loop when
 # NAME ends in -busy.
@@ -39,8 +38,7 @@ run() {
 		echo "command: gcstress $* -out $R/$name -replace-out"
 		echo
 		"$bin" "$@" -out "$R/$name" -replace-out 2>"$R/$name.progress.txt" || echo "exit: $?"
-		echo
-		scripts/machine-header end "$state"
+		header_end
 	} >"$R/$name.txt"
 	stop_hogs
 	gzip -f "$R/$name/samples.jsonl"

@@ -10,6 +10,7 @@
 # The smaller run in rows=1M/: ROWS=1000000 OUT=results/multiget-sequential-vs-parallel/rows=1M ./results/multiget-sequential-vs-parallel/run.sh
 set -e
 cd "$(dirname "$0")/../.."
+. scripts/lib.sh # env_header
 out=${OUT:-results/multiget-sequential-vs-parallel}
 mkdir -p "$out"
 rows=${ROWS:-10000000}
@@ -18,12 +19,7 @@ latencies=${LATENCIES:-0,1ms,5ms}
 bin=$(mktemp -d)/seedrun
 go build -o "$bin" ./cmd/seedrun
 state=$(mktemp)
-{
-	echo "command: ROWS=$rows REQUESTS=$requests LATENCIES=$latencies OUT=$out ./results/multiget-sequential-vs-parallel/run.sh  (seedrun -exp 3553 -rows $rows -runs 3 -requests $requests -latencies $latencies -transports tcp)"
-	scripts/machine-header start "$state"
-	echo "goexperiment: $(go env GOEXPERIMENT | sed "s/^$/default (Green Tea GC)/")"
-	echo "gogc: ${GOGC:-100}"
-} > $out/env.txt
+env_header "ROWS=$rows REQUESTS=$requests LATENCIES=$latencies OUT=$out ./results/multiget-sequential-vs-parallel/run.sh  (seedrun -exp 3553 -rows $rows -runs 3 -requests $requests -latencies $latencies -transports tcp)" > $out/env.txt
 rm -f $out/ycsb-*.txt
 "$bin" -exp 3553 -out $out -rows "$rows" -runs 3 -requests "$requests" -latencies "$latencies" -transports tcp 2> $out/progress.txt
 scripts/machine-header end "$state" >> $out/env.txt

@@ -24,9 +24,8 @@ PARTS=${PARTS:-stress hog explain held ingest nocgo}
 KINDS=heap,arena,offheap,pebble,badger,ristretto
 bin=${bin:-/tmp/writegc-gcstress-peers}
 (cd benches/peers && go build -o $bin ./cmd/gcstress-peers && go test -c -o /tmp/writegc-peers.test .)
-state=$(mktemp)
-. scripts/lib.sh # start_hogs, stop_hogs
-trap 'stop_hogs; rm -f "$state"' EXIT
+. scripts/lib.sh # start_hogs, stop_hogs, machine_state, header_start, header_end
+machine_state
 
 # run NAME ARGS...: one gcstress-peers run into $R/NAME, with the machine
 # header and what it printed in $R/NAME.txt.
@@ -34,12 +33,9 @@ run() {
 	local name=$1
 	shift
 	{
-		scripts/machine-header start "$state"
-		echo "command: gcstress-peers $* -out results/peers/$name -replace-out"
-		echo
+		header_start "gcstress-peers $* -out results/peers/$name -replace-out"
 		(cd benches/peers && $bin "$@" -out "$R/$name" -replace-out 2>"$R/$name.progress.txt")
-		echo
-		scripts/machine-header end "$state"
+		header_end
 	} >"$R/$name.txt"
 	gzip -f "$R/$name/samples.jsonl"
 }

@@ -6,17 +6,13 @@
 # --rows=100000), in-process and over loopback TCP. About 3 minutes on 2 cores.
 set -e
 cd "$(dirname "$0")/../.."
+. scripts/lib.sh # env_header
 out=results/put-latency-by-client-path
 rows=${ROWS:-100000}
 bin=$(mktemp -d)/seedrun
 go build -o "$bin" ./cmd/seedrun
 state=$(mktemp)
-{
-	echo "command: ./$out/run.sh  (seedrun -exp 18500 -rows $rows -runs 5 -transports inproc,tcp)"
-	scripts/machine-header start "$state"
-	echo "goexperiment: $(go env GOEXPERIMENT | sed "s/^$/default (Green Tea GC)/")"
-	echo "gogc: ${GOGC:-100}"
-} > $out/env.txt
+env_header "./$out/run.sh  (seedrun -exp 18500 -rows $rows -runs 5 -transports inproc,tcp)" > $out/env.txt
 rm -rf $out/raw
 "$bin" -exp 18500 -out $out -rows "$rows" -runs 5 -transports inproc,tcp 2> $out/progress.txt
 scripts/machine-header end "$state" >> $out/env.txt

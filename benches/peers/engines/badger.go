@@ -69,14 +69,7 @@ func (e *Badger) Put(key, value []byte) error {
 // table counts as a stand-in. MemtableBytes stays 0: Badger does not
 // expose its memtables' size. After Close, the figures taken at Close.
 func (e *Badger) Stats() gcstress.EngineStats {
-	if !e.g.enter() {
-		if l := e.last.Load(); l != nil {
-			return *l
-		}
-		return gcstress.EngineStats{}
-	}
-	defer e.g.leave()
-	return e.stats()
+	return e.g.stats(&e.last, e.stats)
 }
 
 func (e *Badger) stats() gcstress.EngineStats {

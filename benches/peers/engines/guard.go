@@ -1,6 +1,11 @@
 package engines
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/writegc/writegc/gcstress"
+)
 
 // guard lets Puts run concurrently and Close wait for them: enter before
 // touching the engine, leave after; close runs its function once, with no
@@ -33,4 +38,17 @@ func (g *guard) close(f func() error) error {
 	}
 	g.closed = true
 	return f()
+}
+
+// stats is read while the engine is open, and after Close the figures
+// stored in last (zero where none were).
+func (g *guard) stats(last *atomic.Pointer[gcstress.EngineStats], read func() gcstress.EngineStats) gcstress.EngineStats {
+	if !g.enter() {
+		if l := last.Load(); l != nil {
+			return *l
+		}
+		return gcstress.EngineStats{}
+	}
+	defer g.leave()
+	return read()
 }

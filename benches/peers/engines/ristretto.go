@@ -85,14 +85,7 @@ func (e *Ristretto) Put(key, value []byte) error {
 // FlushedBytes and evicted keys as Flushes (what leaves the cache is its
 // only "flush"). After Close, the figures taken at Close.
 func (e *Ristretto) Stats() gcstress.EngineStats {
-	if !e.g.enter() {
-		if l := e.last.Load(); l != nil {
-			return *l
-		}
-		return gcstress.EngineStats{}
-	}
-	defer e.g.leave()
-	return e.stats()
+	return e.g.stats(&e.last, e.stats)
 }
 
 // stats reads the cache's counters (Close clears them).

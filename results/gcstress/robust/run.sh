@@ -11,9 +11,8 @@ cd "$(dirname "$0")/../../.."
 R=results/gcstress/robust
 go build -o /tmp/writegc-gcstress ./cmd/gcstress
 PARTS=${PARTS:-failure collapse openloop capacity}
-state=$(mktemp)
-. scripts/lib.sh # start_hogs, stop_hogs
-trap 'stop_hogs; rm -f "$state"' EXIT
+. scripts/lib.sh # start_hogs, stop_hogs, machine_state, header_start, header_end
+machine_state
 
 # run NAME ARGS...: one gcstress run into $R/NAME, with the machine header and
 # what it printed in $R/NAME.txt.
@@ -21,12 +20,9 @@ run() {
 	local name=$1
 	shift
 	{
-		scripts/machine-header start "$state"
-		echo "command: gcstress $* -out $R/$name -replace-out"
-		echo
+		header_start "gcstress $* -out $R/$name -replace-out"
 		/tmp/writegc-gcstress "$@" -out "$R/$name" -replace-out 2>"$R/$name.progress.txt"
-		echo
-		scripts/machine-header end "$state"
+		header_end
 	} >"$R/$name.txt"
 	# Keep the folder small: the reports and charts, not the window stream.
 	gzip -f "$R/$name/samples.jsonl"
