@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/writegc/writegc/internal/syncdir"
 )
 
 // Capture files, inside each capture folder. explain detects a file's
@@ -134,7 +136,7 @@ func (c *capturer) write(name string, ch Change) ([]string, error) {
 	if err := c.writeFile(filepath.Join(tmp, ChangeFile), func(w io.Writer) error { return writeChange(w, ch) }); err != nil {
 		return nil, err
 	}
-	if err := syncDir(tmp); err != nil {
+	if err := syncdir.Sync(tmp); err != nil {
 		return nil, err
 	}
 	final := filepath.Join(c.dir, name)
@@ -142,7 +144,7 @@ func (c *capturer) write(name string, ch Change) ([]string, error) {
 		return nil, err
 	}
 	ok = true
-	if err := syncDir(c.dir); err != nil {
+	if err := syncdir.Sync(c.dir); err != nil {
 		return nil, err // renamed, not yet durable: reported, kept
 	}
 	files := make([]string, len(names))

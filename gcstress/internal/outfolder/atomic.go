@@ -11,6 +11,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/writegc/writegc/internal/syncdir"
 )
 
 // Every file of a results folder but samples.jsonl (streamed while the run
@@ -115,7 +117,7 @@ func prepareAtomic(create CreateTempFunc, path string, write func(io.Writer) err
 func (p *pendingFile) commit() error {
 	err := os.Rename(p.tmp, p.path)
 	if err == nil {
-		err = syncDir(filepath.Dir(p.path))
+		err = syncdir.Sync(filepath.Dir(p.path))
 	}
 	if err != nil {
 		p.abort() // gone already after a successful rename
