@@ -154,9 +154,9 @@ type Row struct {
 	Delta float64
 	// P is the U test's p-value; NaN when not tested (exact units, missing sides).
 	P float64
-	// Noise is the row's own noise: the larger of the two sides' relative
-	// spreads, each the interquartile range of its values over their median
-	// (see RelativeSpread); NaN when not measured (exact rows, a side
+	// Noise is the row's own noise: the larger of the two sides'
+	// MedianUncertainty, the half-width of its median's 95% interval
+	// relative to the median (1.57 IQR/√n over it); NaN when not measured (exact rows, a side
 	// missing, an Incomplete row). A row is Noisy when it exceeds the
 	// threshold (see noisy).
 	Noise   float64
@@ -435,7 +435,7 @@ func compareKey(k Key, b, h []float64, units benchfmt.UnitMetadataMap, opts Opti
 	default:
 		row.Verdict = Within
 	}
-	row.Noise = max(RelativeSpread(b), RelativeSpread(h))
+	row.Noise = max(MedianUncertainty(b), MedianUncertainty(h))
 	if (row.Verdict == Unchanged || row.Verdict == Within) && row.tooNoisy(b, h) {
 		row.Verdict = Noisy
 		notes = append(notes, row.noiseNote())

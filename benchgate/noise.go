@@ -9,16 +9,39 @@ import (
 
 // Noise. The gate knows how noisy each benchmark was from its own rounds:
 // every round runs each benchmark once per side, so a side's values are as
-// many independent measurements of the same code. A row's noise is the
-// larger of the two sides' relative spreads (RelativeSpread: the
-// interquartile range over the median, which a single outlier round does
-// not move). When that noise exceeds the row's threshold, a regression of
-// the threshold's size could hide in it, so a row that would pass is
-// Noisy instead: too noisy to judge, neither pass nor regression.
+// many independent measurements of the same code. What decides whether a
+// change of the threshold's size can be seen is not one run's scatter but
+// how well the rounds pin down each side's median: a row's noise is the
+// larger of the two sides' MedianUncertainty, the half-width of the
+// median's 95% interval relative to it (1.57 IQR/√n over the median, the
+// notch of McGill, Tukey and Larsen's box plots; the IQR is not moved by a
+// single outlier round). When that exceeds the row's threshold, a
+// regression of the threshold's size could hide in it, so a row that would
+// pass is Noisy instead: too noisy to judge, neither pass nor regression.
+// More rounds shrink it by √n: 30 rounds of runs that scatter by 20%
+// resolve a 10% change, 10 rounds do not.
 //
 // The unpaired spread is used, not that of round-by-round differences,
 // because the U test that judges the row is unpaired: its power depends on
 // how much each side's values scatter, whatever their order.
+
+// medianNotch is the factor of the median's 95% interval half-width in
+// units of IQR/√n (McGill, Tukey and Larsen 1978).
+const medianNotch = 1.57
+
+// MedianUncertainty returns the half-width of the 95% interval of xs's
+// median relative to it: medianNotch × IQR / √len(xs) / |median|. It is NaN
+// for no values, 0 when the middle half is one value, and +Inf when the
+// median is 0 but the spread is not.
+func MedianUncertainty(xs []float64) float64 {
+	return RelativeSpread(xs) * medianNotch / math.Sqrt(float64(len(xs)))
+}
+
+// medianUncertaintyAbs is MedianUncertainty in the unit's own terms (not
+// relative), for absolute thresholds and floors.
+func medianUncertaintyAbs(xs []float64) float64 {
+	return iqr(xs) * medianNotch / math.Sqrt(float64(len(xs)))
+}
 
 // RelativeSpread returns the interquartile range of xs (quartiles by linear
 // interpolation between order statistics) divided by the absolute value of
@@ -60,15 +83,15 @@ func quantile(s []float64, q float64) float64 {
 
 // tooNoisy reports whether the row's noise exceeds its threshold, in the
 // threshold's own terms: the relative noise above a relative threshold (and
-// the absolute interquartile range above its floor, when it has one, as a
-// regression must exceed both), or the absolute interquartile range above
-// an absolute threshold. A zero threshold is never exceeded: with one, the
+// the absolute uncertainty above its floor, when it has one, as a
+// regression must exceed both), or the absolute uncertainty of the median
+// above an absolute threshold. A zero threshold is never exceeded: with one, the
 // U test alone judges the row.
 func (row *Row) tooNoisy(b, h []float64) bool {
 	if !(row.Threshold > 0) {
 		return false
 	}
-	abs := max(iqr(b), iqr(h))
+	abs := max(medianUncertaintyAbs(b), medianUncertaintyAbs(h))
 	if row.ThresholdAbs {
 		return abs > row.Threshold
 	}

@@ -58,14 +58,14 @@ func TestNoisyVerdict(t *testing.T) {
 	if q.Verdict != Unchanged || q.Noise > 0.05 {
 		t.Errorf("quiet row %+v: want unchanged with noise below 5%%", q)
 	}
-	if n.Verdict != Noisy || math.Abs(n.Noise-0.55) > 1e-9 || !strings.Contains(n.Note, "noise 55.0% > threshold 10%") {
-		t.Errorf("noisy row %+v: want noisy, noise 55%%, a note", n)
+	if n.Verdict != Noisy || math.Abs(n.Noise-0.55*1.57/math.Sqrt(10)) > 1e-9 || !strings.Contains(n.Note, "noise 27.3% > threshold 10%") {
+		t.Errorf("noisy row %+v: want noisy, noise 27.3%% (1.57 × 55%% IQR/median / √10), a note", n)
 	}
 	if !rep.Inconclusive() || rep.Regressed() {
 		t.Errorf("Inconclusive %v, Regressed %v: want inconclusive, no regression", rep.Inconclusive(), rep.Regressed())
 	}
 	advice := rep.NoiseAdvice()
-	for _, want := range []string{"BenchmarkNoisy-2 ns/op (noise 55.0%)", "-measure instructions", "-count"} {
+	for _, want := range []string{"BenchmarkNoisy-2 ns/op (noise 27.3%)", "-measure instructions", "-count"} {
 		if !strings.Contains(advice, want) {
 			t.Errorf("advice %q lacks %q", advice, want)
 		}
@@ -81,19 +81,19 @@ func TestNoisyVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
-		for _, want := range []string{"benchgate: NOISY (2 compared, 1 noisy;", "noisy (noise 55.0%", "rerun with instruction mode"} {
+		for _, want := range []string{"benchgate: NOISY (2 compared, 1 noisy;", "noisy (noise 27.3%", "rerun with instruction mode"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s report lacks %q:\n%s", name, want, out)
 			}
 		}
 	}
-	if !strings.Contains(md.String(), "| 55.0% | **noisy (noise 55.0% &gt; threshold 10%: too noisy to judge)** |") {
+	if !strings.Contains(md.String(), "| 27.3% | **noisy (noise 27.3% &gt; threshold 10%: too noisy to judge)** |") {
 		t.Errorf("markdown does not stress the noisy row:\n%s", md.String())
 	}
 
 	// A threshold above the noise judges the row; a zero threshold leaves it
 	// to the U test alone.
-	for _, th := range []float64{0.6, -1} {
+	for _, th := range []float64{0.3, -1} {
 		rep, err := Compare(base, head, Options{Threshold: th})
 		if err != nil || rep.Rows[1].Verdict != Unchanged || rep.Inconclusive() {
 			t.Errorf("threshold %g: %+v, %v; want unchanged", th, rep.Rows[1], err)
@@ -171,5 +171,28 @@ func TestMissingRounds(t *testing.T) {
 	}
 	if _, err := Compare(full, full, Options{Rounds: -1}); !errors.Is(err, ErrBadOption) {
 		t.Errorf("Rounds -1: %v, want ErrBadOption", err)
+	}
+}
+
+// The same scatter over four times the rounds pins the median down twice as
+// well: 40 rounds of noisyVals' spread resolve what 10 could not (27.3% →
+// 13.3%, under a 15% threshold), so the row is judged, not Noisy.
+func TestNoiseShrinksWithRounds(t *testing.T) {
+	var many []float64
+	for range 4 {
+		many = append(many, noisyVals...)
+	}
+	for _, c := range []struct {
+		vals []float64
+		want Verdict
+	}{{noisyVals, Noisy}, {many, Unchanged}} {
+		b := spreadSet("ns/op", map[string][]float64{"BenchmarkNoisy-2": c.vals})
+		rep, err := Compare(b, b, Options{Threshold: 0.15})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rep.Rows[0]; got.Verdict != c.want {
+			t.Errorf("%d rounds: %+v, want %v", len(c.vals), got, c.want)
+		}
 	}
 }

@@ -44,7 +44,7 @@ func TestCLICompareNoisy(t *testing.T) {
 	base, head := writeNoisySides(t, 10)
 	md := filepath.Join(t.TempDir(), "gate.md")
 	code, out, errOut := cli(t, "compare", "-markdown", md, base, head)
-	if code != 3 || !strings.Contains(errOut, "too noisy to judge") || !strings.Contains(errOut, "BenchmarkJitter-2 ns/op (noise 55.0%)") ||
+	if code != 3 || !strings.Contains(errOut, "too noisy to judge") || !strings.Contains(errOut, "BenchmarkJitter-2 ns/op (noise 27.3%)") ||
 		!strings.Contains(errOut, "-measure instructions") || !strings.Contains(errOut, "-count") || strings.Contains(errOut, "BenchmarkQuiet") {
 		t.Errorf("exit %d, stderr %q; want 3 naming BenchmarkJitter-2 alone with the advice", code, errOut)
 	}
@@ -53,7 +53,7 @@ func TestCLICompareNoisy(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, rep := range map[string]string{"text": out, "markdown": string(mdOut)} {
-		if !strings.Contains(rep, "NOISY (3 compared, 1 noisy;") || !strings.Contains(rep, "noisy (noise 55.0%") {
+		if !strings.Contains(rep, "NOISY (3 compared, 1 noisy;") || !strings.Contains(rep, "noisy (noise 27.3%") {
 			t.Errorf("%s report lacks the noisy row and summary:\n%s", name, rep)
 		}
 	}
