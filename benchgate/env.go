@@ -21,6 +21,16 @@ const (
 	ConfigGoExperiment = "goexperiment"
 )
 
+// Limits of one side's environment, checked before it is parsed or stored:
+// it becomes an env: line and part of a history series key.
+const (
+	// MaxEnvBytes bounds an environment string (ParseEnv) and the sum of a
+	// side's K=V entries (CheckEnv).
+	MaxEnvBytes = 4 << 10
+	// MaxEnvPairs bounds a side's K=V entries.
+	MaxEnvPairs = 64
+)
+
 // CurrentEnv is how a report names a side run in the current environment.
 const CurrentEnv = "(current)"
 
@@ -53,6 +63,9 @@ var errEnvQuote = errors.New("unterminated double quote")
 // after a non-empty key, and a key may be given once (see CheckEnv). Errors
 // wrap ErrBadEnv.
 func ParseEnv(s string) ([]string, error) {
+	if len(s) > MaxEnvBytes {
+		return nil, fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrBadEnv, len(s), MaxEnvBytes)
+	}
 	var out []string
 	var cur strings.Builder
 	inQuote, inField := false, false
@@ -87,6 +100,16 @@ func ParseEnv(s string) ([]string, error) {
 // given twice (which of two values was meant cannot be told, and the
 // report and the history series must name one). Errors wrap ErrBadEnv.
 func CheckEnv(env []string) error {
+	if len(env) > MaxEnvPairs {
+		return fmt.Errorf("%w: %d K=V pairs, more than the limit of %d", ErrBadEnv, len(env), MaxEnvPairs)
+	}
+	total := 0
+	for _, kv := range env {
+		total += len(kv) + 1
+	}
+	if total > MaxEnvBytes {
+		return fmt.Errorf("%w: %d bytes of K=V pairs, more than the limit of %d", ErrBadEnv, total, MaxEnvBytes)
+	}
 	seen := map[string]bool{}
 	for _, kv := range env {
 		k, v, ok := strings.Cut(kv, "=")

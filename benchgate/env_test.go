@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -264,5 +265,26 @@ func TestRunInstructionsEnv(t *testing.T) {
 	}
 	if rep.Regressed() {
 		t.Errorf("the same counts regressed: %+v", rep.Rows)
+	}
+}
+
+// An environment over the limits is refused before it is parsed or stored.
+func TestEnvLimits(t *testing.T) {
+	long := "GOFLAGS=" + strings.Repeat("x", MaxEnvBytes)
+	if _, err := ParseEnv(long); !errors.Is(err, ErrBadEnv) {
+		t.Errorf("ParseEnv of %d bytes: %v, want ErrBadEnv", len(long), err)
+	}
+	var many []string
+	for i := range MaxEnvPairs + 1 {
+		many = append(many, "K"+strconv.Itoa(i)+"=v")
+	}
+	if err := CheckEnv(many); !errors.Is(err, ErrBadEnv) {
+		t.Errorf("CheckEnv of %d pairs: %v, want ErrBadEnv", len(many), err)
+	}
+	if err := CheckEnv([]string{long}); !errors.Is(err, ErrBadEnv) {
+		t.Errorf("CheckEnv of one %d-byte pair: %v, want ErrBadEnv", len(long), err)
+	}
+	if _, err := ParseEnv("GOEXPERIMENT=nogreenteagc GOFLAGS=-trimpath"); err != nil {
+		t.Errorf("an ordinary env: %v", err)
 	}
 }
