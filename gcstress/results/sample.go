@@ -167,6 +167,19 @@ type Sample struct {
 	// Notes (end line only) are the engine's own figures, when it is a
 	// NoteEngine (a cache's accepted writes and hit ratio, say).
 	Notes map[string]float64 `json:"engine_notes,omitempty"`
+
+	// Mixed workloads (Scenario.Mix other than "w"; readers.go): latency
+	// per operation type (windows and end line), keyed by operation name
+	// (read, update, insert, scan, rmw); and on the end line the reads in
+	// and outside mark, the share of slow reads (over the reads' p99) that
+	// overlapped a mark phase, a pause or an assist, how they were
+	// attributed, and the preload phase.
+	Ops              map[string]OpLatency `json:"ops,omitempty"`
+	ReadInMark       *ReadLatency         `json:"read_in_mark,omitempty"`
+	ReadOutsideMark  *ReadLatency         `json:"read_outside_mark,omitempty"`
+	SlowReadsInGCPct *float64             `json:"slow_reads_in_gc_pct,omitempty"`
+	ReadAttribution  *ReadAttribution     `json:"read_attribution,omitempty"`
+	Preload          *Preload             `json:"preload,omitempty"`
 }
 
 // SetGC sets w's collector fields from the interval d that ends at the

@@ -77,7 +77,23 @@ type Scenario struct {
 	Seed         uint64        `json:"seed"`
 
 	Thresholds Thresholds `json:"thresholds"` // for the flight recorder's trigger
+
+	// Mixed workloads (-mix, -keydist, -zipf-theta, -preload, -read-trace):
+	// Mix is a preset of package gcstress/internal/mix ("" and "w": the
+	// write-only Put loop, Keys keys); with another mix, Keys and Rate
+	// count operations of every type, Preload records are inserted first
+	// (closed loop, reported apart), KeyDist and ZipfTheta pick the
+	// records read, updated and scanned, and ReadTrace traces the
+	// measured phase to tie each read to the collector's phases.
+	Mix       string  `json:"mix,omitempty"`
+	KeyDist   string  `json:"keydist,omitempty"`
+	ZipfTheta float64 `json:"zipf_theta,omitempty"`
+	Preload   int64   `json:"preload,omitempty"`
+	ReadTrace bool    `json:"read_trace,omitempty"`
 }
+
+// Mixed says whether the scenario runs a mix other than the write-only w.
+func (s Scenario) Mixed() bool { return s.Mix != "" && s.Mix != "w" }
 
 // TargetMBps is the open-loop schedule in key+value MB/s (0 closed loop).
 func (s Scenario) TargetMBps() float64 {
