@@ -98,8 +98,17 @@ func runChild(ctx context.Context, spec Scenario, out *childproto.Stream) error 
 		out.Emit(&Sample{Type: results.SampleEnd, Reason: results.StopError, Err: err.Error()})
 		return fmt.Errorf("%w: %v", ErrChild, err)
 	}
+	var mr *mixRun
+	if spec.Mixed() { // mixload.go: the preload phase comes before the measured one
+		if mr, err = newMixRun(ctx, spec, eng); err != nil {
+			out.Emit(&Sample{Type: results.SampleEnd, Reason: results.StopError, Err: err.Error()})
+			_ = eng.Close()
+			return fmt.Errorf("%w: %v", ErrChild, err)
+		}
+	}
 	c := newChild(ctx, spec, eng, out)
 	c.heapBase = base
+	c.mix = mr
 	defer c.cancel()
 	return c.run()
 }
@@ -148,6 +157,8 @@ type child struct {
 	peakRSS           atomic.Uint64
 	earlyClose        atomic.Bool // the engine was closed to release blocked writers
 	cause             childproto.StopCause
+
+	mix *mixRun // a mixed workload (mixload.go); nil for the write-only Put loop
 }
 
 func newChild(ctx context.Context, spec Scenario, eng drivenEngine, out *childproto.Stream) *child {
@@ -180,12 +191,14 @@ func (c *child) run() error {
 	}
 	start := time.Now()
 	c.t0 = start
+	c.mix.startTrace(c.spec.Dir, start)
 	c.startWriters()
 	go c.releaseBlocked()
 	go c.watchRSS()
 	s := sampler.New(c.spec, start, c.recs)
 	windows := c.sample(s)
 	elapsed := time.Since(start)
+	c.mix.stopTrace()
 	c.settleReason()
 	c.tailWindow(s, len(windows))
 	c.prof.Stop()
@@ -210,7 +223,7 @@ var errWriterExited = errors.New("a writer goroutine exited without returning fr
 // panic takes the process down first) fails the run (StopCause.Void).
 func (c *child) startWriters() {
 	var wg sync.WaitGroup
-	for _, rec := range c.recs {
+	for i, rec := range c.recs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -221,7 +234,11 @@ func (c *child) startWriters() {
 					c.cancel()
 				}
 			}()
-			c.write(rec)
+			if c.mix != nil {
+				c.mixWrite(i, rec)
+			} else {
+				c.write(rec)
+			}
 			returned = true
 		}()
 	}
@@ -412,6 +429,7 @@ func (c *child) sample(s *sampler.Sampler) []Sample {
 func (c *child) window(s *sampler.Sampler) Sample {
 	w := s.Window(c.keys.Load(), c.bytes.Load())
 	fillEngine(&w, c.eng.Stats())
+	c.mix.window(&w)
 	return w
 }
 
@@ -469,6 +487,7 @@ func (c *child) endLine(s *sampler.Sampler, elapsed time.Duration) Sample {
 	}
 	end := s.End(c.keys.Load(), c.bytes.Load(), elapsed)
 	fillEngine(&end, c.eng.Stats())
+	c.mix.end(&end)
 	if ne, ok := c.eng.(interface{ Notes() map[string]float64 }); ok {
 		end.Notes = ne.Notes()
 	}

@@ -140,6 +140,19 @@ type Config struct {
 
 	// Command is the command line as typed, for the reports.
 	Command string
+
+	// Mixed workloads of the matrix scenarios (config_mix.go; -mix,
+	// -keydist, -zipf-theta, -preload, -read-trace). Mix is a preset of
+	// gcstress/internal/mix: "" and "w" are the write-only load. KeyDist
+	// "" is zipfian, ZipfTheta 0 is workload.DefaultZipfTheta; Preload is
+	// the records inserted before the measured phase (at least 1 for a
+	// mix that reads); ReadTrace traces the measured phase to tie reads to
+	// the collector's phases.
+	Mix       string
+	KeyDist   string
+	ZipfTheta float64
+	Preload   int64
+	ReadTrace bool
 }
 
 // usageErr wraps ErrUsage with a message naming the flag.
@@ -190,6 +203,9 @@ func DefaultConfig() Config {
 // Validate checks a Config; errors wrap ErrUsage and name the flag.
 func (c *Config) Validate() error {
 	if err := c.validateMatrix(); err != nil {
+		return err
+	}
+	if err := c.validateMix(); err != nil {
 		return err
 	}
 	if err := c.validateMemory(); err != nil {

@@ -32,6 +32,7 @@ type serverEngine struct {
 	srv    *writepath.Server
 	client writepath.Client // nil for PathServer
 	closeT func() error
+	t      writepath.Transport // the client's transport, for Get (nil for PathServer)
 }
 
 // newServerEngine builds the write path a scenario drives: a region server
@@ -62,7 +63,7 @@ func newServerEngine(s Scenario) (Engine, error) {
 		srv.Close()
 		return nil, err
 	}
-	e.client, e.closeT = c, closeT
+	e.client, e.closeT, e.t = c, closeT, t
 	return e, nil
 }
 

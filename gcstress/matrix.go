@@ -104,6 +104,7 @@ func matrixScenarios(c Config, base Scenario) []Scenario {
 			s.MemLimit, s.FlushBW, s.RSSCap = c.MemLimit, c.FlushBW, c.RSSCap
 			s.Backpressure = c.Backpressure != "off"
 			s.Rate = c.Rate.Puts(v)
+			applyMix(c, &s)
 			if s.Keys < results.UnboundedKeys && !c.NoMinRun {
 				s.MinRun = results.MinRunFor(s.EffectiveThresholds(c.Thresholds), s.Window)
 				if c.Duration > 0 {

@@ -304,7 +304,11 @@ func (t *arenaTable) release() {
 // All takes a reference on the arenas inside the guard (it cannot fail
 // there: the table's own reference is still held), then iterates outside it,
 // so a long scan holds the chunks, not Close.
-func (t *arenaTable) All() iter.Seq2[[]byte, []byte] {
+func (t *arenaTable) All() iter.Seq2[[]byte, []byte] { return t.From(nil) }
+
+// From is All from the first key at or above start (Seeker), with All's
+// references on the arenas.
+func (t *arenaTable) From(start []byte) iter.Seq2[[]byte, []byte] {
 	return func(yield func([]byte, []byte) bool) {
 		g := t.guard.enter()
 		if g == nil {
@@ -321,7 +325,7 @@ func (t *arenaTable) All() iter.Seq2[[]byte, []byte] {
 			panic("memtable: arena released while the table is open: " + err.Error())
 		}
 		defer t.release()
-		t.sl.all()(yield)
+		t.sl.from(start)(yield)
 	}
 }
 

@@ -70,7 +70,11 @@ func (m *bTree) Get(key []byte) ([]byte, bool) {
 
 // All iterates a copy-on-write clone taken under the lock, so writers are
 // not blocked during the scan and the scan sees one consistent state.
-func (m *bTree) All() iter.Seq2[[]byte, []byte] {
+func (m *bTree) All() iter.Seq2[[]byte, []byte] { return m.From(nil) }
+
+// From is All from the first key at or above start (Seeker), on the same
+// kind of clone.
+func (m *bTree) From(start []byte) iter.Seq2[[]byte, []byte] {
 	return func(yield func([]byte, []byte) bool) {
 		m.mu.Lock()
 		if m.closed.Load() {
@@ -79,7 +83,7 @@ func (m *bTree) All() iter.Seq2[[]byte, []byte] {
 		}
 		c := m.t.Clone()
 		m.mu.Unlock()
-		c.Ascend(func(e btreeEntry) bool { return yield(e.key, e.value) })
+		c.AscendGreaterOrEqual(btreeEntry{key: start}, func(e btreeEntry) bool { return yield(e.key, e.value) })
 	}
 }
 

@@ -107,11 +107,14 @@ func (t *heapTable) Get(key []byte) ([]byte, bool) {
 	return t.sl.get(key)
 }
 
-func (t *heapTable) All() iter.Seq2[[]byte, []byte] {
+func (t *heapTable) All() iter.Seq2[[]byte, []byte] { return t.From(nil) }
+
+// From is All from the first key at or above start (Seeker).
+func (t *heapTable) From(start []byte) iter.Seq2[[]byte, []byte] {
 	if t.closed.Load() {
 		return func(func([]byte, []byte) bool) {}
 	}
-	return t.sl.all()
+	return t.sl.from(start)
 }
 
 func (t *heapTable) Len() int     { return int(t.sl.n.Load()) }

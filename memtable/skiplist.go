@@ -384,10 +384,20 @@ func (s *skiplist[R, V, S]) get(key []byte) ([]byte, bool) {
 	return nil, false
 }
 
-func (s *skiplist[R, V, S]) all() iter.Seq2[[]byte, []byte] {
+// from yields the entries from the first key at or above start (every
+// entry when start is nil) in ascending order.
+func (s *skiplist[R, V, S]) from(start []byte) iter.Seq2[[]byte, []byte] {
 	return func(yield func([]byte, []byte) bool) {
 		var zero R
-		for n := s.store.next(s.head, 0); n != zero; n = s.store.next(n, 0) {
+		n := s.store.next(s.head, 0)
+		if start != nil {
+			kp := keyPrefix(start)
+			x := s.head
+			for level := int(s.height.Load()) - 1; level >= 0; level-- {
+				x, n = s.findSplice(start, kp, level, x)
+			}
+		}
+		for ; n != zero; n = s.store.next(n, 0) {
 			if !yield(s.store.entry(n)) {
 				return
 			}

@@ -13,7 +13,10 @@ package results
 // found no value (a flushed record where flushes keep nothing, say): they
 // are timed like hits and never left out. A plain value.
 type OpLatency struct {
-	N        int64 `json:"n"`
+	N int64 `json:"n"` // timed operations (in the histogram)
+	// Count is every operation of the type, timed or not; Misses are among
+	// them.
+	Count    int64 `json:"count"`
 	Misses   int64 `json:"misses,omitempty"`
 	ILatP50  int64 `json:"ilat_p50_ns"`
 	ILatP99  int64 `json:"ilat_p99_ns"`

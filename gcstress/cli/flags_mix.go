@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/writegc/writegc/gcstress"
+	"github.com/writegc/writegc/gcstress/internal/mix"
+	"github.com/writegc/writegc/internal/workload"
+)
+
+// mixFlags are the mixed-workload flags, applied after parsing
+// (applyMix).
+type mixFlags struct {
+	preload string
+}
+
+// defineMixFlags defines -mix, -keydist, -zipf-theta, -preload and
+// -read-trace on fs, writing into c.
+func defineMixFlags(fs *flag.FlagSet, c *gcstress.Config) *mixFlags {
+	f := &mixFlags{}
+	c.ReadTrace = true
+	fs.StringVar(&c.Mix, "mix", "w", "operation mix of the matrix scenarios, after YCSB: a (50% read, 50% update), b (95/5), c (100% read), "+
+		"d (95% read of the latest, 5% insert), e (95% scans of 1-100 records, 5% insert), f (50% read, 50% read-modify-write), "+
+		"w (write only: every scenario as without -mix); with a mix, -keys and -rate count operations ("+mix.Names()+")")
+	fs.StringVar(&c.KeyDist, "keydist", string(workload.DistZipfian), "key distribution of a mix's reads, updates and scans: zipfian (scrambled, hot keys spread), uniform, latest")
+	fs.Float64Var(&c.ZipfTheta, "zipf-theta", workload.DefaultZipfTheta, "zipfian skew of -keydist zipfian and latest, in (0, 1)")
+	fs.StringVar(&f.preload, "preload", "", fmt.Sprintf("records inserted before a mix's measured phase, reported apart (default %s for a mix; -mix c needs at least 1)", workload.FormatCount(mix.DefaultPreload)))
+	fs.BoolVar(&c.ReadTrace, "read-trace", true, "trace a mix's measured phase (runtime/trace) to tie each read to GC mark phases, pauses and assists (read_in_mark, slow_reads_in_gc_pct)")
+	return f
+}
+
+// apply parses -preload (the default for a mix that reads when not given)
+// and refuses a -zipf-theta given out of range.
+func (f *mixFlags) apply(c *gcstress.Config, set map[string]bool) error {
+	if set["zipf-theta"] {
+		if err := workload.CheckZipfTheta(c.ZipfTheta); err != nil {
+			return usageErr("zipf-theta", err)
+		}
+	}
+	if f.preload != "" {
+		n, err := workload.ParseCount(f.preload)
+		if err != nil {
+			return usageErr("preload", err)
+		}
+		c.Preload = n
+	} else if m, err := mix.Parse(c.Mix); err == nil && m.NeedsPreload() {
+		c.Preload = mix.DefaultPreload
+	}
+	return nil
+}
