@@ -109,6 +109,7 @@ func runChild(ctx context.Context, spec Scenario, out *childproto.Stream) error 
 	c := newChild(ctx, spec, eng, out)
 	c.heapBase = base
 	c.mix = mr
+	mr.claimSingly(c)
 	defer c.cancel()
 	return c.run()
 }

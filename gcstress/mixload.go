@@ -171,6 +171,17 @@ func (mr *mixRun) load(ctx context.Context, spec Scenario) error {
 	return nil
 }
 
+// claimSingly makes an open-loop mix's workers claim one operation at a
+// time: a worker stuck in a slow read then holds no later slot of the
+// schedule, which a free worker takes when it is due (the Put loop's
+// batches of pacedBatch would queue them behind it, and charge the
+// queueing to reads that started after the cause had passed).
+func (mr *mixRun) claimSingly(c *child) {
+	if mr != nil && c.interval > 0 {
+		c.batch = 1
+	}
+}
+
 // startTrace starts the trace of the measured phase, if asked; t0 is the
 // load's start. A trace that cannot start (another one runs: -profile
 // trace) leaves attribution off, and the end record says why.
