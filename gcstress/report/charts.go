@@ -32,7 +32,7 @@ func isChart(name string) bool {
 		return false
 	}
 	stem := strings.TrimSuffix(name, ext)
-	return stem == "throughput" || stem == "capacity" || strings.HasPrefix(stem, "timeline-")
+	return stem == "throughput" || stem == "capacity" || strings.HasPrefix(stem, "timeline-") || isReaderChart(stem)
 }
 
 // WriteCharts draws the run's charts into dir, each as SVG and PNG, and
@@ -116,7 +116,8 @@ func WriteCharts(o Sink, sum *results.Summary) ([]string, error) {
 		}
 		files = append(files, "throughput.svg", "throughput.png")
 	}
-	return files, nil
+	readers, err := writeReaderCharts(o, sum.Results) // readers.go
+	return append(files, readers...), err
 }
 
 // stoppedAtCap reports whether a scenario of rs stopped at its hard RSS cap.

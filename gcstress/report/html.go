@@ -124,6 +124,7 @@ func newReportData(sum *results.Summary) reportData {
 	d.Tables = append(d.Tables, webTable{Title: "Failure, collapse and stall scenarios", Note: failureSettings(rs), Header: h, Rows: rows})
 	h, rows = openLoopTable(rs)
 	d.Tables = append(d.Tables, webTable{Title: "Open loop", Note: "Target vs achieved rate; service time vs latency from each Put's intended start.", Header: h, Rows: rows})
+	d.Tables = append(d.Tables, readerWebTables(rs)...)
 	if len(sum.Capacity) > 0 {
 		h, rows = capacityTable(sum.Capacity)
 		d.Tables = append(d.Tables, webTable{Title: "Capacity", Note: "The highest open-loop rate (key+value MB/s) at which the collector stays healthy. " +

@@ -66,6 +66,7 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 		capacity:   "\n## Capacity\n\nThe highest open-loop rate (key+value MB/s) at which the collector stays healthy.\n\n",
 		notePrefix: "- ",
 		esc:        md,
+		markdown:   true,
 	})
 	writeNotes(ew, "\n## Notes\n\n", sum, md)
 	fmt.Fprintf(ew, "\n## Scenarios\n\n")

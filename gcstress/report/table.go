@@ -324,6 +324,7 @@ func latencyNote(rs []results.Result, esc func(string) string) string {
 type tableHeadings struct {
 	addendum, failure, gc, cost, repeats, openLoop, capacity, notePrefix string
 	esc                                                                  func(string) string
+	markdown                                                             bool // report.md: sections are Markdown headings
 }
 
 // writeResultTables writes the addendum, failure and GC tables (those that
@@ -345,6 +346,7 @@ func writeResultTables(w io.Writer, rs []results.Result, capa []results.Capacity
 		fmt.Fprint(w, hd.openLoop)
 		renderTable(w, h, rows, hd.esc)
 	}
+	writeReaderTables(w, rs, hd.markdown, hd.esc) // readers.go
 	if len(capa) > 0 {
 		fmt.Fprint(w, hd.capacity)
 		h, rows := capacityTable(capa)

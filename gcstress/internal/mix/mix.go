@@ -112,6 +112,17 @@ func Parse(s string) (Mix, error) {
 	return Mix{}, fmt.Errorf("%w %q (known: %s)", ErrUnknown, s, Names())
 }
 
+// Describe is the mix's ratios in words: "95% read, 5% update".
+func (m Mix) Describe() string {
+	var parts []string
+	for _, o := range Ops() {
+		if m.Share[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%g%% %s", 100*m.Share[o], o))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // WriteOnly says whether the mix is w: the original Put loop.
 func (m Mix) WriteOnly() bool { return m.Name == W }
 
