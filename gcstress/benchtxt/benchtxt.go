@@ -126,6 +126,15 @@ var units = []struct {
 	// binds only when both sides barely paused.
 	{PauseP99Ns, Lower, 1000},
 	{SustainableMBps, Higher, 0.1},
+	// Mixed workloads (readers.go): latency per operation type and of the
+	// reads in and outside mark, from intended start; a microsecond's
+	// floor, as the pauses'.
+	{ReadP99Ns, Lower, 1000}, {ReadP999Ns, Lower, 1000},
+	{UpdateP99Ns, Lower, 1000}, {UpdateP999Ns, Lower, 1000},
+	{InsertP99Ns, Lower, 1000}, {InsertP999Ns, Lower, 1000},
+	{ScanP99Ns, Lower, 1000}, {ScanP999Ns, Lower, 1000},
+	{RMWP99Ns, Lower, 1000}, {RMWP999Ns, Lower, 1000},
+	{ReadInMarkP99Ns, Lower, 1000}, {ReadOutsideMarkP99Ns, Lower, 1000},
 }
 
 // Units lists the units of bench.txt in the order a line holds them.
@@ -178,8 +187,14 @@ type Key struct {
 	Value int64
 }
 
-// KeyOf is the Key of scenario s.
-func KeyOf(s results.Scenario) Key { return Key{Set: s.Group, Kind: s.Kind, Value: s.Value} }
+// KeyOf is the Key of scenario s. A mixed workload's set is MixSet(its
+// mix), so its lines never compare with the write-only matrix's.
+func KeyOf(s results.Scenario) Key {
+	if s.Mixed() {
+		return Key{Set: MixSet(s.Mix), Kind: s.Kind, Value: s.Value}
+	}
+	return Key{Set: s.Group, Kind: s.Kind, Value: s.Value}
+}
 
 // Prefix begins every benchmark name of bench.txt.
 const Prefix = "BenchmarkGCStress"

@@ -56,6 +56,7 @@ func runLine(r results.Result) (Line, bool) {
 		vs = append(vs, Value{e.ObjectsPerEntry, ObjectsPerEntry})
 	}
 	vs = append(vs, Value{e.PauseP99us * 1e3, PauseP99Ns})
+	vs = append(vs, readerValues(e)...) // readers.go
 	vs = values(vs...)
 	return Line{Key: KeyOf(r.Scenario), Iters: e.Keys, Values: vs}, len(vs) > 0
 }
@@ -115,11 +116,15 @@ func Write(w io.Writer, sum *results.Summary) error {
 	for _, kv := range Config(sum) {
 		fmt.Fprintf(bw, "%s: %s\n", kv[0], kv[1])
 	}
+	lines := Lines(sum)
+	used := usedUnits(lines)
 	for _, u := range units {
-		fmt.Fprintf(bw, "Unit %s better=%s assume=nothing\n", u.unit, u.better)
+		if !mixedUnit(u.unit) || used[u.unit] {
+			fmt.Fprintf(bw, "Unit %s better=%s assume=nothing\n", u.unit, u.better)
+		}
 	}
 	bw.WriteString("\n")
-	for _, l := range Lines(sum) {
+	for _, l := range lines {
 		fmt.Fprintf(bw, "%s \t%d", l.Key.Name(), l.Iters)
 		for _, v := range l.Values {
 			fmt.Fprintf(bw, "\t%s %s", strconv.FormatFloat(v.Value, 'g', -1, 64), v.Unit)

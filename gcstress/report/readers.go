@@ -192,7 +192,9 @@ func joinSentences(ss []string) string {
 }
 
 // isReaderChart reports whether stem is a reader chart's.
-func isReaderChart(stem string) bool { return len(stem) > len("readers-") && stem[:len("readers-")] == "readers-" }
+func isReaderChart(stem string) bool {
+	return len(stem) > len("readers-") && stem[:len("readers-")] == "readers-"
+}
 
 // writeReaderCharts draws readers-<mix>.{svg,png} per mix: each
 // scenario's read p50 and p99 inside and outside mark, on a log scale.
