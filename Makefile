@@ -4,7 +4,7 @@ GO        ?= go
 PKGS      := ./...
 STRESS_FLAGS ?=
 
-.PHONY: all test fmt-check vet unit race lint-test benchsmoke peers-smoke stress stress-peers bench lint gate clean test-service test-slow
+.PHONY: all test fmt-check vet unit race lint-test benchsmoke peers-smoke stress stress-peers stress-readers bench lint gate clean test-service test-slow
 
 all: test
 
@@ -49,6 +49,35 @@ stress-peers:
 	cd benches/peers && $(GO) run ./cmd/gcstress-peers -kinds heap,arena,offheap,pebble,badger,ristretto \
 		-scenario matrix,failure -values 10B,100B,1KB,10KB -keys 2M,2M,1M,200K -duration 25s \
 		-out "$$out" $(PEERS_FLAGS)
+
+## stress-readers: readers under GC (results/readers-under-gc): heap, arena, offheap, btree,
+## Pebble, Badger and ristretto (gcstress-peers) on mixes a, b and e (ristretto has no Scan:
+## not in e) at 100 B and 1 KB values, zipfian keys, each scenario READERS_DURATION open loop
+## at READERS_RATE ops/s (a, b) or READERS_SCAN_RATE (e), after a READERS_PRELOAD preload kept in
+## READERS_MEMSTORE memtables; 40 scenarios, at most 15 minutes on 2 cores (about 12 estimated).
+## READERS_OUT names the folder (default: a new one under $$TMPDIR), one subfolder mix-<m> per
+## mix; READERS_FLAGS adds flags. `make stress` is untouched (write-only mix w).
+READERS_OUT      ?=
+READERS_FLAGS    ?=
+READERS_KINDS    ?= heap,arena,offheap,btree,pebble,badger,ristretto
+READERS_VALUES   ?= 100B,1KB
+READERS_MIXES    ?= a b e
+READERS_DURATION ?= 15s
+READERS_RATE     ?= 20Kops
+READERS_SCAN_RATE ?= 2Kops
+READERS_PRELOAD  ?= 200K
+READERS_MEMSTORE ?= 128MB
+stress-readers:
+	@out="$(READERS_OUT)"; [ -n "$$out" ] || out=$$(mktemp -d "$${TMPDIR:-/tmp}/stress-readers.XXXXXX"); \
+	case $$out in /*) ;; *) out=$(CURDIR)/$$out ;; esac; \
+	cd benches/peers && $(GO) build -o "$$out/.gcstress-peers" ./cmd/gcstress-peers && \
+	for m in $(READERS_MIXES); do \
+		kinds=$(READERS_KINDS); rate=$(READERS_RATE); \
+		if [ $$m = e ]; then kinds=$$(echo "$$kinds" | tr , '\n' | grep -vx ristretto | paste -sd, -); rate=$(READERS_SCAN_RATE); fi; \
+		"$$out/.gcstress-peers" -mix $$m -keydist zipfian -kinds "$$kinds" -scenario matrix -values $(READERS_VALUES) \
+			-duration $(READERS_DURATION) -rate $$rate -preload $(READERS_PRELOAD) -memstore $(READERS_MEMSTORE) \
+			-out "$$out/mix-$$m" $(READERS_FLAGS) || exit 1; \
+	done; rm -f "$$out/.gcstress-peers"; echo "results: $$out"
 
 ## test-service: examples/service deployed for real: the service on the heap and arena kinds
 ## under GOMEMLIMIT=128MiB, scraped by a real Prometheus (the `prometheus` binary; the test

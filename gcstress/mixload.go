@@ -266,7 +266,7 @@ func (c *child) claim() (base, end int64, ok bool) {
 // mixOp runs operation i; one in LatencyEvery is timed from its intended
 // start (its actual start when not late, or in a closed loop) into its
 // type's recorder, and into the writer's Put recorder (lat_*, ilat_*). A
-// timed read is kept for attribution.
+// timed read (a Get, or a scan: mix e's reads) is kept for attribution.
 func (c *child) mixOp(mw *mixWorker, i int64, due time.Time, rec *latency.Pair) (int64, error) {
 	op := c.mix.m.Pick(mw.r.Float64())
 	if c.every <= 0 || i%c.every != 0 {
@@ -285,7 +285,7 @@ func (c *child) mixOp(mw *mixWorker, i int64, due time.Time, rec *latency.Pair) 
 	}
 	rec.Record(svc, intended)
 	mw.pairs[op].Record(svc, max(svc, intended))
-	if op == mix.Read {
+	if op == mix.Read || op == mix.Scan { // the reads of mix e are its scans
 		if len(mw.reads) < cap(mw.reads) {
 			mw.reads = append(mw.reads, gctrace.Op{Start: int64(start.Sub(c.t0)), End: int64(done.Sub(c.t0)), Worker: mw.idx})
 		} else {

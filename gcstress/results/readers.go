@@ -27,7 +27,8 @@ type OpLatency struct {
 	LatP99 int64 `json:"lat_p99_ns,omitempty"`
 }
 
-// ReadLatency is the timed reads whose interval (intended start to end)
+// ReadLatency is the timed reads (Gets, and the scans of a mix that
+// scans) whose interval (intended start to end)
 // did, or did not, overlap a GC mark phase (Sample.ReadInMark,
 // Sample.ReadOutsideMark). A plain value.
 type ReadLatency struct {
