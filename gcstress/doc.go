@@ -95,6 +95,14 @@
 //     below it, every kind on the same schedule), so it does not turn with
 //     the machine's load; the collapse set's does, and every report says so
 //     (CollapseNote).
+//   - A mixed workload (Scenario.Mixed: -mix other than w; mixload.go)
+//     preloads its records before the measured phase, whose windows,
+//     figures and trace cover only what follows; each of its operations
+//     takes one slot of the open-loop schedule and is timed like a Put.
+//     Mix w runs the Put loop unchanged. A mix the engine cannot serve
+//     (no Getter or Scanner) is refused by Config.Validate (ErrUsage).
+//     The reads' attribution to GC phases (package gcstress/internal/
+//     gctrace) is parsed after the run's figures were taken.
 //   - Every scenario needs results.MinWindows windows after its warm-up
 //     for a verdict. Matrix scenarios on the default key counts write on
 //     until the warm-up plus those windows passed (Scenario.MinRun); the

@@ -48,7 +48,6 @@ type markEngine struct {
 
 type ballastNode struct {
 	next *ballastNode
-	pad  [2]*int
 }
 
 func newMarkEngine(sleep bool) *markEngine {

@@ -15,16 +15,7 @@ import (
 // crashes), closes twice, reports Stats after Close, and pebble-wal
 // removes its directory.
 func TestEnginesCloseWhilePutting(t *testing.T) {
-	s := gcstress.Scenario{Value: 100, Memstore: 1 << 20, Writers: 2}
-	o := DefaultOptions()
-	o.RistrettoBudget = 1 << 20
-	ctors := map[string]func() (gcstress.Engine, error){
-		KindPebble:    func() (gcstress.Engine, error) { return NewPebble(s, o, false) },
-		KindPebbleWAL: func() (gcstress.Engine, error) { return NewPebble(s, o, true) },
-		KindBadger:    func() (gcstress.Engine, error) { return NewBadger(s, o) },
-		KindRistretto: func() (gcstress.Engine, error) { return NewRistretto(s, o) },
-	}
-	for kind, newE := range ctors {
+	for kind, newE := range testEngines(2) {
 		t.Run(kind, func(t *testing.T) {
 			e, err := newE()
 			if err != nil {

@@ -9,20 +9,26 @@ import (
 	"github.com/writegc/writegc/gcstress"
 )
 
+// testEngines builds each peer kind for a tiny scenario of writers
+// writers (1 MiB memtables, a 1 MiB ristretto budget).
+func testEngines(writers int) map[string]func() (gcstress.Engine, error) {
+	s := gcstress.Scenario{Value: 100, Memstore: 1 << 20, Writers: writers}
+	o := DefaultOptions()
+	o.RistrettoBudget = 1 << 20
+	return map[string]func() (gcstress.Engine, error){
+		KindPebble:    func() (gcstress.Engine, error) { return NewPebble(s, o, false) },
+		KindPebbleWAL: func() (gcstress.Engine, error) { return NewPebble(s, o, true) },
+		KindBadger:    func() (gcstress.Engine, error) { return NewBadger(s, o) },
+		KindRistretto: func() (gcstress.Engine, error) { return NewRistretto(s, o) },
+	}
+}
+
 // TestEnginesRead: every peer's Get finds what was Put and misses what was
 // not; Pebble's and Badger's Scan give keys at or above start in order, n
 // at most; after Close, reads fail with ErrClosed.
 func TestEnginesRead(t *testing.T) {
-	s := gcstress.Scenario{Value: 100, Memstore: 1 << 20, Writers: 1}
-	o := DefaultOptions()
-	o.RistrettoBudget = 1 << 20
-	ctors := map[string]func() (gcstress.Engine, error){
-		KindPebble:    func() (gcstress.Engine, error) { return NewPebble(s, o, false) },
-		KindBadger:    func() (gcstress.Engine, error) { return NewBadger(s, o) },
-		KindRistretto: func() (gcstress.Engine, error) { return NewRistretto(s, o) },
-	}
 	key := func(i int) []byte { return []byte(fmt.Sprintf("k%05d", i)) }
-	for kind, newE := range ctors {
+	for kind, newE := range testEngines(1) {
 		t.Run(kind, func(t *testing.T) {
 			e, err := newE()
 			if err != nil {
