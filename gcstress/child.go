@@ -204,7 +204,7 @@ func (c *child) run() error {
 	c.tailWindow(s, len(windows))
 	c.prof.Stop()
 	s.Freeze()
-	fp := footprint(c.heapBase, c.eng.Stats(), c.keys.Load())
+	fp := footprint(c.heapBase, c.eng.Stats(), c.mix.records(c.keys.Load()))
 	end := c.endLine(s, elapsed)
 	end.Footprint = fp
 	c.out.Emit(&end)

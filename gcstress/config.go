@@ -144,7 +144,8 @@ type Config struct {
 	// Mixed workloads of the matrix scenarios (config_mix.go; -mix,
 	// -keydist, -zipf-theta, -preload, -read-trace). Mix is a preset of
 	// gcstress/internal/mix: "" and "w" are the write-only load. KeyDist
-	// "" is zipfian, ZipfTheta 0 is workload.DefaultZipfTheta; Preload is
+	// "" is zipfian (latest for mix d), ZipfTheta 0 is
+	// workload.DefaultZipfTheta; Preload is
 	// the records inserted before the measured phase (at least 1 for a
 	// mix that reads); ReadTrace traces the measured phase to tie reads to
 	// the collector's phases.

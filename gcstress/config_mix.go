@@ -77,6 +77,9 @@ func applyMix(c Config, s *Scenario) {
 	s.Mix, s.KeyDist, s.ZipfTheta, s.Preload, s.ReadTrace = c.Mix, c.KeyDist, c.ZipfTheta, c.Preload, c.ReadTrace
 	if s.KeyDist == "" {
 		s.KeyDist = string(workload.DistZipfian)
+		if c.Mix == string(mix.D) {
+			s.KeyDist = string(workload.DistLatest) // YCSB's workload D reads the latest inserts
+		}
 	}
 	if s.ZipfTheta == 0 {
 		s.ZipfTheta = workload.DefaultZipfTheta

@@ -85,8 +85,11 @@ func newMixRun(ctx context.Context, spec Scenario, eng drivenEngine) (*mixRun, e
 		return nil, fmt.Errorf("-mix %s needs preloaded records (-preload)", m.Name)
 	}
 	dist := workload.KeyDist(spec.KeyDist)
-	if dist == "" {
+	if dist == "" { // a scenario built by hand: as applyMix would
 		dist = workload.DistZipfian
+		if m.Name == mix.D {
+			dist = workload.DistLatest
+		}
 	}
 	theta := spec.ZipfTheta
 	if theta == 0 {
@@ -335,6 +338,16 @@ func (mr *mixRun) do(mw *mixWorker, op mix.Op) (int64, error) {
 		return 2 * mr.kv, mr.eng.Put(mw.key, mw.value)
 	}
 	return mr.kv, nil
+}
+
+// records is the records a mixed workload's engine was given (preload and
+// inserts), what its footprint divides by when the engine reports no
+// Entries; keys (the operations) for the write-only loop.
+func (mr *mixRun) records(keys int64) int64 {
+	if mr == nil {
+		return keys
+	}
+	return mr.inserted.Load()
 }
 
 // window drains the workers' recorders into the window's per-operation

@@ -222,5 +222,8 @@ func (s Scenario) Describe() string {
 	if s.Rate > 0 {
 		fmt.Fprintf(&b, ", open loop at %.3g MB/s (%.0f Puts/s)", s.TargetMBps(), s.Rate)
 	}
+	if s.Mixed() {
+		fmt.Fprintf(&b, ", mix %s (keys %s, theta %g, %s records preloaded; rate and keys count operations)", s.Mix, s.KeyDist, s.ZipfTheta, workload.FormatCount(s.Preload))
+	}
 	return b.String()
 }

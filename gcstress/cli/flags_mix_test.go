@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/writegc/writegc/gcstress"
+	"github.com/writegc/writegc/gcstress/internal/mix"
+)
+
+// The mix flags: w by default (nothing changes), a reading mix gets the
+// default preload, mix d reads the latest, and bad values are usage
+// errors (exit 2) naming the flag.
+func TestMixFlags(t *testing.T) {
+	c, err := ParseFlags(nil, io.Discard)
+	if err != nil || c.Mix != "w" || c.Preload != 0 {
+		t.Fatalf("default: mix %q preload %d err %v", c.Mix, c.Preload, err)
+	}
+	c, err = ParseFlags([]string{"-mix", "d", "-kinds", "heap", "-scenario", "matrix"}, io.Discard)
+	if err != nil || c.Preload != mix.DefaultPreload {
+		t.Fatalf("-mix d: preload %d err %v", c.Preload, err)
+	}
+	for _, s := range gcstress.Expand(c) {
+		if s.KeyDist != "latest" || s.Mix != "d" || !strings.HasSuffix(s.Name, "/d") {
+			t.Errorf("-mix d scenario %s: keydist %q", s.Name, s.KeyDist)
+		}
+	}
+	for _, args := range [][]string{
+		{"-mix", "c", "-preload", "0"},
+		{"-mix", "b", "-zipf-theta", "1"},
+		{"-mix", "b", "-zipf-theta", "0"},
+		{"-mix", "b", "-keydist", "hot"},
+		{"-mix", "z"},
+		{"-mix", "a", "-preload", "lots"},
+	} {
+		if _, err := ParseFlags(args, io.Discard); !errors.Is(err, gcstress.ErrUsage) {
+			t.Errorf("%v: %v, want a usage error", args, err)
+		}
+	}
+}
