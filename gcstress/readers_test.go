@@ -217,3 +217,43 @@ func TestMixWUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// Every preset runs on writegc's region server, closed loop, through the
+// server (scans) and a client path (Gets through the transport): each
+// operation type of the mix shows in end.ops, nothing misses (the preload
+// fits one memtable), and the preload is reported apart.
+func TestMixesRun(t *testing.T) {
+	for _, c := range []struct{ mix, kind, path string }{{"e", "heap", "server"}, {"f", "arena", "direct"}, {"d", "btree", "server"}} {
+		t.Run("mix="+c.mix, func(t *testing.T) {
+			s := tinyScenario(t, c.kind+"/100B/"+c.mix, c.kind, 2000)
+			s.Mix, s.KeyDist, s.ZipfTheta, s.Preload, s.ReadTrace = c.mix, "", 0, 1000, true
+			s.Path, s.LatencyEvery = c.path, 1
+			if c.path != "server" {
+				s.Transport = "inproc"
+			}
+			res, err := (&Runner{}).Run(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := res.End
+			if e == nil || e.Reason != results.StopKeys || e.Err != "" {
+				t.Fatalf("end %+v stderr %s", e, res.Stderr)
+			}
+			want := map[string][]string{"e": {"scan", "insert"}, "f": {"read", "rmw"}, "d": {"read", "insert"}}[c.mix]
+			var n int64
+			for _, op := range want {
+				o, ok := e.Ops[op]
+				if !ok || o.N == 0 || o.ILatP99 <= 0 || o.Misses != 0 {
+					t.Errorf("ops[%s] = %+v (ok %v)", op, o, ok)
+				}
+				n += o.Count
+			}
+			if n != 2000 || len(e.Ops) != len(want) {
+				t.Errorf("ops %+v: want %v only, 2000 in all", e.Ops, want)
+			}
+			if e.Preload == nil || e.Preload.Records != 1000 || e.ReadAttribution == nil || e.ReadAttribution.Reads == 0 {
+				t.Errorf("preload %+v attribution %+v", e.Preload, e.ReadAttribution)
+			}
+		})
+	}
+}
