@@ -41,7 +41,8 @@ type mixRun struct {
 	chooser  *workload.Chooser
 	seed     uint64
 	kv       int64        // key+value bytes of one record
-	inserted atomic.Int64 // records written: the preload plus inserts claimed
+	inserted atomic.Int64 // records claimed: the preload plus inserts begun
+	acked    ackCounter   // records written: what reads may pick
 	workers  []*mixWorker
 	trace    bool
 	rec      *gctrace.Recorder // nil: attribution off
@@ -169,6 +170,7 @@ func (mr *mixRun) load(ctx context.Context, spec Scenario) error {
 	}
 	secs := time.Since(t0).Seconds()
 	mr.inserted.Store(spec.Preload)
+	mr.acked.start(spec.Preload)
 	mr.preload = results.Preload{Records: spec.Preload, Seconds: secs,
 		MBps: results.MBps(spec.Preload*mr.kv, secs), Cycles: cycles() - c0}
 	return nil
@@ -300,7 +302,7 @@ func (c *child) mixOp(mw *mixWorker, i int64, due time.Time, rec *latency.Pair) 
 
 // pick sets mw.key to a record chosen by the key distribution.
 func (mr *mixRun) pick(mw *mixWorker) {
-	workload.KeyAt(mw.key, mr.seed, mr.chooser.Next(mw.r, uint64(mr.inserted.Load())))
+	workload.KeyAt(mw.key, mr.seed, mr.chooser.Next(mw.r, uint64(mr.acked.load())))
 }
 
 // do runs one operation and returns the key+value bytes it moved (a
@@ -309,8 +311,11 @@ func (mr *mixRun) do(mw *mixWorker, op mix.Op) (int64, error) {
 	mw.count[op].Add(1)
 	switch op {
 	case mix.Insert:
-		workload.KeyAt(mw.key, mr.seed, uint64(mr.inserted.Add(1)-1))
-		return mr.kv, mr.eng.Put(mw.key, mw.value)
+		i := mr.inserted.Add(1) - 1
+		workload.KeyAt(mw.key, mr.seed, uint64(i))
+		err := mr.eng.Put(mw.key, mw.value)
+		mr.acked.ack(i)
+		return mr.kv, err
 	case mix.Update:
 		mr.pick(mw)
 		return mr.kv, mr.eng.Put(mw.key, mw.value)
