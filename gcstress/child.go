@@ -192,7 +192,7 @@ func (c *child) run() error {
 	}
 	start := time.Now()
 	c.t0 = start
-	c.mix.startTrace(c.spec.Dir, start)
+	c.mix.startTrace(start)
 	c.startWriters()
 	go c.releaseBlocked()
 	go c.watchRSS()

@@ -187,10 +187,10 @@ func (mr *mixRun) claimSingly(c *child) {
 	}
 }
 
-// startTrace starts the trace of the measured phase, if asked; t0 is the
-// load's start. A trace that cannot start (another one runs: -profile
+// startTrace starts the trace of the measured phase, if asked, into a
+// file it removes once parsed; t0 is the load's start. A trace that cannot start (another one runs: -profile
 // trace) leaves attribution off, and the end record says why.
-func (mr *mixRun) startTrace(dir string, t0 time.Time) {
+func (mr *mixRun) startTrace(t0 time.Time) {
 	if mr == nil {
 		return
 	}
@@ -198,10 +198,7 @@ func (mr *mixRun) startTrace(dir string, t0 time.Time) {
 		mr.noTrace = "-read-trace off"
 		return
 	}
-	rec, err := gctrace.Start(dir, t0)
-	if err != nil && dir != "" {
-		rec, err = gctrace.Start("", t0) // no scenario folder (a child started by hand): the system's temporary one
-	}
+	rec, err := gctrace.Start("", t0) // the system's temporary folder: never a stray file in the results folder
 	if err != nil {
 		mr.noTrace = "trace did not start: " + err.Error()
 		return
