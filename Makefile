@@ -54,7 +54,9 @@ stress-peers:
 ## Pebble, Badger and ristretto (gcstress-peers) on mixes a, b and e (ristretto has no Scan:
 ## not in e) at 100 B and 1 KB values, zipfian keys, each scenario READERS_DURATION open loop
 ## at READERS_RATE ops/s (a, b) or READERS_SCAN_RATE (e), after a READERS_PRELOAD preload kept in
-## READERS_MEMSTORE memtables; 40 scenarios, at most 15 minutes on 2 cores (about 12 estimated).
+## READERS_MEMSTORE memtables, under GOGC READERS_GOGC (25: a read-mostly load allocates little, and
+## the measured phase should hold several cycles), one operation in 4 timed; 40 scenarios, at most
+## 15 minutes on 2 cores (about 12 estimated).
 ## READERS_OUT names the folder (default: a new one under $$TMPDIR), one subfolder mix-<m> per
 ## mix; READERS_FLAGS adds flags. `make stress` is untouched (write-only mix w).
 READERS_OUT      ?=
@@ -67,6 +69,7 @@ READERS_RATE     ?= 20Kops
 READERS_SCAN_RATE ?= 2Kops
 READERS_PRELOAD  ?= 200K
 READERS_MEMSTORE ?= 128MB
+READERS_GOGC     ?= 25
 stress-readers:
 	@out="$(READERS_OUT)"; [ -n "$$out" ] || out=$$(mktemp -d "$${TMPDIR:-/tmp}/stress-readers.XXXXXX"); \
 	case $$out in /*) ;; *) out=$(CURDIR)/$$out ;; esac; \
@@ -76,7 +79,7 @@ stress-readers:
 		if [ $$m = e ]; then kinds=$$(echo "$$kinds" | tr , '\n' | grep -vx ristretto | paste -sd, -); rate=$(READERS_SCAN_RATE); fi; \
 		"$$out/.gcstress-peers" -mix $$m -keydist zipfian -kinds "$$kinds" -scenario matrix -values $(READERS_VALUES) \
 			-duration $(READERS_DURATION) -rate $$rate -preload $(READERS_PRELOAD) -memstore $(READERS_MEMSTORE) \
-			-out "$$out/mix-$$m" $(READERS_FLAGS) || exit 1; \
+			-gogc $(READERS_GOGC) -latency-every 4 -out "$$out/mix-$$m" $(READERS_FLAGS) || exit 1; \
 	done; rm -f "$$out/.gcstress-peers"; echo "results: $$out"
 
 ## test-service: examples/service deployed for real: the service on the heap and arena kinds

@@ -17,8 +17,8 @@ cd "$(dirname "$0")/../.."
 R=${R:-$PWD/results/readers-under-gc}
 mkdir -p "$R"
 export READERS_DURATION=${READERS_DURATION:-15s} READERS_RATE=${READERS_RATE:-20Kops} READERS_PRELOAD=${READERS_PRELOAD:-200K}
-export READERS_MEMSTORE=${READERS_MEMSTORE:-128MB} READERS_MIXES=${READERS_MIXES:-a b e}
-vars=(READERS_KINDS READERS_VALUES READERS_MIXES READERS_DURATION READERS_RATE READERS_SCAN_RATE READERS_PRELOAD READERS_MEMSTORE)
+export READERS_MEMSTORE=${READERS_MEMSTORE:-128MB} READERS_MIXES=${READERS_MIXES:-a b e} READERS_GOGC=${READERS_GOGC:-25}
+vars=(READERS_KINDS READERS_VALUES READERS_MIXES READERS_DURATION READERS_RATE READERS_SCAN_RATE READERS_PRELOAD READERS_MEMSTORE READERS_GOGC)
 args=()
 for v in "${vars[@]}"; do
 	if [ -n "${!v:-}" ]; then args+=("$v=${!v}"); fi
@@ -31,7 +31,7 @@ make stress-readers READERS_OUT="$R/runs" READERS_FLAGS=-replace-out "${args[@]}
 
 # The tracer's cost: mix b, 100 B, heap and arena, five runs each traced
 # and untraced (CPU per GB and read latency side by side).
-costcmd="gcstress-peers -mix b -kinds heap,arena -values 100B -scenario matrix -count 5 -duration $READERS_DURATION -rate $READERS_RATE -preload $READERS_PRELOAD -memstore $READERS_MEMSTORE"
+costcmd="gcstress-peers -mix b -kinds heap,arena -values 100B -scenario matrix -count 5 -duration $READERS_DURATION -rate $READERS_RATE -preload $READERS_PRELOAD -memstore $READERS_MEMSTORE -gogc $READERS_GOGC -latency-every 4"
 for t in on off; do
 	(cd benches/peers && go run ./cmd/gcstress-peers ${costcmd#gcstress-peers } -read-trace=$([ $t = on ] && echo true || echo false) \
 		-out "$R/runs/trace-$t" -replace-out >>"$R/progress.txt" 2>&1)

@@ -30,8 +30,9 @@ type Span struct{ Start, End int64 }
 
 // Phases is the collector's timeline over a measured phase: Mark is the
 // mark phases with the GC pauses that bracket them (a read held up by the
-// mark termination pause is a read held up by the mark), Pause every
-// stop-the-world pause (the GC's and others'). Assist is
+// mark termination pause is a read held up by the mark), Pause the
+// collector's stop-the-world pauses (not the tracer's or a profile's).
+// Assist is
 // keyed by the child's worker index (Recorder.Worker). A plain value;
 // Classify is safe for concurrent use once Normalize ran.
 type Phases struct {

@@ -101,8 +101,8 @@ func (r *Recorder) Remove() { os.Remove(r.f.Name()) }
 
 // Parse reads a trace written while a Recorder ran: the mark phases (each
 // with the GC's stop-the-world pauses that open and close it, sweep and
-// mark termination, merged in), the stop-the-world pauses and the mark
-// assists of the goroutines that logged
+// mark termination, merged in), the collector's stop-the-world pauses and
+// the mark assists of the goroutines that logged
 // a worker mark, on the child's clock. It returns the timeline, normalized,
 // and the events read.
 func Parse(rd io.Reader) (ph *Phases, events int64, err error) {
@@ -214,13 +214,15 @@ func (sc *scan) rangeEvent(ev xtrace.Event, t xtrace.Time) {
 			sc.assists[g] = append(sc.assists[g], s)
 		})
 	case strings.HasPrefix(rg.Name, "stop-the-world ("):
-		gc := strings.HasPrefix(rg.Name, "stop-the-world (GC")
-		openClose(sc.stwOpen, ev.Goroutine(), begin, t, sc.first, func(s raw) {
-			sc.pauses = append(sc.pauses, s)
-			if gc { // sweep and mark termination: the pauses that open and close a mark phase
+		// The collector's pauses only (sweep and mark termination, which
+		// open and close a mark phase): not the tracer's own at its start
+		// and end, nor a profile's.
+		if strings.HasPrefix(rg.Name, "stop-the-world (GC") {
+			openClose(sc.stwOpen, ev.Goroutine(), begin, t, sc.first, func(s raw) {
+				sc.pauses = append(sc.pauses, s)
 				sc.marks = append(sc.marks, s)
-			}
-		})
+			})
+		}
 	}
 }
 
