@@ -96,6 +96,8 @@ type reportData struct {
 		Text string `json:"text"`
 	} `json:"accounts"`
 	Rules string `json:"rules"`
+	// Readers is one chart per mix of the mixed workloads (readers.go).
+	Readers []webReaders `json:"readers,omitempty"`
 }
 
 // WriteHTML writes report.html's page for sum to w (see the top of this
@@ -125,6 +127,7 @@ func newReportData(sum *results.Summary) reportData {
 	h, rows = openLoopTable(rs)
 	d.Tables = append(d.Tables, webTable{Title: "Open loop", Note: "Target vs achieved rate; service time vs latency from each Put's intended start.", Header: h, Rows: rows})
 	d.Tables = append(d.Tables, readerWebTables(rs)...)
+	d.Readers = readerWebCharts(rs)
 	if len(sum.Capacity) > 0 {
 		h, rows = capacityTable(sum.Capacity)
 		d.Tables = append(d.Tables, webTable{Title: "Capacity", Note: "The highest open-loop rate (key+value MB/s) at which the collector stays healthy. " +

@@ -180,6 +180,50 @@ func readerWebTables(rs []results.Result) []webTable {
 	return ts
 }
 
+// webReaders is one mix's reader chart in report.html: per scenario
+// (labels), each series' nanoseconds (0: none).
+type webReaders struct {
+	Title  string            `json:"title"`
+	Labels []string          `json:"labels"`
+	Series []webReaderSeries `json:"series"`
+}
+
+// webReaderSeries is one line of a reader chart.
+type webReaderSeries struct {
+	Label string  `json:"label"`
+	Color string  `json:"color"`
+	Dash  bool    `json:"dash"`
+	NS    []int64 `json:"ns"`
+}
+
+// readerWebCharts are report.html's reader charts, the data of
+// readerPlot's PNG.
+func readerWebCharts(rs []results.Result) []webReaders {
+	var out []webReaders
+	for _, g := range mixGroups(rs) {
+		w := webReaders{Title: "Readers under GC, " + mixTitle(g.mix) + ": read latency from intended start"}
+		w.Series = make([]webReaderSeries, 4)
+		for i, l := range []string{"p99 in mark", "p99 outside mark", "p50 in mark", "p50 outside mark"} {
+			w.Series[i].Label, w.Series[i].Dash = l, i >= 2
+			w.Series[i].Color = map[bool]string{true: "#c03030", false: "#3060b0"}[i%2 == 0]
+		}
+		for _, r := range g.rs {
+			in, out := r.End.ReadInMark, r.End.ReadOutsideMark
+			if in == nil || out == nil {
+				continue
+			}
+			w.Labels = append(w.Labels, r.Scenario.Kind+" "+workload.FormatSize(r.Scenario.Value))
+			for i, v := range []int64{in.ILatP99, out.ILatP99, in.ILatP50, out.ILatP50} {
+				w.Series[i].NS = append(w.Series[i].NS, v)
+			}
+		}
+		if len(w.Labels) > 0 {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 func joinSentences(ss []string) string {
 	out := ""
 	for i, s := range ss {

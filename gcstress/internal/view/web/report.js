@@ -24,6 +24,7 @@
   });
 
   drawThroughput(document.getElementById("throughput"), data.throughput);
+  (data.readers || []).forEach(function (rc) { drawReaders(document.getElementById("readers"), rc); });
   var charts = new G.Charts(document.getElementById("charts"));
   charts.update(store);
 
@@ -53,6 +54,27 @@
       axes: [{ label: "value size", splits: function () { return xs; }, values: function (u, v) { return v.map(function (i) { return tp.values[i] || ""; }); } },
         { label: "MB/s" }]
     }, d, box);
+  }
+
+  // drawReaders: one mix's read latency from intended start, in and
+  // outside mark (p99 solid, p50 dashed), per scenario, on a log scale.
+  function drawReaders(box, rc) {
+    box.appendChild(G.el("h2", null, rc.title));
+    var holder = box.appendChild(G.el("div"));
+    var xs = rc.labels.map(function (_, i) { return i; });
+    var series = [{ label: "scenario", value: function (u, v) { return v === null ? "-" : rc.labels[v]; } }];
+    var d = [xs];
+    rc.series.forEach(function (s) {
+      series.push({ label: s.label, stroke: s.color, width: 2, dash: s.dash ? [6, 4] : undefined, points: { show: true, size: 7 },
+        value: function (u, v) { return v === null || v === undefined ? "-" : v.toFixed(1) + " µs"; } });
+      d.push(s.ns.map(function (v) { return v > 0 ? v / 1000 : null; }));
+    });
+    new uPlot({
+      title: rc.title, width: Math.max(280, Math.min(900, box.clientWidth || 900)), height: 300,
+      series: series, scales: { x: { time: false, range: [-0.3, xs.length - 0.7] }, y: { distr: 3 } },
+      axes: [{ label: "scenario", splits: function () { return xs; }, values: function (u, v) { return v.map(function (i) { return rc.labels[i] || ""; }); } },
+        { label: "µs from intended start" }]
+    }, d, holder);
   }
 
   window.gcstressReport = { scenarios: store.list.length, points: store.points, charts: G.stats().charts };
