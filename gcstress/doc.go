@@ -130,7 +130,8 @@
 // live page is gcstress/live and the command line is gcstress/cli; under
 // gcstress/internal are the capacity search (capacity), the child's window
 // sampler (sampler) and profiles (profiles), the results folder's writer
-// (outfolder) and the stream's record reader (record). docs/ARCHITECTURE.md
+// (outfolder), the stream's record reader (record), the operation mixes
+// (mix) and the reads' attribution to GC phases from a trace (gctrace). docs/ARCHITECTURE.md
 // draws the graph. Scenario, Sample, Verdict, Result and Summary are
 // permanent aliases of package results's types: the vocabulary of a
 // program that registers an engine or reads a run's Summary.
