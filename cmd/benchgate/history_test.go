@@ -131,7 +131,7 @@ func checkJSONShape(t *testing.T, out string) {
 	}
 	var found bool
 	for _, s := range v["series"] {
-		if keys := mapKeys(s); !reflect.DeepEqual(keys, []string{"benchmark", "change_points", "machine", "unit"}) {
+		if keys := mapKeys(s); !reflect.DeepEqual(keys, []string{"benchmark", "change_points", "last_commit", "latest_commit", "machine", "stale", "unit"}) {
 			t.Errorf("series keys %v", keys)
 		}
 		for _, cp := range s["change_points"].([]any) {
@@ -289,5 +289,57 @@ func TestRecordPairCLI(t *testing.T) {
 	ss, err := st.Load(context.Background(), history.Query{Mode: history.ModeGate})
 	if err != nil || len(ss) != 2 || !ss[0].Points[1].HasRatio || ss[0].Points[0].HasRatio {
 		t.Errorf("gate series %+v, %v: want the head's point with a ratio", ss, err)
+	}
+}
+
+// TestHistoryStale: a benchmark that stopped producing results (its last
+// point is older than the newest commit recorded on its machine) is named
+// stale in the table, the Markdown and the JSON; one that ran at every
+// commit is not.
+func TestHistoryStale(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	var files []string
+	for i := range 15 {
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "goos: linux\ngoarch: amd64\ncpu: CPU A\ncommit: c%02d\ncommit-time: %s\n", i, t0.Add(time.Duration(i)*time.Hour).Format(time.RFC3339))
+		for range 3 {
+			fmt.Fprintf(&b, "BenchmarkPut-2  1000  %d ns/op\n", 1000+i%3)
+			if i < 10 {
+				fmt.Fprintf(&b, "BenchmarkGone-2  1000  %d ns/op\n", 500+i%3)
+			}
+		}
+		p := filepath.Join(dir, fmt.Sprintf("c%02d.txt", i))
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	db := filepath.Join(t.TempDir(), "h.db")
+	if code, out, errOut := cli(t, append([]string{"record", "-db", db}, files...)...); code != 0 {
+		t.Fatalf("record: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut := cli(t, "history", "-db", db)
+	if code != 0 || !strings.Contains(out, "stale: BenchmarkGone-2 ns/op") || !strings.Contains(out, "last point c09, newest commit c14") ||
+		strings.Contains(out, "stale: BenchmarkPut") || !strings.Contains(out, "1 stale") {
+		t.Errorf("history: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, out, _ = cli(t, "history", "-db", db, "-format", "md"); !strings.Contains(out, "**Stale series**") || !strings.Contains(out, "| BenchmarkGone-2 | ns/op |") {
+		t.Errorf("history -format md:\n%s", out)
+	}
+	_, out, _ = cli(t, "history", "-db", db, "-format", "json")
+	var v struct {
+		Series []struct {
+			Benchmark string `json:"benchmark"`
+			Stale     bool   `json:"stale"`
+		} `json:"series"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Series) != 2 {
+		t.Fatalf("JSON %v: %s", err, out)
+	}
+	for _, s := range v.Series {
+		if s.Stale != (s.Benchmark == "BenchmarkGone-2") {
+			t.Errorf("%s: stale %v", s.Benchmark, s.Stale)
+		}
 	}
 }
