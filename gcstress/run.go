@@ -87,12 +87,19 @@ func RunChild(ctx context.Context, spec string, stdout, stderr io.Writer) error 
 
 func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary, error) {
 	progressW := writerOrDiscard(opts.Progress)
+	bins, err := validateAndBuild(ctx, cfg, progressW)
+	if err != nil {
+		return nil, err
+	}
+	defer bins.remove()
+	r.ExeFor = bins.exeFor
 	out, samples, err := startRun(&cfg, opts.createTemp, progressW)
 	if err != nil {
 		return nil, err
 	}
 	scen := Expand(cfg)
 	sum := newSummary(cfg)
+	sum.BuildEnvs = bins.infos()
 	r.Samples = samples
 	prog := progress.New(progressW, len(scen))
 	r.OnLine = prog.Line

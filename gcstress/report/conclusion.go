@@ -67,6 +67,7 @@ func conclusions(sum *results.Summary, esc func(string) string) []string {
 			out = append(out, s)
 		}
 	}
+	out = append(out, envConclusions(sum.Results, esc)...)
 	return append(out, capacityConclusions(sum.Capacity, esc)...)
 }
 

@@ -137,6 +137,9 @@ func newReportData(sum *results.Summary) reportData {
 	if h, rows = repeatsTable(rs); len(rows) > 0 {
 		d.Tables = append(d.Tables, webTable{Title: "Repeated runs", Note: "With -count: median [least to greatest] per scenario; gcstress compare judges two such runs.", Header: h, Rows: rows})
 	}
+	if h, rows = envTable(rs); len(rows) > 0 {
+		d.Tables = append(d.Tables, webTable{Title: "Build environments", Note: envNote, Header: h, Rows: rows})
+	}
 	d.Tables = append(d.Tables, scenarioTable(sum))
 	for _, r := range rs {
 		if r.Account != "" {
