@@ -147,6 +147,9 @@ func (c comparison) sentence(esc func(string) string) string {
 		}
 	}
 	s := comparisonLabel(c.first) + ", "
+	if c.first.BuildEnv != "" {
+		s = comparisonLabel(c.first) + " in build environment " + esc(c.first.BuildEnv) + ", "
+	}
 	if len(clauses) > 0 {
 		s += strings.Join(clauses, " and ") + "; "
 	}

@@ -92,8 +92,10 @@ func figuresOf(rs []results.Result) envFigures {
 				f[i] = append(f[i], v)
 			}
 		}
-		add(0, e.GCCPUSPerGB, e.Cost != (results.Cost{}))
-		add(1, e.AssistCPUSPerGB, e.Cost != (results.Cost{}))
+		// The CPU counters advance only when a cycle ends: a run without
+		// one has no GC CPU figure (0 would read "free").
+		add(0, e.GCCPUSPerGB, e.Cost != (results.Cost{}) && e.Cycles > 0)
+		add(1, e.AssistCPUSPerGB, e.Cost != (results.Cost{}) && e.Cycles > 0)
 		add(2, float64(e.Cycles)/(float64(e.Bytes)/1e9), e.Bytes > 0)
 		add(3, e.PauseP99us, true)
 		add(4, e.MarkWallMs, e.Cycles > 0)
@@ -192,17 +194,19 @@ func envSentence(s results.Scenario, baseName, name string, base, f envFigures, 
 		}
 		parts = append(parts, fmt.Sprintf("%s %s against %s%s", c.what, fmt.Sprintf(c.format, c.a), fmt.Sprintf(c.format, c.b), change(c.a, c.b)))
 	}
-	verdict := "costs the collector about as much as"
+	n, bn := esc(name), esc(baseName)
+	rule := fmt.Sprintf(" (GC CPU per GB within %.0f%% or %.2g s/GB reads the same)", 100*(tieRatio-1), gcFloor)
+	head := fmt.Sprintf("%s costs the collector about as much as %s%s", n, bn, rule)
 	switch {
 	case math.IsNaN(f.gc) || math.IsNaN(base.gc):
-		verdict = "has no GC cost to compare with"
-	case !tied(f.gc, base.gc) && !tied(base.gc, f.gc) && f.gc > base.gc:
-		verdict = "costs the collector more than"
-	case !tied(f.gc, base.gc) && !tied(base.gc, f.gc):
-		verdict = "costs the collector less than"
+		head = fmt.Sprintf("%s against %s: no GC CPU to compare (a run that ends no GC cycle has none)", n, bn)
+	case sameGC(f.gc, base.gc):
+	case f.gc > base.gc:
+		head = fmt.Sprintf("%s costs the collector more than %s%s", n, bn, rule)
+	default:
+		head = fmt.Sprintf("%s costs the collector less than %s%s", n, bn, rule)
 	}
-	sent := fmt.Sprintf("%s: %s %s %s (GC CPU per GB within %.0f%% reads the same): %s", esc(envScenarioLabel(s)), esc(name),
-		verdict, esc(baseName), 100*(tieRatio-1), strings.Join(parts, ", "))
+	sent := esc(envScenarioLabel(s)) + ": " + head + ": " + strings.Join(parts, ", ")
 	if !math.IsNaN(f.scanPerLive) {
 		sent += fmt.Sprintf("; its heap scans %.2f B per live byte", f.scanPerLive)
 		if !math.IsNaN(f.small) {
@@ -213,6 +217,19 @@ func envSentence(s results.Scenario, baseName, name string, base, f envFigures, 
 		}
 	}
 	return sent + "."
+}
+
+// gcFloor is the least difference of GC CPU per GB that a conclusion
+// counts: 10 ms of collector CPU per GB written, the cost of a cycle or
+// two of a heap with next to nothing to scan (the arena kinds'), which
+// whether a short run happened to end one decides.
+const gcFloor = 0.01
+
+// sameGC says whether two GC CPU-s per GB figures read the same: within
+// gcFloor of each other or within tieRatio.
+func sameGC(a, b float64) bool {
+	lo, hi := min(a, b), max(a, b)
+	return hi-lo < gcFloor || (lo > 0 && hi/lo < tieRatio)
 }
 
 // change is " (+12%)" for a against b, "" when b is 0.
