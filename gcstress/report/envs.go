@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/writegc/writegc/gcmetrics"
+	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/stat"
 )
@@ -140,12 +141,12 @@ func envTable(rs []results.Result) (header []string, rows [][]string) {
 	for _, g := range envGroups(rs) {
 		for _, env := range g.envs {
 			f := figuresOf(g.rs[env])
-			p99 := num(f.p99Ns/1e3, "%.1f µs")
+			p99 := dur(f.p99Ns)
 			if f.intended {
 				p99 += " (intended)"
 			}
 			rows = append(rows, []string{envScenarioLabel(g.first), env, num(f.gc, "%.3f"), num(f.assist, "%.3f"), num(f.cyclesGB, "%.1f"),
-				num(f.pauseUs, "%.0f µs"), num(f.markMs, "%.2f"), num(f.rssMiB, "%.0f MiB"), p99,
+				dur(f.pauseUs*1e3), num(f.markMs, "%.2f"), num(f.rssMiB, "%.0f MiB"), p99,
 				num(f.scanPerLive, "%.2f"), num(f.meanObj, "%.0f B"), num(100*f.small, "%.0f%%")})
 		}
 	}
@@ -156,6 +157,15 @@ func envTable(rs []results.Result) (header []string, rows [][]string) {
 func envScenarioLabel(s results.Scenario) string {
 	s.BuildEnv = ""
 	return s.Label()
+}
+
+// dur is a duration of ns nanoseconds as the other tables write one
+// ("-" for none).
+func dur(ns float64) string {
+	if math.IsNaN(ns) {
+		return "-"
+	}
+	return view.NS(int64(ns))
 }
 
 func num(v float64, format string) string {
@@ -180,19 +190,23 @@ func envConclusions(rs []results.Result, esc func(string) string) []string {
 
 func envSentence(s results.Scenario, baseName, name string, base, f envFigures, esc func(string) string) string {
 	var parts []string
+	f3 := func(unit string) func(float64) string { return func(v float64) string { return num(v, "%.3f "+unit) } }
 	for _, c := range []struct {
-		what, format string
-		a, b         float64
+		what string
+		text func(float64) string
+		a, b float64
 	}{
-		{"GC CPU", "%.3f s/GB", f.gc, base.gc}, {"assist", "%.3f s/GB", f.assist, base.assist},
-		{"GC cycles", "%.1f/GB", f.cyclesGB, base.cyclesGB}, {"pause p99", "%.0f µs", f.pauseUs, base.pauseUs},
-		{"mark", "%.2f ms/cycle", f.markMs, base.markMs}, {"peak RSS", "%.0f MiB", f.rssMiB, base.rssMiB},
-		{"Put p99", "%.1f µs", f.p99Ns / 1e3, base.p99Ns / 1e3},
+		{"GC CPU", f3("s/GB"), f.gc, base.gc}, {"assist", f3("s/GB"), f.assist, base.assist},
+		{"GC cycles", func(v float64) string { return num(v, "%.1f/GB") }, f.cyclesGB, base.cyclesGB},
+		{"pause p99", dur, f.pauseUs * 1e3, base.pauseUs * 1e3},
+		{"mark", func(v float64) string { return num(v, "%.2f ms/cycle") }, f.markMs, base.markMs},
+		{"peak RSS", func(v float64) string { return num(v, "%.0f MiB") }, f.rssMiB, base.rssMiB},
+		{"Put p99", dur, f.p99Ns, base.p99Ns},
 	} {
 		if math.IsNaN(c.a) || math.IsNaN(c.b) {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %s against %s%s", c.what, fmt.Sprintf(c.format, c.a), fmt.Sprintf(c.format, c.b), change(c.a, c.b)))
+		parts = append(parts, fmt.Sprintf("%s %s against %s%s", c.what, c.text(c.a), c.text(c.b), change(c.a, c.b)))
 	}
 	n, bn := esc(name), esc(baseName)
 	rule := fmt.Sprintf(" (GC CPU per GB within %.0f%% or %.2g s/GB reads the same)", 100*(tieRatio-1), gcFloor)
