@@ -7,10 +7,10 @@ import (
 
 type node struct {
 	next *node
-	pad  [80]byte
+	_    [80]byte
 }
 
-type blob struct{ b [64 << 10]byte }
+type blob [64 << 10]byte
 
 var (
 	keepNodes []*node
@@ -22,8 +22,10 @@ var (
 // collector does not scan.
 func TestReadShape(t *testing.T) {
 	keepNodes = make([]*node, 100_000)
+	var prev *node
 	for i := range keepNodes {
-		keepNodes[i] = &node{}
+		keepNodes[i] = &node{next: prev}
+		prev = keepNodes[i]
 	}
 	runtime.GC()
 	small := ReadShape()
@@ -35,7 +37,7 @@ func TestReadShape(t *testing.T) {
 	}
 	keepBlobs = make([]*blob, 400)
 	for i := range keepBlobs {
-		keepBlobs[i] = &blob{}
+		keepBlobs[i] = new(blob)
 	}
 	runtime.GC()
 	big := ReadShape()

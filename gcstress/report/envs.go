@@ -146,7 +146,7 @@ func envTable(rs []results.Result) (header []string, rows [][]string) {
 				p99 += " (intended)"
 			}
 			rows = append(rows, []string{envScenarioLabel(g.first), env, num(f.gc, "%.3f"), num(f.assist, "%.3f"), num(f.cyclesGB, "%.1f"),
-				dur(f.pauseUs*1e3), num(f.markMs, "%.2f"), num(f.rssMiB, "%.0f MiB"), p99,
+				dur(f.pauseUs * 1e3), num(f.markMs, "%.2f"), num(f.rssMiB, "%.0f MiB"), p99,
 				num(f.scanPerLive, "%.2f"), num(f.meanObj, "%.0f B"), num(100*f.small, "%.0f%%")})
 		}
 	}

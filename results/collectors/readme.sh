@@ -61,5 +61,5 @@ if [ -f "$OUT/gate/gate.md" ]; then
 	echo
 	echo "benchgate exit ${GATE_STATUS:-?} (0 pass, 1 regression, 3 too noisy); raw: [\`gate/base.txt\`](gate/base.txt), [\`gate/head.txt\`](gate/head.txt)."
 	echo
-	sed 's/^#/###/' "$OUT/gate/gate.md"
+	cat "$OUT/gate/gate.md"
 fi
