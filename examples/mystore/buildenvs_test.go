@@ -13,14 +13,7 @@ import (
 // environment and runs the user's engine under each; bench.txt and the
 // report name both environments.
 func TestMyStoreUnderBuildEnvs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the example")
-	}
-	dir := t.TempDir()
-	exe := filepath.Join(dir, "mystore")
-	if b, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
-	}
+	dir, exe := buildExample(t)
 	out := filepath.Join(dir, "out")
 	// The environments differ in a runtime variable only: one build, cached.
 	cmd := exec.Command(exe, "-build-envs", "plain=;madv=GODEBUG=madvdontneed=1", "-kinds", "mystore,arena", "-values", "100",
