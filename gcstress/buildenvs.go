@@ -170,6 +170,9 @@ func buildEnvs(ctx context.Context, cfg Config, notes io.Writer) (*builds, error
 		fmt.Fprintf(notes, "gcstress: building %s in environment %s\n", escape.Terminal(pkg), escape.Terminal(envLabel(e)))
 		if _, err := goCommand(ctx, buildenv.ForBuild(e.Env), "build", "-o", exe, pkg); err != nil {
 			b.remove()
+			if ctx.Err() != nil { // Ctrl-C while building: nothing ran, nothing was written
+				return nil, fmt.Errorf("%w: while building environment %s", ErrInterrupted, envLabel(e))
+			}
 			return nil, fmt.Errorf("%w: -build-envs: environment %s: go build %s: %v", ErrUsage, envLabel(e), pkg, err)
 		}
 		info := results.BuildEnv{Name: e.Name, Env: buildenv.Format(e.Env)}
@@ -204,6 +207,9 @@ func buildPkg(ctx context.Context, pkg string) (string, error) {
 		pkg = bi.Path
 	}
 	name, err := goCommand(ctx, nil, "list", "-f", "{{.Name}}", pkg)
+	if err != nil && ctx.Err() != nil {
+		return "", fmt.Errorf("%w: while finding %s", ErrInterrupted, pkg)
+	}
 	if err != nil {
 		return "", usageErr("build-pkg", "%s: %v (run from its module, or give -build-pkg ./path/to/your/command)", pkg, err)
 	}

@@ -179,3 +179,18 @@ func TestRunUnderBuildEnvs(t *testing.T) {
 		}
 	}
 }
+
+// Interrupted while building: ErrInterrupted (exit 130), nothing written.
+func TestBuildEnvInterrupted(t *testing.T) {
+	cfg := quickConfig(t)
+	cfg.Out = filepath.Join(t.TempDir(), "out")
+	cfg.BuildEnvs, cfg.BuildPkg = []BuildEnv{{Name: "a"}}, "./testdata/brokenmain"
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, cfg, Options{}); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("Run = %v, want interrupted", err)
+	}
+	if _, err := os.Stat(cfg.Out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the results folder was created: %v", err)
+	}
+}
