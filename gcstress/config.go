@@ -140,6 +140,16 @@ type Config struct {
 
 	// Command is the command line as typed, for the reports.
 	Command string
+
+	// BuildEnvs (-build-envs) are the build environments every scenario
+	// runs under, interleaved (buildenvs.go): the command (BuildPkg) is
+	// built once per environment and each scenario's child is that
+	// environment's binary. nil: the running binary, as before.
+	BuildEnvs []BuildEnv
+	// BuildPkg (-build-pkg) is the command built for BuildEnvs: a package
+	// path or ./dir the go command resolves from the working directory;
+	// "" is the running command's main package.
+	BuildPkg string
 }
 
 // usageErr wraps ErrUsage with a message naming the flag.
@@ -241,6 +251,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	if err := c.validateCapacity(); err != nil {
+		return err
+	}
+	if err := c.validateBuildEnvs(); err != nil {
 		return err
 	}
 	for _, r := range []struct {

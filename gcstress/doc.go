@@ -12,7 +12,11 @@
 // binary, re-executed with the scenario in the environment variable
 // ChildEnv, which the program's main hands to RunChild (package
 // gcstress/cli does both sides, and is the command), with its own GOGC,
-// GOMEMLIMIT and a hard resident-memory cap. The child streams one JSON
+// GOMEMLIMIT and a hard resident-memory cap. With Config.BuildEnvs
+// (-build-envs) the child is instead the command built in the scenario's
+// build environment (Scenario.BuildEnv; buildenvs.go), built once per
+// environment before anything is written, and every scenario runs under
+// each environment in turn. The child streams one JSON
 // line (Sample) per window on a pipe of its own (file descriptor 3, named
 // in StreamEnv), never on its stdout, so nothing a user's engine
 // prints can corrupt the stream; the parent appends every line to

@@ -32,6 +32,7 @@ func ParseFlags(args []string, stderr io.Writer) (gcstress.Config, error) {
 		fs.PrintDefaults()
 	}
 	l := defineFlags(fs, &c)
+	be := defineBuildEnvFlags(fs, &c)
 	if err := parseOneLine(fs, args, stderr); err != nil {
 		return c, err
 	}
@@ -42,6 +43,9 @@ func ParseFlags(args []string, stderr io.Writer) (gcstress.Config, error) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	c.Command = strings.TrimSpace("gcstress " + strings.Join(args, " "))
 	if err := l.apply(&c, set); err != nil {
+		return c, err
+	}
+	if err := be.apply(&c); err != nil {
 		return c, err
 	}
 	if err := c.Validate(); err != nil {

@@ -128,7 +128,7 @@ func stoppedAtCap(rs []results.Result) bool {
 // valid XML in the SVG; vgsvg escapes the rest).
 func lineLabel(r results.Result) string {
 	if r.Scenario.Group == "matrix" {
-		return escape.Terminal(r.Scenario.Kind)
+		return escape.Terminal(kindColumn(r.Scenario)) // the kind, with its build environment when it has one
 	}
 	return escape.Terminal(r.Scenario.Name)
 }

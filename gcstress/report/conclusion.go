@@ -67,6 +67,7 @@ func conclusions(sum *results.Summary, esc func(string) string) []string {
 			out = append(out, s)
 		}
 	}
+	out = append(out, envConclusions(sum.Results, esc)...)
 	return append(out, capacityConclusions(sum.Capacity, esc)...)
 }
 
@@ -146,6 +147,9 @@ func (c comparison) sentence(esc func(string) string) string {
 		}
 	}
 	s := comparisonLabel(c.first) + ", "
+	if c.first.BuildEnv != "" {
+		s = comparisonLabel(c.first) + " in build environment " + esc(c.first.BuildEnv) + ", "
+	}
 	if len(clauses) > 0 {
 		s += strings.Join(clauses, " and ") + "; "
 	}

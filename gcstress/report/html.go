@@ -137,6 +137,9 @@ func newReportData(sum *results.Summary) reportData {
 	if h, rows = repeatsTable(rs); len(rows) > 0 {
 		d.Tables = append(d.Tables, webTable{Title: "Repeated runs", Note: "With -count: median [least to greatest] per scenario; gcstress compare judges two such runs.", Header: h, Rows: rows})
 	}
+	if h, rows = envTable(rs); len(rows) > 0 {
+		d.Tables = append(d.Tables, webTable{Title: "Build environments", Note: envNote, Header: h, Rows: rows})
+	}
 	d.Tables = append(d.Tables, scenarioTable(sum))
 	for _, r := range rs {
 		if r.Account != "" {
@@ -226,11 +229,11 @@ func throughputData(rs []results.Result) webThroughput {
 			tp.Values = append(tp.Values, workload.FormatSize(r.Scenario.Value))
 		}
 	}
-	for _, k := range kindsOf(rs) {
+	for _, k := range columnsOf(rs) { // a kind, or a kind in a build environment
 		mb := make(view.Nums, len(values))
 		for vi, v := range values {
 			for _, r := range rs {
-				if r.Scenario.Kind == k && r.Scenario.Value == v && r.Verdict.Class != results.Failed {
+				if kindColumn(r.Scenario) == k && r.Scenario.Value == v && r.Verdict.Class != results.Failed {
 					mb[vi] = view.FiguresOf(r).MBps
 				}
 			}

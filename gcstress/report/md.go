@@ -65,6 +65,7 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 		openLoop:   "\n## Open loop\n\nTarget vs achieved rate; service time vs latency from each Put's intended start.\n\n",
 		capacity:   "\n## Capacity\n\nThe highest open-loop rate (key+value MB/s) at which the collector stays healthy.\n\n",
 		notePrefix: "- ",
+		envs:       "\n## Build environments\n\nEach scenario under each build environment (-build-envs), with the heap's shape beside it.\n\n",
 		esc:        md,
 	})
 	writeNotes(ew, "\n## Notes\n\n", sum, md)

@@ -46,7 +46,7 @@ func group(rs []results.Result, g ...string) []results.Result {
 // and key count, one MB/s column per kind, health under each figure.
 func addendumTable(rs []results.Result) (header []string, rows [][]string) {
 	m := group(rs, "matrix")
-	kinds := kindsOf(m)
+	kinds := columnsOf(m)
 	header = []string{"Value Size", "Key Count"}
 	for _, k := range kinds {
 		header = append(header, k+" MB/s")
@@ -60,7 +60,7 @@ func addendumTable(rs []results.Result) (header []string, rows [][]string) {
 			cells[key] = map[string]results.Result{}
 			order = append(order, key)
 		}
-		cells[key][r.Scenario.Kind] = r
+		cells[key][kindColumn(r.Scenario)] = r
 	}
 	for _, key := range order {
 		row := []string{workload.FormatSize(key.v), keyCount(key.k)}
@@ -176,6 +176,7 @@ func WriteTable(w io.Writer, sum *results.Summary) error {
 		repeats:  "\nRepeated runs (-count): median [least to greatest]; gcstress compare judges two such runs:\n",
 		openLoop: "\nOpen loop: target vs achieved rate, service time vs latency from intended start:\n",
 		capacity: "\nCapacity: the highest open-loop rate at which the collector stays healthy (key+value MB/s):\n",
+		envs:     "\nBuild environments side by side (-build-envs), with the heap's shape:\n",
 		esc:      tx,
 	})
 	writeNotes(ew, "\nNotes:\n", sum, tx)
@@ -324,6 +325,7 @@ func latencyNote(rs []results.Result, esc func(string) string) string {
 type tableHeadings struct {
 	addendum, failure, gc, cost, repeats, openLoop, capacity, notePrefix string
 	esc                                                                  func(string) string
+	envs                                                                 string // before the build environments' table
 }
 
 // writeResultTables writes the addendum, failure and GC tables (those that
@@ -362,6 +364,11 @@ func writeResultTables(w io.Writer, rs []results.Result, capa []results.Capacity
 	if h, rows := repeatsTable(rs); len(rows) > 0 {
 		fmt.Fprint(w, hd.repeats)
 		renderTable(w, h, rows, hd.esc)
+	}
+	if h, rows := envTable(rs); len(rows) > 0 {
+		fmt.Fprint(w, hd.envs)
+		renderTable(w, h, rows, hd.esc)
+		fmt.Fprintf(w, "\n%s\n", envNote)
 	}
 	if n := latencyNote(rs, hd.esc); n != "" {
 		fmt.Fprintf(w, "\n%s\n", n)

@@ -35,6 +35,9 @@ type Summary struct {
 	// shows: the samples.jsonl lines a rebuild skipped (SkipWarning). The
 	// reports list them under "Notes".
 	Warnings []string `json:"warnings,omitempty"`
+	// BuildEnvs are the build environments the run compared (-build-envs),
+	// in the order each scenario ran under them; nil without -build-envs.
+	BuildEnvs []BuildEnv `json:"build_envs,omitempty"`
 }
 
 // Result is what a scenario produced. It is a plain value.

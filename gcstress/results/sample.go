@@ -167,6 +167,14 @@ type Sample struct {
 	// Notes (end line only) are the engine's own figures, when it is a
 	// NoteEngine (a cache's accepted writes and hit ratio, say).
 	Notes map[string]float64 `json:"engine_notes,omitempty"`
+
+	// Shape (end line only) is the heap's shape at the end of the load,
+	// before the footprint's forced GC: scannable bytes and objects by
+	// size (gcmetrics.HeapShape), what predicts how a collector's cost
+	// moves. MarkWallMs (end line only) is gcmetrics.MarkWallPerCycle over
+	// the run, in ms.
+	Shape      *gcmetrics.HeapShape `json:"heap_shape,omitempty"`
+	MarkWallMs float64              `json:"mark_wall_ms,omitempty"`
 }
 
 // SetGC sets w's collector fields from the interval d that ends at the

@@ -77,6 +77,11 @@ type Scenario struct {
 	Seed         uint64        `json:"seed"`
 
 	Thresholds Thresholds `json:"thresholds"` // for the flight recorder's trigger
+
+	// BuildEnv is the name of the build environment (-build-envs) whose
+	// binary ran this scenario (summary.json's scenario.env); "" when the
+	// run has none: the running binary ran it.
+	BuildEnv string `json:"env,omitempty"`
 }
 
 // TargetMBps is the open-loop schedule in key+value MB/s (0 closed loop).
@@ -89,6 +94,9 @@ func (s Scenario) Label() string {
 	b := fmt.Sprintf("%s %s", s.Kind, workload.FormatSize(s.Value))
 	if s.Group != SetMatrix {
 		b = s.Group + " " + b
+	}
+	if s.BuildEnv != "" {
+		b += " env=" + s.BuildEnv
 	}
 	return b
 }
@@ -205,6 +213,9 @@ func (s Scenario) Describe() string {
 	}
 	if s.Rate > 0 {
 		fmt.Fprintf(&b, ", open loop at %.3g MB/s (%.0f Puts/s)", s.TargetMBps(), s.Rate)
+	}
+	if s.BuildEnv != "" {
+		fmt.Fprintf(&b, ", build environment %s", s.BuildEnv)
 	}
 	return b.String()
 }

@@ -18,6 +18,7 @@ package sampler
 
 import (
 	"math"
+	"runtime"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -55,6 +56,7 @@ type Sampler struct {
 	steadySecs  float64
 	steady      steadyCost          // the cost figures' sums over the same windows
 	endSnap     *gcmetrics.Snapshot // read before the footprint's forced GC (nil: read at end)
+	endShape    gcmetrics.HeapShape // the heap's shape at endSnap
 	endCPU      float64             // process CPU seconds at endSnap
 	peakHeap    uint64
 	peakRSS     uint64
@@ -124,6 +126,7 @@ func (c *steadyCost) add(w *results.Sample) {
 func (s *Sampler) Freeze() {
 	snap := s.reader.Read()
 	s.endSnap, s.endCPU = &snap, proc.ProcCPU()
+	s.endShape = gcmetrics.ReadShape()
 }
 
 // End is the whole run's record, without the engine's figures. Call it
@@ -161,6 +164,9 @@ func (s *Sampler) End(keys, nbytes int64, elapsed time.Duration) results.Sample 
 	}
 	e.PeakHeap = max(s.peakHeap, snap.HeapObjects)
 	e.PeakRSS = max(s.peakRSS, e.RSS)
+	shape := s.endShape
+	e.Shape = &shape
+	e.MarkWallMs = 1e3 * gcmetrics.MarkWallPerCycle(s.first, snap, runtime.GOMAXPROCS(0))
 	return e
 }
 
