@@ -51,6 +51,25 @@ type Capacity struct {
 	// MB/s's (max-min)/median in percent.
 	SustainableRuns int     `json:"sustainable_runs"`
 	SpreadPct       float64 `json:"spread_pct"`
+	// SustainableLoMBps and SustainableHiMBps are the interval of
+	// SustainableMBps (see CapacityFit): where the fitted figure crosses its
+	// limit in the search's resampled steps (10th to 90th percentile), or,
+	// when no figure brackets its limit, the highest healthy step and the
+	// first unhealthy one. A contended search's interval is a lower bound too.
+	SustainableLoMBps float64 `json:"sustainable_lo_mbps"`
+	SustainableHiMBps float64 `json:"sustainable_hi_mbps"`
+	// StepMBps is the search's own pass/fail figure: the highest rate whose
+	// every run was healthy (the confirmed step). SustainableMBps is the
+	// fit's, from every step; this is beside it.
+	StepMBps float64 `json:"step_sustainable_mbps"`
+	// FitFigure names the figure whose fit gave SustainableMBps ("" when
+	// none bracketed its limit: SustainableMBps is then StepMBps).
+	FitFigure CapacityFigure `json:"fit_figure,omitempty"`
+	// Fits is every figure's fit against the offered rate over the steps.
+	Fits []CapacityFit `json:"fits,omitempty"`
+	// BusySteps is how many steps ran while other processes and steal took
+	// more than BusyCores; any makes the search Contended.
+	BusySteps int `json:"busy_steps,omitempty"`
 }
 
 // CapacityStep is one step of a search: its target, what it achieved, and
@@ -69,6 +88,16 @@ type CapacityStep struct {
 	OthersCores  float64       `json:"others_cores"`        // other processes and steal while it ran
 	Contended    bool          `json:"contended,omitempty"` // failed on latency or rate while the machine was busy
 	Repeat       bool          `json:"repeat,omitempty"`    // a re-run (contention or confirmation)
+	// The step's steady figures, over its windows after the warm-up (what
+	// the capacity fit reads): GC and assist CPU over busy CPU summed over
+	// those windows (both runtime P-time, so the share does not move when
+	// the OS takes the threads' CPUs away), the heap's worst share of its
+	// goal, and the end record's CPU and GC CPU seconds per GB (Cost).
+	SteadyGCPct     float64 `json:"steady_gc_pct,omitempty"`
+	SteadyAssistPct float64 `json:"steady_assist_pct,omitempty"`
+	HeapGoalPct     float64 `json:"heap_goal_pct,omitempty"`
+	CPUSPerGB       float64 `json:"cpu_s_per_gb,omitempty"`
+	GCCPUSPerGB     float64 `json:"gc_cpu_s_per_gb,omitempty"`
 }
 
 // The capacity search's resolution and rate bar, which every capacity

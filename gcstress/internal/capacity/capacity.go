@@ -96,6 +96,9 @@ type Plan struct {
 	Scenario func(mbps float64, d time.Duration) results.Scenario
 	// Run runs a step.
 	Run Runner
+	// Thresholds are the classifier's: the fit holds each figure against
+	// its healthy limit (Estimate).
+	Thresholds results.Thresholds
 }
 
 // search is one kind x value size's capacity search in progress.
@@ -119,6 +122,7 @@ func Search(ctx context.Context, p Plan) (results.Capacity, error) {
 		lo, hi, hiLimit, err = s.confirm(ctx, lo, hi, hiLimit)
 	}
 	capa.SustainableMBps, capa.FirstUnhealthyMBps, capa.Limit = lo, hi, hiLimit
+	Estimate(&capa, p.Thresholds)
 	return capa, err
 }
 
@@ -329,6 +333,7 @@ func Judge(r results.Result, target float64, slo, warmup time.Duration) results.
 		st.AchievedMBps, st.P99 = r.End.SteadyMBps, r.End.SteadyILatP99
 	}
 	warm := warmup.Seconds()
+	steady(&st, r, warm)
 	limit, why := results.LimitNone, ""
 	blame := func(l results.CapacityLimit, format string, args ...any) {
 		if limit == results.LimitNone {
@@ -387,4 +392,31 @@ var causeLimit = map[results.Cause]results.CapacityLimit{
 	results.CauseHeapOverGoal: results.LimitHeap,
 	results.CauseMemory:       results.LimitMemory,
 	results.CauseBlocked:      results.LimitBlocked,
+}
+
+// steady sets st's steady figures from r's windows that ended after the
+// warm-up (all of them when none did) and its end record: the GC and
+// assist shares of busy CPU over those windows together, the heap's worst
+// share of its goal, and the cost per GB.
+func steady(st *results.CapacityStep, r results.Result, warm float64) {
+	ws := r.Windows
+	for i, w := range r.Windows {
+		if w.T >= warm {
+			ws = r.Windows[i:]
+			break
+		}
+	}
+	var used, gc, assist float64
+	for _, w := range ws {
+		used, gc, assist = used+w.CPUUsed, gc+w.GCCPU, assist+w.Assist
+		if w.HeapGoal > 0 {
+			st.HeapGoalPct = max(st.HeapGoalPct, 100*float64(w.HeapObjects)/float64(w.HeapGoal))
+		}
+	}
+	if used > 0 {
+		st.SteadyGCPct, st.SteadyAssistPct = 100*gc/used, 100*assist/used
+	}
+	if r.End != nil {
+		st.CPUSPerGB, st.GCCPUSPerGB = r.End.CPUSPerGB, r.End.GCCPUSPerGB
+	}
 }

@@ -1,0 +1,66 @@
+package results
+
+// CapacityFigure names a figure the capacity fit reads from each step
+// (CapacityStep) and holds against its limit. The values are JSON strings
+// (summary.json's capacity[].fits[].figure) and do not change.
+type CapacityFigure string
+
+// The fitted figures, in the order their limits are listed.
+const (
+	FigureGCPct     CapacityFigure = "gc_pct"        // SteadyGCPct against Thresholds.HealthyGC
+	FigureAssistPct CapacityFigure = "assist_pct"    // SteadyAssistPct against Thresholds.HealthyAssist
+	FigureHeapGoal  CapacityFigure = "heap_goal_pct" // HeapGoalPct against 100
+	FigureP99       CapacityFigure = "ilat_p99_ms"   // P99 (ms) against the SLO
+)
+
+// CapacityFit is one figure's fit against the offered rate over a search's
+// steps, and the rate where it reaches Limit, with an interval: where the
+// fit raised and lowered by the steps' robust residual spread (Spread, one
+// step's noise) reaches Limit. Model says which fit: a Theil-Sen line in
+// ln rate (the median of the pairwise slopes, so one noisy step cannot tilt
+// it), or, for a figure that jumps at its knee, the isotonic median
+// regression (the non-decreasing curve closest to the steps, each level the
+// median of the steps it pools), crossed between the two levels around the
+// limit, its interval at least the two tested rates around it. Bracketed says the steps hold the figure both below and at or
+// above its limit: only then is the crossing read from the data rather than
+// beyond it, and only a bracketed fit gives a search's sustainable rate. A
+// plain value.
+type CapacityFit struct {
+	Figure    CapacityFigure `json:"figure"`
+	Limit     float64        `json:"limit"`
+	Points    int            `json:"points"`
+	Bracketed bool           `json:"bracketed"`
+	Model     FitModel       `json:"model"`
+	// CrossMBps is where the curve reaches Limit, held within the tested
+	// rates' range widened by CapacityFitReach each way; LoMBps and HiMBps
+	// are its interval.
+	CrossMBps float64 `json:"cross_mbps"`
+	LoMBps    float64 `json:"lo_mbps"`
+	HiMBps    float64 `json:"hi_mbps"`
+	// Spread is the steps' robust residual spread about the curve (1.4826
+	// median absolute deviations, in the figure's unit).
+	Spread float64 `json:"spread"`
+	// Curve is the fitted level at each tested rate, by rate.
+	Curve []CapacityFitPoint `json:"curve,omitempty"`
+}
+
+// FitModel names a CapacityFit's model. The values are JSON strings and
+// do not change.
+type FitModel string
+
+// The fit models.
+const (
+	FitLine     FitModel = "line"     // Theil-Sen line in ln rate
+	FitIsotonic FitModel = "isotonic" // isotonic median regression
+)
+
+// CapacityFitPoint is one level of a CapacityFit's curve.
+type CapacityFitPoint struct {
+	MBps  float64 `json:"mbps"`
+	Value float64 `json:"value"`
+}
+
+// CapacityFitReach is how far past the tested rates a crossing may lie (a
+// factor each way): a curve that does not reach its limit within the steps
+// says only that the limit lies beyond them.
+const CapacityFitReach = 2.0
