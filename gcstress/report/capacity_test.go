@@ -33,7 +33,7 @@ func TestCapacityTableSaysContended(t *testing.T) {
 	if rows[0][con] != "no" || rows[0][sus] != "20" || rows[0][runs] != "3" || rows[0][spread] != "4.2%" {
 		t.Errorf("heap row %v", rows[0])
 	}
-	if rows[1][con] != "yes" || rows[1][sus] != "≥ 54.8" || rows[1][runs] != "-" {
+	if rows[1][con] != "yes" || rows[1][sus] != "≥ 54.8 (contended)" || rows[1][runs] != "-" {
 		t.Errorf("arena row %v: a contended figure must read as a lower bound", rows[1])
 	}
 	notes := capacityNotes(cs, results.Thresholds{}, noEscape)

@@ -359,19 +359,32 @@ func capacityConclusions(cs []results.Capacity, esc func(string) string) []strin
 	return out
 }
 
+// capacitySentence compares the highest and lowest sustainable rate of one
+// value size, each as capacityFigure reads it (a contended one as a bound).
+// Rates whose intervals overlap are about the same; a ratio against a
+// contended figure is a bound too ("at least", when the higher one is the
+// contended one) or not given (the lower one is: its quiet rate may be
+// higher).
 func capacitySentence(v int64, g []results.Capacity, lo, hi int, esc func(string) string) string {
 	s := fmt.Sprintf("Capacity at %s values: ", workload.FormatSize(v))
-	a, b := g[hi].SustainableMBps, g[lo].SustainableMBps
-	if tied(b, a) {
-		return s + fmt.Sprintf("%s and %s sustain about the same rate (%.3g and %.3g MB/s).", esc(g[hi].Kind), esc(g[lo].Kind), a, b)
+	h, l := g[hi], g[lo]
+	a, b := h.SustainableMBps, l.SustainableMBps
+	overlap := !h.Contended && !l.Contended && h.SustainableLoMBps > 0 && l.SustainableHiMBps >= h.SustainableLoMBps
+	if tied(b, a) || overlap {
+		return s + fmt.Sprintf("%s and %s sustain about the same rate (%s and %s).", esc(h.Kind), esc(l.Kind), capacityFigure(h, true), capacityFigure(l, true))
 	}
 	ratio := "none sustained"
-	if b > 0 {
+	switch {
+	case b > 0 && l.Contended:
+		ratio = "its own figure a lower bound"
+	case b > 0 && h.Contended:
+		ratio = "at least " + ratioText(a/b) + " more"
+	case b > 0:
 		ratio = ratioText(a/b) + " more"
 	}
-	s += fmt.Sprintf("%s sustains %.3g MB/s healthy against %s's %.3g (%s)", esc(g[hi].Kind), a, esc(g[lo].Kind), b, ratio)
-	if l := g[lo].Limit; l != results.LimitNone {
-		s += fmt.Sprintf("; %s is first limited by %s", esc(g[lo].Kind), esc(string(l)))
+	s += fmt.Sprintf("%s sustains %s healthy against %s's %s (%s)", esc(h.Kind), capacityFigure(h, true), esc(l.Kind), capacityFigure(l, true), ratio)
+	if lim := l.Limit; lim != results.LimitNone {
+		s += fmt.Sprintf("; %s is first limited by %s", esc(l.Kind), esc(string(lim)))
 	}
 	return s + "."
 }
