@@ -190,8 +190,12 @@ func (c *child) run() error {
 	c.tailWindow(s, len(windows))
 	c.prof.Stop()
 	s.Freeze()
-	fp := footprint(c.heapBase, c.eng.Stats(), c.keys.Load())
-	end := c.endLine(s, elapsed)
+	// One snapshot of the engine's figures for the whole end record: the
+	// footprint divides by its entries, and its flushes, memtable bytes and
+	// pending flushes are the same call's, taken before Close.
+	st, fp := footprint(c.heapBase, c.eng, c.keys.Load())
+	fp.Impossible = impossibleFootprint(fp, c.spec)
+	end := c.endLine(s, elapsed, st)
 	end.Footprint = fp
 	c.out.Emit(&end)
 	if err := c.out.Failed(); err != nil {
@@ -461,14 +465,15 @@ func (c *child) tailWindow(s *sampler.Sampler, streamed int) {
 	}
 }
 
-// endLine closes the engine and builds the end line.
-func (c *child) endLine(s *sampler.Sampler, elapsed time.Duration) Sample {
+// endLine closes the engine and builds the end line, with the engine's
+// figures of st (the snapshot the footprint was read with, before Close).
+func (c *child) endLine(s *sampler.Sampler, elapsed time.Duration, st EngineStats) Sample {
 	closeErr := c.eng.Close() // waits for an early close, if any
 	if c.earlyClose.Load() {
 		closeErr = nil // writers were released on purpose
 	}
 	end := s.End(c.keys.Load(), c.bytes.Load(), elapsed)
-	fillEngine(&end, c.eng.Stats())
+	fillEngine(&end, st)
 	if ne, ok := c.eng.(interface{ Notes() map[string]float64 }); ok {
 		end.Notes = ne.Notes()
 	}

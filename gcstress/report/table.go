@@ -116,12 +116,13 @@ func gcTable(rs []results.Result) (header []string, rows [][]string) {
 const costNote = "Per entry: the Go heap the engine holds per live entry (objects, live bytes, pointer-bearing bytes), " +
 	"from readings after a forced GC before the engine was built and at the end of the load, divided by the entries the engine holds " +
 	"(\"engine\") or, when it reports none, the keys written (\"keys\"). Per Put and per GB (10^9 B of key+value): over the windows after the warm-up; " +
-	"GC CPU is the GC share's numerator (GC total minus idle-priority marking), CPU the process's user+system time."
+	"GC CPU is the GC share's numerator (GC total minus idle-priority marking), CPU the process's user+system time; " +
+	"Alloc is what the process allocated per Put (the garbage the collector reclaims)."
 
 // costTable is the per-entry and per-Put cost of every scenario that has
 // it (an end record with a footprint or a cost); no rows when none has.
 func costTable(rs []results.Result) (header []string, rows [][]string) {
-	header = []string{"Scenario", "Objects/entry", "Bytes/entry", "Pointer B/entry", "Entries", "GC CPU ns/Put", "Assist ns/Put", "CPU s/GB", "GC CPU s/GB", "Assist s/GB"}
+	header = []string{"Scenario", "Objects/entry", "Bytes/entry", "Pointer B/entry", "Entries", "GC CPU ns/Put", "Assist ns/Put", "CPU s/GB", "GC CPU s/GB", "Assist s/GB", "Alloc B/Put", "Alloc objects/Put"}
 	for _, r := range rs {
 		e := r.End
 		if e == nil || (e.Footprint == (results.Footprint{}) && e.Cost == (results.Cost{})) {
@@ -133,9 +134,20 @@ func costTable(rs []results.Result) (header []string, rows [][]string) {
 		}
 		rows = append(rows, []string{r.Scenario.RunLabel(), perEntry(e.ObjectsPerEntry, e.Entries), perEntry(e.BytesPerEntry, e.Entries),
 			perEntry(e.ScanPerEntry, e.Entries), ent, fmt.Sprintf("%.0f", e.GCCPUNsPerPut), fmt.Sprintf("%.0f", e.AssistNsPerPut),
-			fmt.Sprintf("%.2f", e.CPUSPerGB), fmt.Sprintf("%.2f", e.GCCPUSPerGB), fmt.Sprintf("%.2f", e.AssistCPUSPerGB)})
+			fmt.Sprintf("%.2f", e.CPUSPerGB), fmt.Sprintf("%.2f", e.GCCPUSPerGB), fmt.Sprintf("%.2f", e.AssistCPUSPerGB),
+			allocFigure(e.AllocBytesPerPut, e.Cost), allocFigure(e.AllocObjectsPerPut, e.Cost)})
 	}
 	return header, rows
+}
+
+// allocFigure prints an allocation per Put with three significant digits;
+// "-" in a record written before the figure existed (no allocation at
+// all is rare: the harness allocates a little).
+func allocFigure(v float64, c results.Cost) string {
+	if c.AllocBytesPerPut == 0 && c.AllocObjectsPerPut == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 // perEntry prints a per-entry figure with three significant digits (small

@@ -94,6 +94,9 @@ func (s *Sampler) Window(keys, nbytes int64) results.Sample {
 	c := proc.ProcCPU()
 	w.ProcCPU, s.pcpu = c-s.pcpu, c
 	s.drainWindow(&w)
+	if w.T >= s.spec.Thresholds.Warmup.Seconds() {
+		s.steady.allocB, s.steady.allocObjs = s.steady.allocB+d.AllocB, s.steady.allocObjs+d.AllocObjs
+	}
 	s.peakHeap = max(s.peakHeap, snap.HeapObjects)
 	s.peakRSS = max(s.peakRSS, w.RSS)
 	s.prev, s.last, s.prevKeys, s.prevBytes = snap, now, keys, nbytes
@@ -107,6 +110,7 @@ type steadyCost struct {
 	keys, bytes             int64
 	gc, assist, proc, pTime float64
 	windows                 int
+	allocB, allocObjs       uint64 // allocated over those windows
 }
 
 func (c *steadyCost) add(w *results.Sample) {
@@ -142,7 +146,7 @@ func (s *Sampler) End(keys, nbytes int64, elapsed time.Duration) results.Sample 
 	e.ProcCPU = s.endCPU - s.cpu0
 	e.Cost = s.steady.cost()
 	if s.steady.windows == 0 { // no window after the warm-up: the whole run
-		e.Cost = results.NewCost(keys, nbytes, e.GCCPU, e.Assist, e.ProcCPU, e.CPUUsed)
+		e.Cost = results.NewCost(keys, nbytes, e.GCCPU, e.Assist, e.ProcCPU, e.CPUUsed).WithAllocs(keys, d.AllocB, d.AllocObjs)
 	}
 	for _, r := range s.recs {
 		r.DrainInto(s.run, s.irun)
@@ -186,7 +190,7 @@ func (s *Sampler) drainWindow(w *results.Sample) {
 }
 
 func (c steadyCost) cost() results.Cost {
-	return results.NewCost(c.keys, c.bytes, c.gc, c.assist, c.proc, c.pTime)
+	return results.NewCost(c.keys, c.bytes, c.gc, c.assist, c.proc, c.pTime).WithAllocs(c.keys, c.allocB, c.allocObjs)
 }
 
 // fillIntended sets the open-loop fields: the target rate and the
