@@ -77,7 +77,10 @@ type kindFigures struct {
 	kind            string
 	objects, gcNs   float64
 	hasObj, hasCost bool
-	r               results.Result
+	// noCycle: a run of the kind completed no GC cycle (its GC CPU per
+	// Put reads "n/a: no GC cycle", not 0) and none did.
+	noCycle bool
+	r       results.Result
 }
 
 // kindsIn gathers a comparison's results by kind, in order of first
@@ -98,11 +101,16 @@ func kindsIn(rs []results.Result) []kindFigures {
 				objs = append(objs, e.ObjectsPerEntry)
 			}
 			if e := r.End; e != nil && e.Cost != (results.Cost{}) {
-				gcs = append(gcs, e.GCCPUNsPerPut)
+				if e.Cycles == 0 {
+					k.noCycle = true // no cycle completed: its 0 GC CPU-ns per Put is no figure
+				} else {
+					gcs = append(gcs, e.GCCPUNsPerPut)
+				}
 			}
 		}
 		k.objects, k.hasObj = stat.MedianOr(objs, 0), len(objs) > 0
 		k.gcNs, k.hasCost = stat.MedianOr(gcs, 0), len(gcs) > 0
+		k.noCycle = k.noCycle && !k.hasCost
 		ks = append(ks, k)
 	}
 	return ks
@@ -144,6 +152,15 @@ func (c comparison) sentence(esc func(string) string) string {
 		if tied(v(ks[lo]), v(ks[hi])) {
 			prev = [2]int{-1, -1} // a tie names both kinds: the next clause names its own
 		}
+	}
+	var none []string
+	for _, k := range ks {
+		if k.noCycle {
+			none = append(none, esc(k.kind))
+		}
+	}
+	if len(none) > 0 {
+		clauses = append(clauses, joinAnd(none)+" GC CPU per Put n/a: no GC cycle completed")
 	}
 	s := comparisonLabel(c.first) + ", "
 	if len(clauses) > 0 {
@@ -222,10 +239,15 @@ func compare(lo, hi kindFigures, n int, again bool, verb, unit, fewer string, es
 	}
 	cheap := esc(lo.kind)
 	if n > 2 {
-		cheap += fmt.Sprintf(" (the cheapest of %d)", n)
+		// "the fewest" / "the least", never "the cheapest": two clauses
+		// of one sentence may name two kinds, and only one is cheapest.
+		cheap += fmt.Sprintf(" (the %s of %d)", superlative[fewer], n)
 	}
 	return fmt.Sprintf("%s %s %s %s against %s's %s%s", cheap, verb, figure(a), unit, esc(hi.kind), figure(b), paren)
 }
+
+// superlative is each comparative's: "fewer" objects, "less" CPU.
+var superlative = map[string]string{"fewer": "fewest", "less": "least"}
 
 // tied says whether the lowest figure a and the highest b read "about
 // the same": within tieRatio, or both zero.

@@ -132,7 +132,12 @@ func costTable(rs []results.Result) (header []string, rows [][]string) {
 		if e.Entries > 0 {
 			ent = fmt.Sprintf("%s (%s)", commas(e.Entries), e.EntriesFrom)
 		}
-		rows = append(rows, []string{r.Scenario.RunLabel(), perEntry(e.ObjectsPerEntry, e.Entries), perEntry(e.BytesPerEntry, e.Entries),
+		bytes := perEntry(e.BytesPerEntry, e.Entries)
+		if e.Impossible {
+			// Fewer heap bytes than the data: the entry count is wrong.
+			bytes += " (impossible: below key+value)"
+		}
+		rows = append(rows, []string{r.Scenario.RunLabel(), perEntry(e.ObjectsPerEntry, e.Entries), bytes,
 			perEntry(e.ScanPerEntry, e.Entries), ent, fmt.Sprintf("%.0f", e.GCCPUNsPerPut), fmt.Sprintf("%.0f", e.AssistNsPerPut),
 			fmt.Sprintf("%.2f", e.CPUSPerGB), fmt.Sprintf("%.2f", e.GCCPUSPerGB), fmt.Sprintf("%.2f", e.AssistCPUSPerGB),
 			allocFigure(e.AllocBytesPerPut, e.Cost), allocFigure(e.AllocObjectsPerPut, e.Cost)})
@@ -179,6 +184,9 @@ func WriteTable(w io.Writer, sum *results.Summary) error {
 	}
 	if sum.Interrupted {
 		fmt.Fprintf(ew, "INTERRUPTED: the report covers the %d scenario(s) that ran.\n", len(sum.Results))
+	}
+	if p := openingParagraph(sum, tx); p != "" {
+		fmt.Fprintf(ew, "\n%s\n", p)
 	}
 	writeResultTables(ew, sum.Results, sum.Capacity, tableHeadings{
 		addendum: "\nRandom write throughput (key+value MB/s, MB = 10^6 B), health per scenario:\n",
