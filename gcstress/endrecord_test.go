@@ -106,3 +106,36 @@ func TestImpossibleFootprint(t *testing.T) {
 		t.Error("offheap flagged")
 	}
 }
+
+// testNothingKind holds nothing and says it holds every key written: its
+// footprint is what the harness itself adds after the baseline.
+const testNothingKind = "test-holdsnothing"
+
+func init() {
+	RegisterEngine(testNothingKind, func(Scenario) (Engine, error) { return &holdsNothing{}, nil })
+}
+
+type holdsNothing struct{ n atomic.Int64 }
+
+func (e *holdsNothing) Put(_, _ []byte) error { e.n.Add(1); return nil }
+func (e *holdsNothing) Stats() EngineStats    { return EngineStats{Entries: e.n.Load()} }
+func (e *holdsNothing) Close() error          { return nil }
+
+// TestFootprintLeavesOutTheHarness: an engine that holds nothing holds
+// (almost) nothing per entry: the baseline is taken with the harness set up
+// (its latency histograms alone are about 1 MB), so a footprint is not the
+// harness's objects divided by however many entries the engine held.
+func TestFootprintLeavesOutTheHarness(t *testing.T) {
+	s := tinyScenario(t, testNothingKind+"/100B", testNothingKind, 3_000)
+	res, err := (&Runner{}).Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := res.End
+	if e == nil || e.Entries != 3_000 {
+		t.Fatalf("end %+v, stderr %s", e, res.Stderr)
+	}
+	if objs, b := e.ObjectsPerEntry*float64(e.Entries), e.BytesPerEntry*float64(e.Entries); objs > 50 || b > 256<<10 {
+		t.Errorf("an engine holding nothing holds %.0f objects and %.0f bytes after the load: the harness's", objs, b)
+	}
+}

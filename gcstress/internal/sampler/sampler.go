@@ -72,6 +72,18 @@ func New(spec results.Scenario, start time.Time, recs []*latency.Pair) *Sampler 
 	return s
 }
 
+// Restart makes start the run's start, re-reading the first snapshot and
+// the process CPU: for a child that builds its Sampler (and its
+// histograms) before the footprint's baseline and forces that GC before
+// the load starts, outside every window. Call it before the first Window.
+func (s *Sampler) Restart(start time.Time) {
+	s.start, s.last = start, start
+	s.first = s.reader.Read()
+	s.prev = s.first
+	s.cpu0 = proc.ProcCPU()
+	s.pcpu = s.cpu0
+}
+
 // Last is when the last window closed (the start before the first).
 func (s *Sampler) Last() time.Time { return s.last }
 
