@@ -122,7 +122,7 @@ const costNote = "Per entry: the Go heap the engine holds per live entry (object
 // costTable is the per-entry and per-Put cost of every scenario that has
 // it (an end record with a footprint or a cost); no rows when none has.
 func costTable(rs []results.Result) (header []string, rows [][]string) {
-	header = []string{"Scenario", "Objects/entry", "Bytes/entry", "Pointer B/entry", "Entries", "GC CPU ns/Put", "Assist ns/Put", "CPU s/GB", "GC CPU s/GB", "Assist s/GB", "Alloc B/Put", "Alloc objects/Put"}
+	header = []string{"Scenario", "Objects/entry", "Bytes/entry", "Pointer B/entry", "Entries", "GC CPU ns/Put", "Assist ns/Put", "CPU s/GB", "GC CPU s/GB", "Assist s/GB", "GC cycles/GB", "Alloc B/Put", "Alloc objects/Put"}
 	for _, r := range rs {
 		e := r.End
 		if e == nil || (e.Footprint == (results.Footprint{}) && e.Cost == (results.Cost{})) {
@@ -140,7 +140,7 @@ func costTable(rs []results.Result) (header []string, rows [][]string) {
 		rows = append(rows, []string{r.Scenario.RunLabel(), perEntry(e.ObjectsPerEntry, e.Entries), bytes,
 			perEntry(e.ScanPerEntry, e.Entries), ent, fmt.Sprintf("%.0f", e.GCCPUNsPerPut), fmt.Sprintf("%.0f", e.AssistNsPerPut),
 			fmt.Sprintf("%.2f", e.CPUSPerGB), fmt.Sprintf("%.2f", e.GCCPUSPerGB), fmt.Sprintf("%.2f", e.AssistCPUSPerGB),
-			allocFigure(e.AllocBytesPerPut, e.Cost), allocFigure(e.AllocObjectsPerPut, e.Cost)})
+			fmt.Sprintf("%.3g", e.CyclesPerGB), allocFigure(e.AllocBytesPerPut, e.Cost), allocFigure(e.AllocObjectsPerPut, e.Cost)})
 	}
 	return header, rows
 }

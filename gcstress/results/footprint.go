@@ -86,6 +86,26 @@ type Cost struct {
 	// has to reclaim, beside what stays live (Footprint).
 	AllocBytesPerPut   float64 `json:"alloc_bytes_per_put,omitempty"`
 	AllocObjectsPerPut float64 `json:"alloc_objects_per_put,omitempty"`
+	// CyclesPerGB is the GC cycles completed per GB written over the same
+	// windows: set by how fast the heap grows to its goal, not by CPU time,
+	// so, unlike GC CPU-s per GB, the machine's other load does not move it
+	// (see BusyCostNote).
+	CyclesPerGB float64 `json:"gc_cycles_per_gb,omitempty"`
+}
+
+// BusyCostNote says which cost figures to read from a run on a busy
+// machine, and why.
+const BusyCostNote = "Beside other load, GC CPU-s per GB does not hold (the runtime counts a P's time while the OS has taken its thread away, " +
+	"and scaling it by the process's CPU share assumes the collector lost CPU as the writers did; " +
+	"its dedicated workers do not): read CPU-s per GB (getrusage) and GC cycles per GB, which the neighbours do not move."
+
+// WithCycles is c with the GC cycles per GB of cycles cycles over nbytes
+// bytes written (unchanged when nbytes is 0).
+func (c Cost) WithCycles(cycles uint64, nbytes int64) Cost {
+	if nbytes > 0 {
+		c.CyclesPerGB = float64(cycles) / (float64(nbytes) / 1e9)
+	}
+	return c
 }
 
 // WithAllocs is c with the allocation figures of puts Puts that

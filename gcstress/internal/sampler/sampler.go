@@ -123,6 +123,7 @@ type steadyCost struct {
 	gc, assist, proc, pTime float64
 	windows                 int
 	allocB, allocObjs       uint64 // allocated over those windows
+	cycles                  uint64 // GC cycles completed in them
 }
 
 func (c *steadyCost) add(w *results.Sample) {
@@ -132,6 +133,7 @@ func (c *steadyCost) add(w *results.Sample) {
 	c.assist += w.Assist
 	c.proc += w.ProcCPU
 	c.pTime += w.CPUUsed
+	c.cycles += w.WinCycles
 	c.windows++
 }
 
@@ -158,7 +160,7 @@ func (s *Sampler) End(keys, nbytes int64, elapsed time.Duration) results.Sample 
 	e.ProcCPU = s.endCPU - s.cpu0
 	e.Cost = s.steady.cost()
 	if s.steady.windows == 0 { // no window after the warm-up: the whole run
-		e.Cost = results.NewCost(keys, nbytes, e.GCCPU, e.Assist, e.ProcCPU, e.CPUUsed).WithAllocs(keys, d.AllocB, d.AllocObjs)
+		e.Cost = results.NewCost(keys, nbytes, e.GCCPU, e.Assist, e.ProcCPU, e.CPUUsed).WithAllocs(keys, d.AllocB, d.AllocObjs).WithCycles(d.Cycles, nbytes)
 	}
 	for _, r := range s.recs {
 		r.DrainInto(s.run, s.irun)
@@ -202,7 +204,7 @@ func (s *Sampler) drainWindow(w *results.Sample) {
 }
 
 func (c steadyCost) cost() results.Cost {
-	return results.NewCost(c.keys, c.bytes, c.gc, c.assist, c.proc, c.pTime).WithAllocs(c.keys, c.allocB, c.allocObjs)
+	return results.NewCost(c.keys, c.bytes, c.gc, c.assist, c.proc, c.pTime).WithAllocs(c.keys, c.allocB, c.allocObjs).WithCycles(c.cycles, c.bytes)
 }
 
 // fillIntended sets the open-loop fields: the target rate and the

@@ -23,8 +23,8 @@ func BusyNote(rs []results.Result) string {
 		return ""
 	}
 	w := rs[worst]
-	return fmt.Sprintf("Busy machine: %d of %d scenarios ran while other processes and steal took more than %.2g cores (busiest %s others %.2f + steal %.2f cores); their verdicts and MB/s may not hold on a quiet machine.",
-		n, len(rs), results.BusyCores, w.Scenario.Name, w.Machine.OthersCores, w.Machine.StealCores)
+	return fmt.Sprintf("Busy machine: %d of %d scenarios ran while other processes and steal took more than %.2g cores (busiest %s others %.2f + steal %.2f cores); their verdicts and MB/s may not hold on a quiet machine. %s",
+		n, len(rs), results.BusyCores, w.Scenario.Name, w.Machine.OthersCores, w.Machine.StealCores, results.BusyCostNote)
 }
 
 // machineLoad is ", GOMAXPROCS n; load average a b c at start, d e f at
