@@ -37,7 +37,11 @@ func openingKinds(rs []results.Result) []openingKind {
 	for _, kind := range kindsOf(rs) {
 		k := openingKind{kind: kind}
 		var objs, gcs []float64
+		ran := false // a run outside the capacity search (whose steps the capacity sentences cover)
 		for _, r := range rs {
+			if r.Scenario.Kind == kind && r.Scenario.Group != results.SetCapacity {
+				ran = true
+			}
 			e := r.End
 			if r.Scenario.Kind != kind || r.Scenario.Group == results.SetCapacity || e == nil {
 				continue
@@ -57,7 +61,9 @@ func openingKinds(rs []results.Result) []openingKind {
 		k.objects, k.hasObj = stat.MedianOr(objs, 0), len(objs) > 0
 		k.gcPerGB, k.hasGC = stat.MedianOr(gcs, 0), len(gcs) > 0
 		k.noCycle = k.noCycle && !k.hasGC
-		out = append(out, k) // a kind without figures is named too (kindClause)
+		if ran {
+			out = append(out, k) // a kind without figures is named too (kindClause)
+		}
 	}
 	return out
 }

@@ -88,8 +88,8 @@ type Cost struct {
 	AllocObjectsPerPut float64 `json:"alloc_objects_per_put,omitempty"`
 	// CyclesPerGB is the GC cycles completed per GB written over the same
 	// windows: set by how fast the heap grows to its goal, not by CPU time,
-	// so, unlike GC CPU-s per GB, the machine's other load does not move it
-	// (see BusyCostNote).
+	// so the machine's other load should not move it the way it moves GC
+	// CPU-s per GB (see BusyCostNote); a short run holds too few cycles.
 	CyclesPerGB float64 `json:"gc_cycles_per_gb,omitempty"`
 }
 
@@ -97,7 +97,8 @@ type Cost struct {
 // machine, and why.
 const BusyCostNote = "Beside other load, GC CPU-s per GB does not hold (the runtime counts a P's time while the OS has taken its thread away, " +
 	"and scaling it by the process's CPU share assumes the collector lost CPU as the writers did; " +
-	"its dedicated workers do not): read CPU-s per GB (getrusage) and GC cycles per GB, which the neighbours do not move."
+	"its dedicated workers do not): read CPU-s per GB (getrusage), which the neighbours do not move, and GC cycles per GB " +
+	"(set by how fast the heap grows, not by CPU time; a short run holds too few cycles for it)."
 
 // WithCycles is c with the GC cycles per GB of cycles cycles over nbytes
 // bytes written (unchanged when nbytes is 0).
