@@ -30,9 +30,18 @@
 // highest healthy step is run ConfirmRuns times in all; if a repeat
 // is unhealthy the search steps down to the next lower healthy rate,
 // bisects the gap to the failed one again, and confirms the result (at most
-// MaxDescents times, then the highest rate below every failure). The sustainable
-// figure is the rate every run held, and its spread (max-min over median of
-// the runs' achieved MB/s) is reported.
+// MaxDescents times, then the highest rate below every failure). The step
+// figure (Capacity.StepMBps) is the rate every run held, and its spread
+// (max-min over median of the runs' achieved MB/s) is reported.
+//
+// The sustainable figure is fitted from every step (fit.go, Estimate): each
+// limiting figure (steady GC share, assist share, heap over goal, p99 from
+// intended start) against the offered rate, the rate where the lowest
+// bracketed fit reaches its limit, with an interval from the steps' own
+// noise. A flat knee moves one pass/fail step by 2x between runs; the fit
+// moves only as far as all the steps do. A search any of whose steps ran
+// while other processes and steal took more than results.BusyCores is
+// contended whatever stopped it (Mark): its figures are lower bounds.
 //
 // Invariants:
 //   - A search runs at most MaxSteps bisection steps, plus the probe,
@@ -42,7 +51,10 @@
 //     the classifier's causes (results.Cause), then latency and the
 //     achieved rate, judged here; an interrupted or inconclusive step is
 //     unhealthy.
-//   - The sustainable figure is a rate every confirmation run held.
+//   - The step figure is a rate every confirmation run held; the
+//     sustainable figure lies within its interval, and is the step figure
+//     when no fitted figure brackets its limit.
+//   - Estimate is a pure function of the steps and the thresholds.
 package capacity
 
 import (
