@@ -29,9 +29,10 @@ const (
 // Capacity is one kind x value size's search result (summary.json's
 // capacity list). SustainableMBps is 0 when even the lowest step was
 // unhealthy; FirstUnhealthyMBps is 0 when no step was (the search stopped
-// at twice the probe's rate). Contended says the search stopped on a step
-// the machine's other load failed: SustainableMBps is then a lower bound,
-// not a knee. A plain value.
+// at twice the probe's rate), and set with Limit whenever one was.
+// Contended says the machine's other load took CPU from its steps (the
+// search stopped on a step it failed, or BusySteps > 0): SustainableMBps
+// is then a lower bound, not a knee. A plain value.
 type Capacity struct {
 	Kind  string `json:"kind"`
 	Value int64  `json:"value"`
@@ -51,11 +52,13 @@ type Capacity struct {
 	// MB/s's (max-min)/median in percent.
 	SustainableRuns int     `json:"sustainable_runs"`
 	SpreadPct       float64 `json:"spread_pct"`
-	// SustainableLoMBps and SustainableHiMBps are the interval of
-	// SustainableMBps (see CapacityFit): where the fitted figure crosses its
-	// limit in the search's resampled steps (10th to 90th percentile), or,
-	// when no figure brackets its limit, the highest healthy step and the
-	// first unhealthy one. A contended search's interval is a lower bound too.
+	// SustainableMBps is where the lowest bracketed fit of the steps'
+	// figures reaches its limit (FitFigure, Fits; StepMBps when none is
+	// bracketed). SustainableLoMBps and SustainableHiMBps are its interval
+	// (see CapacityFit: where the fit shifted by the steps' own noise
+	// crosses), or, when no figure brackets its limit, the step figure and
+	// the first unhealthy rate. A contended search's interval is a lower
+	// bound too.
 	SustainableLoMBps float64 `json:"sustainable_lo_mbps"`
 	SustainableHiMBps float64 `json:"sustainable_hi_mbps"`
 	// StepMBps is the search's own pass/fail figure: the highest rate whose

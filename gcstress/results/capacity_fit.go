@@ -21,10 +21,11 @@ const (
 // it), or, for a figure that jumps at its knee, the isotonic median
 // regression (the non-decreasing curve closest to the steps, each level the
 // median of the steps it pools), crossed between the two levels around the
-// limit, its interval at least the two tested rates around it. Bracketed says the steps hold the figure both below and at or
-// above its limit: only then is the crossing read from the data rather than
-// beyond it, and only a bracketed fit gives a search's sustainable rate. A
-// plain value.
+// limit, its interval at least the two tested rates around it. Bracketed
+// says the steps hold the figure both below and at or above its limit and
+// the classifier failed at least one step on it: only then is the crossing
+// read from the data, and only a bracketed fit gives a search's
+// sustainable rate. A plain value.
 type CapacityFit struct {
 	Figure    CapacityFigure `json:"figure"`
 	Limit     float64        `json:"limit"`

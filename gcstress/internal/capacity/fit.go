@@ -42,6 +42,11 @@ type point struct{ x, y float64 }
 type figureSpec struct {
 	fig   results.CapacityFigure
 	limit float64
+	// blame is the step limit the classifier names when this figure fails
+	// a step: a fit counts (Bracketed) only if some step was failed so,
+	// so that a figure drifting around its line by noise (the heap near
+	// its goal at a window's end) does not set the rate.
+	blame results.CapacityLimit
 	// read returns the step's figure and whether the step counts for it.
 	read func(st results.CapacityStep) (float64, bool)
 }
@@ -50,14 +55,14 @@ type figureSpec struct {
 // without an SLO).
 func figures(th results.Thresholds, slo time.Duration) []figureSpec {
 	fs := []figureSpec{
-		{results.FigureGCPct, th.HealthyGC, func(st results.CapacityStep) (float64, bool) { return st.SteadyGCPct, true }},
-		{results.FigureAssistPct, th.HealthyAssist, func(st results.CapacityStep) (float64, bool) { return st.SteadyAssistPct, true }},
-		{results.FigureHeapGoal, 100, func(st results.CapacityStep) (float64, bool) { return st.HeapGoalPct, st.HeapGoalPct > 0 }},
+		{results.FigureGCPct, th.HealthyGC, results.LimitGCCPU, func(st results.CapacityStep) (float64, bool) { return st.SteadyGCPct, true }},
+		{results.FigureAssistPct, th.HealthyAssist, results.LimitAssist, func(st results.CapacityStep) (float64, bool) { return st.SteadyAssistPct, true }},
+		{results.FigureHeapGoal, 100, results.LimitHeap, func(st results.CapacityStep) (float64, bool) { return st.HeapGoalPct, st.HeapGoalPct > 0 }},
 	}
 	if slo > 0 {
 		// Latency depends on the neighbours: a step the machine's other
 		// load took CPU from says nothing about the path's own p99.
-		fs = append(fs, figureSpec{results.FigureP99, float64(slo) / 1e6, func(st results.CapacityStep) (float64, bool) {
+		fs = append(fs, figureSpec{results.FigureP99, float64(slo) / 1e6, results.LimitLatency, func(st results.CapacityStep) (float64, bool) {
 			return float64(st.P99) / 1e6, st.P99 > 0 && st.OthersCores <= results.BusyCores
 		}})
 	}
@@ -77,15 +82,19 @@ func Fit(steps []results.CapacityStep, th results.Thresholds, slo time.Duration)
 	var out []results.CapacityFit
 	for _, f := range figures(th, slo) {
 		var ps []point
+		blamed := false
 		for _, st := range steps {
 			if y, ok := f.read(st); ok && usable(st) {
 				ps = append(ps, point{math.Log(st.TargetMBps), y})
+				blamed = blamed || st.Limit == f.blame
 			}
 		}
 		if len(ps) < 2 || f.limit <= 0 {
 			continue
 		}
-		out = append(out, fitFigure(f.fig, f.limit, ps))
+		fit := fitFigure(f.fig, f.limit, ps)
+		fit.Bracketed = fit.Bracketed && blamed
+		out = append(out, fit)
 	}
 	return out
 }

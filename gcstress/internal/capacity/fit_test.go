@@ -115,7 +115,11 @@ func TestFitSteepKnee(t *testing.T) {
 		if r > 20 {
 			p99 = time.Second
 		}
-		steps = append(steps, results.CapacityStep{TargetMBps: r, AchievedMBps: r, Class: results.Healthy, P99: int64(p99), Healthy: r <= 20})
+		st := results.CapacityStep{TargetMBps: r, AchievedMBps: r, Class: results.Healthy, P99: int64(p99), Healthy: r <= 20}
+		if !st.Healthy {
+			st.Limit = results.LimitLatency
+		}
+		steps = append(steps, st)
 	}
 	c := results.Capacity{SLO: 50 * time.Millisecond, Steps: steps, SustainableMBps: 20.2, FirstUnhealthyMBps: 21, Limit: results.LimitLatency}
 	Estimate(&c, results.DefaultThresholds())
@@ -178,5 +182,21 @@ func TestMarkBusySteps(t *testing.T) {
 	Mark(&c)
 	if !c.Contended || c.BusySteps != 1 || c.ContendedWhy == "" {
 		t.Fatalf("busy step not marked: contended %v, %d busy, %q", c.Contended, c.BusySteps, c.ContendedWhy)
+	}
+}
+
+// TestFitNeedsABlamedStep: a figure that crosses its limit in the steps
+// but never failed one (the classifier blamed none on it) does not set the
+// rate.
+func TestFitNeedsABlamedStep(t *testing.T) {
+	c := gcSteps(searchRates, flatKnee(rand.New(rand.NewPCG(3, 4)), 0))
+	for i := range c.Steps {
+		c.Steps[i].Limit = ""
+		c.Steps[i].HeapGoalPct = 95 + 10*float64(i%2) // around its 100% by noise
+	}
+	c.SustainableMBps = 19.3
+	Estimate(&c, results.DefaultThresholds())
+	if c.FitFigure != "" || c.SustainableMBps != 19.3 {
+		t.Errorf("an unblamed figure set the rate: %v by %q", c.SustainableMBps, c.FitFigure)
 	}
 }
