@@ -40,19 +40,24 @@ func (e *countingStats) Stats() EngineStats {
 
 func (e *countingStats) Close() error { return nil }
 
-// TestEndRecordOneSnapshot: every engine figure of the end record comes
-// from one Stats call, the one its footprint divided by, however the calls
-// around it differ.
-func TestEndRecordOneSnapshot(t *testing.T) {
-	s := tinyScenario(t, testCountingKind+"/100B", testCountingKind, 5_000)
+// endOf runs s in a child and returns its end record (fatal without one).
+func endOf(t *testing.T, s Scenario) *Sample {
+	t.Helper()
 	res, err := (&Runner{}).Run(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := res.End
-	if e == nil {
-		t.Fatalf("no end record: %s", res.Stderr)
+	if res.End == nil {
+		t.Fatalf("%s: no end record: %s", s.Name, res.Stderr)
 	}
+	return res.End
+}
+
+// TestEndRecordOneSnapshot: every engine figure of the end record comes
+// from one Stats call, the one its footprint divided by, however the calls
+// around it differ.
+func TestEndRecordOneSnapshot(t *testing.T) {
+	e := endOf(t, tinyScenario(t, testCountingKind+"/100B", testCountingKind, 5_000))
 	n := e.Flushes
 	if n < 1 || e.FlushedBytes != 10*n || e.PendingFlushes != n || e.MemtableBytes != 100*n || e.BlockedNanos != 1000*n || e.Entries != 1000+n {
 		t.Errorf("end record mixes Stats calls: flushes %d, flushed %d, pending %d, memtable %d, blocked %d, entries %d",
@@ -70,13 +75,9 @@ func TestHeapObjectsPerEntryWithFlushes(t *testing.T) {
 	for _, memstore := range []int64{1 << 20, 64 << 20} {
 		s := tinyScenario(t, "heap/100B", memtable.KindHeap, 60_000)
 		s.Memstore = memstore
-		res, err := (&Runner{}).Run(context.Background(), s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := res.End
-		if e == nil || e.EntriesFrom != results.EntriesEngine {
-			t.Fatalf("memstore %d: end %+v, stderr %s", memstore, e, res.Stderr)
+		e := endOf(t, s)
+		if e.EntriesFrom != results.EntriesEngine {
+			t.Fatalf("memstore %d: end %+v", memstore, e)
 		}
 		if memstore == 1<<20 && e.Flushes == 0 {
 			t.Fatalf("memstore 1 MiB: no flush ran (%d entries)", e.Entries)
@@ -126,14 +127,9 @@ func (e *holdsNothing) Close() error          { return nil }
 // (its latency histograms alone are about 1 MB), so a footprint is not the
 // harness's objects divided by however many entries the engine held.
 func TestFootprintLeavesOutTheHarness(t *testing.T) {
-	s := tinyScenario(t, testNothingKind+"/100B", testNothingKind, 3_000)
-	res, err := (&Runner{}).Run(context.Background(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := res.End
-	if e == nil || e.Entries != 3_000 {
-		t.Fatalf("end %+v, stderr %s", e, res.Stderr)
+	e := endOf(t, tinyScenario(t, testNothingKind+"/100B", testNothingKind, 3_000))
+	if e.Entries != 3_000 {
+		t.Fatalf("end %+v", e)
 	}
 	if objs, b := e.ObjectsPerEntry*float64(e.Entries), e.BytesPerEntry*float64(e.Entries); objs > 50 || b > 256<<10 {
 		t.Errorf("an engine holding nothing holds %.0f objects and %.0f bytes after the load: the harness's", objs, b)

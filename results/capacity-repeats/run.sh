@@ -28,28 +28,16 @@ mkdir -p "$R"
 bin=$(mktemp -d)/gcstress
 go build -o "$bin" ./cmd/gcstress
 RUNS=${RUNS:-cap matrix}
-. scripts/lib.sh # start_hogs, stop_hogs, machine_state, header_end
+. scripts/lib.sh # gcstress_run, machine_state
 machine_state
 
-# run NAME ARGS...: one gcstress run into $R/NAME, beside one busy loop when
-# NAME ends in -busy.
-run() {
-	local name=$1
-	shift
-	case $name in *-busy) start_hogs 1 ;; esac
-	{
-		scripts/machine-header start "$state"
-		echo "uptime: $(uptime)"
-		case $name in *-busy) echo "busy: 1 loop (while :; do :; done) started before the run" ;; *) echo "busy: none" ;; esac
-		echo "command: gcstress $*"
-		echo
-		"$bin" "$@" -out "$R/$name" -replace-out 2>"$R/$name.progress.txt" || echo "exit: $?"
-		header_end
-		echo "vmstat-end: $(vmstat 1 2 2>/dev/null | tail -1 || echo unavailable)"
-	} >"$R/$name.txt"
-	stop_hogs
-	if [ -f "$R/$name/samples.jsonl" ]; then gzip -f "$R/$name/samples.jsonl"; fi
+# run NAME ARGS...: one gcstress run into $R/NAME (scripts/lib.sh's
+# gcstress_run), with uptime and vmstat in its header.
+machine_extra() {
+	echo "uptime: $(uptime)"
+	echo "vmstat: $(vmstat 1 2 2>/dev/null | tail -1 || echo unavailable)"
 }
+run() { EXTRA_HEADER=machine_extra gcstress_run "$bin" "$R" "$@"; }
 
 # shellcheck disable=SC2086 # CAP_ARGS and MATRIX_ARGS are word lists
 for part in $RUNS; do
