@@ -13,27 +13,16 @@ import (
 
 // The fit: every limiting figure of every step (results.CapacityStep's
 // steady GC and assist shares, the heap's share of its goal, the p99 from
-// intended start) is fitted against the offered rate over all the steps of a
-// search (an isotonic median regression, results.CapacityFit), and the sustainable rate is where the lowest bracketed fit
-// reaches its limit (results.CapacityFit). One pass/fail step near a flat
-// knee decides nothing: at 5dd86e1 three quiet heap searches gave 10.1, 36.7
-// and 26.8 MB/s because heap's GC share sits near 10% over a wide band of
-// rates and one noisy window moved the step. A fit over every step moves
-// only as far as the steps do, and its interval (the same fit over
-// resampled steps) says how flat the knee is.
-const (
-	// FitResamples is the bootstrap's resamples per fit.
-	FitResamples = 400
-	// FitLo and FitHi are the bootstrap quantiles of the interval.
-	// The interval is wide on purpose: another search of the same build
-	// should land inside it, and two estimates differ by about √2 times
-	// one's own spread.
-	FitLo, FitHi = 0.025, 0.975
-)
-
-// fitSeed seeds the bootstrap: a search's interval is a function of its
-// steps alone, the same in a replay.
-const fitSeed = 0x5ca1ab1e
+// intended start) is fitted against the offered rate over all the steps of
+// a search (results.CapacityFit: a Theil-Sen line in ln rate, or an
+// isotonic median curve for a figure that jumps), and the sustainable rate
+// is where the lowest bracketed fit reaches its limit. One pass/fail step
+// near a flat knee decides nothing: at 5dd86e1 three quiet heap searches
+// gave 10.1, 36.7 and 26.8 MB/s because heap's GC share sits near 10% over a
+// wide band of rates and one noisy window moved the step. A fit over every
+// step moves only as far as the steps do, and its interval (where the fit
+// shifted by the steps' own noise crosses the limit) says how flat the
+// knee is.
 
 // point is one step's figure y at x = ln(target MB/s).
 type point struct{ x, y float64 }
