@@ -148,6 +148,6 @@ func failureSettings(rs []results.Result) string {
 }
 
 // capacityFitNote says where the sustainable figure comes from.
-const capacityFitNote = "Sustainable is where the fit over every step of the steady GC share, assist share, heap over goal or p99 from intended start " +
-	"(the lowest) reaches its limit, in brackets the interval the steps' own noise leaves it (a flat knee gives a wide one); " +
+const capacityFitNote = "Sustainable is where the fit over every step of the worst window's GC share, assist share, heap over goal or p99 from intended start " +
+	"(the lowest) reaches its limit, in brackets the interval the steps' own noise and disagreement leave it (a flat knee gives a wide one); " +
 	"Step is the highest rate every run of which was healthy. A contended figure is a lower bound: other processes took CPU from its steps.\n"

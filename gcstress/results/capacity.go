@@ -56,7 +56,8 @@ type Capacity struct {
 	// figures reaches its limit (FitFigure, Fits; StepMBps when none is
 	// bracketed). SustainableLoMBps and SustainableHiMBps are its interval
 	// (see CapacityFit: where the fit shifted by the steps' own noise
-	// crosses), or, when no figure brackets its limit, the step figure and
+	// crosses, widened to where the steps disagree and to the search's
+	// resolution), or, when no figure brackets its limit, the step figure and
 	// the first unhealthy rate. A contended search's interval is a lower
 	// bound too.
 	SustainableLoMBps float64 `json:"sustainable_lo_mbps"`

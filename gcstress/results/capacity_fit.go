@@ -7,8 +7,8 @@ type CapacityFigure string
 
 // The fitted figures, in the order their limits are listed.
 const (
-	FigureGCPct     CapacityFigure = "gc_pct"        // SteadyGCPct against Thresholds.HealthyGC
-	FigureAssistPct CapacityFigure = "assist_pct"    // SteadyAssistPct against Thresholds.HealthyAssist
+	FigureGCPct     CapacityFigure = "gc_pct"        // GCPct (the worst window after warm-up) against Thresholds.HealthyGC
+	FigureAssistPct CapacityFigure = "assist_pct"    // AssistPct (the worst window) against Thresholds.HealthyAssist
 	FigureHeapGoal  CapacityFigure = "heap_goal_pct" // HeapGoalPct against 100
 	FigureP99       CapacityFigure = "ilat_p99_ms"   // P99 (ms) against the SLO
 )
@@ -16,7 +16,9 @@ const (
 // CapacityFit is one figure's fit against the offered rate over a search's
 // steps, and the rate where it reaches Limit, with an interval: where the
 // fit raised and lowered by the steps' robust residual spread (Spread, one
-// step's noise) reaches Limit. Model says which fit: a Theil-Sen line in
+// step's noise) reaches Limit, widened to the band where the steps
+// disagree (from the lowest rate a step failed the limit at to the highest
+// it passed at). Model says which fit: a Theil-Sen line in
 // ln rate (the median of the pairwise slopes, so one noisy step cannot tilt
 // it), or, for a figure that jumps at its knee, the isotonic median
 // regression (the non-decreasing curve closest to the steps, each level the
