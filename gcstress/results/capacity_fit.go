@@ -14,20 +14,20 @@ const (
 )
 
 // CapacityFit is one figure's fit against the offered rate over a search's
-// steps, and the rate where it reaches Limit, with an interval: where the
-// fit raised and lowered by the steps' robust residual spread (Spread, one
-// step's noise) reaches Limit, widened to the band where the steps
-// disagree (from the lowest rate a step failed the limit at to the highest
-// it passed at). Model says which fit: a Theil-Sen line in
-// ln rate (the median of the pairwise slopes, so one noisy step cannot tilt
-// it), or, for a figure that jumps at its knee, the isotonic median
-// regression (the non-decreasing curve closest to the steps, each level the
-// median of the steps it pools), crossed between the two levels around the
-// limit, its interval at least the two tested rates around it. Bracketed
-// says the steps hold the figure both below and at or above its limit and
-// the classifier failed at least one step on it: only then is the crossing
-// read from the data, and only a bracketed fit gives a search's
-// sustainable rate. A plain value.
+// steps: the isotonic median regression of the figure on the rate (the
+// non-decreasing curve closest to the steps, each level the median of the
+// steps it pools, so one noisy step cannot lift or sink it; no shape is
+// assumed, where a line through a search's steps missed its knee), and the
+// rate where it reaches Limit, interpolated in ln rate between the two
+// levels around it. The interval: where the curve raised and lowered by the
+// steps' robust residual spread (Spread) reaches Limit, widened to the band
+// where the steps disagree (from the lowest rate a step failed the limit
+// at to the highest it passed at, or the two tested rates around the knee)
+// and to at least CapacityResolution each way. Bracketed says the steps
+// hold the figure both below and at or above its limit and the classifier
+// failed at least one step on it: only then is the crossing read from the
+// data, and only a bracketed fit gives a search's sustainable rate. A plain
+// value.
 type CapacityFit struct {
 	Figure    CapacityFigure `json:"figure"`
 	Limit     float64        `json:"limit"`
@@ -53,7 +53,6 @@ type FitModel string
 
 // The fit models.
 const (
-	FitLine     FitModel = "line"     // Theil-Sen line in ln rate
 	FitIsotonic FitModel = "isotonic" // isotonic median regression
 )
 

@@ -14,15 +14,14 @@ import (
 // The fit: every limiting figure of every step (results.CapacityStep's
 // worst-window GC and assist shares, the heap's share of its goal, the p99 from
 // intended start) is fitted against the offered rate over all the steps of
-// a search (results.CapacityFit: a Theil-Sen line in ln rate, or an
-// isotonic median curve for a figure that jumps), and the sustainable rate
-// is where the lowest bracketed fit reaches its limit. One pass/fail step
+// a search (results.CapacityFit: an isotonic median curve), and the
+// sustainable rate is where the lowest bracketed fit reaches its limit. One pass/fail step
 // near a flat knee decides nothing: at 5dd86e1 three quiet heap searches
 // gave 10.1, 36.7 and 26.8 MB/s because heap's GC share sits near 10% over a
 // wide band of rates and one noisy window moved the step. A fit over every
 // step moves only as far as the steps do, and its interval (where the fit
-// shifted by the steps' own noise crosses the limit) says how flat the
-// knee is.
+// shifted by the steps' own noise crosses the limit, and where the steps
+// disagree) says how flat the knee is.
 
 // point is one step's figure y at x = ln(target MB/s).
 type point struct{ x, y float64 }
@@ -92,14 +91,15 @@ func Fit(steps []results.CapacityStep, th results.Thresholds, slo time.Duration)
 	return out
 }
 
-// fitFigure is one figure's fit over ps, its crossing of limit and the
-// crossing's interval. The fit is a Theil-Sen line in ln rate (the median of
-// the pairwise slopes: one noisy step cannot tilt it), which is what a flat
-// knee needs: heap's GC share drifts through its limit over a wide band of
-// rates. A figure that jumps at its knee (latency: a millisecond below,
-// hundreds above) is no line: when the line misses the steps by more than a
-// quarter of the limit (robust spread), or does not rise, the fit is the
-// isotonic median curve instead (results.CapacityFit).
+// fitFigure is one figure's fit over ps: the isotonic median curve (a
+// figure that does not fall as the rate rises, each level the median of the
+// steps it pools, so a lone noisy step takes its neighbours' level), its
+// crossing of limit, interpolated in ln rate between the levels around it,
+// and the crossing's interval. No line is assumed: replayed on
+// results/busy-machine, heap's worst-window GC share rose by 4 points from
+// 4 to 28 MB/s, by 5 from 28 to 34 and then sat at 11-13% up to 60, and a
+// Theil-Sen line through those steps crossed 10% at 38-40 MB/s where the
+// steps cross it at 31 in both quiet runs.
 func fitFigure(fig results.CapacityFigure, limit float64, ps []point) results.CapacityFit {
 	lox, hix := math.Inf(1), math.Inf(-1)
 	below, above := false, false
@@ -109,33 +109,25 @@ func fitFigure(fig results.CapacityFigure, limit float64, ps []point) results.Ca
 	}
 	reach := math.Log(results.CapacityFitReach)
 	lox, hix = lox-reach, hix+reach
-	f := results.CapacityFit{Figure: fig, Limit: limit, Points: len(ps), Bracketed: below && above, Model: results.FitLine}
-	a, b := theilSen(ps)
+	f := results.CapacityFit{Figure: fig, Limit: limit, Points: len(ps), Bracketed: below && above, Model: results.FitIsotonic}
 	iso := isotonic(ps)
-	curve := slices.Clone(iso)
-	for i := range curve {
-		curve[i].y = a + b*curve[i].x
-	}
-	f.Spread = robustSpread(ps, curve)
-	var cross, lo, hi float64
-	if b > 0 && f.Spread <= limit/4 {
-		at := func(y float64) float64 { return min(hix, max(lox, (y-a)/b)) }
-		cross, lo, hi = at(limit), at(limit-f.Spread), at(limit+f.Spread)
-	} else {
-		curve, f.Model, f.Spread = iso, results.FitIsotonic, robustSpread(ps, iso)
-		cross = crossing(iso, limit, lox, hix)
-		lo, hi = isoBand(iso, f.Spread, limit, lox, hix)
-	}
-	for _, c := range curve {
+	f.Spread = robustSpread(ps, iso)
+	cross := crossing(iso, limit, lox, hix)
+	// Two spreads: a step's noise about an isotonic curve understates it
+	// (the curve follows the steps it pools), and another search of the
+	// same build should land inside the interval, about √2 times one
+	// search's own scatter away.
+	lo, hi := isoBand(iso, 2*f.Spread, limit, lox, hix)
+	for _, c := range iso {
 		f.Curve = append(f.Curve, results.CapacityFitPoint{MBps: math.Exp(c.x), Value: c.y})
 	}
 	// The interval holds the zone where the steps disagree: from the
 	// lowest rate a step was at or over the limit to the highest one a step
 	// was under it (when they overlap; else the two tested rates around
 	// the knee). Where repeats of a rate pass and fail, the knee lies
-	// anywhere in that band, whatever the fit's residuals say.
-	// And at least the search's own resolution each way: its bisection
-	// places no knee finer than results.CapacityResolution.
+	// anywhere in that band, whatever the fit's residuals say. And at
+	// least the search's own resolution each way: its bisection places no
+	// knee finer than results.CapacityResolution.
 	zlo, zhi := disagreement(ps, limit)
 	res := math.Log1p(results.CapacityResolution)
 	f.CrossMBps = math.Exp(cross)
@@ -159,26 +151,6 @@ func disagreement(ps []point, limit float64) (lo, hi float64) {
 		return math.Inf(1), math.Inf(-1)
 	}
 	return min(pass, fail), max(pass, fail)
-}
-
-// theilSen is the Theil-Sen line y = a + b·x through ps: b the median of
-// the slopes between points at different x, a the median of y - b·x. With
-// fewer than two distinct x the slope is 0.
-func theilSen(ps []point) (a, b float64) {
-	var slopes []float64
-	for i := range ps {
-		for j := i + 1; j < len(ps); j++ {
-			if dx := ps[j].x - ps[i].x; dx != 0 {
-				slopes = append(slopes, (ps[j].y-ps[i].y)/dx)
-			}
-		}
-	}
-	b = stat.MedianOr(slopes, 0)
-	rs := make([]float64, len(ps))
-	for i, p := range ps {
-		rs[i] = p.y - b*p.x
-	}
-	return stat.MedianOr(rs, 0), b
 }
 
 // robustSpread is the steps' spread about curve (one point per distinct
