@@ -29,6 +29,15 @@
 #   env_header LINE      "command: LINE", the header's start lines, the go
 #                        experiment and GOGC: a seedrun folder's env.txt
 
+# gcstress runs (a results script's run of a gcstress binary into a folder,
+# beside one busy loop when the run's name ends in -busy):
+#   gcstress_run BIN DIR NAME ARGS...   runs BIN ARGS... -out DIR/NAME
+#                    -replace-out; DIR/NAME.txt gets the machine header (state
+#                    from machine_state), the busy loop if any, the command,
+#                    what gcstress printed and the header's end;
+#                    DIR/NAME.progress.txt its stderr; samples.jsonl is
+#                    gzipped. EXTRA_HEADER (a command) adds header lines.
+
 hogs=()
 
 start_hogs() {
@@ -79,4 +88,21 @@ env_header() {
 	scripts/machine-header start "$state"
 	echo "goexperiment: $(go env GOEXPERIMENT | sed "s/^$/default (Green Tea GC)/")"
 	echo "gogc: ${GOGC:-100}"
+}
+
+gcstress_run() {
+	local bin=$1 dir=$2 name=$3
+	shift 3
+	case $name in *-busy) start_hogs 1 ;; esac
+	{
+		scripts/machine-header start "$state"
+		if [ -n "${EXTRA_HEADER:-}" ]; then $EXTRA_HEADER; fi
+		case $name in *-busy) echo "busy: 1 loop (while :; do :; done) started before the run" ;; *) echo "busy: none" ;; esac
+		echo "command: gcstress $* -out $dir/$name -replace-out"
+		echo
+		"$bin" "$@" -out "$dir/$name" -replace-out 2>"$dir/$name.progress.txt" || echo "exit: $?"
+		header_end
+	} >"$dir/$name.txt"
+	stop_hogs
+	if [ -f "$dir/$name/samples.jsonl" ]; then gzip -f "$dir/$name/samples.jsonl"; fi
 }

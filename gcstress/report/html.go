@@ -197,6 +197,9 @@ func reportMeta(sum *results.Summary) [][2]string {
 // page escapes them (textContent).
 func conclusionTable(sum *results.Summary) webTable {
 	t := webTable{Title: "Conclusions", Header: []string{"Conclusion"}}
+	if p := openingParagraph(sum, noEscape); p != "" {
+		t.Rows = append(t.Rows, []string{p}) // the opening paragraph (opening.go) first
+	}
 	for _, c := range conclusions(sum, noEscape) {
 		t.Rows = append(t.Rows, []string{c})
 	}

@@ -50,6 +50,9 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 	if sum.Interrupted {
 		fmt.Fprintf(ew, "- **interrupted**: this report covers the %d scenario(s) that ran\n", len(sum.Results))
 	}
+	if p := openingParagraph(sum, md); p != "" {
+		fmt.Fprintf(ew, "\n%s\n", p)
+	}
 	if cs := conclusions(sum, md); len(cs) > 0 {
 		fmt.Fprintf(ew, "\n## Conclusions\n\n")
 		for _, c := range cs {

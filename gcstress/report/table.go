@@ -116,12 +116,13 @@ func gcTable(rs []results.Result) (header []string, rows [][]string) {
 const costNote = "Per entry: the Go heap the engine holds per live entry (objects, live bytes, pointer-bearing bytes), " +
 	"from readings after a forced GC before the engine was built and at the end of the load, divided by the entries the engine holds " +
 	"(\"engine\") or, when it reports none, the keys written (\"keys\"). Per Put and per GB (10^9 B of key+value): over the windows after the warm-up; " +
-	"GC CPU is the GC share's numerator (GC total minus idle-priority marking), CPU the process's user+system time."
+	"GC CPU is the GC share's numerator (GC total minus idle-priority marking), CPU the process's user+system time; " +
+	"Alloc is what the process allocated per Put (the garbage the collector reclaims)."
 
 // costTable is the per-entry and per-Put cost of every scenario that has
 // it (an end record with a footprint or a cost); no rows when none has.
 func costTable(rs []results.Result) (header []string, rows [][]string) {
-	header = []string{"Scenario", "Objects/entry", "Bytes/entry", "Pointer B/entry", "Entries", "GC CPU ns/Put", "Assist ns/Put", "CPU s/GB", "GC CPU s/GB", "Assist s/GB"}
+	header = []string{"Scenario", "Objects/entry", "Bytes/entry", "Pointer B/entry", "Entries", "GC CPU ns/Put", "Assist ns/Put", "CPU s/GB", "GC CPU s/GB", "Assist s/GB", "GC cycles/GB", "Alloc B/Put", "Alloc objects/Put"}
 	for _, r := range rs {
 		e := r.End
 		if e == nil || (e.Footprint == (results.Footprint{}) && e.Cost == (results.Cost{})) {
@@ -131,11 +132,27 @@ func costTable(rs []results.Result) (header []string, rows [][]string) {
 		if e.Entries > 0 {
 			ent = fmt.Sprintf("%s (%s)", commas(e.Entries), e.EntriesFrom)
 		}
-		rows = append(rows, []string{r.Scenario.RunLabel(), perEntry(e.ObjectsPerEntry, e.Entries), perEntry(e.BytesPerEntry, e.Entries),
+		bytes := perEntry(e.BytesPerEntry, e.Entries)
+		if e.Impossible {
+			// Fewer heap bytes than the data: the entry count is wrong.
+			bytes += " (impossible: below key+value)"
+		}
+		rows = append(rows, []string{r.Scenario.RunLabel(), perEntry(e.ObjectsPerEntry, e.Entries), bytes,
 			perEntry(e.ScanPerEntry, e.Entries), ent, fmt.Sprintf("%.0f", e.GCCPUNsPerPut), fmt.Sprintf("%.0f", e.AssistNsPerPut),
-			fmt.Sprintf("%.2f", e.CPUSPerGB), fmt.Sprintf("%.2f", e.GCCPUSPerGB), fmt.Sprintf("%.2f", e.AssistCPUSPerGB)})
+			fmt.Sprintf("%.2f", e.CPUSPerGB), fmt.Sprintf("%.2f", e.GCCPUSPerGB), fmt.Sprintf("%.2f", e.AssistCPUSPerGB),
+			fmt.Sprintf("%.3g", e.CyclesPerGB), allocFigure(e.AllocBytesPerPut, e.Cost), allocFigure(e.AllocObjectsPerPut, e.Cost)})
 	}
 	return header, rows
+}
+
+// allocFigure prints an allocation per Put with three significant digits;
+// "-" in a record written before the figure existed (no allocation at
+// all is rare: the harness allocates a little).
+func allocFigure(v float64, c results.Cost) string {
+	if c.AllocBytesPerPut == 0 && c.AllocObjectsPerPut == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 // perEntry prints a per-entry figure with three significant digits (small
@@ -167,6 +184,9 @@ func WriteTable(w io.Writer, sum *results.Summary) error {
 	}
 	if sum.Interrupted {
 		fmt.Fprintf(ew, "INTERRUPTED: the report covers the %d scenario(s) that ran.\n", len(sum.Results))
+	}
+	if p := openingParagraph(sum, tx); p != "" {
+		fmt.Fprintf(ew, "\n%s\n", p)
 	}
 	writeResultTables(ew, sum.Results, sum.Capacity, tableHeadings{
 		addendum: "\nRandom write throughput (key+value MB/s, MB = 10^6 B), health per scenario:\n",

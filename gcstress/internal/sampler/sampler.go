@@ -74,6 +74,18 @@ func New(spec results.Scenario, start time.Time, recs []*latency.Pair) *Sampler 
 	return s
 }
 
+// Restart makes start the run's start, re-reading the first snapshot and
+// the process CPU: for a child that builds its Sampler (and its
+// histograms) before the footprint's baseline and forces that GC before
+// the load starts, outside every window. Call it before the first Window.
+func (s *Sampler) Restart(start time.Time) {
+	s.start, s.last = start, start
+	s.first = s.reader.Read()
+	s.prev = s.first
+	s.cpu0 = proc.ProcCPU()
+	s.pcpu = s.cpu0
+}
+
 // Last is when the last window closed (the start before the first).
 func (s *Sampler) Last() time.Time { return s.last }
 
@@ -96,6 +108,9 @@ func (s *Sampler) Window(keys, nbytes int64) results.Sample {
 	c := proc.ProcCPU()
 	w.ProcCPU, s.pcpu = c-s.pcpu, c
 	s.drainWindow(&w)
+	if w.T >= s.spec.Thresholds.Warmup.Seconds() {
+		s.steady.allocB, s.steady.allocObjs = s.steady.allocB+d.AllocB, s.steady.allocObjs+d.AllocObjs
+	}
 	s.peakHeap = max(s.peakHeap, snap.HeapObjects)
 	s.peakRSS = max(s.peakRSS, w.RSS)
 	s.prev, s.last, s.prevKeys, s.prevBytes = snap, now, keys, nbytes
@@ -109,6 +124,8 @@ type steadyCost struct {
 	keys, bytes             int64
 	gc, assist, proc, pTime float64
 	windows                 int
+	allocB, allocObjs       uint64 // allocated over those windows
+	cycles                  uint64 // GC cycles completed in them
 }
 
 func (c *steadyCost) add(w *results.Sample) {
@@ -118,6 +135,7 @@ func (c *steadyCost) add(w *results.Sample) {
 	c.assist += w.Assist
 	c.proc += w.ProcCPU
 	c.pTime += w.CPUUsed
+	c.cycles += w.WinCycles
 	c.windows++
 }
 
@@ -145,7 +163,7 @@ func (s *Sampler) End(keys, nbytes int64, elapsed time.Duration) results.Sample 
 	e.ProcCPU = s.endCPU - s.cpu0
 	e.Cost = s.steady.cost()
 	if s.steady.windows == 0 { // no window after the warm-up: the whole run
-		e.Cost = results.NewCost(keys, nbytes, e.GCCPU, e.Assist, e.ProcCPU, e.CPUUsed)
+		e.Cost = results.NewCost(keys, nbytes, e.GCCPU, e.Assist, e.ProcCPU, e.CPUUsed).WithAllocs(keys, d.AllocB, d.AllocObjs).WithCycles(d.Cycles, nbytes)
 	}
 	for _, r := range s.recs {
 		r.DrainInto(s.run, s.irun)
@@ -192,7 +210,7 @@ func (s *Sampler) drainWindow(w *results.Sample) {
 }
 
 func (c steadyCost) cost() results.Cost {
-	return results.NewCost(c.keys, c.bytes, c.gc, c.assist, c.proc, c.pTime)
+	return results.NewCost(c.keys, c.bytes, c.gc, c.assist, c.proc, c.pTime).WithAllocs(c.keys, c.allocB, c.allocObjs).WithCycles(c.cycles, c.bytes)
 }
 
 // fillIntended sets the open-loop fields: the target rate and the
