@@ -1,0 +1,118 @@
+package frontier
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/writegc/writegc/gcstress/results"
+)
+
+// Measure is the point a grid run's Result makes: the end record's GC and
+// assist CPU per GB (over the windows after the warm-up), the GC cycles
+// completed after the warm-up per GB written then, the peak RSS, the most
+// off-heap bytes the engine reported, the highest heap goal after the
+// warm-up, the p99 from intended start and the achieved rate after it,
+// and the class: the verdict's, failed by the death spiral or the
+// container (see the package doc), inconclusive on too few cycles. A
+// pure function; Pareto is left false (MarkPareto sets it).
+func Measure(r results.Result, warmup time.Duration) results.FrontierPoint {
+	s := r.Scenario
+	p := results.FrontierPoint{Kind: s.Kind, Scenario: s.RunLabel(), Value: s.Value, GOGC: s.GOGC, MemLimit: s.MemLimit,
+		Class: r.Verdict.Class, Why: r.Verdict.Why, Cause: r.Verdict.Cause}
+	if p.GOGC <= 0 {
+		p.GOGC = GOGCOff
+	}
+	if e := r.End; e != nil {
+		p.GCCPUSPerGB, p.AssistSPerGB, p.PeakRSS = e.GCCPUSPerGB, e.AssistCPUSPerGB, e.PeakRSS
+		p.ILatP99, p.MBps, p.OffHeapBytes = e.SteadyILatP99, e.SteadyMBps, e.OffHeapBytes
+	}
+	warm := warmup.Seconds()
+	var bytes int64
+	for _, w := range r.Windows {
+		p.PeakRSS, p.OffHeapBytes = max(p.PeakRSS, w.RSS), max(p.OffHeapBytes, w.OffHeapBytes)
+		if w.T >= warm {
+			p.Cycles += w.WinCycles
+			bytes += w.WinBytes
+			p.HeapGoal = max(p.HeapGoal, w.HeapGoal)
+		}
+	}
+	if bytes > 0 {
+		p.CyclesPerGB = float64(p.Cycles) / (float64(bytes) / 1e9)
+	}
+	classify(&p, r)
+	return p
+}
+
+// classify applies the frontier's own rules over the verdict: the death
+// spiral first (it is what takes a point under a low limit to its cap),
+// then the container, then too few cycles.
+func classify(p *results.FrontierPoint, r results.Result) {
+	if n, at := spiralRun(r); n >= results.SpiralWindows {
+		p.Class, p.Cause = results.Failed, results.CauseMemlimitSpiral
+		p.Why = fmt.Sprintf("GOMEMLIMIT death spiral from %.1f s: live heap at %g%% of GOMEMLIMIT %s or more with the collector flat out (GC CPU >= %g%% or the limiter on) for %d windows in a row",
+			at, results.SpiralHeapPct, results.MiB(uint64(p.MemLimit)), results.SpiralGCPct, n)
+		return
+	}
+	switch {
+	case r.Exit.RSSCap:
+		p.Class, p.Cause = results.Failed, results.CauseRSSCap
+		p.Why = fmt.Sprintf("peak RSS %s passed the container (RSS cap %s)", results.MiB(p.PeakRSS), results.MiB(uint64(r.Scenario.RSSCap)))
+	case r.End == nil && p.Class != results.Interrupted:
+		p.Class = results.Failed
+	case measured(p.Class) && p.Cycles < results.FrontierMinCycles:
+		p.Class, p.Cause = results.Inconclusive, results.CauseFewCycles
+		p.Why = fmt.Sprintf("%d GC cycles after the warm-up, at least %d are needed for a GC CPU per GB (a longer -point-duration gives more)",
+			p.Cycles, results.FrontierMinCycles)
+	}
+}
+
+// spiralRun is the longest run of windows in the death spiral and the
+// time its first window ended (the verdict's windows give each window's
+// span GC share and limiter); a window the classifier failed on memory
+// (live heap near the limit, limiter on, throughput collapsed) counts.
+func spiralRun(r results.Result) (longest int, at float64) {
+	run, start := 0, 0.0
+	for i, w := range r.Windows {
+		if i >= len(r.Verdict.Windows) {
+			break
+		}
+		wh := r.Verdict.Windows[i]
+		in := wh.Cause == results.CauseMemory ||
+			results.InSpiral(w.HeapLive, w.MemLimit, wh.GCPct, wh.Limiter, results.SpiralHeapPct, results.SpiralGCPct)
+		if !in {
+			run = 0
+			continue
+		}
+		if run == 0 {
+			start = w.T
+		}
+		if run++; run > longest {
+			longest, at = run, start
+		}
+	}
+	return longest, at
+}
+
+// measured says whether a point of class c has figures that count: the
+// Pareto set, the model fit and the recommendation's candidates.
+func measured(c results.Class) bool {
+	return c == results.Healthy || c == results.Elevated || c == results.Degraded
+}
+
+// MarkPareto sets Pareto on every measured point that no other measured
+// point of its kind dominates (both less GC CPU per GB and a lower peak
+// RSS), and clears it on the others.
+func MarkPareto(points []results.FrontierPoint) {
+	for i := range points {
+		p := &points[i]
+		p.Pareto = measured(p.Class)
+		for j, q := range points {
+			if !p.Pareto {
+				break
+			}
+			if j != i && q.Kind == p.Kind && measured(q.Class) && q.GCCPUSPerGB < p.GCCPUSPerGB && q.PeakRSS < p.PeakRSS {
+				p.Pareto = false
+			}
+		}
+	}
+}
