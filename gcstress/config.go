@@ -37,10 +37,12 @@ const (
 	SetStall    = results.SetStall
 	SetCollapse = results.SetCollapse
 	SetCapacity = results.SetCapacity
+	SetFrontier = results.SetFrontier
 )
 
 // ScenarioSets lists the scenario sets.
-var ScenarioSets = []string{SetAll, SetMatrix, SetFailure, SetStall, SetCollapse, SetCapacity}
+// SetAll is every set but SetFrontier, which runs only when named.
+var ScenarioSets = []string{SetAll, SetMatrix, SetFailure, SetStall, SetCollapse, SetCapacity, SetFrontier}
 
 // Config is one run: what to run and how to report it. It is a plain value,
 // read-only once Run has it. DefaultConfig is the embedded default; the
@@ -140,6 +142,9 @@ type Config struct {
 
 	// Command is the command line as typed, for the reports.
 	Command string
+
+	// Frontier (-scenario frontier; frontier.go) settings.
+	Frontier FrontierConfig
 }
 
 // usageErr wraps ErrUsage with a message naming the flag.
@@ -184,6 +189,7 @@ func DefaultConfig() Config {
 		SLO:               DefaultSLO,
 		StepDuration:      DefaultStepDuration,
 		Thresholds:        results.DefaultThresholds(),
+		Frontier:          DefaultFrontierConfig(),
 	}
 }
 
@@ -241,6 +247,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	if err := c.validateCapacity(); err != nil {
+		return err
+	}
+	if err := c.validateFrontier(); err != nil {
 		return err
 	}
 	for _, r := range []struct {
@@ -411,5 +420,8 @@ func memNeed(memstore int64, regions int) (int64, bool) {
 
 // wants reports whether scenario set s is selected.
 func (c *Config) wants(s string) bool {
+	if s == SetFrontier {
+		return slices.Contains(c.Sets, s) // never part of SetAll
+	}
 	return slices.Contains(c.Sets, s) || slices.Contains(c.Sets, SetAll)
 }

@@ -178,6 +178,7 @@ func WriteTable(w io.Writer, sum *results.Summary) error {
 		capacity: "\nCapacity: the highest open-loop rate at which the collector stays healthy (key+value MB/s):\n",
 		esc:      tx,
 	})
+	writeFrontier(ew, sum, "\nFrontier: GC CPU per GB against peak memory per GOGC x GOMEMLIMIT setting:\n", tx)
 	writeNotes(ew, "\nNotes:\n", sum, tx)
 	if cs := conclusions(sum, tx); len(cs) > 0 {
 		fmt.Fprintf(ew, "\nConclusions:\n")
