@@ -153,6 +153,9 @@ func runFrontier(ctx context.Context, c Config, sum *Summary, run capacity.Runne
 	sum.FrontierRun = fr
 	value := c.CapacityValues[0]
 	mbps := c.Rate.Puts(value) * float64(int64(KeySize)+value) / results.BytesPerMB
+	if c.Rate.Unit == RateMBps {
+		mbps = c.Rate.PerSec // as given, not through Puts/s and back
+	}
 	fr.RateFrom = "-rate"
 	if mbps <= 0 {
 		var err error

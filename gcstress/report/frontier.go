@@ -62,7 +62,7 @@ func recommendationTable(recs []results.Recommendation) (header []string, rows [
 }
 
 // frontierSettingsLine is the frontier's settings in one sentence.
-func frontierSettingsLine(fr *results.FrontierRun) string {
+func frontierSettingsLine(fr *results.FrontierRun, th results.Thresholds) string {
 	c := "no -container (no recommendation)"
 	if fr.Container > 0 {
 		c = fmt.Sprintf("a %s container (every point's hard RSS cap) with %.0f%% headroom", results.MiB(uint64(fr.Container)), 100*fr.Headroom)
@@ -78,7 +78,7 @@ func frontierSettingsLine(fr *results.FrontierRun) string {
 	return fmt.Sprintf("%s; %s, %v per point, %v for the confirmation; a recommendation is healthy with %s, and its peak RSS plus off-heap bytes within the container less headroom. "+
 		"A point is failed (memlimit-spiral) when its live heap stayed at %g%% of GOMEMLIMIT or more with GC CPU >= %g%% or the limiter on for %d windows, "+
 		"failed (rss-cap) at the container, inconclusive (few-cycles) with fewer than %d GC cycles after the warm-up; the Pareto set is the measured points no other beats on both GC CPU per GB and peak RSS.",
-		c, rate, fr.PointDuration, fr.ConfirmFor, slo, results.SpiralHeapPct, results.SpiralGCPct, results.SpiralWindows, results.FrontierMinCycles)
+		c, rate, fr.PointDuration, fr.ConfirmFor, slo, results.SpiralHeapPct, th.DegradedGC, results.SpiralWindows, results.FrontierMinCycles)
 }
 
 // writeFrontier writes the frontier's section (nothing without one):
@@ -90,7 +90,7 @@ func writeFrontier(w io.Writer, sum *results.Summary, heading string, esc func(s
 		return
 	}
 	fmt.Fprint(w, heading)
-	fmt.Fprintf(w, "%s\n\n", esc(frontierSettingsLine(fr)))
+	fmt.Fprintf(w, "%s\n\n", esc(frontierSettingsLine(fr, thresholdsOf(sum.Results))))
 	if len(sum.Frontier) > 0 {
 		h, rows := frontierTable(sum.Frontier)
 		renderTable(w, h, rows, esc)
@@ -129,7 +129,7 @@ func frontierWebTables(sum *results.Summary) []webTable {
 		return nil
 	}
 	h, rows := frontierTable(sum.Frontier)
-	out := []webTable{{Title: "Frontier: GOGC x GOMEMLIMIT", Note: frontierSettingsLine(sum.FrontierRun), Header: h, Rows: rows}}
+	out := []webTable{{Title: "Frontier: GOGC x GOMEMLIMIT", Note: frontierSettingsLine(sum.FrontierRun, thresholdsOf(sum.Results)), Header: h, Rows: rows}}
 	if len(sum.Recommendation) > 0 {
 		h, rows = recommendationTable(sum.Recommendation)
 		out = append(out, webTable{Title: "Recommended setting", Header: h, Rows: rows})

@@ -12,7 +12,8 @@
 //   - Points are interleaved across kinds (setting major, kind minor), so a
 //     drift of the machine reaches every kind alike.
 //   - A point whose live heap met its GOMEMLIMIT while its collector ran
-//     flat out (results.InSpiral, SpiralWindows windows in a row) is
+//     flat out (results.InSpiral at the scenario's degraded GC share,
+//     results.SpiralWindows windows in a row) is
 //     failed with cause results.CauseMemlimitSpiral; one that passed the
 //     container (its hard RSS cap) is failed with results.CauseRSSCap; one
 //     with fewer than results.FrontierMinCycles GC cycles after its

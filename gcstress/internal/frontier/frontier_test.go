@@ -66,7 +66,8 @@ func TestGrid(t *testing.T) {
 // run builds a Result of n one-second windows after a 2 s warm-up with
 // the given per-window figures.
 func run(kind string, s Setting, n int, w func(i int, smp *results.Sample, wh *results.WindowHealth)) results.Result {
-	r := results.Result{Scenario: results.Scenario{Name: "frontier/" + kind, Kind: kind, Value: 100, GOGC: s.GOGC, MemLimit: s.MemLimit, RSSCap: 512 * mib}}
+	r := results.Result{Scenario: results.Scenario{Name: "frontier/" + kind, Kind: kind, Value: 100, GOGC: s.GOGC, MemLimit: s.MemLimit, RSSCap: 512 * mib,
+		Thresholds: results.DefaultThresholds()}}
 	r.Verdict.Class = results.Healthy
 	for i := range n {
 		smp := results.Sample{Type: results.SampleWindow, T: float64(i + 1), Dur: 1, WinCycles: 2, WinBytes: 1e8, RSS: 100 * mib, HeapGoal: 50 * mib}
@@ -112,9 +113,9 @@ func TestSpiralFails(t *testing.T) {
 			s.MemLimit = uint64(lim.MemLimit)
 			s.HeapLive = 60 * mib
 			if i >= from && i <= to {
-				s.HeapLive, wh.GCPct = 99*mib, 55
+				s.HeapLive, wh.GCPct = 99*mib, 30
 				if i%2 == 0 {
-					wh.GCPct, wh.Limiter = 30, true
+					wh.GCPct, wh.Limiter = 10, true
 				}
 			}
 		}
@@ -131,6 +132,12 @@ func TestSpiralFails(t *testing.T) {
 	}
 	if p := Measure(run("heap", lim, 10, spiral(4, 5)), 2*time.Second); p.Class != results.Healthy {
 		t.Errorf("two spiral windows: %+v", p)
+	}
+	calm := run("heap", lim, 10, func(_ int, s *results.Sample, wh *results.WindowHealth) {
+		s.MemLimit, s.HeapLive, wh.GCPct = uint64(lim.MemLimit), 99*mib, 20 // at the limit, collector not flat out
+	})
+	if p := Measure(calm, 2*time.Second); p.Class != results.Healthy {
+		t.Errorf("at the limit with GC CPU 20%%: %+v", p)
 	}
 	noLimit := run("heap", Setting{GOGC: 100}, 10, func(_ int, s *results.Sample, wh *results.WindowHealth) { s.HeapLive, wh.GCPct = 99*mib, 90 })
 	if p := Measure(noLimit, 2*time.Second); p.Class == results.Failed {
