@@ -41,7 +41,7 @@ type node struct {
 func newRingEngine(ballast int) *ringEngine {
 	e := &ringEngine{ring: make([][]byte, 4096)}
 	for range ballast {
-		e.ballast = &node{next: e.ballast}
+		e.ballast = &node{next: e.ballast, p: [7]*node{e.ballast}}
 	}
 	return e
 }
