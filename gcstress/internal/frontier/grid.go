@@ -73,11 +73,7 @@ var ErrGrid = errors.New("bad grid")
 // value given twice are errors wrapping ErrGrid.
 func ParseGOGC(list string) ([]int, error) {
 	var out []int
-	for _, f := range strings.Split(list, ",") {
-		f = strings.ToLower(strings.TrimSpace(f))
-		if f == "" {
-			continue
-		}
+	for _, f := range items(list) {
 		g := GOGCOff
 		if f != "off" {
 			n, err := strconv.Atoi(f)
@@ -100,11 +96,7 @@ func ParseGOGC(list string) ([]int, error) {
 // are errors wrapping ErrGrid.
 func ParseFracs(list string) ([]float64, error) {
 	var out []float64
-	for _, f := range strings.Split(list, ",") {
-		f = strings.ToLower(strings.TrimSpace(f))
-		if f == "" {
-			continue
-		}
+	for _, f := range items(list) {
 		v := 0.0
 		if f != "none" && f != "off" {
 			pct := strings.HasSuffix(f, "%")
@@ -123,6 +115,18 @@ func ParseFracs(list string) ([]float64, error) {
 		out = append(out, v)
 	}
 	return out, checkLen("GOMEMLIMIT", len(out))
+}
+
+// items are list's comma-separated entries, trimmed and lower-cased,
+// empty ones left out.
+func items(list string) []string {
+	var out []string
+	for _, f := range strings.Split(list, ",") {
+		if f = strings.ToLower(strings.TrimSpace(f)); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func checkLen(what string, n int) error {

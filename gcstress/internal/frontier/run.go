@@ -143,21 +143,22 @@ func ProbeRate(ctx context.Context, p RatePlan) (float64, string, error) {
 			slowest, slowKind = res.End.MBps, k
 		}
 	}
-	rate := RateShare * slowest
+	rate, lastWhy := RateShare*slowest, ""
 	for try := 0; ; try++ {
 		held, why, err := holds(ctx, p, rate)
 		if err != nil || ctx.Err() != nil {
 			return rate, "", err
 		}
-		if held {
-			return rate, fmt.Sprintf("%.0f%%/%d of the slowest closed-loop rate (%s, %.3g MB/s), which every kind held healthy at GOGC 100",
-				100*RateShare, 1<<try, slowKind, slowest), nil
+		share := fmt.Sprintf("%.3g%% of the slowest closed-loop rate (%s, %.3g MB/s)", 100*rate/slowest, slowKind, slowest)
+		switch {
+		case held && try == 0:
+			return rate, share + ", which every kind held healthy at GOGC 100", nil
+		case held:
+			return rate, fmt.Sprintf("%s, which every kind held healthy at GOGC 100 (twice that was not: %s)", share, lastWhy), nil
+		case try+1 >= RateTries:
+			return rate, fmt.Sprintf("%s, still not held healthy at GOGC 100 (%s): give -rate", share, why), nil
 		}
-		if try+1 >= RateTries {
-			return rate, fmt.Sprintf("%.3g MB/s, %.0f%%/%d of the slowest closed-loop rate (%s, %.3g MB/s): still not held at GOGC 100 (%s); give -rate",
-				rate, 100*RateShare, 1<<try, slowKind, slowest, why), nil
-		}
-		rate /= 2
+		rate, lastWhy = rate/2, why
 	}
 }
 
