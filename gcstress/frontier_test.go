@@ -67,7 +67,8 @@ func (e *ringEngine) Stats() EngineStats {
 }
 
 // TestFrontierUserEngines runs a tiny frontier (GOGC 100 x no limit and
-// 25% of a 128 MiB container) over two user engines with only Stats:
+// 32 MiB, 1/32 of a 1 GiB container: room for the race detector's
+// shadow memory) over two user engines with only Stats:
 // every point is in summary.json with the contract's fields and the
 // engine's off-heap bytes; the engine whose 48 MiB of live data passes
 // its 32 MiB GOMEMLIMIT fails in the death spiral (memlimit-spiral); each
@@ -78,7 +79,7 @@ func TestFrontierUserEngines(t *testing.T) {
 	c.Kinds, c.Values, c.CapacityValues, c.Sets = []string{testRingKind, testBallastKind}, []int64{100}, []int64{100}, []string{SetFrontier}
 	c.Memstore, c.Regions, c.Window, c.Thresholds.Warmup = 1<<20, 1, 100*time.Millisecond, 300*time.Millisecond
 	c.Rate, c.Out, c.Format = Rate{PerSec: 4, Unit: RateMBps}, t.TempDir(), FormatJSON
-	c.Frontier = FrontierConfig{Container: 128 << 20, GOGC: []int{100}, MemLimitFracs: []float64{0, 0.25}, Headroom: 0.1,
+	c.Frontier = FrontierConfig{Container: 1 << 30, GOGC: []int{100}, MemLimitFracs: []float64{0, 1.0 / 32}, Headroom: 0.1,
 		PointDuration: 1500 * time.Millisecond, ConfirmDuration: 2 * time.Second}
 	sum, err := Run(context.Background(), c, Options{})
 	if err != nil {

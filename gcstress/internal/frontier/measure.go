@@ -56,7 +56,10 @@ func classify(p *results.FrontierPoint, r results.Result) {
 	switch {
 	case r.Exit.RSSCap:
 		p.Class, p.Cause = results.Failed, results.CauseRSSCap
-		p.Why = fmt.Sprintf("peak RSS %s passed the container (RSS cap %s)", results.MiB(p.PeakRSS), results.MiB(uint64(r.Scenario.RSSCap)))
+		p.Why = fmt.Sprintf("RSS passed the container (RSS cap %s; peak seen %s)", results.MiB(uint64(r.Scenario.RSSCap)), results.MiB(p.PeakRSS))
+		if r.Exit.Message != "" {
+			p.Why += ": " + r.Exit.Message
+		}
 	case r.End == nil && p.Class != results.Interrupted:
 		p.Class = results.Failed
 	case measured(p.Class) && p.Cycles < results.FrontierMinCycles:
