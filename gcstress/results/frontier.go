@@ -84,7 +84,11 @@ type FrontierModel struct {
 	Slope      float64 `json:"slope"`
 	GuideSlope float64 `json:"guide_slope"`
 	Points     int     `json:"points"` // points the fit used
-	Note       string  `json:"note"`
+	// GCFalls and RSSRises: over those points in GOGC order, every step
+	// up in GOGC lowered the GC CPU per GB, and raised the peak RSS.
+	GCFalls  bool   `json:"gc_falls_with_gogc"`
+	RSSRises bool   `json:"rss_rises_with_gogc"`
+	Note     string `json:"note"`
 }
 
 // FrontierRun is the frontier's settings, for the reports. A plain value.

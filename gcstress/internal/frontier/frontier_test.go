@@ -288,13 +288,17 @@ func TestConfirm(t *testing.T) {
 func TestModel(t *testing.T) {
 	var ps []results.FrontierPoint
 	for _, g := range []int{50, 100, 200, 400} {
-		ps = append(ps, pt("heap", g, 0, 10/float64(g), 100*mib, results.Healthy))
+		ps = append(ps, pt("heap", g, 0, 10/float64(g), uint64(g)*mib, results.Healthy))
 		ps = append(ps, pt("heap", g, 300*mib, 1, 100*mib, results.Healthy)) // with a limit: not in the fit
 	}
 	ps = append(ps, pt("heap", GOGCOff, 0, 0.001, 100*mib, results.Healthy), pt("heap", 800, 0, 5, 100*mib, results.Failed))
 	m, ok := Model(ps, "heap")
-	if !ok || m.Points != 4 || math.Abs(m.Slope+1) > 1e-9 || m.GuideSlope != -1 || !strings.Contains(m.Note, "slope of -1.00") {
+	if !ok || m.Points != 4 || math.Abs(m.Slope+1) > 1e-9 || m.GuideSlope != -1 || !strings.Contains(m.Note, "slope of -1.00") || !m.GCFalls || !m.RSSRises {
 		t.Fatalf("model %+v", m)
+	}
+	ps[2].PeakRSS = 10 * mib // GOGC 100's peak below GOGC 50's
+	if m, _ := Model(ps, "heap"); m.RSSRises || !m.GCFalls || !strings.Contains(m.Note, "peak RSS did not rise") {
+		t.Errorf("model %+v", m)
 	}
 	if _, ok := Model(ps[:1], "heap"); ok {
 		t.Error("one GOGC value gave a slope")

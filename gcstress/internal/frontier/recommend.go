@@ -1,8 +1,10 @@
 package frontier
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/writegc/writegc/gcstress/results"
@@ -201,6 +203,7 @@ const GuideSlope = -1.0
 func Model(points []results.FrontierPoint, kind string) (m results.FrontierModel, ok bool) {
 	m = results.FrontierModel{Kind: kind, GuideSlope: GuideSlope}
 	var xs, ys []float64
+	var fit []results.FrontierPoint
 	lo, hi := math.MaxInt, 0
 	for _, p := range points {
 		if p.Kind != kind || p.MemLimit != 0 || p.GOGC <= 0 || p.GCCPUSPerGB <= 0 || !measured(p.Class) {
@@ -208,6 +211,7 @@ func Model(points []results.FrontierPoint, kind string) (m results.FrontierModel
 		}
 		xs, ys = append(xs, math.Log(float64(p.GOGC))), append(ys, math.Log(p.GCCPUSPerGB))
 		lo, hi = min(lo, p.GOGC), max(hi, p.GOGC)
+		fit = append(fit, p)
 	}
 	m.Points = len(xs)
 	if lo >= hi {
@@ -215,9 +219,31 @@ func Model(points []results.FrontierPoint, kind string) (m results.FrontierModel
 		return m, false
 	}
 	m.Slope = slope(xs, ys)
-	m.Note = fmt.Sprintf("%s: GC CPU per GB against GOGC (%d points, GOGC %d to %d, no GOMEMLIMIT) has a log-log slope of %.2f: each doubling of GOGC multiplies it by %.2f; the GC guide's inverse law says %.0f (x%.2f)",
-		kind, m.Points, lo, hi, m.Slope, math.Pow(2, m.Slope), GuideSlope, math.Pow(2, GuideSlope))
+	m.GCFalls, m.RSSRises = trends(fit)
+	m.Note = fmt.Sprintf("%s: GC CPU per GB against GOGC (%d points, GOGC %d to %d, no GOMEMLIMIT) has a log-log slope of %.2f: each doubling of GOGC multiplies it by %.2f; the GC guide's inverse law says %.0f (x%.2f); as GOGC rose, GC CPU per GB %s and peak RSS %s",
+		kind, m.Points, lo, hi, m.Slope, math.Pow(2, m.Slope), GuideSlope, math.Pow(2, GuideSlope), word(m.GCFalls, "fell at every step", "did not fall at every step"),
+		word(m.RSSRises, "rose at every step", "did not rise at every step"))
 	return m, true
+}
+
+// trends says whether, in GOGC order, every step up lowered the GC CPU
+// per GB and raised the peak RSS.
+func trends(ps []results.FrontierPoint) (gcFalls, rssRises bool) {
+	ps = slices.Clone(ps)
+	slices.SortFunc(ps, func(a, b results.FrontierPoint) int { return cmp.Compare(a.GOGC, b.GOGC) })
+	gcFalls, rssRises = true, true
+	for i := 1; i < len(ps); i++ {
+		gcFalls = gcFalls && ps[i].GCCPUSPerGB < ps[i-1].GCCPUSPerGB
+		rssRises = rssRises && ps[i].PeakRSS > ps[i-1].PeakRSS
+	}
+	return gcFalls, rssRises
+}
+
+func word(ok bool, yes, no string) string {
+	if ok {
+		return yes
+	}
+	return no
 }
 
 // slope is the least-squares slope of ys on xs (at least two distinct xs).
