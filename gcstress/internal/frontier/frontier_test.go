@@ -371,3 +371,27 @@ func TestProbeRate(t *testing.T) {
 		t.Fatalf("rate %g why %q err %v (steps %v)", rate, why, err, steps)
 	}
 }
+
+// TestRunInterrupted: a cancelled run stops between points, keeps what
+// finished, and confirms nothing.
+func TestRunInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
+	p := Plan{Kinds: []string{"heap"}, Settings: Grid([]int{100, 200, 400}, []float64{0}, 512*mib), Warmup: 2 * time.Second,
+		Limits: lim512, PointDuration: time.Second, ConfirmDuration: 2 * time.Second,
+		Point: func(kind string, s Setting, _ time.Duration, _ bool) results.Scenario {
+			return results.Scenario{Kind: kind, GOGC: s.GOGC, RSSCap: 512 * mib}
+		},
+		Run: func(_ context.Context, s results.Scenario) (results.Result, error) {
+			if n++; n == 2 {
+				cancel()
+			}
+			return run(s.Kind, Setting{GOGC: s.GOGC}, 10, nil), nil
+		}}
+	out, err := Run(ctx, p)
+	if err != nil || n != 2 || len(out.Points) != 2 || len(out.Recs) != 1 || out.Recs[0].ConfirmScenario != "" ||
+		!strings.Contains(out.Recs[0].ConfirmNote, "interrupted") {
+		t.Fatalf("after %d runs: %+v, %v", n, out, err)
+	}
+}

@@ -50,32 +50,43 @@ func Run(ctx context.Context, p Plan) (Outcome, error) {
 	for _, s := range p.Settings {
 		for _, k := range p.Kinds {
 			if ctx.Err() != nil {
-				return finish(out, p), nil
+				return unconfirmed(finish(out, p), "no confirmation: the run was interrupted"), nil
 			}
 			res, err := p.Run(ctx, p.Point(k, s, p.PointDuration, false))
 			if err != nil {
-				return finish(out, p), err
+				return unconfirmed(finish(out, p), "no confirmation: the grid did not finish"), err
 			}
 			out.Points = append(out.Points, Measure(res, p.Warmup))
 		}
 	}
 	out = finish(out, p)
+	out = unconfirmed(out, "no confirmation: the run was interrupted")
 	for i, rec := range out.Recs {
-		if !rec.Fits {
-			rec.ConfirmNote = "no confirmation: no setting fits"
-			out.Recs[i] = rec
+		if !rec.Fits || ctx.Err() != nil {
 			continue
-		}
-		if ctx.Err() != nil {
-			break
 		}
 		res, err := p.Run(ctx, p.Point(rec.Kind, Setting{GOGC: rec.GOGC, MemLimit: rec.MemLimit}, p.ConfirmDuration, true))
 		if err != nil {
 			return out, err
 		}
+		if res.Verdict.Class == results.Interrupted {
+			continue // a partial run confirms nothing
+		}
 		out.Recs[i] = Confirm(rec, Measure(res, p.Warmup))
 	}
 	return out, nil
+}
+
+// unconfirmed gives every recommendation its note before a confirmation
+// runs: why none will (no setting fits), or why, should it not run.
+func unconfirmed(out Outcome, why string) Outcome {
+	for i := range out.Recs {
+		out.Recs[i].ConfirmNote = why
+		if !out.Recs[i].Fits {
+			out.Recs[i].ConfirmNote = "no confirmation: no setting fits"
+		}
+	}
+	return out
 }
 
 // finish marks the Pareto set and fills the models and, with a container,
@@ -117,7 +128,8 @@ const (
 // RatePlan is the probe of the rate: a closed-loop run per kind
 // (capacity.Probe long), then one step per kind at RateShare of the
 // slowest, judged as a capacity step (capacity.Judge), halved until every
-// kind holds it. Scenarios run at GOGC 100 with no GOMEMLIMIT.
+// kind holds it. Scenarios run at GOGC 100 with no GOMEMLIMIT. A plain
+// value; its functions are called from ProbeRate's goroutine only.
 type RatePlan struct {
 	Kinds       []string
 	Probe       func(kind string) results.Scenario               // closed loop, capacity.Probe long
