@@ -89,6 +89,8 @@ func (c *Config) validateFrontier() error {
 		return usageErr("point-duration", "%v: use at least the warm-up plus %d windows (%v), at most 1h (e.g. -point-duration 15s)", f.PointDuration, results.MinWindows, least)
 	case f.ConfirmDuration <= f.PointDuration || f.ConfirmDuration > 4*time.Hour:
 		return usageErr("confirm-duration", "%v: use longer than -point-duration %v (e.g. -confirm-duration 45s)", f.ConfirmDuration, f.PointDuration)
+	case c.Rate == (Rate{}) && (c.StepDuration < least || c.StepDuration > time.Hour):
+		return usageErr("step-duration", "%v: the rate probe's steps need at least the warm-up plus %d windows (%v), at most 1h; or give -rate", c.StepDuration, results.MinWindows, least)
 	case len(c.CapacityValues) != 1:
 		return usageErr("values", "the frontier runs one value size: give one (e.g. -values 100)")
 	}
