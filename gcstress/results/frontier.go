@@ -19,8 +19,11 @@ type FrontierPoint struct {
 	GOGC     int    `json:"gogc"`           // -1: off
 	MemLimit int64  `json:"memlimit_bytes"` // 0: none
 	// GCCPUSPerGB, AssistSPerGB: GC and assist CPU-seconds per 10^9 B of
-	// key+value written (the end record's Cost); CyclesPerGB: GC cycles
-	// completed per 10^9 B, over the same windows.
+	// key+value written, Cost's figures (scaled by its OnCPU) taken over
+	// whole GC cycles: the windows from the first cycle end after the
+	// warm-up to the last (the end record's Cost when fewer than two
+	// windows saw one); CyclesPerGB: GC cycles completed per 10^9 B, over
+	// the same windows.
 	GCCPUSPerGB  float64 `json:"gc_cpu_s_per_gb"`
 	AssistSPerGB float64 `json:"assist_s_per_gb"`
 	CyclesPerGB  float64 `json:"gc_cycles_per_gb"`

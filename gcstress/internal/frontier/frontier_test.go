@@ -70,7 +70,8 @@ func run(kind string, s Setting, n int, w func(i int, smp *results.Sample, wh *r
 		Thresholds: results.DefaultThresholds()}}
 	r.Verdict.Class = results.Healthy
 	for i := range n {
-		smp := results.Sample{Type: results.SampleWindow, T: float64(i + 1), Dur: 1, WinCycles: 2, WinBytes: 1e8, RSS: 100 * mib, HeapGoal: 50 * mib}
+		smp := results.Sample{Type: results.SampleWindow, T: float64(i + 1), Dur: 1, WinCycles: 2, WinBytes: 1e8, RSS: 100 * mib, HeapGoal: 50 * mib,
+			GCCPU: 0.05, Assist: 0.005} // 0.5 and 0.05 s per GB, as the end record says
 		wh := results.WindowHealth{T: smp.T, Class: results.Healthy}
 		if w != nil {
 			w(i, &smp, &wh)
@@ -89,7 +90,7 @@ func TestMeasure(t *testing.T) {
 		}
 	})
 	p := Measure(r, 2*time.Second)
-	if p.Class != results.Healthy || p.GCCPUSPerGB != 0.5 || p.AssistSPerGB != 0.05 || p.PeakRSS != 130*mib || p.OffHeapBytes != 7*mib ||
+	if p.Class != results.Healthy || math.Abs(p.GCCPUSPerGB-0.5) > 1e-9 || math.Abs(p.AssistSPerGB-0.05) > 1e-9 || p.PeakRSS != 130*mib || p.OffHeapBytes != 7*mib ||
 		p.HeapGoal != 80*mib || p.ILatP99 != 2e6 || p.GOGC != 200 {
 		t.Fatalf("point %+v", p)
 	}
@@ -142,6 +143,36 @@ func TestSpiralFails(t *testing.T) {
 	noLimit := run("heap", Setting{GOGC: 100}, 10, func(_ int, s *results.Sample, wh *results.WindowHealth) { s.HeapLive, wh.GCPct = 99*mib, 90 })
 	if p := Measure(noLimit, 2*time.Second); p.Class == results.Failed {
 		t.Errorf("no GOMEMLIMIT, no spiral: %+v", p)
+	}
+}
+
+// TestAlignedCost: GC CPU per GB is taken over whole cycles, from the
+// first cycle end after the warm-up to the last: a cycle every third
+// window costing 0.3 s per 0.3 GB is 1 s/GB, where the windows after the
+// warm-up as a whole (2 to 10 s: three cycle ends, 0.9 GB) read 1.11 on
+// one end record; with one window of cycle ends the end record's figure
+// stands.
+func TestAlignedCost(t *testing.T) {
+	r := run("heap", Setting{GOGC: 400}, 10, func(i int, s *results.Sample, _ *results.WindowHealth) {
+		s.WinCycles, s.GCCPU, s.Assist = 0, 0, 0
+		if i%3 == 1 { // windows ending at 2, 5, 8 s
+			s.WinCycles, s.GCCPU, s.Assist = 1, 0.3, 0.03
+		}
+	})
+	r.End.Cost = results.Cost{GCCPUSPerGB: 1.11, OnCPU: 0.5}
+	p := Measure(r, 2*time.Second)
+	if math.Abs(p.GCCPUSPerGB-0.5) > 1e-9 || math.Abs(p.AssistSPerGB-0.05) > 1e-9 || math.Abs(p.CyclesPerGB-2/0.6) > 1e-9 || p.Cycles != 3 {
+		t.Errorf("aligned: gc %g assist %g cycles/GB %g cycles %d; want 0.5 (1 s/GB at on_cpu 0.5), 0.05, 3.33, 3", p.GCCPUSPerGB, p.AssistSPerGB, p.CyclesPerGB, p.Cycles)
+	}
+	r = run("heap", Setting{GOGC: 400}, 10, func(i int, s *results.Sample, _ *results.WindowHealth) {
+		s.WinCycles = 0
+		if i == 4 {
+			s.WinCycles = 2
+		}
+	})
+	r.End.Cost = results.Cost{GCCPUSPerGB: 1.11}
+	if p := Measure(r, 2*time.Second); p.GCCPUSPerGB != 1.11 || p.Class != results.Healthy {
+		t.Errorf("one window of cycle ends: %+v", p)
 	}
 }
 
@@ -322,8 +353,9 @@ func TestRunInterleavesAndConfirms(t *testing.T) {
 		return results.Scenario{Name: kind, Kind: kind, Value: 100, GOGC: s.GOGC, MemLimit: s.MemLimit, RSSCap: 512 * mib}
 	}
 	p.Run = func(_ context.Context, s results.Scenario) (results.Result, error) {
-		r := run(s.Kind, Setting{GOGC: s.GOGC, MemLimit: s.MemLimit}, 10, nil)
-		r.End.GCCPUSPerGB = 100 / float64(s.GOGC)
+		gc := 100 / float64(s.GOGC)
+		r := run(s.Kind, Setting{GOGC: s.GOGC, MemLimit: s.MemLimit}, 10, func(_ int, w *results.Sample, _ *results.WindowHealth) { w.GCCPU = gc * 0.1 })
+		r.End.GCCPUSPerGB = gc
 		if s.Kind == "arena" {
 			r.End.PeakRSS = 600 * mib // never fits
 		}

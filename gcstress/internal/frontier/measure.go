@@ -7,9 +7,10 @@ import (
 	"github.com/writegc/writegc/gcstress/results"
 )
 
-// Measure is the point a grid run's Result makes: the end record's GC and
-// assist CPU per GB (over the windows after the warm-up), the GC cycles
-// completed after the warm-up per GB written then, the peak RSS, the most
+// Measure is the point a grid run's Result makes: GC and assist CPU per
+// GB and GC cycles per GB over whole cycles (alignedCost; the end
+// record's figures over the windows after the warm-up when fewer than two
+// windows after it saw a cycle end), the peak RSS, the most
 // off-heap bytes the engine reported, the highest heap goal after the
 // warm-up, the p99 from intended start and the achieved rate after it,
 // and the class: the verdict's, failed by the death spiral or the
@@ -39,8 +40,53 @@ func Measure(r results.Result, warmup time.Duration) results.FrontierPoint {
 	if bytes > 0 {
 		p.CyclesPerGB = float64(p.Cycles) / (float64(bytes) / 1e9)
 	}
+	onCPU := 0.0
+	if r.End != nil {
+		onCPU = r.End.OnCPU
+	}
+	if gc, assist, cycles, ok := alignedCost(r.Windows, warm, onCPU); ok {
+		p.GCCPUSPerGB, p.AssistSPerGB, p.CyclesPerGB = gc, assist, cycles
+	}
 	classify(&p, r)
 	return p
+}
+
+// alignedCost is GC and assist CPU-seconds and GC cycles per GB over
+// whole GC cycles: the windows after the first window past the warm-up in
+// which a cycle ended, through the last such window. The runtime's CPU
+// counters advance only when a cycle ends, so a span that starts and ends
+// on cycle ends holds the CPU of the cycles whose bytes it counts, where
+// the windows after the warm-up as a whole hold a share of a cycle more or
+// less at each end (a point with few cycles, the cheapest, would swing by
+// that share). GC and assist are scaled by onCPU as the end record's Cost
+// is (0: unscaled). ok is false with fewer than two such windows.
+func alignedCost(ws []results.Sample, warm, onCPU float64) (gc, assist, cycles float64, ok bool) {
+	first, last := -1, -1
+	for i, w := range ws {
+		if w.T >= warm && w.WinCycles > 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 || last == first {
+		return 0, 0, 0, false
+	}
+	var gcs, as float64
+	var bytes int64
+	var n uint64
+	for _, w := range ws[first+1 : last+1] {
+		gcs, as, bytes, n = gcs+w.GCCPU, as+w.Assist, bytes+w.WinBytes, n+w.WinCycles
+	}
+	if bytes <= 0 {
+		return 0, 0, 0, false
+	}
+	if onCPU > 0 {
+		gcs, as = gcs*onCPU, as*onCPU
+	}
+	gb := float64(bytes) / 1e9
+	return gcs / gb, as / gb, float64(n) / gb, true
 }
 
 // classify applies the frontier's own rules over the verdict: the death
