@@ -429,6 +429,7 @@ func (c *child) window(s *sampler.Sampler) Sample {
 func fillEngine(w *Sample, st EngineStats) {
 	w.Flushes, w.FlushedBytes, w.PendingFlushes = st.Flushes, st.FlushedBytes, st.PendingFlushes
 	w.MemtableBytes, w.BlockedNanos = st.MemtableBytes, st.BlockedNanos
+	w.OffHeapBytes = st.OffHeapBytes
 }
 
 // dumpFlight writes the flight recorder's window once, on the first window

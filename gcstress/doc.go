@@ -124,7 +124,8 @@
 // a run writes, the classifier and replay are package gcstress/results,
 // every report behind one registry of formats is gcstress/report, the
 // live page is gcstress/live and the command line is gcstress/cli; under
-// gcstress/internal are the capacity search (capacity), the child's window
+// gcstress/internal are the capacity search (capacity), the GOGC x
+// GOMEMLIMIT frontier (frontier), the child's window
 // sampler (sampler) and profiles (profiles), the results folder's writer
 // (outfolder) and the stream's record reader (record). docs/ARCHITECTURE.md
 // draws the graph. Scenario, Sample, Verdict, Result and Summary are

@@ -223,6 +223,9 @@ func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step
 			return err
 		}
 	}
+	if cfg.wants(SetFrontier) && ctx.Err() == nil {
+		return runFrontier(ctx, cfg, sum, step) // once, after every round
+	}
 	return nil
 }
 

@@ -10,13 +10,14 @@ import (
 	"github.com/writegc/writegc/internal/workload"
 )
 
-// openLoopTable shows every open-loop scenario outside the capacity search:
+// openLoopTable shows every open-loop scenario outside the capacity search
+// and the frontier (whose tables show their rates and latencies):
 // target against achieved rate, and service time against latency from
 // intended start.
 func openLoopTable(rs []results.Result) (header []string, rows [][]string) {
 	header = []string{"Scenario", "Target MB/s", "Achieved MB/s", "Put p99 (service)", "From intended start p50/p99/p99.9/max"}
 	for _, r := range rs {
-		if r.Scenario.Rate <= 0 || r.Scenario.Group == results.SetCapacity || r.End == nil {
+		if r.Scenario.Rate <= 0 || r.Scenario.Group == results.SetCapacity || r.Scenario.Group == results.SetFrontier || r.End == nil {
 			continue
 		}
 		e := r.End

@@ -43,8 +43,8 @@ func comparisons(rs []results.Result) []comparison {
 	var out []comparison
 	at := map[results.Scenario]int{}
 	for _, r := range rs {
-		if r.Scenario.Group == results.SetCapacity {
-			continue
+		if r.Scenario.Group == results.SetCapacity || r.Scenario.Group == results.SetFrontier {
+			continue // each has sentences of its own
 		}
 		k := comparisonKey(r.Scenario)
 		i, ok := at[k]
@@ -68,7 +68,8 @@ func conclusions(sum *results.Summary, esc func(string) string) []string {
 		}
 	}
 	out = append(out, envConclusions(sum.Results, esc)...)
-	return append(out, capacityConclusions(sum.Capacity, esc)...)
+	out = append(out, capacityConclusions(sum.Capacity, esc)...)
+	return append(out, frontierConclusions(sum, esc)...)
 }
 
 // kindFigures are one kind's figures in a comparison: the median of its

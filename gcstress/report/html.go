@@ -96,6 +96,8 @@ type reportData struct {
 		Text string `json:"text"`
 	} `json:"accounts"`
 	Rules string `json:"rules"`
+	// Frontier is one scatter per kind (frontier.go); empty without one.
+	Frontier []webFrontier `json:"frontier,omitempty"`
 }
 
 // WriteHTML writes report.html's page for sum to w (see the top of this
@@ -129,6 +131,8 @@ func newReportData(sum *results.Summary) reportData {
 		d.Tables = append(d.Tables, webTable{Title: "Capacity", Note: "The highest open-loop rate (key+value MB/s) at which the collector stays healthy. " +
 			capacityNotes(sum.Capacity, thresholdsOf(rs), noEscape), Header: h, Rows: rows})
 	}
+	d.Tables = append(d.Tables, frontierWebTables(sum)...)
+	d.Frontier = frontierWebData(sum)
 	h, rows = gcTable(rs)
 	d.Tables = append(d.Tables, webTable{Title: "GC per scenario", Header: h, Rows: rows})
 	if h, rows = costTable(rs); len(rows) > 0 {
@@ -148,7 +152,7 @@ func newReportData(sum *results.Summary) reportData {
 				Text string `json:"text"`
 			}{r.Scenario.Name, r.Account})
 		}
-		if r.Scenario.Group == results.SetCapacity {
+		if r.Scenario.Group == results.SetCapacity || r.Scenario.Group == results.SetFrontier {
 			// One short run per step: the capacity table and capacity.png
 			// show them; a timeline of dozens of steps would be noise.
 			continue

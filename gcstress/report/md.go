@@ -71,6 +71,7 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 		envs:       "\n## Build environments\n\nEach scenario under each build environment (-build-envs), with the heap's shape beside it.\n\n",
 		esc:        md,
 	})
+	writeFrontier(ew, sum, "\n## Frontier: GOGC x GOMEMLIMIT\n\nGC CPU per GB against peak memory per setting.\n\n", md)
 	writeNotes(ew, "\n## Notes\n\n", sum, md)
 	fmt.Fprintf(ew, "\n## Scenarios\n\n")
 	for _, r := range sum.Results {

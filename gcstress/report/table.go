@@ -199,6 +199,7 @@ func WriteTable(w io.Writer, sum *results.Summary) error {
 		envs:     "\nBuild environments side by side (-build-envs), with the heap's shape:\n",
 		esc:      tx,
 	})
+	writeFrontier(ew, sum, "\nFrontier: GC CPU per GB against peak memory per GOGC x GOMEMLIMIT setting:\n", tx)
 	writeNotes(ew, "\nNotes:\n", sum, tx)
 	if cs := conclusions(sum, tx); len(cs) > 0 {
 		fmt.Fprintf(ew, "\nConclusions:\n")

@@ -132,6 +132,10 @@ type Sample struct {
 	PendingFlushes int64 `json:"pending_flushes"`
 	MemtableBytes  int64 `json:"memtable_bytes"`
 	BlockedNanos   int64 `json:"blocked_ns"` // writers' time blocked by backpressure (cumulative)
+	// OffHeapBytes is what the engine holds outside the Go heap now
+	// (EngineStats.OffHeapBytes: mmap'd chunks, cgo allocations); 0 when
+	// it reports none.
+	OffHeapBytes int64 `json:"offheap_bytes,omitempty"`
 
 	// Start line only: the scenario, the child's process id and the
 	// stream's protocol version (StreamProto; absent before version 2).
