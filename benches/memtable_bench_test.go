@@ -1,11 +1,8 @@
 package benches
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"runtime"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +10,7 @@ import (
 	"github.com/writegc/writegc/arena"
 	"github.com/writegc/writegc/gcmetrics"
 	"github.com/writegc/writegc/gcmetrics/gcbench"
+	"github.com/writegc/writegc/internal/procself"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/memtable"
 )
@@ -136,35 +134,13 @@ func BenchmarkPut(b *testing.B) {
 	}
 }
 
-// minorFaults returns the process's minor page faults so far (field 10 of
-// /proc/self/stat); ok is false where that file does not exist (not Linux).
-func minorFaults() (n uint64, ok bool) {
-	raw, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return 0, false
-	}
-	// Field 2 (the command) is in parentheses and may hold spaces: count
-	// fields after the last ')', where field 3 (state) has index 0, so
-	// minflt (field 10) has index 7.
-	i := bytes.LastIndexByte(raw, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := bytes.Fields(raw[i+1:])
-	if len(f) < 8 {
-		return 0, false
-	}
-	n, err = strconv.ParseUint(string(f[7]), 10, 64)
-	return n, err == nil
-}
-
 // reportFaults adds minflt/op: the process's minor page faults since start
 // per op, i.e. first touches of fresh pages (of newly mapped off-heap chunks,
 // or of memory the Go heap took from the kernel). Kernel time is left out:
 // /proc/self/stat counts it in 10 ms ticks, too coarse for short runs. Where
 // /proc/self/stat is missing it reports nothing.
 func reportFaults(b *testing.B, start uint64, ok bool) {
-	end, endOK := minorFaults()
+	end, endOK := procself.MinorFaults()
 	if !ok || !endOK || b.N == 0 {
 		return
 	}
@@ -226,7 +202,7 @@ func benchPutWith(b *testing.B, kind string, keys, value int64, warm bool, vs []
 	}
 	b.SetBytes(workload.KeySize + value)
 	m := gcbench.Start(b)
-	faults, faultsOK := minorFaults()
+	faults, faultsOK := procself.MinorFaults()
 	b.ResetTimer()
 	for i := range b.N {
 		j := i % int(keys)
