@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/gittest"
 )
 
 // Hostile-input issue items 1 and 2: what a benchmark's environment holds,
@@ -102,10 +104,8 @@ func childRepo(t *testing.T) (repo, tmp, pids string) {
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	gitT(t, repo, "init", "-q")
 	writeFiles(t, repo, map[string]string{"go.mod": "module example.com/child\n\ngo 1.26\n", "child_test.go": childTest})
-	gitT(t, repo, "add", ".")
-	gitT(t, repo, "commit", "-q", "-m", "child")
+	gittest.CommitAll(t, repo, "child")
 	t.Setenv("TMPDIR", tmp)
 	pids = filepath.Join(t.TempDir(), "pids")
 	t.Setenv("PIDS", pids)

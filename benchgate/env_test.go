@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/gittest"
 )
 
 func TestParseEnv(t *testing.T) {
@@ -125,9 +127,7 @@ func envModule(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	gitT(t, dir, "init", "-q")
-	gitT(t, dir, "add", ".")
-	gitT(t, dir, "commit", "-q", "-m", "envs")
+	gittest.CommitAll(t, dir, "envs")
 	return dir
 }
 
@@ -244,10 +244,8 @@ func TestRunInstructionsEnv(t *testing.T) {
 	if err := os.WriteFile(vg, []byte(fakeValgrind), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	gitT(t, dir, "init", "-q")
 	writeWorkModule(t, dir, 1000)
-	gitT(t, dir, "add", ".")
-	gitT(t, dir, "commit", "-q", "-m", "one")
+	gittest.CommitAll(t, dir, "one")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	res, err := Run(ctx, RunConfig{Dir: dir, Base: "HEAD", Count: DefaultInstructionCount, Measure: MeasureInstructions,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/internal/flock"
+	"github.com/writegc/writegc/internal/gittest"
 )
 
 // wideRepo makes a repository with enough files that a checkout takes a
@@ -24,9 +25,7 @@ func wideRepo(t *testing.T) string {
 		files[fmt.Sprintf("d%02d/f%03d.txt", i%20, i)] = strings.Repeat("x", 512) + fmt.Sprint(i)
 	}
 	writeFiles(t, repo, files)
-	gitT(t, repo, "init", "-q")
-	gitT(t, repo, "add", ".")
-	gitT(t, repo, "commit", "-q", "-m", "wide")
+	gittest.CommitAll(t, repo, "wide")
 	return repo
 }
 

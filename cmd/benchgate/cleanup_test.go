@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/benchgate"
+	"github.com/writegc/writegc/internal/gittest"
 )
 
 // Run's output bound and cleanup through the command: the output bound
@@ -20,19 +21,6 @@ import (
 // BenchmarkNoisy and BenchmarkWaits serve here).
 var noisyTestFile = filepath.Join("..", "..", "benchgate", "testdata", "hostile", "hostile_test.go")
 
-// needGoGit skips the test without go or git and isolates the go command
-// from the caller's workspace and VCS stamping.
-func needGoGit(t *testing.T) {
-	t.Helper()
-	for _, tool := range []string{"go", "git"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not in PATH", tool)
-		}
-	}
-	t.Setenv("GOWORK", "off")
-	t.Setenv("GOFLAGS", "-buildvcs=false")
-}
-
 // commitModule writes files into repo and commits them as its one commit.
 func commitModule(t *testing.T, repo string, files map[string]string) {
 	t.Helper()
@@ -41,19 +29,14 @@ func commitModule(t *testing.T, repo string, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-q", "-m", "one"}} {
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gittest.CommitAll(t, repo, "one")
 }
 
 // noisyRepo makes a committed repository of the noisy module, changes into
 // it, and gives the command an empty TMPDIR of its own.
 func noisyRepo(t *testing.T) (repo, tmp string) {
 	t.Helper()
-	needGoGit(t)
+	gittest.NeedGoGit(t)
 	noisyTest, err := os.ReadFile(noisyTestFile)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writegc/writegc/internal/gittest"
 )
 
 // writeNoisySides writes a base and a head with BenchmarkQuiet (ten values
@@ -146,7 +148,7 @@ func BenchmarkFails(b *testing.B) {
 // into it; the head is its clean working tree, the base HEAD.
 func jitterRepo(t *testing.T) {
 	t.Helper()
-	needGoGit(t)
+	gittest.NeedGoGit(t)
 	repo := t.TempDir()
 	commitModule(t, repo, map[string]string{"go.mod": "module example.com/jitter\n\ngo 1.26\n", "jitter_test.go": jitterTest})
 	t.Chdir(repo)
