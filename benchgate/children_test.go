@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testfs"
 )
 
 // Hostile-input issue items 1 and 2: what a benchmark's environment holds,
@@ -104,7 +105,7 @@ func childRepo(t *testing.T) (repo, tmp, pids string) {
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, repo, map[string]string{"go.mod": "module example.com/child\n\ngo 1.26\n", "child_test.go": childTest})
+	testfs.Write(t, repo, map[string]string{"go.mod": "module example.com/child\n\ngo 1.26\n", "child_test.go": childTest})
 	gittest.CommitAll(t, repo, "child")
 	t.Setenv("TMPDIR", tmp)
 	pids = filepath.Join(t.TempDir(), "pids")

@@ -13,24 +13,11 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testfs"
 )
 
 // Run's output bound, its cleanup on every exit path, stale worktrees,
 // submodules, labels and errors.
-
-// writeFiles writes files (relative name -> contents) under dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // hostileTestFile is the hostile module's test file (see its comment):
 // BenchmarkQuiet, BenchmarkNoisy, BenchmarkDies and BenchmarkWaits.
@@ -49,7 +36,7 @@ func hostileRepo(t *testing.T) (repo, tmp string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, repo, map[string]string{"go.mod": "module example.com/hostile\n\ngo 1.26\n", "hostile_test.go": string(hostileTest)})
+	testfs.Write(t, repo, map[string]string{"go.mod": "module example.com/hostile\n\ngo 1.26\n", "hostile_test.go": string(hostileTest)})
 	gittest.CommitAll(t, repo, "hostile")
 	t.Setenv("TMPDIR", tmp)
 	return repo, tmp
@@ -207,12 +194,12 @@ func TestRunSubmodule(t *testing.T) {
 		}
 		gittest.Git(t, d, "init", "-q")
 	}
-	writeFiles(t, sub, map[string]string{
+	testfs.Write(t, sub, map[string]string{
 		"go.mod": "module example.com/lib\n\ngo 1.26\n",
 		"lib.go": "package lib\n\n// Twice doubles x.\nfunc Twice(x int) int { return 2 * x }\n",
 	})
 	gittest.CommitAll(t, sub, "lib")
-	writeFiles(t, repo, map[string]string{
+	testfs.Write(t, repo, map[string]string{
 		"go.mod": "module example.com/app\n\ngo 1.26\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ./third_party/lib\n",
 		"app_test.go": `package app
 
@@ -270,7 +257,7 @@ func TestRunHeadLabelAndNotARepo(t *testing.T) {
 	if err != nil || res.HeadCommit != sha {
 		t.Errorf("clean tree: head %q, %v; want %s without +worktree", res.HeadCommit, err, sha)
 	}
-	writeFiles(t, repo, map[string]string{"extra.go": "package hostile\n"})
+	testfs.Write(t, repo, map[string]string{"extra.go": "package hostile\n"})
 	res, err = Run(ctx, cfg)
 	if err != nil || res.HeadCommit != sha+"+worktree" {
 		t.Errorf("untracked file: head %q, %v; want %s+worktree", res.HeadCommit, err, sha)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/writegc/writegc/internal/flock"
 	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testfs"
 )
 
 // wideRepo makes a repository with enough files that a checkout takes a
@@ -24,7 +25,7 @@ func wideRepo(t *testing.T) string {
 	for i := range 600 {
 		files[fmt.Sprintf("d%02d/f%03d.txt", i%20, i)] = strings.Repeat("x", 512) + fmt.Sprint(i)
 	}
-	writeFiles(t, repo, files)
+	testfs.Write(t, repo, files)
 	gittest.CommitAll(t, repo, "wide")
 	return repo
 }

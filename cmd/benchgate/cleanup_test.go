@@ -11,6 +11,7 @@ import (
 
 	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testfs"
 )
 
 // Run's output bound and cleanup through the command: the output bound
@@ -24,11 +25,7 @@ var noisyTestFile = filepath.Join("..", "..", "benchgate", "testdata", "hostile"
 // commitModule writes files into repo and commits them as its one commit.
 func commitModule(t *testing.T, repo string, files map[string]string) {
 	t.Helper()
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfs.Write(t, repo, files)
 	gittest.CommitAll(t, repo, "one")
 }
 

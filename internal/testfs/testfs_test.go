@@ -1,0 +1,37 @@
+package testfs
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestDir: Dir makes the folder and its subfolders and writes each file's
+// contents under its name; a folder that exists already fails the test.
+func TestDir(t *testing.T) {
+	parent := t.TempDir()
+	d := Dir(t, parent, "tree", map[string]string{"a.txt": "A", "sub/b.txt": "B"})
+	for name, want := range map[string]string{"a.txt": "A", "sub/b.txt": "B"} {
+		got, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(name)))
+		if err != nil || string(got) != want {
+			t.Errorf("%s: %q, %v; want %q", name, got, err, want)
+		}
+	}
+	ft := &fatalTB{TB: t}
+	func() {
+		defer func() { recover() }()
+		Dir(ft, parent, "tree", nil)
+	}()
+	if !ft.failed {
+		t.Error("Dir of an existing folder did not fail the test")
+	}
+}
+
+// fatalTB records a Fatal instead of stopping the test.
+type fatalTB struct {
+	testing.TB
+	failed bool
+}
+
+func (f *fatalTB) Fatal(args ...any) { f.failed = true; panic("fatal") }
+func (f *fatalTB) Helper()           {}
