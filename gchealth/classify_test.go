@@ -238,3 +238,16 @@ func TestMonitorChanges(t *testing.T) {
 		t.Errorf("state %+v", st)
 	}
 }
+
+// TestRankFollowsStates: a state's rank is its place in States, best
+// first; a state States does not list has none.
+func TestRankFollowsStates(t *testing.T) {
+	for i, s := range States() {
+		if got := s.Rank(); got != i {
+			t.Errorf("%s.Rank() = %d, want %d", s, got, i)
+		}
+	}
+	if got := State("unknown").Rank(); got != -1 {
+		t.Errorf("unknown state's rank %d, want -1", got)
+	}
+}

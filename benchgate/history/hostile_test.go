@@ -16,29 +16,17 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/inputfile/inputtest"
 )
 
 // hangLimit is how long a test waits before calling a call hung: far more
 // than any timeout under test, so that a slow machine never fails it.
 const hangLimit = 2 * time.Minute
 
-// within runs f, failing the test if it has not returned within hangLimit.
-func within[T any](t *testing.T, what string, f func() T) T {
-	t.Helper()
-	done := make(chan T, 1)
-	go func() { done <- f() }()
-	select {
-	case v := <-done:
-		return v
-	case <-time.After(hangLimit):
-		t.Fatalf("%s: still waiting after %v", what, hangLimit)
-		panic("unreachable")
-	}
-}
-
 func openErr(t *testing.T, dsn string, o Options) error {
 	t.Helper()
-	return within(t, "Open", func() error {
+	return inputtest.Within(t, hangLimit, "Open", func() error {
 		s, err := Open(context.Background(), dsn, o)
 		if err == nil {
 			s.Close()
@@ -256,7 +244,7 @@ func TestFrozenServer(t *testing.T) {
 	}
 	defer s.Close()
 	p.frozen.Store(true)
-	err = within(t, "Record", func() error {
+	err = inputtest.Within(t, hangLimit, "Record", func() error {
 		_, err := s.Record(context.Background(), prep(t, benchFile("c1", t0, 1), Labels{}))
 		return err
 	})
