@@ -210,11 +210,7 @@ func TestHeapOverGoal(t *testing.T) {
 // TestMonitorChanges drives a Monitor (its sampler idle: a one-hour
 // window) with recorded windows and checks the Changes and the State.
 func TestMonitorChanges(t *testing.T) {
-	m, err := New(Options{Window: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := newMonitor(t, Options{Window: time.Hour})
 	var got []Change
 	m.OnChange(func(c Change) { got = append(got, c) })
 	w := recorded(t, "spiral.jsonl")["failure/heap"]
