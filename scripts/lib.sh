@@ -28,6 +28,17 @@
 #   header_end           a blank line and the header's end lines
 #   env_header LINE      "command: LINE", the header's start lines, the go
 #                        experiment and GOGC: a seedrun folder's env.txt
+#
+# One results-folder run (gcstress or gcstress-peers, after machine_state):
+#   out_run NAME LABEL CMD ARGS...
+#                        runs CMD ARGS -out $R/NAME -replace-out, its progress
+#                        in $R/NAME.progress.txt, and writes $R/NAME.txt: the
+#                        header's start lines, $run_note if set (one line),
+#                        "command: LABEL ARGS -out R/NAME -replace-out" (R
+#                        relative to the working folder), what CMD printed,
+#                        "exit: N" if it failed, the header's end lines; then
+#                        gzips $R/NAME/samples.jsonl (the folder keeps its
+#                        reports and charts small). Returns CMD's status.
 
 hogs=()
 
@@ -79,4 +90,20 @@ env_header() {
 	scripts/machine-header start "$state"
 	echo "goexperiment: $(go env GOEXPERIMENT | sed "s/^$/default (Green Tea GC)/")"
 	echo "gogc: ${GOGC:-100}"
+}
+
+out_run() {
+	local name=$1 label=$2 cmd=$3 rc=0
+	shift 3
+	{
+		scripts/machine-header start "$state"
+		if [ -n "${run_note:-}" ]; then echo "$run_note"; fi
+		echo "command: $label $* -out ${R#"$PWD"/}/$name -replace-out"
+		echo
+		"$cmd" "$@" -out "$R/$name" -replace-out 2>"$R/$name.progress.txt" || rc=$?
+		if [ "$rc" != 0 ]; then echo "exit: $rc"; fi
+		header_end
+	} >"$R/$name.txt"
+	gzip -f "$R/$name/samples.jsonl"
+	return "$rc"
 }

@@ -23,25 +23,21 @@ bin=$(mktemp -d)/gcstress
 go build -o "$bin" ./cmd/gcstress
 PARTS=${PARTS:-cost capacity}
 DURATION=${DURATION:-20s}
-. scripts/lib.sh # start_hogs, stop_hogs, machine_state, header_end
+. scripts/lib.sh # start_hogs, stop_hogs, machine_state, out_run
 machine_state
 
-# run NAME ARGS...: one gcstress run into $R/NAME, beside one busy loop when
-# NAME ends in -busy.
+# run NAME ARGS...: one gcstress run into $R/NAME (out_run), beside one busy
+# loop when NAME ends in -busy; a failed run is recorded in $R/NAME.txt and
+# the script goes on.
 run() {
-	local name=$1
-	shift
-	case $name in *-busy) start_hogs 1 ;; esac
-	{
-		scripts/machine-header start "$state"
-		case $name in *-busy) echo "busy: 1 loop (while :; do :; done) started before the run" ;; *) echo "busy: none" ;; esac
-		echo "command: gcstress $* -out $R/$name -replace-out"
-		echo
-		"$bin" "$@" -out "$R/$name" -replace-out 2>"$R/$name.progress.txt" || echo "exit: $?"
-		header_end
-	} >"$R/$name.txt"
+	local run_note="busy: none"
+	case $1 in *-busy)
+		start_hogs 1
+		run_note="busy: 1 loop (while :; do :; done) started before the run"
+		;;
+	esac
+	out_run "$1" gcstress "$bin" "${@:2}" || true
 	stop_hogs
-	gzip -f "$R/$name/samples.jsonl"
 }
 
 cost_table() {
