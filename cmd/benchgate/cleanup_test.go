@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/benchgate"
+	"github.com/writegc/writegc/internal/cmdtest"
 	"github.com/writegc/writegc/internal/gittest"
 	"github.com/writegc/writegc/internal/testfs"
 )
@@ -105,10 +106,7 @@ func TestCLISignalCleansUp(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go not in PATH")
 	}
-	bin := filepath.Join(t.TempDir(), "benchgate")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := cmdtest.Build(t, ".", "benchgate")
 	repo, tmp := noisyRepo(t)
 	mark := filepath.Join(t.TempDir(), "mark")
 	cmd := exec.Command(bin, "run", "-q", "-base", "HEAD", "-count", "1", "-base-env", "MARK="+mark, "-target", ".:^BenchmarkWaits$")

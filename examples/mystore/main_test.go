@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writegc/writegc/internal/cmdtest"
 )
 
 // TestMyStoreUnderGcstress builds this program as a user would and runs it:
@@ -19,10 +21,7 @@ func TestMyStoreUnderGcstress(t *testing.T) {
 		t.Skip("builds and runs the example")
 	}
 	dir := t.TempDir()
-	exe := filepath.Join(dir, "mystore")
-	if b, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
-	}
+	exe := cmdtest.Build(t, ".", "mystore")
 
 	cmd := exec.Command(exe, "-kinds", "nosuch")
 	b, _ := cmd.CombinedOutput()
