@@ -359,14 +359,21 @@ func gate(base, head *benchgate.Set, opts benchgate.Options, g *gateFlags, stdou
 }
 
 func writeMarkdown(rep *benchgate.Report, path string, stdout io.Writer) error {
+	return writeOutput(path, os.O_APPEND, stdout, rep.WriteMarkdown)
+}
+
+// writeOutput runs write on stdout when path is "-", else on the file path,
+// created if need be and, by mode (os.O_TRUNC or os.O_APPEND), emptied or
+// appended to; an error closing the file is returned too.
+func writeOutput(path string, mode int, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "-" {
-		return rep.WriteMarkdown(stdout)
+		return write(stdout)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|mode, 0o644)
 	if err != nil {
 		return err
 	}
-	if err := rep.WriteMarkdown(f); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
 		return err
 	}
