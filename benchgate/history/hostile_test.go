@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/inputfile/inputtest"
+	"github.com/writegc/writegc/internal/testwait"
 )
 
 // hangLimit is how long a test waits before calling a call hung: far more
@@ -26,7 +26,7 @@ const hangLimit = 2 * time.Minute
 
 func openErr(t *testing.T, dsn string, o Options) error {
 	t.Helper()
-	return inputtest.Within(t, hangLimit, "Open", func() error {
+	return testwait.Within(t, hangLimit, "Open", func() error {
 		s, err := Open(context.Background(), dsn, o)
 		if err == nil {
 			s.Close()
@@ -244,7 +244,7 @@ func TestFrozenServer(t *testing.T) {
 	}
 	defer s.Close()
 	p.frozen.Store(true)
-	err = inputtest.Within(t, hangLimit, "Record", func() error {
+	err = testwait.Within(t, hangLimit, "Record", func() error {
 		_, err := s.Record(context.Background(), prep(t, benchFile("c1", t0, 1), Labels{}))
 		return err
 	})

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/testwait"
 )
 
 // Probe is one hostile input: a file of kind Kind at Path, Dir/Name.
@@ -64,21 +66,5 @@ func Hostile(t testing.TB, name string) []Probe {
 // the test binary exits soon after).
 func Bounded(t testing.TB, what string, f func() error) error {
 	t.Helper()
-	return Within(t, Wait, what+" (a FIFO or device opened or read before its type was checked?)", f)
-}
-
-// Within runs f in a goroutine and returns what it returns; when f has not
-// returned within limit it fails the test, naming what (the goroutine is
-// left blocked: the test binary exits soon after).
-func Within[T any](t testing.TB, limit time.Duration, what string, f func() T) T {
-	t.Helper()
-	done := make(chan T, 1)
-	go func() { done <- f() }()
-	select {
-	case v := <-done:
-		return v
-	case <-time.After(limit):
-		t.Fatalf("%s: still waiting after %v", what, limit)
-		panic("unreachable") // Fatalf does not return
-	}
+	return testwait.Within(t, Wait, what+" (a FIFO or device opened or read before its type was checked?)", f)
 }
