@@ -526,7 +526,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			fmt.Fprintln(stderr, "benchgate: note:", n)
 		}
 		if res.BaseReason != "" {
-			fmt.Fprintf(stderr, "benchgate: base %s: %s\n", short(res.BaseCommit), res.BaseReason)
+			fmt.Fprintf(stderr, "benchgate: base %s: %s\n", benchgate.ShortCommit(res.BaseCommit), res.BaseReason)
 		}
 	}
 	if errors.Is(err, benchgate.ErrBaseEmpty) && cfg.AllowEmptyBase {
@@ -553,19 +553,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 // baseLine names the base a run compared against, and why it was chosen.
 func baseLine(res *benchgate.RunResult) string {
-	l := fmt.Sprintf("base revision: %s = %s", res.BaseRev, short(res.BaseCommit))
+	l := fmt.Sprintf("base revision: %s = %s", res.BaseRev, benchgate.ShortCommit(res.BaseCommit))
 	if res.BaseReason != "" {
 		l += " (" + res.BaseReason + ")"
 	}
-	return l + "; head: " + short(res.HeadCommit)
-}
-
-// short abbreviates a full commit hash ("+worktree" and the like kept).
-func short(sha string) string {
-	if len(sha) >= 40 {
-		return sha[:12] + sha[40:]
-	}
-	return sha
+	return l + "; head: " + benchgate.ShortCommit(res.HeadCommit)
 }
 
 // regressedNames lists the benchmarks with a regressed row, for profiling.
