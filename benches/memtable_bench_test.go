@@ -286,56 +286,60 @@ func filled(b *testing.B, kind string, keys, value int64) (*table, *workload.Key
 	return t, ks
 }
 
-// BenchmarkGet looks up random present keys in a full memtable.
-func BenchmarkGet(b *testing.B) {
-	const value = 100
+// readValue is the value size of the read benchmarks' memtables.
+const readValue = 100
+
+// eachFilled runs body as one sub-benchmark per kind and key count (100K,
+// 1M) on a memtable filled with that many keys of readValue bytes; the
+// memtable is closed after it.
+func eachFilled(b *testing.B, body func(b *testing.B, t *table, ks *workload.Keys, keys int64)) {
+	const value = readValue
 	for _, keys := range []int64{100_000, 1_000_000} {
 		for _, kind := range benchKinds {
 			b.Run(caseName(kind, value, keys), func(b *testing.B) {
 				skipLarge(b, keys, value)
 				t, ks := filled(b, kind, keys, value)
 				defer t.close()
-				m := gcbench.Start(b)
-				b.ResetTimer()
-				x := uint64(12345)
-				for range b.N {
-					x ^= x << 13
-					x ^= x >> 7
-					x ^= x << 17
-					if _, ok := t.m.Get(ks.Key(int(x % uint64(keys)))); !ok {
-						b.Fatal("missing key")
-					}
-				}
-				b.StopTimer()
-				m.Stop()
+				body(b, t, ks, keys)
 			})
 		}
 	}
 }
 
+// BenchmarkGet looks up random present keys in a full memtable.
+func BenchmarkGet(b *testing.B) {
+	eachFilled(b, func(b *testing.B, t *table, ks *workload.Keys, keys int64) {
+		m := gcbench.Start(b)
+		b.ResetTimer()
+		x := uint64(12345)
+		for range b.N {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			if _, ok := t.m.Get(ks.Key(int(x % uint64(keys)))); !ok {
+				b.Fatal("missing key")
+			}
+		}
+		b.StopTimer()
+		m.Stop()
+	})
+}
+
 // BenchmarkScan is one full ordered scan per op.
 func BenchmarkScan(b *testing.B) {
-	const value = 100
-	for _, keys := range []int64{100_000, 1_000_000} {
-		for _, kind := range benchKinds {
-			b.Run(caseName(kind, value, keys), func(b *testing.B) {
-				skipLarge(b, keys, value)
-				t, _ := filled(b, kind, keys, value)
-				defer t.close()
-				b.SetBytes(keys * (workload.KeySize + value))
-				b.ResetTimer()
-				for range b.N {
-					n := 0
-					for range t.m.All() {
-						n++
-					}
-					if n != int(keys) {
-						b.Fatalf("scan saw %d keys, want %d", n, keys)
-					}
-				}
-			})
+	eachFilled(b, func(b *testing.B, t *table, _ *workload.Keys, keys int64) {
+		b.SetBytes(keys * (workload.KeySize + readValue))
+		b.ResetTimer()
+		for range b.N {
+			n := 0
+			for range t.m.All() {
+				n++
+			}
+			if n != int(keys) {
+				b.Fatalf("scan saw %d keys, want %d", n, keys)
+			}
 		}
-	}
+	})
 }
 
 var memmoveSink []byte
