@@ -1,5 +1,6 @@
-// Package testfs writes the small file trees writegc's tests build: a map of
-// slash-separated relative names to contents, written under a folder.
+// Package testfs writes and reads back the small file trees writegc's tests
+// build: a map of slash-separated relative names to contents, under a
+// folder.
 //
 // Invariants: every helper fails the test it is given rather than return an
 // error; parent folders are made as needed (0o755), files are written 0o644
@@ -9,6 +10,7 @@
 package testfs
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -38,4 +40,30 @@ func Dir(t testing.TB, parent, name string, files map[string]string) string {
 	}
 	Write(t, d, files)
 	return d
+}
+
+// Tree reads the tree under dir: every path below it, relative and
+// slash-separated, a folder's with a trailing slash and "" as its
+// contents, a file's with its contents.
+func Tree(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			got[rel+"/"] = ""
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		got[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }

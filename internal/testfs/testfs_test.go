@@ -1,6 +1,7 @@
 package testfs
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -35,3 +36,15 @@ type fatalTB struct {
 
 func (f *fatalTB) Fatal(args ...any) { f.failed = true; panic("fatal") }
 func (f *fatalTB) Helper()           {}
+
+// TestTreeReadsWhatWriteWrote: Tree gives back Write's files, and each
+// folder on the way with a trailing slash.
+func TestTreeReadsWhatWriteWrote(t *testing.T) {
+	dir := t.TempDir()
+	Write(t, dir, map[string]string{"a.txt": "A", "sub/b.txt": "B"})
+	got := Tree(t, dir)
+	want := map[string]string{"a.txt": "A", "sub/": "", "sub/b.txt": "B"}
+	if !maps.Equal(got, want) {
+		t.Fatalf("Tree = %q, want %q", got, want)
+	}
+}
