@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/writegc/writegc/internal/testfs"
 	"github.com/writegc/writegc/internal/testwait"
 )
 
@@ -314,18 +315,6 @@ func foreignSQLite(t *testing.T, path string) []byte {
 	return b
 }
 
-func dirNames(t *testing.T, dir string) []string {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // TestForeignDatabaseUntouched: neither a reader nor a writer changes a
 // database of another application; both name its tables.
 func TestForeignDatabaseUntouched(t *testing.T) {
@@ -340,7 +329,7 @@ func TestForeignDatabaseUntouched(t *testing.T) {
 		if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
 			t.Errorf("Open %+v changed the file", o)
 		}
-		if names := dirNames(t, dir); !slices.Equal(names, []string{"app.db"}) {
+		if names := testfs.Names(t, dir); !slices.Equal(names, []string{"app.db"}) {
 			t.Errorf("Open %+v left %v", o, names)
 		}
 	}

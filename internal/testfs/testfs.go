@@ -67,3 +67,17 @@ func Tree(t testing.TB, dir string) map[string]string {
 	}
 	return got
 }
+
+// Names lists the names in the folder dir, sorted (os.ReadDir's order).
+func Names(t testing.TB, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}

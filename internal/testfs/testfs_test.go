@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -44,6 +45,9 @@ func TestTreeReadsWhatWriteWrote(t *testing.T) {
 	Write(t, dir, map[string]string{"a.txt": "A", "sub/b.txt": "B"})
 	got := Tree(t, dir)
 	want := map[string]string{"a.txt": "A", "sub/": "", "sub/b.txt": "B"}
+	if names := Names(t, dir); !slices.Equal(names, []string{"a.txt", "sub"}) {
+		t.Errorf("Names = %q", names)
+	}
 	if !maps.Equal(got, want) {
 		t.Fatalf("Tree = %q, want %q", got, want)
 	}
