@@ -29,6 +29,14 @@
 #   env_header LINE      "command: LINE", the header's start lines, the go
 #                        experiment and GOGC: a seedrun folder's env.txt
 #
+# Benchmark output files (go test -bench output for benchstat, after state
+# is set: by machine_state or by the script):
+#   bench_start FILE...  writes the header's start lines to the first FILE
+#                        and copies them to the others
+#   bench_end FILE...    appends the header's end lines and scripts/units.txt's
+#                        Unit lines (benchstat's better-direction metadata) to
+#                        each FILE
+#
 # One results-folder run (gcstress or gcstress-peers, after machine_state):
 #   out_run NAME LABEL CMD ARGS...
 #                        runs CMD ARGS -out $R/NAME -replace-out, its progress
@@ -106,4 +114,20 @@ out_run() {
 	} >"$R/$name.txt"
 	gzip -f "$R/$name/samples.jsonl"
 	return "$rc"
+}
+
+bench_start() {
+	scripts/machine-header start "$state" >"$1"
+	local f
+	for f in "${@:2}"; do
+		cp "$1" "$f"
+	done
+}
+
+bench_end() {
+	local f
+	for f; do
+		scripts/machine-header end "$state" >>"$f"
+		grep "^Unit" scripts/units.txt >>"$f"
+	done
 }
