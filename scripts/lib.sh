@@ -31,6 +31,8 @@
 #
 # Benchmark output files (go test -bench output for benchstat, after state
 # is set: by machine_state or by the script):
+#   bench_binaries       builds the benches suite's and the peers module's test
+#                        binaries: /tmp/writegc-benches.test, /tmp/writegc-peers.test
 #   bench_start FILE...  writes the header's start lines to the first FILE
 #                        and copies them to the others
 #   bench_end FILE...    appends the header's end lines and scripts/units.txt's
@@ -114,6 +116,11 @@ out_run() {
 	} >"$R/$name.txt"
 	gzip -f "$R/$name/samples.jsonl"
 	return "$rc"
+}
+
+bench_binaries() {
+	go test -c -o /tmp/writegc-benches.test ./benches
+	(cd benches/peers && go test -c -o /tmp/writegc-peers.test .)
 }
 
 bench_start() {

@@ -6,11 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=results/memtable
 ROUNDS=${ROUNDS:-10}
-state=$(mktemp)
-trap 'rm -f "$state"' EXIT
-. scripts/lib.sh # bench_start, bench_end
-go test -c -o /tmp/writegc-benches.test ./benches
-(cd benches/peers && go test -c -o /tmp/writegc-peers.test .)
+. scripts/lib.sh # machine_state, bench_binaries, bench_start, bench_end
+machine_state
+bench_binaries
 bench_start $R/put1m.txt $R/put100k.txt $R/parallel.txt $R/put10m.txt $R/memmove.txt
 for round in $(seq "$ROUNDS"); do
 	echo "round $round/$ROUNDS" >&2

@@ -14,11 +14,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=${OUT:-results/memtable} # OUT: another folder for the files
 ROUNDS=${ROUNDS:-10}
-state=$(mktemp)
-trap 'rm -f "$state"' EXIT
-. scripts/lib.sh # bench_start, bench_end
-go test -c -o /tmp/writegc-benches.test ./benches
-(cd benches/peers && go test -c -o /tmp/writegc-peers.test .)
+. scripts/lib.sh # machine_state, bench_binaries, bench_start, bench_end
+machine_state
+bench_binaries
 bench_start $R/speed-ratios.txt $R/speed-10kb.txt $R/speed-parallel.txt
 B=/tmp/writegc-benches.test
 P=/tmp/writegc-peers.test
