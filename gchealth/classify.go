@@ -1,6 +1,8 @@
 package gchealth
 
 import (
+	"slices"
+
 	"github.com/writegc/writegc/gcmetrics"
 	"github.com/writegc/writegc/gcstress/results"
 )
@@ -20,20 +22,9 @@ const (
 // States lists the states from best to worst.
 func States() []State { return []State{Healthy, Elevated, Degraded, Failing} }
 
-// Rank orders the states: 0 healthy to 3 failing; -1 for an unknown one.
-func (s State) Rank() int {
-	switch s {
-	case Healthy:
-		return 0
-	case Elevated:
-		return 1
-	case Degraded:
-		return 2
-	case Failing:
-		return 3
-	}
-	return -1
-}
+// Rank orders the states: 0 healthy to 3 failing (the index in States);
+// -1 for an unknown one.
+func (s State) Rank() int { return slices.Index(States(), s) }
 
 // stateOf maps gcstress's window class to a State. A window never takes
 // results.Failed here (its rule needs throughput; see the package doc).

@@ -191,36 +191,27 @@ func TestHistoryCLIErrors(t *testing.T) {
 	garbage := filepath.Join(dir, "garbage.db")
 	os.WriteFile(garbage, bytes.Repeat([]byte("x"), 4096), 0o644)
 	file := historyFiles(t, dir, "CPU A", 1, 9)[0]
-	for _, tc := range []struct {
-		name   string
-		args   []string
-		stderr string
-	}{
-		{"record without -db", []string{"record", file}, "-db is required"},
-		{"record without files", []string{"record", "-db", filepath.Join(dir, "a.db")}, "want FILE arguments"},
-		{"record -dir and files", []string{"record", "-db", filepath.Join(dir, "a.db"), "-dir", dir, file}, "-dir takes no FILE"},
-		{"record bad commit time", []string{"record", "-db", filepath.Join(dir, "a.db"), "-commit-time", "monday", file}, "RFC 3339"},
-		{"record long branch", []string{"record", "-db", filepath.Join(dir, "a.db"), "-branch", strings.Repeat("b", 300), file}, "limit"},
-		{"record missing file", []string{"record", "-db", filepath.Join(dir, "a.db"), filepath.Join(dir, "none.txt")}, "no such file"},
-		{"record into garbage", []string{"record", "-db", garbage, file}, "garbage.db is not a SQLite database"},
-		{"history without -db", []string{"history"}, "-db is required"},
-		{"history missing db", []string{"history", "-db", filepath.Join(dir, "missing.db")}, "does not exist"},
-		{"history garbage db", []string{"history", "-db", garbage}, "garbage.db"},
-		{"history bad format", []string{"history", "-db", garbage, "-format", "xml"}, "want table, md or json"},
-		{"history bad window", []string{"history", "-db", garbage, "-window", "2"}, "Window"},
-		{"history bad p", []string{"history", "-db", garbage, "-p", "2"}, "P 2"},
-		{"history bad magnitude", []string{"history", "-db", garbage, "-min-magnitude", "5000%"}, "min-magnitude"},
-		{"history bad fail-latest", []string{"history", "-db", garbage, "-fail-latest", "-1"}, "fail-latest"},
-		{"history bad regexp", []string{"history", "-db", garbage, "-bench", "("}, "-bench"},
-		{"history long DSN", []string{"history", "-db", "postgres://" + strings.Repeat("h", 5000)}, "limit"},
-		{"history argument", []string{"history", "-db", garbage, "extra"}, "unexpected argument"},
+	for _, tc := range []exitCase{
+		{"record without -db", []string{"record", file}, 2, "-db is required"},
+		{"record without files", []string{"record", "-db", filepath.Join(dir, "a.db")}, 2, "want FILE arguments"},
+		{"record -dir and files", []string{"record", "-db", filepath.Join(dir, "a.db"), "-dir", dir, file}, 2, "-dir takes no FILE"},
+		{"record bad commit time", []string{"record", "-db", filepath.Join(dir, "a.db"), "-commit-time", "monday", file}, 2, "RFC 3339"},
+		{"record long branch", []string{"record", "-db", filepath.Join(dir, "a.db"), "-branch", strings.Repeat("b", 300), file}, 2, "limit"},
+		{"record missing file", []string{"record", "-db", filepath.Join(dir, "a.db"), filepath.Join(dir, "none.txt")}, 2, "no such file"},
+		{"record into garbage", []string{"record", "-db", garbage, file}, 2, "garbage.db is not a SQLite database"},
+		{"history without -db", []string{"history"}, 2, "-db is required"},
+		{"history missing db", []string{"history", "-db", filepath.Join(dir, "missing.db")}, 2, "does not exist"},
+		{"history garbage db", []string{"history", "-db", garbage}, 2, "garbage.db"},
+		{"history bad format", []string{"history", "-db", garbage, "-format", "xml"}, 2, "want table, md or json"},
+		{"history bad window", []string{"history", "-db", garbage, "-window", "2"}, 2, "Window"},
+		{"history bad p", []string{"history", "-db", garbage, "-p", "2"}, 2, "P 2"},
+		{"history bad magnitude", []string{"history", "-db", garbage, "-min-magnitude", "5000%"}, 2, "min-magnitude"},
+		{"history bad fail-latest", []string{"history", "-db", garbage, "-fail-latest", "-1"}, 2, "fail-latest"},
+		{"history bad regexp", []string{"history", "-db", garbage, "-bench", "("}, 2, "-bench"},
+		{"history long DSN", []string{"history", "-db", "postgres://" + strings.Repeat("h", 5000)}, 2, "limit"},
+		{"history argument", []string{"history", "-db", garbage, "extra"}, 2, "unexpected argument"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, errOut := cli(t, tc.args...)
-			if code != 2 || !strings.Contains(errOut, tc.stderr) {
-				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut, tc.stderr)
-			}
-		})
+		tc.check(t)
 	}
 	if code, _, _ := cli(t, "record", "-h"); code != 0 {
 		t.Errorf("record -h: exit %d", code)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writegc/writegc/internal/cmdtest"
 )
 
 // buildExample builds this program into a temporary folder, as a user
@@ -17,12 +19,7 @@ func buildExample(t *testing.T) (dir, exe string) {
 	if testing.Short() {
 		t.Skip("builds and runs the example")
 	}
-	dir = t.TempDir()
-	exe = filepath.Join(dir, "mystore")
-	if b, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
-	}
-	return dir, exe
+	return t.TempDir(), cmdtest.Build(t, ".", "mystore")
 }
 
 // TestMyStoreUnderGcstress builds this program as a user would and runs it:
