@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/writegc/writegc/internal/procself"
 )
 
 // vmFlags returns the VmFlags of the /proc/self/smaps mapping holding addr.
@@ -80,7 +82,7 @@ func TestOffHeapNoPrefault(t *testing.T) {
 	if invariants {
 		t.Skip("race and invariants builds fault on their own bookkeeping")
 	}
-	if _, ok := minorFaults(); !ok {
+	if _, ok := procself.MinorFaults(); !ok {
 		t.Skip("no /proc/self/stat on this system")
 	}
 	c := pooledChunk(t, PoolOptions{OffHeap: true, HugePages: HugePagesNever, NoPrefault: true})

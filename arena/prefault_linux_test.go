@@ -1,30 +1,10 @@
 package arena
 
 import (
-	"bytes"
-	"os"
-	"strconv"
 	"testing"
-)
 
-// minorFaults returns the process's minor page faults so far (field 10 of
-// /proc/self/stat), or ok false where that file does not exist.
-func minorFaults() (uint64, bool) {
-	raw, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return 0, false
-	}
-	i := bytes.LastIndexByte(raw, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := bytes.Fields(raw[i+1:])
-	if len(f) < 8 {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(string(f[7]), 10, 64) // field 3 is f[0]
-	return n, err == nil
-}
+	"github.com/writegc/writegc/internal/procself"
+)
 
 // pooledChunk makes a pool of opts and takes a chunk from it; the chunk
 // goes back, and the pool is closed, when the test ends.
@@ -54,7 +34,7 @@ func TestOffHeapChunkPrefaulted(t *testing.T) {
 		t.Skip("race and invariants builds fault on their own bookkeeping")
 	}
 	c := pooledChunk(t, PoolOptions{OffHeap: true})
-	if _, ok := minorFaults(); !ok {
+	if _, ok := procself.MinorFaults(); !ok {
 		t.Skip("no /proc/self/stat on this system")
 	}
 	if noPopulate.Load() && hugePageSize() == 0 {
@@ -75,7 +55,7 @@ func TestHeapChunkPrefaulted(t *testing.T) {
 	if invariants {
 		t.Skip("race and invariants builds fault on their own bookkeeping")
 	}
-	if _, ok := minorFaults(); !ok {
+	if _, ok := procself.MinorFaults(); !ok {
 		t.Skip("no /proc/self/stat on this system")
 	}
 	if noPopulate.Load() {
@@ -101,10 +81,10 @@ func TestHeapChunkPrefaulted(t *testing.T) {
 // faultsWriting writes one byte per 4 KiB page of b and returns the minor
 // faults the process took meanwhile.
 func faultsWriting(b []byte) uint64 {
-	before, _ := minorFaults()
+	before, _ := procself.MinorFaults()
 	for i := 0; i < len(b); i += 4 << 10 {
 		b[i] = 1
 	}
-	after, _ := minorFaults()
+	after, _ := procself.MinorFaults()
 	return after - before
 }

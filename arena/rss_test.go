@@ -1,33 +1,11 @@
 package arena
 
 import (
-	"bytes"
-	"os"
 	"runtime/debug"
-	"strconv"
 	"testing"
-)
 
-// rssBytes returns the process's resident set from /proc/self/status (VmRSS),
-// or ok false where that file does not exist.
-func rssBytes() (int64, bool) {
-	raw, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, false
-	}
-	for line := range bytes.Lines(raw) {
-		rest, found := bytes.CutPrefix(line, []byte("VmRSS:"))
-		if !found {
-			continue
-		}
-		kb, err := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
-		if err != nil {
-			return 0, false
-		}
-		return kb << 10, true
-	}
-	return 0, false
-}
+	"github.com/writegc/writegc/internal/procself"
+)
 
 // TestOffHeapRSSWithinBound fills an off-heap arena far past its pool's bound
 // and checks, from the kernel's count of resident memory, that after the
@@ -43,7 +21,7 @@ func TestOffHeapRSSWithinBound(t *testing.T) {
 	// scavenger may return garbage of earlier tests during the fill, and
 	// RSS grows by less than the arena's chunks.
 	debug.FreeOSMemory()
-	base, ok := rssBytes()
+	base, ok := procself.RSS()
 	if !ok {
 		t.Skip("no /proc/self/status VmRSS on this system")
 	}
@@ -61,12 +39,12 @@ func TestOffHeapRSSWithinBound(t *testing.T) {
 			b[i] = 1 // touch every page, as a writer would
 		}
 	}
-	full, _ := rssBytes()
+	full, _ := procself.RSS()
 	if grew := full - base; grew < (chunks-4)*cs {
 		t.Fatalf("RSS grew by %d MiB with %d chunks filled, want at least %d MiB: the test does not see the arena's memory", grew>>20, chunks, (chunks-4)*cs>>20)
 	}
 	a.Release()
-	released, _ := rssBytes()
+	released, _ := procself.RSS()
 	if over := released - base; over > bound*cs+slack {
 		t.Errorf("after Release RSS is %d MiB above the start, want at most the bound's %d MiB (+%d MiB slack)", over>>20, bound*cs>>20, slack>>20)
 	}
@@ -74,7 +52,7 @@ func TestOffHeapRSSWithinBound(t *testing.T) {
 		t.Errorf("after Release: %d chunks pooled, %d bytes mapped; want %d and %d", s.ChunksPooled, s.MappedBytes, bound, bound*cs)
 	}
 	p.Close()
-	closed, _ := rssBytes()
+	closed, _ := procself.RSS()
 	if over := closed - base; over > slack {
 		t.Errorf("after Close RSS is %d MiB above the start, want at most %d MiB of slack", over>>20, slack>>20)
 	}

@@ -1,11 +1,8 @@
 package benches
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"runtime"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +10,7 @@ import (
 	"github.com/writegc/writegc/arena"
 	"github.com/writegc/writegc/gcmetrics"
 	"github.com/writegc/writegc/gcmetrics/gcbench"
+	"github.com/writegc/writegc/internal/procself"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/memtable"
 )
@@ -136,35 +134,13 @@ func BenchmarkPut(b *testing.B) {
 	}
 }
 
-// minorFaults returns the process's minor page faults so far (field 10 of
-// /proc/self/stat); ok is false where that file does not exist (not Linux).
-func minorFaults() (n uint64, ok bool) {
-	raw, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return 0, false
-	}
-	// Field 2 (the command) is in parentheses and may hold spaces: count
-	// fields after the last ')', where field 3 (state) has index 0, so
-	// minflt (field 10) has index 7.
-	i := bytes.LastIndexByte(raw, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := bytes.Fields(raw[i+1:])
-	if len(f) < 8 {
-		return 0, false
-	}
-	n, err = strconv.ParseUint(string(f[7]), 10, 64)
-	return n, err == nil
-}
-
 // reportFaults adds minflt/op: the process's minor page faults since start
 // per op, i.e. first touches of fresh pages (of newly mapped off-heap chunks,
 // or of memory the Go heap took from the kernel). Kernel time is left out:
 // /proc/self/stat counts it in 10 ms ticks, too coarse for short runs. Where
 // /proc/self/stat is missing it reports nothing.
 func reportFaults(b *testing.B, start uint64, ok bool) {
-	end, endOK := minorFaults()
+	end, endOK := procself.MinorFaults()
 	if !ok || !endOK || b.N == 0 {
 		return
 	}
@@ -226,7 +202,7 @@ func benchPutWith(b *testing.B, kind string, keys, value int64, warm bool, vs []
 	}
 	b.SetBytes(workload.KeySize + value)
 	m := gcbench.Start(b)
-	faults, faultsOK := minorFaults()
+	faults, faultsOK := procself.MinorFaults()
 	b.ResetTimer()
 	for i := range b.N {
 		j := i % int(keys)
@@ -310,56 +286,60 @@ func filled(b *testing.B, kind string, keys, value int64) (*table, *workload.Key
 	return t, ks
 }
 
-// BenchmarkGet looks up random present keys in a full memtable.
-func BenchmarkGet(b *testing.B) {
-	const value = 100
+// readValue is the value size of the read benchmarks' memtables.
+const readValue = 100
+
+// eachFilled runs body as one sub-benchmark per kind and key count (100K,
+// 1M) on a memtable filled with that many keys of readValue bytes; the
+// memtable is closed after it.
+func eachFilled(b *testing.B, body func(b *testing.B, t *table, ks *workload.Keys, keys int64)) {
+	const value = readValue
 	for _, keys := range []int64{100_000, 1_000_000} {
 		for _, kind := range benchKinds {
 			b.Run(caseName(kind, value, keys), func(b *testing.B) {
 				skipLarge(b, keys, value)
 				t, ks := filled(b, kind, keys, value)
 				defer t.close()
-				m := gcbench.Start(b)
-				b.ResetTimer()
-				x := uint64(12345)
-				for range b.N {
-					x ^= x << 13
-					x ^= x >> 7
-					x ^= x << 17
-					if _, ok := t.m.Get(ks.Key(int(x % uint64(keys)))); !ok {
-						b.Fatal("missing key")
-					}
-				}
-				b.StopTimer()
-				m.Stop()
+				body(b, t, ks, keys)
 			})
 		}
 	}
 }
 
+// BenchmarkGet looks up random present keys in a full memtable.
+func BenchmarkGet(b *testing.B) {
+	eachFilled(b, func(b *testing.B, t *table, ks *workload.Keys, keys int64) {
+		m := gcbench.Start(b)
+		b.ResetTimer()
+		x := uint64(12345)
+		for range b.N {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			if _, ok := t.m.Get(ks.Key(int(x % uint64(keys)))); !ok {
+				b.Fatal("missing key")
+			}
+		}
+		b.StopTimer()
+		m.Stop()
+	})
+}
+
 // BenchmarkScan is one full ordered scan per op.
 func BenchmarkScan(b *testing.B) {
-	const value = 100
-	for _, keys := range []int64{100_000, 1_000_000} {
-		for _, kind := range benchKinds {
-			b.Run(caseName(kind, value, keys), func(b *testing.B) {
-				skipLarge(b, keys, value)
-				t, _ := filled(b, kind, keys, value)
-				defer t.close()
-				b.SetBytes(keys * (workload.KeySize + value))
-				b.ResetTimer()
-				for range b.N {
-					n := 0
-					for range t.m.All() {
-						n++
-					}
-					if n != int(keys) {
-						b.Fatalf("scan saw %d keys, want %d", n, keys)
-					}
-				}
-			})
+	eachFilled(b, func(b *testing.B, t *table, _ *workload.Keys, keys int64) {
+		b.SetBytes(keys * (workload.KeySize + readValue))
+		b.ResetTimer()
+		for range b.N {
+			n := 0
+			for range t.m.All() {
+				n++
+			}
+			if n != int(keys) {
+				b.Fatalf("scan saw %d keys, want %d", n, keys)
+			}
 		}
-	}
+	})
 }
 
 var memmoveSink []byte

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/writegc/writegc/internal/gittest"
 )
 
 func gitOut(t *testing.T, dir string, args ...string) string {
@@ -19,7 +21,7 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 
 func commit(t *testing.T, dir, msg string) string {
 	t.Helper()
-	gitT(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
+	gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
 	return gitOut(t, dir, "rev-parse", "HEAD")
 }
 
@@ -29,7 +31,7 @@ func TestAutoBase(t *testing.T) {
 	}
 	ctx := context.Background()
 	upstream := t.TempDir()
-	gitT(t, upstream, "init", "-q", "-b", "main")
+	gittest.Git(t, upstream, "init", "-q", "-b", "main")
 	c1 := commit(t, upstream, "one")
 	if _, _, err := AutoBase(ctx, upstream); !errors.Is(err, ErrNoBase) || !strings.Contains(err.Error(), "no parent") {
 		t.Errorf("first commit: err = %v, want ErrNoBase (no parent)", err)
@@ -46,9 +48,9 @@ func TestAutoBase(t *testing.T) {
 	check("local main", upstream, c1, "HEAD~1: HEAD is on the default branch main")
 
 	clone := t.TempDir()
-	gitT(t, clone, "clone", "-q", upstream, ".")
+	gittest.Git(t, clone, "clone", "-q", upstream, ".")
 	check("clone on main", clone, c1, "default branch main")
-	gitT(t, clone, "checkout", "-q", "-b", "feature")
+	gittest.Git(t, clone, "checkout", "-q", "-b", "feature")
 	commit(t, clone, "feature 1")
 	commit(t, clone, "feature 2")
 	check("feature branch", clone, c2, "merge base of HEAD (branch feature) with the default branch origin/")
@@ -56,12 +58,12 @@ func TestAutoBase(t *testing.T) {
 	// A pull request is tested as a detached merge of the branch into main,
 	// after main moved on.
 	c3 := commit(t, upstream, "three")
-	gitT(t, clone, "fetch", "-q", "origin")
-	gitT(t, clone, "checkout", "-q", "--detach", "origin/main")
-	gitT(t, clone, "merge", "-q", "--no-edit", "feature")
+	gittest.Git(t, clone, "fetch", "-q", "origin")
+	gittest.Git(t, clone, "checkout", "-q", "--detach", "origin/main")
+	gittest.Git(t, clone, "merge", "-q", "--no-edit", "feature")
 	check("detached merge commit", clone, c3, "merge base of HEAD (detached HEAD) with the default branch origin/")
 
 	// Detached at the tip of main (a push build): the previous commit.
-	gitT(t, clone, "checkout", "-q", "--detach", "origin/main")
+	gittest.Git(t, clone, "checkout", "-q", "--detach", "origin/main")
 	check("detached on main", clone, c2, "HEAD~1: HEAD is contained in the default branch origin/")
 }

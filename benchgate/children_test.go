@@ -12,6 +12,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testfs"
+	"github.com/writegc/writegc/internal/testwait"
 )
 
 // Hostile-input issue items 1 and 2: what a benchmark's environment holds,
@@ -102,10 +106,8 @@ func childRepo(t *testing.T) (repo, tmp, pids string) {
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	gitT(t, repo, "init", "-q")
-	writeFiles(t, repo, map[string]string{"go.mod": "module example.com/child\n\ngo 1.26\n", "child_test.go": childTest})
-	gitT(t, repo, "add", ".")
-	gitT(t, repo, "commit", "-q", "-m", "child")
+	testfs.Write(t, repo, map[string]string{"go.mod": "module example.com/child\n\ngo 1.26\n", "child_test.go": childTest})
+	gittest.CommitAll(t, repo, "child")
 	t.Setenv("TMPDIR", tmp)
 	pids = filepath.Join(t.TempDir(), "pids")
 	t.Setenv("PIDS", pids)
@@ -134,18 +136,11 @@ func runWithin(t *testing.T, ctx context.Context, cfg RunConfig) (*RunResult, er
 		res *RunResult
 		err error
 	}
-	done := make(chan result, 1)
-	go func() {
+	r := testwait.Within(t, liveness, "Run", func() result {
 		res, err := Run(ctx, cfg)
-		done <- result{res, err}
-	}()
-	select {
-	case r := <-done:
-		return r.res, r.err
-	case <-time.After(liveness):
-		t.Fatalf("Run still running after %v", liveness)
-		return nil, nil
-	}
+		return result{res, err}
+	})
+	return r.res, r.err
 }
 
 // assertOrphansGone fails t unless every pid in file is gone (or a zombie
@@ -159,16 +154,12 @@ func assertOrphansGone(t *testing.T, file string) {
 	}
 	deadline := time.Now().Add(liveness)
 	for _, p := range pids {
-		for {
-			st, err := os.ReadFile("/proc/" + p + "/stat")
-			if f := strings.Fields(string(st)); err != nil || len(f) > 2 && f[2] == "Z" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Errorf("the benchmark's child %s outlived the run", p)
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
+		pid, err := strconv.Atoi(p)
+		if err != nil {
+			t.Fatalf("%s: pid %q", file, p)
+		}
+		if !testwait.Gone(pid, time.Until(deadline)) {
+			t.Errorf("the benchmark's child %s outlived the run", p)
 		}
 	}
 }

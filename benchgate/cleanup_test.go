@@ -11,24 +11,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testfs"
 )
 
 // Run's output bound, its cleanup on every exit path, stale worktrees,
 // submodules, labels and errors.
-
-// writeFiles writes files (relative name -> contents) under dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // hostileTestFile is the hostile module's test file (see its comment):
 // BenchmarkQuiet, BenchmarkNoisy, BenchmarkDies and BenchmarkWaits.
@@ -47,10 +36,8 @@ func hostileRepo(t *testing.T) (repo, tmp string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gitT(t, repo, "init", "-q")
-	writeFiles(t, repo, map[string]string{"go.mod": "module example.com/hostile\n\ngo 1.26\n", "hostile_test.go": string(hostileTest)})
-	gitT(t, repo, "add", ".")
-	gitT(t, repo, "commit", "-q", "-m", "hostile")
+	testfs.Write(t, repo, map[string]string{"go.mod": "module example.com/hostile\n\ngo 1.26\n", "hostile_test.go": string(hostileTest)})
+	gittest.CommitAll(t, repo, "hostile")
 	t.Setenv("TMPDIR", tmp)
 	return repo, tmp
 }
@@ -173,10 +160,10 @@ func TestPruneStaleWorktrees(t *testing.T) {
 	mine := filepath.Join(tmp, "benchgate-"+strconv.Itoa(os.Getpid())+"-789", "base")
 	other := filepath.Join(tmp, "benchgate-"+strconv.Itoa(dead.Process.Pid)+"-1", "elsewhere")
 	for _, p := range []string{stale, live, mine, other} {
-		gitT(t, repo, "worktree", "add", "-q", "--detach", p, "HEAD")
+		gittest.Git(t, repo, "worktree", "add", "-q", "--detach", p, "HEAD")
 	}
 	gone := filepath.Join(tmp, "vanished")
-	gitT(t, repo, "worktree", "add", "-q", "--detach", gone, "HEAD")
+	gittest.Git(t, repo, "worktree", "add", "-q", "--detach", gone, "HEAD")
 	os.RemoveAll(gone)
 
 	notes := pruneStale(context.Background(), repo)
@@ -205,15 +192,14 @@ func TestRunSubmodule(t *testing.T) {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		gitT(t, d, "init", "-q")
+		gittest.Git(t, d, "init", "-q")
 	}
-	writeFiles(t, sub, map[string]string{
+	testfs.Write(t, sub, map[string]string{
 		"go.mod": "module example.com/lib\n\ngo 1.26\n",
 		"lib.go": "package lib\n\n// Twice doubles x.\nfunc Twice(x int) int { return 2 * x }\n",
 	})
-	gitT(t, sub, "add", ".")
-	gitT(t, sub, "commit", "-q", "-m", "lib")
-	writeFiles(t, repo, map[string]string{
+	gittest.CommitAll(t, sub, "lib")
+	testfs.Write(t, repo, map[string]string{
 		"go.mod": "module example.com/app\n\ngo 1.26\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ./third_party/lib\n",
 		"app_test.go": `package app
 
@@ -232,11 +218,10 @@ func BenchmarkTwice(b *testing.B) {
 }
 `,
 	})
-	gitT(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "third_party/lib")
-	gitT(t, repo, "config", "-f", ".gitmodules", "submodule.third_party/lib.url", "https://invalid.invalid/lib.git")
-	gitT(t, repo, "config", "submodule.third_party/lib.url", "https://invalid.invalid/lib.git")
-	gitT(t, repo, "add", ".")
-	gitT(t, repo, "commit", "-q", "-m", "app")
+	gittest.Git(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "third_party/lib")
+	gittest.Git(t, repo, "config", "-f", ".gitmodules", "submodule.third_party/lib.url", "https://invalid.invalid/lib.git")
+	gittest.Git(t, repo, "config", "submodule.third_party/lib.url", "https://invalid.invalid/lib.git")
+	gittest.CommitAll(t, repo, "app")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cfg := RunConfig{Dir: repo, Base: "HEAD", Head: "HEAD", Count: 1, Benchtime: "10x", OutDir: t.TempDir()}
@@ -249,7 +234,7 @@ func BenchmarkTwice(b *testing.B) {
 	}
 
 	// The user's checkout without the submodule: nothing to fetch it from.
-	gitT(t, repo, "submodule", "deinit", "-q", "-f", "third_party/lib")
+	gittest.Git(t, repo, "submodule", "deinit", "-q", "-f", "third_party/lib")
 	_, err = Run(ctx, cfg)
 	if !errors.Is(err, ErrBuild) || !strings.Contains(err.Error(), "submodules of HEAD") || !strings.Contains(err.Error(), "git submodule update --init") {
 		t.Errorf("err = %v, want ErrBuild naming the submodules and the fix", err)
@@ -272,7 +257,7 @@ func TestRunHeadLabelAndNotARepo(t *testing.T) {
 	if err != nil || res.HeadCommit != sha {
 		t.Errorf("clean tree: head %q, %v; want %s without +worktree", res.HeadCommit, err, sha)
 	}
-	writeFiles(t, repo, map[string]string{"extra.go": "package hostile\n"})
+	testfs.Write(t, repo, map[string]string{"extra.go": "package hostile\n"})
 	res, err = Run(ctx, cfg)
 	if err != nil || res.HeadCommit != sha+"+worktree" {
 		t.Errorf("untracked file: head %q, %v; want %s+worktree", res.HeadCommit, err, sha)

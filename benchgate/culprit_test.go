@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/testfs"
 )
 
 // culpritModule is a module whose benchmark spends about 90% of its time
@@ -61,8 +63,8 @@ func TestRunProfileNamesTheCulprit(t *testing.T) {
 		t.Skip("a gate run with profiles: make test-slow")
 	}
 	dir := gitModuleDir(t)
-	commitBaseHead(t, dir, func() { writeFiles(t, dir, culpritModule(1)) },
-		func() { writeFiles(t, dir, culpritModule(1.3)) }) // Slowed 30% slower
+	commitBaseHead(t, dir, func() { testfs.Write(t, dir, culpritModule(1)) },
+		func() { testfs.Write(t, dir, culpritModule(1.3)) }) // Slowed 30% slower
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// 3 s of profile a side: about 270 CPU samples in Slowed, enough that

@@ -2,11 +2,10 @@ package benchgate
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"unicode"
+
+	"github.com/writegc/writegc/internal/buildenv"
 )
 
 // Configuration keys Run writes into both outputs besides the machine's.
@@ -22,13 +21,14 @@ const (
 )
 
 // Limits of one side's environment, checked before it is parsed or stored:
-// it becomes an env: line and part of a history series key.
+// it becomes an env: line and part of a history series key. They are
+// internal/buildenv's, which gcstress's -build-envs shares.
 const (
 	// MaxEnvBytes bounds an environment string (ParseEnv) and the sum of a
 	// side's K=V entries (CheckEnv).
-	MaxEnvBytes = 4 << 10
+	MaxEnvBytes = buildenv.MaxBytes
 	// MaxEnvPairs bounds a side's K=V entries.
-	MaxEnvPairs = 64
+	MaxEnvPairs = buildenv.MaxPairs
 )
 
 // CurrentEnv is how a report names a side run in the current environment.
@@ -45,16 +45,6 @@ var envMachineKeys = map[string]string{
 	"gomaxprocs": "GOMAXPROCS",
 }
 
-// runtimeOnlyEnv are the variables of a side's environment that tune the Go
-// runtime of the process that reads them: they are given to the benchmark
-// binaries only, not to the go command, whose compiler would otherwise run
-// with GOGC=off or GOMAXPROCS=1 (GODEBUG set when building changes nothing in
-// the binary built).
-var runtimeOnlyEnv = []string{"GOGC", "GOMEMLIMIT", "GOMAXPROCS", "GODEBUG", "GOTRACEBACK"}
-
-// errEnvQuote: a double quote of an environment string is not closed.
-var errEnvQuote = errors.New("unterminated double quote")
-
 // ParseEnv reads an environment string: K=V pairs separated by blanks, as
 // `benchgate run -base-env 'GOEXPERIMENT=nogreenteagc GOAMD64=v3'` takes
 // them. Quotes are not needed; a value holding blanks is written in double
@@ -62,87 +52,17 @@ var errEnvQuote = errors.New("unterminated double quote")
 // blanks) is the current environment: no pairs. Each pair must have a '='
 // after a non-empty key, and a key may be given once (see CheckEnv). Errors
 // wrap ErrBadEnv.
-func ParseEnv(s string) ([]string, error) {
-	if len(s) > MaxEnvBytes {
-		return nil, fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrBadEnv, len(s), MaxEnvBytes)
-	}
-	var out []string
-	var cur strings.Builder
-	inQuote, inField := false, false
-	for _, r := range s {
-		switch {
-		case r == '"':
-			inQuote, inField = !inQuote, true
-		case !inQuote && unicode.IsSpace(r):
-			if inField {
-				out, inField = append(out, cur.String()), false
-				cur.Reset()
-			}
-		default:
-			cur.WriteRune(r)
-			inField = true
-		}
-	}
-	if inQuote {
-		return nil, fmt.Errorf("%w: %q: %v", ErrBadEnv, s, errEnvQuote)
-	}
-	if inField {
-		out = append(out, cur.String())
-	}
-	if err := CheckEnv(out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
+func ParseEnv(s string) ([]string, error) { return buildenv.Parse(s) }
 
 // CheckEnv checks a side's environment additions: each entry K=V with a
 // non-empty key of printable characters without blanks, no NUL, and no key
 // given twice (which of two values was meant cannot be told, and the
 // report and the history series must name one). Errors wrap ErrBadEnv.
-func CheckEnv(env []string) error {
-	if len(env) > MaxEnvPairs {
-		return fmt.Errorf("%w: %d K=V pairs, more than the limit of %d", ErrBadEnv, len(env), MaxEnvPairs)
-	}
-	total := 0
-	for _, kv := range env {
-		total += len(kv) + 1
-	}
-	if total > MaxEnvBytes {
-		return fmt.Errorf("%w: %d bytes of K=V pairs, more than the limit of %d", ErrBadEnv, total, MaxEnvBytes)
-	}
-	seen := map[string]bool{}
-	for _, kv := range env {
-		k, v, ok := strings.Cut(kv, "=")
-		switch {
-		case !ok:
-			return fmt.Errorf("%w: %q: want K=V", ErrBadEnv, kv)
-		case k == "":
-			return fmt.Errorf("%w: %q: empty variable name", ErrBadEnv, kv)
-		case strings.ContainsFunc(k, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }):
-			return fmt.Errorf("%w: %q: a variable name of printable characters without blanks is wanted", ErrBadEnv, kv)
-		case strings.ContainsRune(v, 0):
-			return fmt.Errorf("%w: %q: the value holds NUL", ErrBadEnv, kv)
-		case seen[k]:
-			return fmt.Errorf("%w: %s given twice", ErrBadEnv, k)
-		}
-		seen[k] = true
-	}
-	return nil
-}
+func CheckEnv(env []string) error { return buildenv.Check(env) }
 
 // FormatEnv writes env (K=V entries) in ParseEnv's form: blank-separated,
 // a value holding blanks in double quotes. nil or empty gives "".
-func FormatEnv(env []string) string {
-	parts := make([]string, len(env))
-	for i, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		if strings.ContainsFunc(v, unicode.IsSpace) {
-			v = `"` + v + `"`
-		}
-		parts[i] = k + "=" + v
-	}
-	return strings.Join(parts, " ")
-}
+func FormatEnv(env []string) string { return buildenv.Format(env) }
 
 // EnvLabel names an environment in a report: FormatEnv's form, or
 // CurrentEnv when it adds nothing.
@@ -184,12 +104,7 @@ func envValue(line, key string) string {
 	if err != nil {
 		return ""
 	}
-	for _, kv := range env {
-		if k, v, _ := strings.Cut(kv, "="); k == key {
-			return v
-		}
-	}
-	return ""
+	return buildenv.Value(env, key)
 }
 
 // comparedEnvKeys returns the strict machine keys whose variable (see
@@ -212,10 +127,5 @@ func comparedEnvKeys(base, head *Set) map[string]string {
 }
 
 // buildEnv is the part of a side's environment the go command gets: all
-// but runtimeOnlyEnv.
-func buildEnv(env []string) []string {
-	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
-		k, _, _ := strings.Cut(kv, "=")
-		return slices.Contains(runtimeOnlyEnv, k)
-	})
-}
+// but buildenv.RuntimeOnly.
+func buildEnv(env []string) []string { return buildenv.ForBuild(env) }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/gittest"
 )
 
 func TestParseEnv(t *testing.T) {
@@ -125,9 +127,7 @@ func envModule(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	gitT(t, dir, "init", "-q")
-	gitT(t, dir, "add", ".")
-	gitT(t, dir, "commit", "-q", "-m", "envs")
+	gittest.CommitAll(t, dir, "envs")
 	return dir
 }
 
@@ -140,18 +140,29 @@ func readT(t *testing.T, path string) string {
 	return string(b)
 }
 
+// envConfig is one round of dir's benchmarks at HEAD on both sides, the
+// base built and run in baseEnv, the head in headEnv, into out.
+func envConfig(dir, out string, baseEnv, headEnv []string) RunConfig {
+	return RunConfig{Dir: dir, Base: "HEAD", Count: 1, Benchtime: "1x", OutDir: out, BaseEnv: baseEnv, HeadEnv: headEnv}
+}
+
+// runEnvs runs envConfig within limit, failing the test on an error.
+func runEnvs(t *testing.T, dir string, limit time.Duration, baseEnv, headEnv []string) *RunResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	res, err := Run(ctx, envConfig(dir, t.TempDir(), baseEnv, headEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // One commit built in two environments: the base with the classic
 // collector, the head (the clean working tree) in the current environment.
 // Each binary is what its environment builds, and the outputs say so.
 func TestRunEnvBuildsEachSide(t *testing.T) {
-	dir := envModule(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	res, err := Run(ctx, RunConfig{Dir: dir, Base: "HEAD", Count: 1, Benchtime: "1x", OutDir: t.TempDir(),
-		BaseEnv: []string{"GOEXPERIMENT=nogreenteagc"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runEnvs(t, envModule(t), 4*time.Minute, []string{"GOEXPERIMENT=nogreenteagc"}, nil)
 	if res.BaseCommit != strings.TrimSuffix(res.HeadCommit, "+worktree") || strings.HasSuffix(res.HeadCommit, "+worktree") {
 		t.Errorf("base %s, head %s: want the same commit, a clean tree", res.BaseCommit, res.HeadCommit)
 	}
@@ -191,7 +202,7 @@ func TestRunEnvFailures(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := t.TempDir()
-			res, err := Run(ctx, RunConfig{Dir: dir, Base: "HEAD", Count: 1, Benchtime: "1x", OutDir: out, BaseEnv: c.base, HeadEnv: c.head})
+			res, err := Run(ctx, envConfig(dir, out, c.base, c.head))
 			if !errors.Is(err, ErrBuild) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("err = %v; want one line of ErrBuild holding %q", err, c.want)
 			}
@@ -212,14 +223,7 @@ func TestRunEnvToolchain(t *testing.T) {
 	if testing.Short() || os.Getenv("WRITEGC_TEST_TOOLCHAIN") != "1" {
 		t.Skip("downloads go1.27.3: set WRITEGC_TEST_TOOLCHAIN=1 (not with -short)")
 	}
-	dir := envModule(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-	res, err := Run(ctx, RunConfig{Dir: dir, Base: "HEAD", Count: 1, Benchtime: "1x", OutDir: t.TempDir(),
-		HeadEnv: []string{"GOTOOLCHAIN=go1.27.3"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runEnvs(t, envModule(t), 8*time.Minute, nil, []string{"GOTOOLCHAIN=go1.27.3"})
 	if head := readT(t, res.HeadFile); !strings.Contains(head, "\ngoversion: go1.27.3\n") || !strings.Contains(head, "\nenv: GOTOOLCHAIN=go1.27.3\n") {
 		t.Errorf("head.txt: want go1.27.3 and its env: line:\n%s", head)
 	}
@@ -244,10 +248,8 @@ func TestRunInstructionsEnv(t *testing.T) {
 	if err := os.WriteFile(vg, []byte(fakeValgrind), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	gitT(t, dir, "init", "-q")
 	writeWorkModule(t, dir, 1000)
-	gitT(t, dir, "add", ".")
-	gitT(t, dir, "commit", "-q", "-m", "one")
+	gittest.CommitAll(t, dir, "one")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	res, err := Run(ctx, RunConfig{Dir: dir, Base: "HEAD", Count: DefaultInstructionCount, Measure: MeasureInstructions,

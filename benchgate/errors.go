@@ -3,6 +3,7 @@ package benchgate
 import (
 	"errors"
 
+	"github.com/writegc/writegc/internal/buildenv"
 	"github.com/writegc/writegc/internal/inputfile"
 )
 
@@ -77,6 +78,7 @@ var (
 	// or to ParseEnv is not a list of K=V pairs with distinct, non-empty
 	// keys. An environment the go command refuses (an unknown GOEXPERIMENT,
 	// a GOTOOLCHAIN it cannot fetch) is ErrBuild, naming the side and its
-	// environment.
-	ErrBadEnv = errors.New("bad environment")
+	// environment. It is internal/buildenv's ErrBadEnv, which gcstress's
+	// -build-envs shares.
+	ErrBadEnv = buildenv.ErrBadEnv
 )

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/gittest"
 )
 
 func TestAcceptedExpirySyntax(t *testing.T) {
@@ -66,7 +68,6 @@ func TestGitAge(t *testing.T) {
 		t.Skip("git not in PATH")
 	}
 	dir := t.TempDir()
-	gitT(t, dir, "init", "-q")
 	path := filepath.Join(dir, "accepted.txt")
 	write := func(body string) {
 		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
@@ -74,10 +75,9 @@ func TestGitAge(t *testing.T) {
 		}
 	}
 	write("^A  commits=1  r\n")
-	gitT(t, dir, "add", ".")
-	gitT(t, dir, "commit", "-q", "-m", "accept A")
+	gittest.CommitAll(t, dir, "accept A")
 	for i := range 2 {
-		gitT(t, dir, "commit", "-q", "--allow-empty", "-m", "later "+string(rune('0'+i)))
+		gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "later "+string(rune('0'+i)))
 	}
 	write("^A  commits=1  r\n^B  commits=1  r\n") // B is not committed yet
 	acc, err := ReadAccepted(path)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/writegc/writegc/internal/buildenv"
 	"github.com/writegc/writegc/internal/childproc"
 )
 
@@ -60,11 +61,8 @@ func (e *goError) Error() string {
 func goFailure(err error) string {
 	var ge *goError
 	if errors.As(err, &ge) {
-		for _, l := range strings.Split(ge.stderr, "\n") {
-			l = strings.TrimSpace(l)
-			if l != "" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "go: downloading ") {
-				return l
-			}
+		if l := buildenv.GoErrorLine(ge.stderr); l != "" {
+			return l
 		}
 	}
 	return firstLine(err.Error())

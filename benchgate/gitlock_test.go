@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/internal/flock"
+	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testfs"
 )
 
 // wideRepo makes a repository with enough files that a checkout takes a
@@ -23,10 +25,8 @@ func wideRepo(t *testing.T) string {
 	for i := range 600 {
 		files[fmt.Sprintf("d%02d/f%03d.txt", i%20, i)] = strings.Repeat("x", 512) + fmt.Sprint(i)
 	}
-	writeFiles(t, repo, files)
-	gitT(t, repo, "init", "-q")
-	gitT(t, repo, "add", ".")
-	gitT(t, repo, "commit", "-q", "-m", "wide")
+	testfs.Write(t, repo, files)
+	gittest.CommitAll(t, repo, "wide")
 	return repo
 }
 

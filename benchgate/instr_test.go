@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/benchgate/internal/callgrind"
+	"github.com/writegc/writegc/internal/gittest"
 )
 
 func TestParseMeasure(t *testing.T) {
@@ -148,10 +149,8 @@ func TestInstrCountNotUnderpowered(t *testing.T) {
 
 func TestRunInstructionsNoValgrind(t *testing.T) {
 	dir := gitModuleDir(t)
-	gitT(t, dir, "init", "-q")
 	writeSynth(t, dir, 10, true)
-	gitT(t, dir, "add", ".")
-	gitT(t, dir, "commit", "-q", "-m", "x")
+	gittest.CommitAll(t, dir, "x")
 	_, err := Run(context.Background(), RunConfig{Dir: dir, Base: "HEAD", Head: "HEAD",
 		Measure: MeasureInstructions, Valgrind: "/nonexistent/valgrind"})
 	if !errors.Is(err, ErrNoValgrind) {
@@ -167,8 +166,8 @@ func TestRunInstructions(t *testing.T) {
 	dir := gitModuleDir(t)
 	commitBaseHead(t, dir, func() { writeSynth(t, dir, 2000, true) },
 		func() { writeSynth(t, dir, 2040, true) }) // 2% more loop iterations per op
-	gitT(t, dir, "tag", "base", "HEAD~1")
-	gitT(t, dir, "tag", "slow")
+	gittest.Git(t, dir, "tag", "base", "HEAD~1")
+	gittest.Git(t, dir, "tag", "slow")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

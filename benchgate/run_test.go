@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/gittest"
 )
 
 // synthModule writes a tiny module whose benchmark's cost is set by the
@@ -54,26 +56,12 @@ func BenchmarkWork(b *testing.B) {
 	}
 }
 
-func gitT(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
 // gitModuleDir skips the test without go or git, isolates the go command
 // from the caller's workspace and VCS stamping, and returns an empty
 // directory for a test module and its repository.
 func gitModuleDir(t *testing.T) string {
 	t.Helper()
-	for _, tool := range []string{"go", "git"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not in PATH", tool)
-		}
-	}
-	t.Setenv("GOWORK", "off")
-	t.Setenv("GOFLAGS", "-buildvcs=false")
+	gittest.NeedGoGit(t)
 	return t.TempDir()
 }
 
@@ -81,12 +69,10 @@ func gitModuleDir(t *testing.T) string {
 // writes, and HEAD, what head then changes.
 func commitBaseHead(t *testing.T, dir string, base, head func()) {
 	t.Helper()
-	gitT(t, dir, "init", "-q")
 	base()
-	gitT(t, dir, "add", ".")
-	gitT(t, dir, "commit", "-q", "-m", "base")
+	gittest.CommitAll(t, dir, "base")
 	head()
-	gitT(t, dir, "commit", "-q", "-am", "head")
+	gittest.Git(t, dir, "commit", "-q", "-am", "head")
 }
 
 // needRealValgrind skips the test under -short and where valgrind is not
@@ -106,18 +92,15 @@ func needRealValgrind(t *testing.T) {
 // regress, 4x faster must pass, and a base without the benchmark is skipped.
 func TestRunSynthetic(t *testing.T) {
 	dir := gitModuleDir(t)
-	gitT(t, dir, "init", "-q")
 	writeSynth(t, dir, 200, false)
-	gitT(t, dir, "add", ".")
-	gitT(t, dir, "commit", "-q", "-m", "no benchmark yet")
-	gitT(t, dir, "tag", "nobench")
+	gittest.CommitAll(t, dir, "no benchmark yet")
+	gittest.Git(t, dir, "tag", "nobench")
 	writeSynth(t, dir, 200, true)
-	gitT(t, dir, "add", ".")
-	gitT(t, dir, "commit", "-q", "-m", "fast")
-	gitT(t, dir, "tag", "fast")
+	gittest.CommitAll(t, dir, "fast")
+	gittest.Git(t, dir, "tag", "fast")
 	writeSynth(t, dir, 800, true)
-	gitT(t, dir, "commit", "-q", "-am", "slow")
-	gitT(t, dir, "tag", "slow")
+	gittest.Git(t, dir, "commit", "-q", "-am", "slow")
+	gittest.Git(t, dir, "tag", "slow")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

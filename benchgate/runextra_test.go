@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/gittest"
 )
 
 // writeEnvSynth writes a module with two benchmarks whose cost per op is
@@ -70,11 +72,10 @@ func BenchmarkTwo(b *testing.B) {
 // base with "auto".
 func TestRunTargetEnvProfilesAndMachine(t *testing.T) {
 	dir := gitModuleDir(t)
-	gitT(t, dir, "init", "-q", "-b", "main")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
 	writeEnvSynth(t, dir)
-	gitT(t, dir, "add", ".")
-	gitT(t, dir, "commit", "-q", "-m", "one")
-	gitT(t, dir, "commit", "-q", "--allow-empty", "-m", "two")
+	gittest.CommitAll(t, dir, "one")
+	gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "two")
 	parent := gitOut(t, dir, "rev-parse", "HEAD~1")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

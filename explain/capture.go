@@ -118,31 +118,26 @@ func (c *Capture) Start(dir string) (err error) {
 	}
 	if c.Profiles&ProfileCPU != 0 {
 		c.metrics0 = gcmetrics.Read()
-		f, err := os.Create(filepath.Join(dir, "cpu.pprof"))
+		f, err := startFile(dir, "cpu.pprof", "CPU profile", func(f *os.File) error { return pprof.StartCPUProfile(f) })
 		if err != nil {
-			return fmt.Errorf("explain: capture: %w", err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return fmt.Errorf("explain: capture: start CPU profile: %w", err)
+			return err
 		}
 		c.cpuFile = f
 	}
 	if c.Profiles&ProfileFgprof != 0 {
-		f, err := os.Create(filepath.Join(dir, "fgprof.pprof"))
+		f, err := startFile(dir, "fgprof.pprof", "fgprof", func(f *os.File) error {
+			c.fgStop = fgprof.Start(f, fgprof.FormatPprof)
+			return nil
+		})
 		if err != nil {
-			return fmt.Errorf("explain: capture: %w", err)
+			return err
 		}
-		c.fgFile, c.fgStop = f, fgprof.Start(f, fgprof.FormatPprof)
+		c.fgFile = f
 	}
 	if c.Profiles&ProfileTrace != 0 {
-		f, err := os.Create(filepath.Join(dir, "trace.out"))
+		f, err := startFile(dir, "trace.out", "trace", func(f *os.File) error { return trace.Start(f) })
 		if err != nil {
-			return fmt.Errorf("explain: capture: %w", err)
-		}
-		if err := trace.Start(f); err != nil {
-			f.Close()
-			return fmt.Errorf("explain: capture: start trace: %w", err)
+			return err
 		}
 		stop := sync.OnceValue(func() error {
 			trace.Stop()
@@ -327,4 +322,18 @@ func (c *Capture) writeMetrics() error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(c.dir, MetricsFile), append(b, '\n'), 0o644)
+}
+
+// startFile creates dir/name and starts what (a profile or trace) writing
+// to it with start; when start fails the file is closed.
+func startFile(dir, name, what string, start func(*os.File) error) (*os.File, error) {
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return nil, fmt.Errorf("explain: capture: %w", err)
+	}
+	if err := start(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("explain: capture: start %s: %w", what, err)
+	}
+	return f, nil
 }

@@ -18,94 +18,70 @@ type diffRow struct {
 // has one.
 var scenarioRows = []diffRow{
 	{"objects per entry (end record)", func(a *Account) string {
-		return scF(a, func(s *ScenarioCost) string { return fmt.Sprintf("%.3g", s.ObjectsPerEntry) })
+		return orDash(a.Scenario, func(s *ScenarioCost) string { return fmt.Sprintf("%.3g", s.ObjectsPerEntry) })
 	}},
 	{"bytes per entry (end record)", func(a *Account) string {
-		return scF(a, func(s *ScenarioCost) string { return fmt.Sprintf("%.0f B", s.BytesPerEntry) })
+		return orDash(a.Scenario, func(s *ScenarioCost) string { return fmt.Sprintf("%.0f B", s.BytesPerEntry) })
 	}},
 	{"GC CPU-ns per Put (end record)", func(a *Account) string {
-		return scF(a, func(s *ScenarioCost) string {
+		return orDash(a.Scenario, func(s *ScenarioCost) string {
 			return fmt.Sprintf("%.0f (assist %.0f)", s.GCCPUNsPerPut, s.AssistNsPerPut)
 		})
 	}},
 	{"GC share, scenario table", func(a *Account) string {
-		return scF(a, func(s *ScenarioCost) string { return pct(s.GCShare) })
+		return orDash(a.Scenario, func(s *ScenarioCost) string { return pct(s.GCShare) })
 	}},
 }
 
 var diffRows = []diffRow{
-	{"GC share of CPU (profile)", func(a *Account) string { return cpuF(a, func(c *CPUAccount) string { return pct(c.GC) }) }},
-	{"  marking (of GC)", func(a *Account) string { return cpuF(a, func(c *CPUAccount) string { return pct0(c.Marking) }) }},
-	{"  scanning (of GC)", func(a *Account) string { return cpuF(a, func(c *CPUAccount) string { return pct0(c.Scanning) }) }},
+	{"GC share of CPU (profile)", func(a *Account) string { return orDash(a.CPU, func(c *CPUAccount) string { return pct(c.GC) }) }},
+	{"  marking (of GC)", func(a *Account) string { return orDash(a.CPU, func(c *CPUAccount) string { return pct0(c.Marking) }) }},
+	{"  scanning (of GC)", func(a *Account) string { return orDash(a.CPU, func(c *CPUAccount) string { return pct0(c.Scanning) }) }},
 	{"  assists", func(a *Account) string {
-		return cpuF(a, func(c *CPUAccount) string { return pct(c.Class(ClassAssist)) })
+		return orDash(a.CPU, func(c *CPUAccount) string { return pct(c.Class(ClassAssist)) })
 	}},
 	{"  mark workers", func(a *Account) string {
-		return cpuF(a, func(c *CPUAccount) string { return pct(c.Class(ClassMarkWorker)) })
+		return orDash(a.CPU, func(c *CPUAccount) string { return pct(c.Class(ClassMarkWorker)) })
 	}},
 	{"  sweeping", func(a *Account) string {
-		return cpuF(a, func(c *CPUAccount) string { return pct(c.Class(ClassSweep)) })
+		return orDash(a.CPU, func(c *CPUAccount) string { return pct(c.Class(ClassSweep)) })
 	}},
 	{"  write barriers", func(a *Account) string {
-		return cpuF(a, func(c *CPUAccount) string { return pct(c.Class(ClassWriteBarrier)) })
+		return orDash(a.CPU, func(c *CPUAccount) string { return pct(c.Class(ClassWriteBarrier)) })
 	}},
-	{"allocation share of CPU", func(a *Account) string { return cpuF(a, func(c *CPUAccount) string { return pct(c.Alloc) }) }},
+	{"allocation share of CPU", func(a *Account) string { return orDash(a.CPU, func(c *CPUAccount) string { return pct(c.Alloc) }) }},
 	{"GC CPU, metrics definition", func(a *Account) string {
-		return cpuF(a, func(c *CPUAccount) string { return pct(c.MetricsComparable) })
+		return orDash(a.CPU, func(c *CPUAccount) string { return pct(c.MetricsComparable) })
 	}},
-	{"GC CPU, runtime/metrics", func(a *Account) string {
-		if a.MetricsGCCPU == nil {
-			return "-"
-		}
-		return pct(*a.MetricsGCCPU)
+	{"GC CPU, runtime/metrics", func(a *Account) string { return orDash(a.MetricsGCCPU, func(g *float64) string { return pct(*g) }) }},
+	{"top assist payer", func(a *Account) string {
+		return orDash(a.CPU, func(c *CPUAccount) string { return top(c.AssistPayers) })
 	}},
-	{"top assist payer", func(a *Account) string { return cpuF(a, func(c *CPUAccount) string { return top(c.AssistPayers) }) }},
 	{"allocated objects", func(a *Account) string {
-		if a.Allocs == nil {
-			return "-"
-		}
-		return count(a.Allocs.Objects)
+		return orDash(a.Allocs, func(x *AllocAccount) string { return count(x.Objects) })
 	}},
 	{"allocated bytes", func(a *Account) string {
-		if a.Allocs == nil {
-			return "-"
-		}
-		return size(a.Allocs.Bytes)
+		return orDash(a.Allocs, func(x *AllocAccount) string { return size(x.Bytes) })
 	}},
 	{"top site by objects", func(a *Account) string {
-		if a.Allocs == nil {
-			return "-"
-		}
-		return top(a.Allocs.ByObjects)
+		return orDash(a.Allocs, func(x *AllocAccount) string { return top(x.ByObjects) })
 	}},
 	{"top site by bytes", func(a *Account) string {
-		if a.Allocs == nil {
-			return "-"
-		}
-		return top(a.Allocs.ByBytes)
+		return orDash(a.Allocs, func(x *AllocAccount) string { return top(x.ByBytes) })
 	}},
-	{"in use at snapshot", func(a *Account) string {
-		if a.Heap == nil {
-			return "-"
-		}
-		return size(a.Heap.Bytes)
-	}},
+	{"in use at snapshot", func(a *Account) string { return orDash(a.Heap, func(x *AllocAccount) string { return size(x.Bytes) }) }},
 	{"off CPU (wall clock)", func(a *Account) string {
-		if a.Wall == nil {
-			return "-"
-		}
-		return pct0(float64(a.Wall.OffCPU) / float64(a.Wall.Wall))
+		return orDash(a.Wall, func(w *WallAccount) string { return pct0(float64(w.OffCPU) / float64(w.Wall)) })
 	}},
 	{"top wait", func(a *Account) string {
-		if a.Wall == nil {
-			return "-"
-		}
-		for _, w := range a.Wall.Classes {
-			if w.Class != WaitRunning {
-				return fmt.Sprintf("%s %s", w.Class, pct0(w.Share))
+		return orDash(a.Wall, func(wa *WallAccount) string {
+			for _, w := range wa.Classes {
+				if w.Class != WaitRunning {
+					return fmt.Sprintf("%s %s", w.Class, pct0(w.Share))
+				}
 			}
-		}
-		return "none"
+			return "none"
+		})
 	}},
 	{"GC cycles (trace)", func(a *Account) string {
 		return trF(a, func(t *TraceAccount) string { return fmt.Sprint(len(t.Cycles)) })
@@ -124,18 +100,13 @@ var diffRows = []diffRow{
 	}},
 }
 
-func scF(a *Account, f func(*ScenarioCost) string) string {
-	if a.Scenario == nil {
+// orDash is f of the section s, or "-" where the account has no such
+// section (s is nil).
+func orDash[T any](s *T, f func(*T) string) string {
+	if s == nil {
 		return "-"
 	}
-	return f(a.Scenario)
-}
-
-func cpuF(a *Account, f func(*CPUAccount) string) string {
-	if a.CPU == nil {
-		return "-"
-	}
-	return f(a.CPU)
+	return f(s)
 }
 
 func trF(a *Account, f func(*TraceAccount) string) string {

@@ -320,39 +320,36 @@ func (a *Account) analyze(l *loaded, opts Options, heapP, allocsP **loaded) erro
 // analyzeHeap fills Allocs (from the allocs profile, else the heap profile)
 // and Heap (from the heap profile).
 func (a *Account) analyzeHeap(heapP, allocsP *loaded, opts Options) error {
+	var err error
 	if allocsP != nil {
-		x, err := analyzeAllocs(allocsP.path, allocsP.prof, "alloc", opts)
-		if err := a.skip(allocsP.path, err); err != nil {
+		if a.Allocs, err = a.allocsOf(allocsP, "alloc", opts); err != nil {
 			return err
-		}
-		a.Allocs = x
-		if x == nil {
-			a.dropFile(allocsP.path)
 		}
 	}
 	if heapP == nil {
 		return nil
 	}
 	if a.Allocs == nil {
-		x, err := analyzeAllocs(heapP.path, heapP.prof, "alloc", opts)
-		if err := a.skip(heapP.path, err); err != nil {
+		if a.Allocs, err = a.allocsOf(heapP, "alloc", opts); err != nil || a.Allocs == nil {
 			return err
 		}
-		if x == nil {
-			a.dropFile(heapP.path)
-			return nil
-		}
-		a.Allocs = x
 	}
-	x, err := analyzeAllocs(heapP.path, heapP.prof, "inuse", opts)
-	if err := a.skip(heapP.path, err); err != nil {
-		return err
+	a.Heap, err = a.allocsOf(heapP, "inuse", opts)
+	return err
+}
+
+// allocsOf analyses the sample type ("alloc" or "inuse") of the profile p;
+// an unusable profile (see skip) gives nil, and one that gives nil is
+// dropped from Files.
+func (a *Account) allocsOf(p *loaded, sample string, opts Options) (*AllocAccount, error) {
+	x, err := analyzeAllocs(p.path, p.prof, sample, opts)
+	if err := a.skip(p.path, err); err != nil {
+		return nil, err
 	}
-	a.Heap = x
 	if x == nil {
-		a.dropFile(heapP.path)
+		a.dropFile(p.path)
 	}
-	return nil
+	return x, nil
 }
 
 // dropFile removes path from Files once it has turned out unusable.

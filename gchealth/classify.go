@@ -1,6 +1,8 @@
 package gchealth
 
 import (
+	"slices"
+
 	"github.com/writegc/writegc/gcmetrics"
 	"github.com/writegc/writegc/gcstress/results"
 )
@@ -20,20 +22,9 @@ const (
 // States lists the states from best to worst.
 func States() []State { return []State{Healthy, Elevated, Degraded, Failing} }
 
-// Rank orders the states: 0 healthy to 3 failing; -1 for an unknown one.
-func (s State) Rank() int {
-	switch s {
-	case Healthy:
-		return 0
-	case Elevated:
-		return 1
-	case Degraded:
-		return 2
-	case Failing:
-		return 3
-	}
-	return -1
-}
+// Rank orders the states: 0 healthy to 3 failing (the index in States);
+// -1 for an unknown one.
+func (s State) Rank() int { return slices.Index(States(), s) }
 
 // stateOf maps gcstress's window class to a State. A window never takes
 // results.Failed here (its rule needs throughput; see the package doc).
@@ -56,10 +47,10 @@ type Cause string
 
 // Causes of an unhealthy window.
 const (
-	CauseGCCPU          = Cause(results.CauseGCCPU)        // "gc_cpu": the span's GC CPU share
-	CauseAssist         = Cause(results.CauseAssist)       // "assist": the span's assist share
-	CauseHeapOverGoal   = Cause(results.CauseHeapOverGoal) // "heap_over_goal": heap objects past the goal
-	CauseMemlimitSpiral = Cause("memlimit-spiral")         // the death spiral (Spiral)
+	CauseGCCPU          = Cause(results.CauseGCCPU)          // "gc_cpu": the span's GC CPU share
+	CauseAssist         = Cause(results.CauseAssist)         // "assist": the span's assist share
+	CauseHeapOverGoal   = Cause(results.CauseHeapOverGoal)   // "heap_over_goal": heap objects past the goal
+	CauseMemlimitSpiral = Cause(results.CauseMemlimitSpiral) // "memlimit-spiral": the death spiral (Spiral)
 )
 
 // Causes lists every cause, in the order State lists them when several hold.
@@ -77,13 +68,13 @@ type Spiral struct {
 
 func (s *Spiral) defaults() {
 	if s.HeapPct == 0 {
-		s.HeapPct = 95
+		s.HeapPct = results.SpiralHeapPct
 	}
 	if s.GCPct == 0 {
-		s.GCPct = 50
+		s.GCPct = results.SpiralGCPct
 	}
 	if s.Windows == 0 {
-		s.Windows = 3
+		s.Windows = results.SpiralWindows
 	}
 }
 
@@ -206,8 +197,7 @@ func (c *classifier) step(s *results.Sample) verdict {
 
 // isSpiral says whether window s meets the spiral condition.
 func (c *classifier) isSpiral(s *results.Sample, limiter bool) bool {
-	return s.MemLimit > 0 && float64(s.HeapLive) >= c.spiral.HeapPct/100*float64(s.MemLimit) &&
-		(c.gcPct >= c.spiral.GCPct || limiter)
+	return results.InSpiral(s.HeapLive, s.MemLimit, c.gcPct, limiter, c.spiral.HeapPct, c.spiral.GCPct)
 }
 
 func (c *classifier) figures(s *results.Sample, limiter bool) Figures {

@@ -210,11 +210,7 @@ func TestHeapOverGoal(t *testing.T) {
 // TestMonitorChanges drives a Monitor (its sampler idle: a one-hour
 // window) with recorded windows and checks the Changes and the State.
 func TestMonitorChanges(t *testing.T) {
-	m, err := New(Options{Window: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := newMonitor(t, Options{Window: time.Hour})
 	var got []Change
 	m.OnChange(func(c Change) { got = append(got, c) })
 	w := recorded(t, "spiral.jsonl")["failure/heap"]
@@ -236,5 +232,18 @@ func TestMonitorChanges(t *testing.T) {
 	if st.State != Failing || st.Transitions != uint64(len(got)) || st.Windows != uint64(len(w)) || st.WindowS != 3600 ||
 		!st.Since.Equal(got[len(got)-1].At) {
 		t.Errorf("state %+v", st)
+	}
+}
+
+// TestRankFollowsStates: a state's rank is its place in States, best
+// first; a state States does not list has none.
+func TestRankFollowsStates(t *testing.T) {
+	for i, s := range States() {
+		if got := s.Rank(); got != i {
+			t.Errorf("%s.Rank() = %d, want %d", s, got, i)
+		}
+	}
+	if got := State("unknown").Rank(); got != -1 {
+		t.Errorf("unknown state's rank %d, want -1", got)
 	}
 }

@@ -51,11 +51,7 @@ func TestNewOptions(t *testing.T) {
 // TestMonitorSamples: a real Monitor at a short window classifies windows
 // and answers State while the program allocates.
 func TestMonitorSamples(t *testing.T) {
-	m, err := New(Options{Window: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := newMonitor(t, Options{Window: 20 * time.Millisecond})
 	var sink [][]byte
 	deadline := time.Now().Add(30 * time.Second)
 	for m.State().Windows < 5 && time.Now().Before(deadline) {
@@ -76,11 +72,7 @@ func TestMonitorSamples(t *testing.T) {
 // TestStepAllocatesNothing: sampling and classifying a window allocates
 // nothing in steady state.
 func TestStepAllocatesNothing(t *testing.T) {
-	m, err := New(Options{Window: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := newMonitor(t, Options{Window: time.Hour})
 	now := time.Now()
 	m.step(now) // the first may change state
 	allocs := testing.AllocsPerRun(200, func() {
@@ -99,11 +91,7 @@ func TestStepAllocatesNothing(t *testing.T) {
 func BenchmarkWindow(b *testing.B) {
 	for _, win := range []time.Duration{time.Second, 100 * time.Millisecond} {
 		b.Run("window="+win.String(), func(b *testing.B) {
-			m, err := New(Options{Window: time.Hour})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer m.Close()
+			m := newMonitor(b, Options{Window: time.Hour})
 			now := time.Now()
 			m.step(now)
 			b.ReportAllocs()
@@ -122,11 +110,7 @@ func BenchmarkWindow(b *testing.B) {
 
 // TestHandler: JSON and HTML, methods, long and bad queries.
 func TestHandler(t *testing.T) {
-	m, err := New(Options{Window: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := newMonitor(t, Options{Window: time.Hour})
 	w := recorded(t, "degrading.jsonl")["failure/heap"]
 	for i := range w {
 		m.observe(&w[i], time.Unix(1700000000+int64(i), 0))
@@ -175,11 +159,7 @@ func TestHandler(t *testing.T) {
 // 200 or 503 (the MaxInFlight cap), never anything else, and the handler
 // holds no slot afterwards; a 1 MB query is refused.
 func TestHandlerConcurrent(t *testing.T) {
-	m, err := New(Options{Window: time.Hour, MaxInFlight: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := newMonitor(t, Options{Window: time.Hour, MaxInFlight: 4})
 	srv := httptest.NewServer(m.Handler())
 	defer srv.Close()
 	tr := &http.Transport{MaxIdleConnsPerHost: 64}
@@ -251,11 +231,7 @@ func degrade(t *testing.T, m *Monitor) Change {
 // heap profile.
 func TestCaptureExplain(t *testing.T) {
 	dir := t.TempDir()
-	m, err := New(Options{Window: time.Hour, CaptureDir: dir, FlightWindow: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := newMonitor(t, Options{Window: time.Hour, CaptureDir: dir, FlightWindow: time.Second})
 	var sink [][]byte
 	for i := range 20000 { // something for the trace and the heap profile
 		sink = append(sink, make([]byte, 512+i%512))
@@ -381,4 +357,15 @@ func TestExit(t *testing.T) {
 		t.Fatalf("output %q", line)
 	}
 	fmt.Fprintln(io.Discard, line)
+}
+
+// newMonitor starts a Monitor of opts, closed when the test ends.
+func newMonitor(tb testing.TB, opts Options) *Monitor {
+	tb.Helper()
+	m, err := New(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { m.Close() })
+	return m
 }

@@ -30,6 +30,11 @@
 //     upper bounds ([Histogram.Quantile]).
 //   - Heap figures (live, goal, objects, unused) are levels of one
 //     [Snapshot], not differences.
+//   - The heap's shape ([HeapShape], [ReadShape]: scannable bytes per live
+//     byte from /gc/scan/*, objects by size from /gc/heap/allocs-by-size
+//     minus frees-by-size) is read once per run, not per window: it
+//     allocates. The mark phase's wall time per cycle ([MarkWallPerCycle])
+//     is an estimate from the background mark workers' CPU.
 //
 // Snapshot, Delta, CPU and Histogram are plain values, safe to copy and
 // to share once built. CPU is JSON-encodable for files that outlive the

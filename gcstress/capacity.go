@@ -116,6 +116,6 @@ func runCapacity(ctx context.Context, c Config, repeat int, run capacity.Runner)
 // capacityPlan is the search of kind x value under c's settings.
 func capacityPlan(c Config, kind string, value int64, run capacity.Runner) capacity.Plan {
 	return capacity.Plan{Kind: kind, Value: value, SLO: c.SLO, StepDuration: c.StepDuration,
-		Warmup: c.Thresholds.Warmup, Run: run,
+		Warmup: c.Thresholds.Warmup, Run: run, Thresholds: c.Thresholds,
 		Scenario: func(mbps float64, d time.Duration) Scenario { return capacityScenario(c, kind, value, mbps, d) }}
 }

@@ -37,10 +37,12 @@ const (
 	SetStall    = results.SetStall
 	SetCollapse = results.SetCollapse
 	SetCapacity = results.SetCapacity
+	SetFrontier = results.SetFrontier
 )
 
 // ScenarioSets lists the scenario sets.
-var ScenarioSets = []string{SetAll, SetMatrix, SetFailure, SetStall, SetCollapse, SetCapacity}
+// SetAll is every set but SetFrontier, which runs only when named.
+var ScenarioSets = []string{SetAll, SetMatrix, SetFailure, SetStall, SetCollapse, SetCapacity, SetFrontier}
 
 // Config is one run: what to run and how to report it. It is a plain value,
 // read-only once Run has it. DefaultConfig is the embedded default; the
@@ -154,6 +156,17 @@ type Config struct {
 	ZipfTheta float64
 	Preload   int64
 	ReadTrace bool
+	// BuildEnvs (-build-envs) are the build environments every scenario
+	// runs under, interleaved (buildenvs.go): the command (BuildPkg) is
+	// built once per environment and each scenario's child is that
+	// environment's binary. nil: the running binary, as before.
+	BuildEnvs []BuildEnv
+	// BuildPkg (-build-pkg) is the command built for BuildEnvs: a package
+	// path or ./dir the go command resolves from the working directory;
+	// "" is the running command's main package.
+	BuildPkg string
+	// Frontier (-scenario frontier; frontier.go) settings.
+	Frontier FrontierConfig
 }
 
 // usageErr wraps ErrUsage with a message naming the flag.
@@ -198,6 +211,7 @@ func DefaultConfig() Config {
 		SLO:               DefaultSLO,
 		StepDuration:      DefaultStepDuration,
 		Thresholds:        results.DefaultThresholds(),
+		Frontier:          DefaultFrontierConfig(),
 	}
 }
 
@@ -258,6 +272,12 @@ func (c *Config) Validate() error {
 		}
 	}
 	if err := c.validateCapacity(); err != nil {
+		return err
+	}
+	if err := c.validateBuildEnvs(); err != nil {
+		return err
+	}
+	if err := c.validateFrontier(); err != nil {
 		return err
 	}
 	for _, r := range []struct {
@@ -428,5 +448,8 @@ func memNeed(memstore int64, regions int) (int64, bool) {
 
 // wants reports whether scenario set s is selected.
 func (c *Config) wants(s string) bool {
+	if s == SetFrontier {
+		return slices.Contains(c.Sets, s) // never part of SetAll
+	}
 	return slices.Contains(c.Sets, s) || slices.Contains(c.Sets, SetAll)
 }

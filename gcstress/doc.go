@@ -12,7 +12,11 @@
 // binary, re-executed with the scenario in the environment variable
 // ChildEnv, which the program's main hands to RunChild (package
 // gcstress/cli does both sides, and is the command), with its own GOGC,
-// GOMEMLIMIT and a hard resident-memory cap. The child streams one JSON
+// GOMEMLIMIT and a hard resident-memory cap. With Config.BuildEnvs
+// (-build-envs) the child is instead the command built in the scenario's
+// build environment (Scenario.BuildEnv; buildenvs.go), built once per
+// environment before anything is written, and every scenario runs under
+// each environment in turn. The child streams one JSON
 // line (Sample) per window on a pipe of its own (file descriptor 3, named
 // in StreamEnv), never on its stdout, so nothing a user's engine
 // prints can corrupt the stream; the parent appends every line to
@@ -128,7 +132,8 @@
 // a run writes, the classifier and replay are package gcstress/results,
 // every report behind one registry of formats is gcstress/report, the
 // live page is gcstress/live and the command line is gcstress/cli; under
-// gcstress/internal are the capacity search (capacity), the child's window
+// gcstress/internal are the capacity search (capacity), the GOGC x
+// GOMEMLIMIT frontier (frontier), the child's window
 // sampler (sampler) and profiles (profiles), the results folder's writer
 // (outfolder), the stream's record reader (record), the operation mixes
 // (mix) and the reads' attribution to GC phases from a trace (gctrace). docs/ARCHITECTURE.md

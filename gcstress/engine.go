@@ -77,7 +77,8 @@ func (e *serverEngine) Put(key, value []byte) error {
 func (e *serverEngine) Stats() EngineStats {
 	st := e.srv.Stats()
 	return EngineStats{Flushes: st.Flushes, FlushedBytes: st.FlushedBytes, PendingFlushes: int64(st.PendingFlushes),
-		MemtableBytes: st.MemtableBytes, BlockedNanos: st.BlockedNanos, Entries: st.MemtableEntries}
+		MemtableBytes: st.MemtableBytes, BlockedNanos: st.BlockedNanos, Entries: st.MemtableEntries,
+		OffHeapBytes: st.OffHeapBytes}
 }
 
 // Close closes the client (sending what it buffered), the transport and the

@@ -3,28 +3,14 @@ package gcstress
 import (
 	"context"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/cmdtest"
 	"github.com/writegc/writegc/memtable"
 )
-
-// buildCommand builds cmd/gcstress without the race detector (whose shadow
-// memory would make every resident-memory figure meaningless) and returns
-// its path.
-func buildCommand(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "gcstress")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/writegc/writegc/cmd/gcstress").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // smallFailure is the failure scenario scaled down (1M keys of 10 B at
 // 8 MB/s, a 128 MiB cap with GOMEMLIMIT at 90%) so that it runs in a few
@@ -83,7 +69,7 @@ func TestFailureClassesHoldUnderLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and runs six children: not in -short")
 	}
-	bin := buildCommand(t)
+	bin := cmdtest.Build(t, "github.com/writegc/writegc/cmd/gcstress", "gcstress")
 	want := map[string]results.Class{memtable.KindHeap: results.Failed, memtable.KindArena: results.Healthy}
 	for _, cond := range []struct {
 		name       string
@@ -123,7 +109,7 @@ func TestCollapseVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and runs three children of 3-10 s: not in -short")
 	}
-	bin := buildCommand(t)
+	bin := cmdtest.Build(t, "github.com/writegc/writegc/cmd/gcstress", "gcstress")
 	c := DefaultConfig()
 	c.Sets, c.Out = []string{SetCollapse}, t.TempDir()
 	if err := c.Validate(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"runtime/metrics"
 
 	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/memtable"
 )
 
 // The runtime/metrics a footprint reads.
@@ -31,12 +32,40 @@ func heapAfterGC() results.HeapReading {
 	return r
 }
 
+// footprintTries bounds the readings footprint takes until the engine's
+// figures hold still across its forced GC.
+const footprintTries = 3
+
 // footprint is the engine's heap per entry now against base: the entries
-// the engine says it holds, else the keys written.
-func footprint(base results.HeapReading, st EngineStats, keys int64) results.Footprint {
-	at := heapAfterGC()
-	if st.Entries > 0 {
-		return results.NewFootprint(base, at, st.Entries, results.EntriesEngine)
+// the engine says it holds, else the keys written. The engine's figures
+// are read before and after the forced GC; when a flush moved them in
+// between, the reading is taken again (at most footprintTries times), so
+// that the heap and the entries it is divided by describe one state. It
+// returns the snapshot the footprint used: the end record's every engine
+// figure comes from it.
+func footprint(base results.HeapReading, eng interface{ Stats() EngineStats }, keys int64) (EngineStats, results.Footprint) {
+	var st EngineStats
+	var at results.HeapReading
+	for range footprintTries {
+		before := eng.Stats()
+		at = heapAfterGC()
+		if st = eng.Stats(); st == before {
+			break
+		}
 	}
-	return results.NewFootprint(base, at, keys, results.EntriesKeys)
+	if st.Entries > 0 {
+		return st, results.NewFootprint(base, at, st.Entries, results.EntriesEngine)
+	}
+	return st, results.NewFootprint(base, at, keys, results.EntriesKeys)
+}
+
+// impossibleFootprint says whether fp holds fewer Go heap bytes per entry
+// than one entry's key and value (results.Footprint.Impossible): the entry
+// count overstates what the engine holds, unless it keeps its data off the
+// Go heap, as writegc's offheap kind does by design (never flagged).
+func impossibleFootprint(fp results.Footprint, spec Scenario) bool {
+	if spec.Kind == memtable.KindOffHeap || fp.Entries == 0 || fp.BytesPerEntry == 0 {
+		return false
+	}
+	return fp.BytesPerEntry < float64(int64(KeySize)+spec.Value)
 }

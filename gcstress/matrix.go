@@ -214,5 +214,5 @@ func expandRound(c Config) []Scenario {
 		}
 		out = append(out, s)
 	}
-	return out
+	return perBuildEnv(c.BuildEnvs, out)
 }

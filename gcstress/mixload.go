@@ -48,6 +48,7 @@ type mixRun struct {
 	rec      *gctrace.Recorder // nil: attribution off
 	noTrace  string            // why rec is nil
 	preload  results.Preload
+	base     results.HeapReading // the heap with the engine built and empty, before the preload
 	// Histograms of the sampling goroutine: a window's, the run's.
 	wh, wih, rh, rih [mix.NumOps]*hdrhistogram.Histogram
 	lastCount        [mix.NumOps]int64
@@ -109,6 +110,7 @@ func newMixRun(ctx context.Context, spec Scenario, eng drivenEngine) (*mixRun, e
 	for i := range spec.Writers {
 		mr.workers = append(mr.workers, newMixWorker(i, spec, maxReadRecords/spec.Writers))
 	}
+	mr.base = heapAfterGC()
 	if err := mr.load(ctx, spec); err != nil {
 		return nil, err
 	}
@@ -340,6 +342,16 @@ func (mr *mixRun) do(mw *mixWorker, op mix.Op) (int64, error) {
 		return 2 * mr.kv, mr.eng.Put(mw.key, mw.value)
 	}
 	return mr.kv, nil
+}
+
+// heapBase is the footprint's base: for a mix the heap before its preload
+// (the preloaded records are what the engine holds, as a write-only run's
+// keys are), else now, the reading given.
+func (mr *mixRun) heapBase(now results.HeapReading) results.HeapReading {
+	if mr == nil {
+		return now
+	}
+	return mr.base
 }
 
 // records is the records a mixed workload's engine was given (preload and

@@ -54,8 +54,9 @@ func runNames(cfg Config) func(name string) bool {
 	for _, s := range Expand(cfg) {
 		dirs[s.DirName()] = true
 	}
-	capa := cfg.wants(SetCapacity)
+	capa, front := cfg.wants(SetCapacity), cfg.wants(SetFrontier)
 	return func(name string) bool {
-		return slices.Contains(runFiles, name) || report.Owns(name) || dirs[name] || (capa && strings.HasPrefix(name, SetCapacity+"-"))
+		return slices.Contains(runFiles, name) || report.Owns(name) || dirs[name] || (capa && strings.HasPrefix(name, SetCapacity+"-")) ||
+			(front && strings.HasPrefix(name, SetFrontier+"-"))
 	}
 }

@@ -65,6 +65,11 @@ type EngineStats struct {
 	// unknown, and the keys written stand in): what the end record's
 	// objects and bytes per entry divide by.
 	Entries int64
+	// OffHeapBytes is what the engine holds outside the Go heap now
+	// (optional: mmap'd chunks, cgo allocations, a page cache it counts
+	// on), which GOMEMLIMIT cannot see: the frontier's recommendation adds
+	// it to the peak RSS when it checks a setting against the container.
+	OffHeapBytes int64
 }
 
 // ErrUnknownKind: a scenario names a kind that is neither a registered

@@ -55,8 +55,10 @@ type Observer interface {
 // Run validates cfg, runs every scenario of Expand(cfg) in a child process
 // (the running binary, re-executed with the scenario in ChildEnv: the
 // program's main must hand a process with ChildEnv set to RunChild, as
-// cli.Main does) and writes the results folder: samples.jsonl as the run
-// goes, then summary.json, report.md and the charts.
+// cli.Main does; with cfg.BuildEnvs, the command built in the scenario's
+// environment: see buildenvs.go) and writes the results folder:
+// samples.jsonl as the run goes, then summary.json, report.md and the
+// charts.
 //
 // Errors: an invalid cfg, or a cfg.Out that cannot be created or is not
 // empty (unless cfg.ReplaceOut: see DefaultOutParent), wraps ErrUsage and nothing
@@ -87,12 +89,19 @@ func RunChild(ctx context.Context, spec string, stdout, stderr io.Writer) error 
 
 func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary, error) {
 	progressW := writerOrDiscard(opts.Progress)
+	bins, err := validateAndBuild(ctx, cfg, progressW)
+	if err != nil {
+		return nil, err
+	}
+	defer bins.remove()
+	r.ExeFor = bins.exeFor
 	out, samples, err := startRun(&cfg, opts.createTemp, progressW)
 	if err != nil {
 		return nil, err
 	}
 	scen := Expand(cfg)
 	sum := newSummary(cfg)
+	sum.BuildEnvs = bins.infos()
 	r.Samples = samples
 	prog := progress.New(progressW, len(scen))
 	r.OnLine = prog.Line
@@ -213,6 +222,9 @@ func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step
 		if err != nil {
 			return err
 		}
+	}
+	if cfg.wants(SetFrontier) && ctx.Err() == nil {
+		return runFrontier(ctx, cfg, sum, step) // once, after every round
 	}
 	return nil
 }

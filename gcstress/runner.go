@@ -45,6 +45,10 @@ type Runner struct {
 	// ParentCapSlack: the parent kills a child whose RSS passes
 	// RSSCap*(1+slack) (the child stops itself at RSSCap); 0 means 0.10.
 	ParentCapSlack float64
+	// ExeFor, when set, gives the binary (run without Args) and the
+	// environment additions of a scenario that names a build environment
+	// (Scenario.BuildEnv); ok false: Exe and Args as for any scenario.
+	ExeFor func(s Scenario) (exe string, env []string, ok bool)
 }
 
 // pipeDelay is how long the parent waits, once a child exited, for the
@@ -132,6 +136,12 @@ type childProc struct {
 // and SIGKILL when the parent dies.
 func (r *Runner) command(s Scenario) (*exec.Cmd, error) {
 	exe, args := r.Exe, r.Args
+	var buildEnv []string
+	if r.ExeFor != nil && s.BuildEnv != "" {
+		if e, env, ok := r.ExeFor(s); ok {
+			exe, args, buildEnv = e, nil, env
+		}
+	}
 	if exe == "" {
 		var err error
 		if exe, err = os.Executable(); err != nil {
@@ -143,7 +153,7 @@ func (r *Runner) command(s Scenario) (*exec.Cmd, error) {
 		return nil, fmt.Errorf("gcstress: %w", err)
 	}
 	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), s.Env()...)
+	cmd.Env = append(append(os.Environ(), buildEnv...), s.Env()...)
 	cmd.Env = append(cmd.Env, ChildEnv+"="+string(spec), fmt.Sprintf("%s=%d", StreamEnv, StreamFD))
 	cmd.SysProcAttr = proc.ChildSysProcAttr()
 	cmd.WaitDelay = pipeDelay

@@ -28,6 +28,38 @@
 #   header_end           a blank line and the header's end lines
 #   env_header LINE      "command: LINE", the header's start lines, the go
 #                        experiment and GOGC: a seedrun folder's env.txt
+#
+# Benchmark output files (go test -bench output for benchstat, after state
+# is set: by machine_state or by the script):
+#   bench_binaries       builds the benches suite's and the peers module's test
+#                        binaries: /tmp/writegc-benches.test, /tmp/writegc-peers.test
+#   bench_start FILE...  writes the header's start lines to the first FILE
+#                        and copies them to the others
+#   bench_end FILE...    appends the header's end lines and scripts/units.txt's
+#                        Unit lines (benchstat's better-direction metadata) to
+#                        each FILE
+#
+# One results-folder run (gcstress or gcstress-peers, after machine_state):
+#   out_run NAME LABEL CMD ARGS...
+#                        runs CMD ARGS -out $R/NAME -replace-out, its progress
+#                        in $R/NAME.progress.txt, and writes $R/NAME.txt: the
+#                        header's start lines, $run_note if set (one line),
+#                        "command: LABEL ARGS -out R/NAME -replace-out" (R
+#                        relative to the working folder), what CMD printed,
+#                        "exit: N" if it failed, the header's end lines; then
+#                        gzips $R/NAME/samples.jsonl (the folder keeps its
+#                        reports and charts small). EXTRA_HEADER (a command)
+#                        adds header lines. Returns CMD's status.
+
+# gcstress runs (a results script's run of a gcstress binary into a folder,
+# beside one busy loop when the run's name ends in -busy):
+#   gcstress_run BIN DIR NAME ARGS...   runs BIN ARGS... -out DIR/NAME
+#                    -replace-out; DIR/NAME.txt gets the machine header (state
+#                    from machine_state), the busy loop if any, the command,
+#                    what gcstress printed and the header's end;
+#                    DIR/NAME.progress.txt its stderr; samples.jsonl is
+#                    gzipped (out_run with R=DIR); a failed run is recorded
+#                    in DIR/NAME.txt and the caller goes on.
 
 hogs=()
 
@@ -79,4 +111,54 @@ env_header() {
 	scripts/machine-header start "$state"
 	echo "goexperiment: $(go env GOEXPERIMENT | sed "s/^$/default (Green Tea GC)/")"
 	echo "gogc: ${GOGC:-100}"
+}
+
+out_run() {
+	local name=$1 label=$2 cmd=$3 rc=0
+	shift 3
+	{
+		scripts/machine-header start "$state"
+		if [ -n "${EXTRA_HEADER:-}" ]; then $EXTRA_HEADER; fi
+		if [ -n "${run_note:-}" ]; then echo "$run_note"; fi
+		echo "command: $label $* -out ${R#"$PWD"/}/$name -replace-out"
+		echo
+		"$cmd" "$@" -out "$R/$name" -replace-out 2>"$R/$name.progress.txt" || rc=$?
+		if [ "$rc" != 0 ]; then echo "exit: $rc"; fi
+		header_end
+	} >"$R/$name.txt"
+	if [ -f "$R/$name/samples.jsonl" ]; then gzip -f "$R/$name/samples.jsonl"; fi
+	return "$rc"
+}
+
+bench_binaries() {
+	go test -c -o /tmp/writegc-benches.test ./benches
+	(cd benches/peers && go test -c -o /tmp/writegc-peers.test .)
+}
+
+bench_start() {
+	scripts/machine-header start "$state" >"$1"
+	local f
+	for f in "${@:2}"; do
+		cp "$1" "$f"
+	done
+}
+
+bench_end() {
+	local f
+	for f; do
+		scripts/machine-header end "$state" >>"$f"
+		grep "^Unit" scripts/units.txt >>"$f"
+	done
+}
+
+gcstress_run() {
+	local bin=$1 R=$2 name=$3 run_note="busy: none"
+	shift 3
+	case $name in *-busy)
+		start_hogs 1
+		run_note="busy: 1 loop (while :; do :; done) started before the run"
+		;;
+	esac
+	out_run "$name" gcstress "$bin" "$@" || true
+	stop_hogs
 }

@@ -2,6 +2,7 @@ package writepath
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -140,7 +141,11 @@ func (r *region) flushed(m *memEntry) {
 	r.mu.Lock()
 	for i, p := range r.pending {
 		if p == m {
-			r.pending = append(r.pending[:i], r.pending[i+1:]...)
+			// slices.Delete clears the slot it frees: a shrunk slice that
+			// kept the flushed memtable in its backing array kept all of
+			// its entries reachable (the heap kind read 8-15 objects per
+			// entry for a layout of 5 after a flush) until the next flush.
+			r.pending = slices.Delete(r.pending, i, i+1)
 			break
 		}
 	}

@@ -112,6 +112,9 @@ type ServerStats struct {
 	// replay at open could not restore; Server.WALReplay has the detail.
 	ReplaySkipped int64
 	ReplayIgnored int64
+	// OffHeapBytes is what the offheap kind's chunk pool has mapped outside
+	// the Go heap now (arena.Stats.MappedBytes); 0 for the other kinds.
+	OffHeapBytes int64
 }
 
 // Server is a region server: regions by key range, each with an active
@@ -510,6 +513,9 @@ func (s *Server) Stats() ServerStats {
 		st.MemtableEntries += n
 	}
 	st.ReplaySkipped, st.ReplayIgnored = s.walReplay.RecordsSkipped, s.walReplay.BytesIgnored
+	if s.pool != nil {
+		st.OffHeapBytes = s.pool.Stats().MappedBytes
+	}
 	if s.walReplay.TornTailBytes > 0 {
 		st.ReplayTorn = 1
 	}

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/testwait"
 )
 
 // Liveness bounds of the abuse tests. A well-behaved request must be
@@ -109,9 +111,8 @@ func served(t *testing.T, tr Transport, n int) {
 	slow := 0
 	for i := range n {
 		key := fmt.Appendf(nil, "good-%d", i)
-		done := make(chan error, 1)
 		t0 := time.Now()
-		go func() {
+		err := testwait.Within(t, hangBound, fmt.Sprintf("well-behaved request %d", i), func() error {
 			err := NewDirect(tr).Put(key, []byte("v"))
 			if err == nil {
 				var vals [][]byte
@@ -120,15 +121,10 @@ func served(t *testing.T, tr Transport, n int) {
 					err = fmt.Errorf("got %q", vals[0])
 				}
 			}
-			done <- err
-		}()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("well-behaved request %d: %v", i, err)
-			}
-		case <-time.After(hangBound):
-			t.Fatalf("well-behaved request %d not answered in %v", i, hangBound)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("well-behaved request %d: %v", i, err)
 		}
 		if time.Since(t0) > answerBound {
 			slow++

@@ -2,6 +2,7 @@ package writepath
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/testwait"
 )
 
 // failingListener fails its next fail Accepts (cycling through the
@@ -191,15 +194,11 @@ func slowLargePuts(t *testing.T, n, size int, dial func() net.Conn) {
 // if it errs or takes longer than within.
 func putWithin(t *testing.T, tr Transport, size int, within time.Duration) {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- NewDirect(tr).Put([]byte("big-good"), make([]byte, size)) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("well-behaved %d B Put: %v", size, err)
-		}
-	case <-time.After(within):
-		t.Fatalf("well-behaved %d B Put not answered in %v", size, within)
+	err := testwait.Within(t, within, fmt.Sprintf("well-behaved %d B Put", size), func() error {
+		return NewDirect(tr).Put([]byte("big-good"), make([]byte, size))
+	})
+	if err != nil {
+		t.Fatalf("well-behaved %d B Put: %v", size, err)
 	}
 }
 

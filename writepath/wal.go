@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -33,21 +32,11 @@ const (
 
 var syncModeNames = [...]string{"none", "batch", "always"}
 
-func (m SyncMode) String() string {
-	if m >= 0 && int(m) < len(syncModeNames) {
-		return syncModeNames[m]
-	}
-	return fmt.Sprintf("SyncMode(%d)", int(m))
-}
+func (m SyncMode) String() string { return enumString(syncModeNames[:], m, "SyncMode") }
 
 // ParseSyncMode parses "none", "batch" or "always".
 func ParseSyncMode(s string) (SyncMode, error) {
-	for i, n := range syncModeNames {
-		if strings.EqualFold(s, n) {
-			return SyncMode(i), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: sync mode %q (known: none, batch, always)", ErrInvalidOption, s)
+	return parseEnum[SyncMode](syncModeNames[:], s, "sync mode")
 }
 
 // WALOptions configure the server's write-ahead log.
@@ -104,21 +93,13 @@ const (
 var walRecoveryNames = [...]string{"tolerate-torn-tail", "absolute-consistency", "skip-corrupted"}
 
 func (m WALRecoveryMode) String() string {
-	if m >= 0 && int(m) < len(walRecoveryNames) {
-		return walRecoveryNames[m]
-	}
-	return fmt.Sprintf("WALRecoveryMode(%d)", int(m))
+	return enumString(walRecoveryNames[:], m, "WALRecoveryMode")
 }
 
 // ParseWALRecoveryMode parses "tolerate-torn-tail", "absolute-consistency"
 // or "skip-corrupted".
 func ParseWALRecoveryMode(s string) (WALRecoveryMode, error) {
-	for i, n := range walRecoveryNames {
-		if strings.EqualFold(s, n) {
-			return WALRecoveryMode(i), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: WAL recovery mode %q (known: %s)", ErrInvalidOption, s, strings.Join(walRecoveryNames[:], ", "))
+	return parseEnum[WALRecoveryMode](walRecoveryNames[:], s, "WAL recovery mode")
 }
 
 // WALRecoveryModes lists the recovery modes in order.

@@ -3,6 +3,7 @@ package history
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/writegc/writegc/benchgate/changepoint"
 )
@@ -13,6 +14,15 @@ import (
 type Analysis struct {
 	Series
 	Result *changepoint.Result
+	// Stale: the series has no point at the latest commit recorded for
+	// its machine and mode (Latest), which is newer than its own last
+	// point: the benchmark stopped producing results (renamed, removed, or
+	// broken on that builder), and its change points say nothing of the
+	// commits since.
+	Stale bool
+	// Latest is the newest commit recorded for the series' machine and
+	// mode, by commit time ("" when no point of the group has a time).
+	Latest string
 }
 
 // Analyze runs change-point detection over the series (one value per
@@ -44,7 +54,52 @@ func Analyze(series []Series, o changepoint.Options) ([]Analysis, error) {
 	for i, s := range series {
 		out[i] = Analysis{Series: s, Result: res[i]}
 	}
+	markStale(out)
 	return out, nil
+}
+
+// groupKey is the part of a series' key its commits are shared by: one
+// builder's runs in one mode.
+type groupKey struct {
+	machine string
+	mode    Mode
+}
+
+// markStale sets Latest and Stale: per machine and mode, the newest
+// commit (by commit time) any series has a point at, and which series'
+// last point is older. Points without a commit time are never judged.
+func markStale(as []Analysis) {
+	type newest struct {
+		commit string
+		at     time.Time
+	}
+	latest := map[groupKey]newest{}
+	for _, a := range as {
+		k := groupKey{a.Machine, a.Mode}
+		for _, p := range a.Points {
+			if n := latest[k]; !p.CommitTime.IsZero() && p.CommitTime.After(n.at) {
+				latest[k] = newest{p.Commit, p.CommitTime}
+			}
+		}
+	}
+	for i := range as {
+		a := &as[i]
+		n := latest[groupKey{a.Machine, a.Mode}]
+		a.Latest = n.commit
+		if len(a.Points) == 0 {
+			continue
+		}
+		last := a.Points[len(a.Points)-1]
+		a.Stale = !last.CommitTime.IsZero() && last.CommitTime.Before(n.at) && last.Commit != n.commit
+	}
+}
+
+// LastCommit is the commit of the series' last point ("" for none).
+func (a *Analysis) LastCommit() string {
+	if len(a.Points) == 0 {
+		return ""
+	}
+	return a.Points[len(a.Points)-1].Commit
 }
 
 // LatestRegressions returns the regression change points among the latest

@@ -16,29 +16,18 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/testfs"
+	"github.com/writegc/writegc/internal/testwait"
 )
 
 // hangLimit is how long a test waits before calling a call hung: far more
 // than any timeout under test, so that a slow machine never fails it.
 const hangLimit = 2 * time.Minute
 
-// within runs f, failing the test if it has not returned within hangLimit.
-func within[T any](t *testing.T, what string, f func() T) T {
-	t.Helper()
-	done := make(chan T, 1)
-	go func() { done <- f() }()
-	select {
-	case v := <-done:
-		return v
-	case <-time.After(hangLimit):
-		t.Fatalf("%s: still waiting after %v", what, hangLimit)
-		panic("unreachable")
-	}
-}
-
 func openErr(t *testing.T, dsn string, o Options) error {
 	t.Helper()
-	return within(t, "Open", func() error {
+	return testwait.Within(t, hangLimit, "Open", func() error {
 		s, err := Open(context.Background(), dsn, o)
 		if err == nil {
 			s.Close()
@@ -256,7 +245,7 @@ func TestFrozenServer(t *testing.T) {
 	}
 	defer s.Close()
 	p.frozen.Store(true)
-	err = within(t, "Record", func() error {
+	err = testwait.Within(t, hangLimit, "Record", func() error {
 		_, err := s.Record(context.Background(), prep(t, benchFile("c1", t0, 1), Labels{}))
 		return err
 	})
@@ -326,18 +315,6 @@ func foreignSQLite(t *testing.T, path string) []byte {
 	return b
 }
 
-func dirNames(t *testing.T, dir string) []string {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // TestForeignDatabaseUntouched: neither a reader nor a writer changes a
 // database of another application; both name its tables.
 func TestForeignDatabaseUntouched(t *testing.T) {
@@ -352,7 +329,7 @@ func TestForeignDatabaseUntouched(t *testing.T) {
 		if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
 			t.Errorf("Open %+v changed the file", o)
 		}
-		if names := dirNames(t, dir); !slices.Equal(names, []string{"app.db"}) {
+		if names := testfs.Names(t, dir); !slices.Equal(names, []string{"app.db"}) {
 			t.Errorf("Open %+v left %v", o, names)
 		}
 	}

@@ -79,18 +79,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 }
 
 func writeThresholds(th *benchgate.Thresholds, path string, stdout io.Writer) error {
-	if path == "-" {
-		return th.Write(stdout)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := th.Write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeOutput(path, os.O_TRUNC, stdout, th.Write)
 }
 
 // printThresholds summarises the calibration on stdout.

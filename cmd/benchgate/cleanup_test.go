@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/benchgate"
+	"github.com/writegc/writegc/internal/cmdtest"
+	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testfs"
 )
 
 // Run's output bound and cleanup through the command: the output bound
@@ -20,40 +23,18 @@ import (
 // BenchmarkNoisy and BenchmarkWaits serve here).
 var noisyTestFile = filepath.Join("..", "..", "benchgate", "testdata", "hostile", "hostile_test.go")
 
-// needGoGit skips the test without go or git and isolates the go command
-// from the caller's workspace and VCS stamping.
-func needGoGit(t *testing.T) {
-	t.Helper()
-	for _, tool := range []string{"go", "git"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not in PATH", tool)
-		}
-	}
-	t.Setenv("GOWORK", "off")
-	t.Setenv("GOFLAGS", "-buildvcs=false")
-}
-
 // commitModule writes files into repo and commits them as its one commit.
 func commitModule(t *testing.T, repo string, files map[string]string) {
 	t.Helper()
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-q", "-m", "one"}} {
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	testfs.Write(t, repo, files)
+	gittest.CommitAll(t, repo, "one")
 }
 
 // noisyRepo makes a committed repository of the noisy module, changes into
 // it, and gives the command an empty TMPDIR of its own.
 func noisyRepo(t *testing.T) (repo, tmp string) {
 	t.Helper()
-	needGoGit(t)
+	gittest.NeedGoGit(t)
 	noisyTest, err := os.ReadFile(noisyTestFile)
 	if err != nil {
 		t.Fatal(err)
@@ -125,10 +106,7 @@ func TestCLISignalCleansUp(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go not in PATH")
 	}
-	bin := filepath.Join(t.TempDir(), "benchgate")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := cmdtest.Build(t, ".", "benchgate")
 	repo, tmp := noisyRepo(t)
 	mark := filepath.Join(t.TempDir(), "mark")
 	cmd := exec.Command(bin, "run", "-q", "-base", "HEAD", "-count", "1", "-base-env", "MARK="+mark, "-target", ".:^BenchmarkWaits$")

@@ -359,14 +359,21 @@ func gate(base, head *benchgate.Set, opts benchgate.Options, g *gateFlags, stdou
 }
 
 func writeMarkdown(rep *benchgate.Report, path string, stdout io.Writer) error {
+	return writeOutput(path, os.O_APPEND, stdout, rep.WriteMarkdown)
+}
+
+// writeOutput runs write on stdout when path is "-", else on the file path,
+// created if need be and, by mode (os.O_TRUNC or os.O_APPEND), emptied or
+// appended to; an error closing the file is returned too.
+func writeOutput(path string, mode int, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "-" {
-		return rep.WriteMarkdown(stdout)
+		return write(stdout)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|mode, 0o644)
 	if err != nil {
 		return err
 	}
-	if err := rep.WriteMarkdown(f); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
 		return err
 	}
@@ -519,7 +526,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			fmt.Fprintln(stderr, "benchgate: note:", n)
 		}
 		if res.BaseReason != "" {
-			fmt.Fprintf(stderr, "benchgate: base %s: %s\n", short(res.BaseCommit), res.BaseReason)
+			fmt.Fprintf(stderr, "benchgate: base %s: %s\n", benchgate.ShortCommit(res.BaseCommit), res.BaseReason)
 		}
 	}
 	if errors.Is(err, benchgate.ErrBaseEmpty) && cfg.AllowEmptyBase {
@@ -546,19 +553,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 // baseLine names the base a run compared against, and why it was chosen.
 func baseLine(res *benchgate.RunResult) string {
-	l := fmt.Sprintf("base revision: %s = %s", res.BaseRev, short(res.BaseCommit))
+	l := fmt.Sprintf("base revision: %s = %s", res.BaseRev, benchgate.ShortCommit(res.BaseCommit))
 	if res.BaseReason != "" {
 		l += " (" + res.BaseReason + ")"
 	}
-	return l + "; head: " + short(res.HeadCommit)
-}
-
-// short abbreviates a full commit hash ("+worktree" and the like kept).
-func short(sha string) string {
-	if len(sha) >= 40 {
-		return sha[:12] + sha[40:]
-	}
-	return sha
+	return l + "; head: " + benchgate.ShortCommit(res.HeadCommit)
 }
 
 // regressedNames lists the benchmarks with a regressed row, for profiling.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/internal/golden"
+	"github.com/writegc/writegc/internal/testfs"
 )
 
 // cli runs the command and returns its exit status, stdout and stderr.
@@ -37,13 +38,26 @@ func TestCompareCLIGolden(t *testing.T) {
 	}
 }
 
+// exitCase is one run of the command: its arguments, the exit status it
+// must give, and a substring its stderr must hold.
+type exitCase struct {
+	name   string
+	args   []string
+	code   int
+	stderr string
+}
+
+func (tc exitCase) check(t *testing.T) {
+	t.Run(tc.name, func(t *testing.T) {
+		code, _, errOut := cli(t, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.stderr) {
+			t.Errorf("exit %d, want %d; stderr %q should contain %q", code, tc.code, errOut, tc.stderr)
+		}
+	})
+}
+
 func TestCLIExitCodes(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		args   []string
-		code   int
-		stderr string // substring of stderr
-	}{
+	for _, tc := range []exitCase{
 		{"no subcommand", nil, 2, "missing subcommand"},
 		{"unknown subcommand", []string{"frobnicate"}, 2, "unknown subcommand"},
 		{"help", []string{"help"}, 0, ""},
@@ -64,12 +78,7 @@ func TestCLIExitCodes(t *testing.T) {
 		{"run bad -count", []string{"run", "-base", "HEAD", "-count", "0"}, 2, "-count"},
 		{"run bad -head-env", []string{"run", "-base", "HEAD", "-head-env", "=x"}, 2, "-head-env"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, errOut := cli(t, tc.args...)
-			if code != tc.code || !strings.Contains(errOut, tc.stderr) {
-				t.Errorf("exit %d, want %d; stderr %q should contain %q", code, tc.code, errOut, tc.stderr)
-			}
-		})
+		tc.check(t)
 	}
 }
 
@@ -83,12 +92,15 @@ func writeSides(t *testing.T, extra string) (base, head string) {
 		fmt.Fprintf(&b, "BenchmarkA-2 \t 100\t%d ns/op\n", 100+i%3)
 		fmt.Fprintf(&h, "BenchmarkA-2 \t 100\t%d ns/op\n", 130+i%3)
 	}
+	return writeBaseHead(t, dir, b.String(), h.String()+extra)
+}
+
+// writeBaseHead writes dir/base.txt and dir/head.txt and returns their
+// paths.
+func writeBaseHead(t *testing.T, dir, baseBody, headBody string) (base, head string) {
+	t.Helper()
 	base, head = filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")
-	for path, body := range map[string]string{base: b.String(), head: h.String() + extra} {
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfs.Write(t, dir, map[string]string{"base.txt": baseBody, "head.txt": headBody})
 	return base, head
 }
 
@@ -102,12 +114,7 @@ func TestCLIHostileInput(t *testing.T) {
 	if err := os.WriteFile(neg, []byte(strings.Repeat("BenchmarkA-2 \t 100\t-130 ns/op\n", 10)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		name   string
-		args   []string
-		code   int
-		stderr string
-	}{
+	for _, tc := range []exitCase{
 		{"30% regression", []string{"compare", base, head}, 1, ""},
 		{"NaN value", []string{"compare", base, nan}, 2, "head.txt:11: ns/op value NaN: want a finite number"},
 		{"Inf value", []string{"compare", base, inf}, 2, "head.txt:11: MB/s value +Inf"},
@@ -131,12 +138,7 @@ func TestCLIHostileInput(t *testing.T) {
 		{"run -benchtime negative", []string{"run", "-base", "HEAD", "-benchtime", "-1s"}, 2, "-benchtime"},
 		{"run -threshold NaN", []string{"run", "-base", "HEAD", "-threshold", "NaN"}, 2, "-threshold"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, errOut := cli(t, tc.args...)
-			if code != tc.code || !strings.Contains(errOut, tc.stderr) {
-				t.Errorf("exit %d, want %d; stderr %q should contain %q", code, tc.code, errOut, tc.stderr)
-			}
-		})
+		tc.check(t)
 	}
 }
 

@@ -20,13 +20,7 @@ func writeMachineSides(t *testing.T, baseConfig, headConfig string) (base, head 
 		b.WriteString(line)
 		h.WriteString(line)
 	}
-	base, head = filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")
-	for path, body := range map[string]string{base: b.String(), head: h.String()} {
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return base, head
+	return writeBaseHead(t, dir, b.String(), h.String())
 }
 
 func TestCLICrossMachine(t *testing.T) {

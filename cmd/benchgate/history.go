@@ -228,7 +228,7 @@ func printRecorded(stdout io.Writer, path string, rec *history.Recording, res hi
 		return err
 	}
 	_, err := fmt.Fprintf(stdout, "benchgate: %s: recorded %s (%s), %d series (record %d)\n", history.Printable(path),
-		history.Printable(short(cmp.Or(rec.Labels.Commit, "unknown commit"))), history.Printable(rec.Labels.Machine), res.Series, res.ID)
+		history.Printable(benchgate.ShortCommit(cmp.Or(rec.Labels.Commit, "unknown commit"))), history.Printable(rec.Labels.Machine), res.Series, res.ID)
 	return err
 }
 
@@ -419,7 +419,7 @@ func latestRegressions(as []history.Analysis, n int, stderr io.Writer) error {
 			count++
 			fmt.Fprintf(stderr, "benchgate: regression: %s %s [%s]: %+.1f%% at %s (index %d of %d, p=%.2g)\n",
 				history.Printable(as[i].Benchmark), history.Printable(as[i].Unit), history.Printable(as[i].Machine), cp.RelChange*100,
-				history.Printable(short(cp.Commit)), cp.Index, len(as[i].Points), cp.P)
+				history.Printable(benchgate.ShortCommit(cp.Commit)), cp.Index, len(as[i].Points), cp.P)
 		}
 	}
 	if count > 0 {

@@ -131,7 +131,7 @@ func checkJSONShape(t *testing.T, out string) {
 	}
 	var found bool
 	for _, s := range v["series"] {
-		if keys := mapKeys(s); !reflect.DeepEqual(keys, []string{"benchmark", "change_points", "machine", "unit"}) {
+		if keys := mapKeys(s); !reflect.DeepEqual(keys, []string{"benchmark", "change_points", "last_commit", "latest_commit", "machine", "stale", "unit"}) {
 			t.Errorf("series keys %v", keys)
 		}
 		for _, cp := range s["change_points"].([]any) {
@@ -191,36 +191,27 @@ func TestHistoryCLIErrors(t *testing.T) {
 	garbage := filepath.Join(dir, "garbage.db")
 	os.WriteFile(garbage, bytes.Repeat([]byte("x"), 4096), 0o644)
 	file := historyFiles(t, dir, "CPU A", 1, 9)[0]
-	for _, tc := range []struct {
-		name   string
-		args   []string
-		stderr string
-	}{
-		{"record without -db", []string{"record", file}, "-db is required"},
-		{"record without files", []string{"record", "-db", filepath.Join(dir, "a.db")}, "want FILE arguments"},
-		{"record -dir and files", []string{"record", "-db", filepath.Join(dir, "a.db"), "-dir", dir, file}, "-dir takes no FILE"},
-		{"record bad commit time", []string{"record", "-db", filepath.Join(dir, "a.db"), "-commit-time", "monday", file}, "RFC 3339"},
-		{"record long branch", []string{"record", "-db", filepath.Join(dir, "a.db"), "-branch", strings.Repeat("b", 300), file}, "limit"},
-		{"record missing file", []string{"record", "-db", filepath.Join(dir, "a.db"), filepath.Join(dir, "none.txt")}, "no such file"},
-		{"record into garbage", []string{"record", "-db", garbage, file}, "garbage.db is not a SQLite database"},
-		{"history without -db", []string{"history"}, "-db is required"},
-		{"history missing db", []string{"history", "-db", filepath.Join(dir, "missing.db")}, "does not exist"},
-		{"history garbage db", []string{"history", "-db", garbage}, "garbage.db"},
-		{"history bad format", []string{"history", "-db", garbage, "-format", "xml"}, "want table, md or json"},
-		{"history bad window", []string{"history", "-db", garbage, "-window", "2"}, "Window"},
-		{"history bad p", []string{"history", "-db", garbage, "-p", "2"}, "P 2"},
-		{"history bad magnitude", []string{"history", "-db", garbage, "-min-magnitude", "5000%"}, "min-magnitude"},
-		{"history bad fail-latest", []string{"history", "-db", garbage, "-fail-latest", "-1"}, "fail-latest"},
-		{"history bad regexp", []string{"history", "-db", garbage, "-bench", "("}, "-bench"},
-		{"history long DSN", []string{"history", "-db", "postgres://" + strings.Repeat("h", 5000)}, "limit"},
-		{"history argument", []string{"history", "-db", garbage, "extra"}, "unexpected argument"},
+	for _, tc := range []exitCase{
+		{"record without -db", []string{"record", file}, 2, "-db is required"},
+		{"record without files", []string{"record", "-db", filepath.Join(dir, "a.db")}, 2, "want FILE arguments"},
+		{"record -dir and files", []string{"record", "-db", filepath.Join(dir, "a.db"), "-dir", dir, file}, 2, "-dir takes no FILE"},
+		{"record bad commit time", []string{"record", "-db", filepath.Join(dir, "a.db"), "-commit-time", "monday", file}, 2, "RFC 3339"},
+		{"record long branch", []string{"record", "-db", filepath.Join(dir, "a.db"), "-branch", strings.Repeat("b", 300), file}, 2, "limit"},
+		{"record missing file", []string{"record", "-db", filepath.Join(dir, "a.db"), filepath.Join(dir, "none.txt")}, 2, "no such file"},
+		{"record into garbage", []string{"record", "-db", garbage, file}, 2, "garbage.db is not a SQLite database"},
+		{"history without -db", []string{"history"}, 2, "-db is required"},
+		{"history missing db", []string{"history", "-db", filepath.Join(dir, "missing.db")}, 2, "does not exist"},
+		{"history garbage db", []string{"history", "-db", garbage}, 2, "garbage.db"},
+		{"history bad format", []string{"history", "-db", garbage, "-format", "xml"}, 2, "want table, md or json"},
+		{"history bad window", []string{"history", "-db", garbage, "-window", "2"}, 2, "Window"},
+		{"history bad p", []string{"history", "-db", garbage, "-p", "2"}, 2, "P 2"},
+		{"history bad magnitude", []string{"history", "-db", garbage, "-min-magnitude", "5000%"}, 2, "min-magnitude"},
+		{"history bad fail-latest", []string{"history", "-db", garbage, "-fail-latest", "-1"}, 2, "fail-latest"},
+		{"history bad regexp", []string{"history", "-db", garbage, "-bench", "("}, 2, "-bench"},
+		{"history long DSN", []string{"history", "-db", "postgres://" + strings.Repeat("h", 5000)}, 2, "limit"},
+		{"history argument", []string{"history", "-db", garbage, "extra"}, 2, "unexpected argument"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, errOut := cli(t, tc.args...)
-			if code != 2 || !strings.Contains(errOut, tc.stderr) {
-				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut, tc.stderr)
-			}
-		})
+		tc.check(t)
 	}
 	if code, _, _ := cli(t, "record", "-h"); code != 0 {
 		t.Errorf("record -h: exit %d", code)
@@ -289,5 +280,57 @@ func TestRecordPairCLI(t *testing.T) {
 	ss, err := st.Load(context.Background(), history.Query{Mode: history.ModeGate})
 	if err != nil || len(ss) != 2 || !ss[0].Points[1].HasRatio || ss[0].Points[0].HasRatio {
 		t.Errorf("gate series %+v, %v: want the head's point with a ratio", ss, err)
+	}
+}
+
+// TestHistoryStale: a benchmark that stopped producing results (its last
+// point is older than the newest commit recorded on its machine) is named
+// stale in the table, the Markdown and the JSON; one that ran at every
+// commit is not.
+func TestHistoryStale(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	var files []string
+	for i := range 15 {
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "goos: linux\ngoarch: amd64\ncpu: CPU A\ncommit: c%02d\ncommit-time: %s\n", i, t0.Add(time.Duration(i)*time.Hour).Format(time.RFC3339))
+		for range 3 {
+			fmt.Fprintf(&b, "BenchmarkPut-2  1000  %d ns/op\n", 1000+i%3)
+			if i < 10 {
+				fmt.Fprintf(&b, "BenchmarkGone-2  1000  %d ns/op\n", 500+i%3)
+			}
+		}
+		p := filepath.Join(dir, fmt.Sprintf("c%02d.txt", i))
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	db := filepath.Join(t.TempDir(), "h.db")
+	if code, out, errOut := cli(t, append([]string{"record", "-db", db}, files...)...); code != 0 {
+		t.Fatalf("record: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut := cli(t, "history", "-db", db)
+	if code != 0 || !strings.Contains(out, "stale: BenchmarkGone-2 ns/op") || !strings.Contains(out, "last point c09, newest commit c14") ||
+		strings.Contains(out, "stale: BenchmarkPut") || !strings.Contains(out, "1 stale") {
+		t.Errorf("history: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, out, _ = cli(t, "history", "-db", db, "-format", "md"); !strings.Contains(out, "**Stale series**") || !strings.Contains(out, "| BenchmarkGone-2 | ns/op |") {
+		t.Errorf("history -format md:\n%s", out)
+	}
+	_, out, _ = cli(t, "history", "-db", db, "-format", "json")
+	var v struct {
+		Series []struct {
+			Benchmark string `json:"benchmark"`
+			Stale     bool   `json:"stale"`
+		} `json:"series"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Series) != 2 {
+		t.Fatalf("JSON %v: %s", err, out)
+	}
+	for _, s := range v.Series {
+		if s.Stale != (s.Benchmark == "BenchmarkGone-2") {
+			t.Errorf("%s: stale %v", s.Benchmark, s.Stale)
+		}
 	}
 }

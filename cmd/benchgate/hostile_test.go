@@ -14,6 +14,7 @@ import (
 
 	"github.com/writegc/writegc/benchgate/changepoint"
 	"github.com/writegc/writegc/benchgate/history"
+	"github.com/writegc/writegc/internal/testwait"
 )
 
 // cliHangLimit is how long a test waits before calling a command hung: far
@@ -27,19 +28,12 @@ func cliWithin(t *testing.T, args ...string) (int, string, string) {
 		code        int
 		out, errOut string
 	}
-	done := make(chan result, 1)
-	go func() {
+	r := testwait.Within(t, cliHangLimit, "benchgate "+strings.Join(args, " "), func() result {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), args, &stdout, &stderr)
-		done <- result{exitCode(err, &stderr), stdout.String(), stderr.String()}
-	}()
-	select {
-	case r := <-done:
-		return r.code, r.out, r.errOut
-	case <-time.After(cliHangLimit):
-		t.Fatalf("benchgate %s: still running after %v", strings.Join(args, " "), cliHangLimit)
-		panic("unreachable")
-	}
+		return result{exitCode(err, &stderr), stdout.String(), stderr.String()}
+	})
+	return r.code, r.out, r.errOut
 }
 
 // TestDSNNeverAFile: DSNs that are not postgres:// URLs are PostgreSQL

@@ -10,24 +10,15 @@ import (
 )
 
 func TestCLIMeasureFlags(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		args   []string
-		stderr string
-	}{
-		{"run -measure foo", []string{"run", "-base", "HEAD", "-measure", "foo"}, `-measure "foo": want wall or instructions`},
-		{"calibrate -measure foo", []string{"calibrate", "-o", "-", "-measure", "foo"}, `-measure "foo"`},
-		{"duration benchtime", []string{"run", "-base", "HEAD", "-measure", "instructions", "-benchtime", "1s"}, "fixed op count"},
-		{"duration target benchtime", []string{"run", "-base", "HEAD", "-measure", "instructions", "-target", ".:.@50ms"}, "fixed op count"},
-		{"-jobs negative", []string{"run", "-base", "HEAD", "-measure", "instructions", "-jobs", "-1"}, "-jobs"},
-		{"-jobs too many", []string{"run", "-base", "HEAD", "-jobs", "65"}, "-jobs"},
+	for _, tc := range []exitCase{
+		{"run -measure foo", []string{"run", "-base", "HEAD", "-measure", "foo"}, 2, `-measure "foo": want wall or instructions`},
+		{"calibrate -measure foo", []string{"calibrate", "-o", "-", "-measure", "foo"}, 2, `-measure "foo"`},
+		{"duration benchtime", []string{"run", "-base", "HEAD", "-measure", "instructions", "-benchtime", "1s"}, 2, "fixed op count"},
+		{"duration target benchtime", []string{"run", "-base", "HEAD", "-measure", "instructions", "-target", ".:.@50ms"}, 2, "fixed op count"},
+		{"-jobs negative", []string{"run", "-base", "HEAD", "-measure", "instructions", "-jobs", "-1"}, 2, "-jobs"},
+		{"-jobs too many", []string{"run", "-base", "HEAD", "-jobs", "65"}, 2, "-jobs"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, errOut := cli(t, tc.args...)
-			if code != 2 || !strings.Contains(errOut, tc.stderr) {
-				t.Errorf("exit %d, want 2; stderr %q should contain %q", code, errOut, tc.stderr)
-			}
-		})
+		tc.check(t)
 	}
 	if _, _, errOut := cli(t, "run", "-h"); !strings.Contains(errOut, "-measure") || !strings.Contains(errOut, "instructions/op") {
 		t.Errorf("run -h does not document -measure:\n%s", errOut)

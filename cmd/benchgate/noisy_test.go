@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writegc/writegc/internal/gittest"
 )
 
 // writeNoisySides writes a base and a head with BenchmarkQuiet (ten values
@@ -28,13 +30,7 @@ func writeNoisySides(t *testing.T, short int) (base, head string) {
 			fmt.Fprintf(&h, "BenchmarkShort-2 \t 100\t%d ns/op\n", 100+i%3)
 		}
 	}
-	base, head = filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")
-	for path, body := range map[string]string{base: b.String(), head: h.String()} {
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return base, head
+	return writeBaseHead(t, dir, b.String(), h.String())
 }
 
 // compare exits 3 on a row too noisy to judge, naming it (and not the quiet
@@ -146,7 +142,7 @@ func BenchmarkFails(b *testing.B) {
 // into it; the head is its clean working tree, the base HEAD.
 func jitterRepo(t *testing.T) {
 	t.Helper()
-	needGoGit(t)
+	gittest.NeedGoGit(t)
 	repo := t.TempDir()
 	commitModule(t, repo, map[string]string{"go.mod": "module example.com/jitter\n\ngo 1.26\n", "jitter_test.go": jitterTest})
 	t.Chdir(repo)

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -55,4 +56,44 @@ func usage(w io.Writer) {
 	}
 	slices.Sort(names)
 	fmt.Fprintf(w, "usage: reliability {%s} [flags]   (reliability SUBCOMMAND -h lists its flags)\n", strings.Join(names, "|"))
+}
+
+// subcommandFlags is the flag set of `reliability NAME`: its errors and
+// -h go to stderr, -h after usage (the synopsis and what NAME does).
+func subcommandFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseSubcommand parses args into fs and refuses any argument left after
+// the flags, saying so on stderr; false means exit 2.
+func parseSubcommand(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
+	if err := fs.Parse(args); err != nil {
+		return false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "reliability %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return false
+	}
+	return true
+}
+
+// emitTable prints the Markdown table of `reliability NAME` on stdout and,
+// with -out FILE (out not ""), writes it to FILE too; it returns the exit
+// code: 1 when FILE cannot be written.
+func emitTable(name, table, out string, stdout, stderr io.Writer) int {
+	io.WriteString(stdout, table)
+	if out == "" {
+		return 0
+	}
+	if err := os.WriteFile(out, []byte(table), 0o644); err != nil {
+		fmt.Fprintf(stderr, "reliability %s: %v\n", name, err)
+		return 1
+	}
+	return 0
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -75,19 +73,10 @@ type tcpRow struct {
 }
 
 func runTCP(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("tcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := subcommandFlags("tcp", "usage: reliability tcp [-out FILE] [-quick]\n\nRuns each abuse against a writegc TCP server in a child process while a well-behaved client does small Puts and Gets.", stderr)
 	out := fs.String("out", "", "also write the Markdown table to `FILE`")
 	quick := fs.Bool("quick", false, "small counts and short timeouts (a smoke test, not for publishing)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: reliability tcp [-out FILE] [-quick]\n\nRuns each abuse against a writegc TCP server in a child process while a well-behaved client does small Puts and Gets.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "reliability tcp: unexpected argument %q\n", fs.Arg(0))
+	if !parseSubcommand(fs, args, stderr) {
 		return 2
 	}
 	cfg := newTCPConfig(*quick)
@@ -103,14 +92,7 @@ func runTCP(args []string, stdout, stderr io.Writer) int {
 	}
 	var b strings.Builder
 	writeTCPTable(&b, cfg, rows)
-	io.WriteString(stdout, b.String())
-	if *out != "" {
-		if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
-			fmt.Fprintf(stderr, "reliability tcp: %v\n", err)
-			return 1
-		}
-	}
-	return 0
+	return emitTable(fs.Name(), b.String(), *out, stdout, stderr)
 }
 
 // runAbuse runs one abuse against a fresh child server while a well-behaved

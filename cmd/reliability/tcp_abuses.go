@@ -263,19 +263,24 @@ func closeAll(conns *[]net.Conn) {
 	}
 }
 
-func abuseIdle(c tcpConfig, addr string) (string, error) {
-	n := 2000 / c.scale
-	var conns []net.Conn
-	defer closeAll(&conns)
-	refused := 0
+// dialMany dials n connections with dial and keeps those that are
+// admitted; refused counts the others (the server answered
+// ErrTooManyConns and closed them). The caller closes conns.
+func dialMany(n int, dial func() (net.Conn, error)) (conns []net.Conn, refused int) {
 	for range n {
-		conn, err := dialHello(addr)
+		conn, err := dial()
 		if err != nil {
-			refused++ // the server answered ErrTooManyConns and closed it
+			refused++
 			continue
 		}
 		conns = append(conns, conn)
 	}
+	return conns, refused
+}
+
+func abuseIdle(c tcpConfig, addr string) (string, error) {
+	conns, refused := dialMany(2000/c.scale, func() (net.Conn, error) { return dialHello(addr) })
+	defer closeAll(&conns)
 	deadline := time.Now().Add(c.idleTimeout * 3)
 	closed := 0
 	for _, conn := range conns {

@@ -90,18 +90,9 @@ func abuseSlowLarge(c tcpConfig, addr string) (string, error) {
 // abusePeerConns: one peer dials 2,000 connections and keeps them; then
 // another peer dials one.
 func abusePeerConns(c tcpConfig, addr string) (string, error) {
-	n := 2000 / c.scale
-	var conns []net.Conn
+	// refused: ErrTooManyConns, per peer.
+	conns, refused := dialMany(2000/c.scale, func() (net.Conn, error) { return dialHelloFrom(addr, abuserIP) })
 	defer closeAll(&conns)
-	refused := 0
-	for range n {
-		conn, err := dialHelloFrom(addr, abuserIP)
-		if err != nil {
-			refused++ // ErrTooManyConns, per peer
-			continue
-		}
-		conns = append(conns, conn)
-	}
 	other := "yes"
 	conn, err := dialHelloFrom(addr, otherIP)
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -52,20 +51,11 @@ type walRow struct {
 
 // runWAL is `reliability wal`: the WAL corruption matrix.
 func runWAL(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("wal", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := subcommandFlags("wal", "usage: reliability wal [-keys N] [-sync none|batch] [-out FILE]\n\nFor each damage and each WAL recovery mode: writes N acknowledged keys through a\nwritegc server with a WAL, closes it, damages the log, reopens it and reports what\ncame back and what the server reported lost. Then, for each recovery mode, a second\nserver (in this process, then in another) tries to open a WAL directory a first one\nholds: it must be refused, and the first one's keys must all survive.", stderr)
 	out := fs.String("out", "", "also write the Markdown table to `FILE`")
 	keys := fs.Int("keys", 2000, "acknowledged keys to write per cell, 30..100000")
 	syncName := fs.String("sync", "none", "WAL sync mode while writing: none or batch")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: reliability wal [-keys N] [-sync none|batch] [-out FILE]\n\nFor each damage and each WAL recovery mode: writes N acknowledged keys through a\nwritegc server with a WAL, closes it, damages the log, reopens it and reports what\ncame back and what the server reported lost. Then, for each recovery mode, a second\nserver (in this process, then in another) tries to open a WAL directory a first one\nholds: it must be refused, and the first one's keys must all survive.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "reliability wal: unexpected argument %q\n", fs.Arg(0))
+	if !parseSubcommand(fs, args, stderr) {
 		return 2
 	}
 	if *keys < 30 || *keys > 100000 {
@@ -96,14 +86,7 @@ func runWAL(args []string, stdout, stderr io.Writer) int {
 	var b strings.Builder
 	writeWALTable(&b, *keys, mode, rows)
 	writeWALLockTable(&b, mode, lockRows)
-	io.WriteString(stdout, b.String())
-	if *out != "" {
-		if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
-			fmt.Fprintln(stderr, "reliability wal:", err)
-			return 1
-		}
-	}
-	return 0
+	return emitTable(fs.Name(), b.String(), *out, stdout, stderr)
 }
 
 func walKey(i int) []byte   { return fmt.Appendf(nil, "wal-key-%08d", i) }

@@ -7,7 +7,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writegc/writegc/internal/cmdtest"
 )
+
+// buildExample builds this program into a temporary folder, as a user
+// would, and returns the folder and the binary; it skips the test under
+// -short.
+func buildExample(t *testing.T) (dir, exe string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the example")
+	}
+	return t.TempDir(), cmdtest.Build(t, ".", "mystore")
+}
 
 // TestMyStoreUnderGcstress builds this program as a user would and runs it:
 // the user's engine and one of writegc's kinds each run a scenario in a
@@ -15,14 +28,7 @@ import (
 // because its main registered it), and both rows are in summary.json,
 // classified. An unknown kind is a usage error (exit 2) listing mystore.
 func TestMyStoreUnderGcstress(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the example")
-	}
-	dir := t.TempDir()
-	exe := filepath.Join(dir, "mystore")
-	if b, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
-	}
+	dir, exe := buildExample(t)
 
 	cmd := exec.Command(exe, "-kinds", "nosuch")
 	b, _ := cmd.CombinedOutput()

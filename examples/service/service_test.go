@@ -21,6 +21,7 @@ import (
 
 	"github.com/writegc/writegc/gchealth"
 	"github.com/writegc/writegc/gchealth/gchealthprom"
+	"github.com/writegc/writegc/internal/cmdtest"
 	"github.com/writegc/writegc/memtable"
 )
 
@@ -88,7 +89,7 @@ func TestPrometheusDeployment(t *testing.T) {
 	if err != nil {
 		t.Skip("no prometheus binary in PATH (Debian: apt-get install -y prometheus; .ci/run installs it)")
 	}
-	bin := buildService(t)
+	bin := cmdtest.Build(t, ".", "service")
 	svc := map[string]string{}
 	for _, kind := range []string{memtable.KindHeap, memtable.KindArena} {
 		svc[kind] = startService(t, bin, kind)
@@ -145,20 +146,6 @@ func TestPrometheusDeployment(t *testing.T) {
 	if bad := p.labels(t, `max_over_time(gchealth_state{job="arena",state=~"degraded|failing"}[10m]) == 1`, "state"); len(bad) > 0 {
 		t.Errorf("arena kind was %v under the same load", bad)
 	}
-}
-
-// buildService builds this command into a temporary folder.
-func buildService(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "service")
-	goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		goBin = "go"
-	}
-	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // startService runs the service on a loopback port chosen by the kernel and

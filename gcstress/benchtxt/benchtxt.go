@@ -30,7 +30,8 @@
 //     after at least one Put: a run that failed, died or was interrupted
 //     has no figures here. Its name is BenchmarkGCStress/set=<the
 //     scenario's group>/kind=<kind>/value=<value bytes>, unique within a
-//     round; its iteration count is the Puts (keys written); its values are
+//     round; with a build environment (-build-envs) the name ends in
+//     /env=<its name>; its iteration count is the Puts (keys written); its values are
 //     MB/s, gc-cpu-ns/put, pause-p99-ns and, when the child measured the
 //     engine's footprint, objects/entry.
 //   - Capacity steps have no line (their rates differ from run to run);
@@ -185,29 +186,41 @@ type Key struct {
 	Set   string
 	Kind  string
 	Value int64
+	// Env is the build environment's name (results.Scenario.BuildEnv,
+	// -build-envs); "" without one, and the name then has no env part.
+	Env string
 }
 
 // KeyOf is the Key of scenario s. A mixed workload's set is MixSet(its
 // mix), so its lines never compare with the write-only matrix's.
 func KeyOf(s results.Scenario) Key {
 	if s.Mixed() {
-		return Key{Set: MixSet(s.Mix), Kind: s.Kind, Value: s.Value}
+		return Key{Set: MixSet(s.Mix), Kind: s.Kind, Value: s.Value, Env: s.BuildEnv}
 	}
-	return Key{Set: s.Group, Kind: s.Kind, Value: s.Value}
+	return Key{Set: s.Group, Kind: s.Kind, Value: s.Value, Env: s.BuildEnv}
 }
 
 // Prefix begins every benchmark name of bench.txt.
 const Prefix = "BenchmarkGCStress"
 
-// Name is k's benchmark name: Prefix/set=SET/kind=KIND/value=BYTES.
+// Name is k's benchmark name: Prefix/set=SET/kind=KIND/value=BYTES, and
+// /env=NAME after it when k has a build environment.
 func (k Key) Name() string {
-	return fmt.Sprintf("%s/set=%s/kind=%s/value=%d", Prefix, k.Set, k.Kind, k.Value)
+	n := fmt.Sprintf("%s/set=%s/kind=%s/value=%d", Prefix, k.Set, k.Kind, k.Value)
+	if k.Env != "" {
+		n += "/env=" + k.Env
+	}
+	return n
 }
 
 // String is k as a reader names the scenario: SET/KIND/VALUE, the value
 // size as the reports write it (matrix/heap/100B).
 func (k Key) String() string {
-	return k.Set + "/" + k.Kind + "/" + workload.FormatSize(k.Value)
+	s := k.Set + "/" + k.Kind + "/" + workload.FormatSize(k.Value)
+	if k.Env != "" {
+		s += "/env=" + k.Env
+	}
+	return s
 }
 
 // ParseName parses a benchmark name Key.Name wrote; anything else is an
@@ -217,10 +230,17 @@ func ParseName(name string) (Key, error) {
 		return Key{}, fmt.Errorf("%w: benchmark %q: %s", ErrBadFile, name, why)
 	}
 	parts := strings.Split(name, "/")
-	if len(parts) != 4 || parts[0] != Prefix {
-		return bad("want " + Prefix + "/set=S/kind=K/value=N")
+	if (len(parts) != 4 && len(parts) != 5) || parts[0] != Prefix {
+		return bad("want " + Prefix + "/set=S/kind=K/value=N[/env=E]")
 	}
 	var k Key
+	if len(parts) == 5 {
+		v, ok := strings.CutPrefix(parts[4], "env=")
+		if !ok || !validPart(v) {
+			return bad("want env=... as part 4")
+		}
+		k.Env = v
+	}
 	for i, key := range []string{"set", "kind", "value"} {
 		v, ok := strings.CutPrefix(parts[i+1], key+"=")
 		if !ok || !validPart(v) {

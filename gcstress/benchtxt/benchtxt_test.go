@@ -207,17 +207,21 @@ func TestReadHostile(t *testing.T) {
 
 // TestNames: Name and ParseName are inverse; other names are refused.
 func TestNames(t *testing.T) {
-	for _, k := range []Key{{"matrix", "heap", 100}, {"failure", "my.store_2-x", 10}, {"capacity", "arena", 10240}} {
+	for _, k := range []Key{{"matrix", "heap", 100, ""}, {"failure", "my.store_2-x", 10, ""}, {"capacity", "arena", 10240, ""}, {"matrix", "arena", 100, "classic"}} {
 		got, err := ParseName(k.Name())
 		if err != nil || got != k {
 			t.Errorf("%v: ParseName(%q) = %v, %v", k, k.Name(), got, err)
 		}
 	}
-	if got := (Key{"matrix", "heap", 1024}).String(); got != "matrix/heap/1KB" {
+	if got := (Key{"matrix", "heap", 1024, "classic"}).String(); got != "matrix/heap/1KB/env=classic" {
+		t.Errorf("String %q", got)
+	}
+	if got := (Key{"matrix", "heap", 1024, ""}).String(); got != "matrix/heap/1KB" {
 		t.Errorf("String %q", got)
 	}
 	for _, n := range []string{"", "BenchmarkGCStress", "BenchmarkGCStress/set=matrix/kind=heap", "BenchmarkGCStress/kind=heap/set=matrix/value=1",
-		"BenchmarkGCStress/set=matrix/kind=heap/value=1/extra=1", "BenchmarkGCStress/set=Matrix/kind=heap/value=1",
+		"BenchmarkGCStress/set=matrix/kind=heap/value=1/extra=1", "BenchmarkGCStress/set=matrix/kind=heap/value=1/env=Classic",
+		"BenchmarkGCStress/set=matrix/kind=heap/value=1/env=", "BenchmarkGCStress/set=matrix/kind=heap/value=1/env=a/x=1", "BenchmarkGCStress/set=Matrix/kind=heap/value=1",
 		"BenchmarkGCStress/set=matrix/kind=/value=1", "BenchmarkGCStress/set=matrix/kind=heap/value=1e3"} {
 		if _, err := ParseName(n); !errors.Is(err, ErrBadFile) {
 			t.Errorf("ParseName(%q): %v", n, err)

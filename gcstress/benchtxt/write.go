@@ -44,10 +44,12 @@ func Lines(sum *results.Summary) []Line {
 }
 
 // runLine is r's line, and false when r has none: a capacity step, or a
-// run whose load did not end normally after at least one Put.
+// run whose load did not end normally after at least one Put. Frontier
+// runs have none either: one kind's points differ in GOGC and GOMEMLIMIT,
+// which a line's key does not name (summary.json's frontier[] has them).
 func runLine(r results.Result) (Line, bool) {
 	e := r.End
-	if r.Scenario.Group == results.SetCapacity || e == nil || e.Keys < 1 || r.Stopped != "" ||
+	if r.Scenario.Group == results.SetCapacity || r.Scenario.Group == results.SetFrontier || e == nil || e.Keys < 1 || r.Stopped != "" ||
 		(e.Reason != results.StopKeys && e.Reason != results.StopDuration) {
 		return Line{}, false
 	}

@@ -58,6 +58,9 @@
 //     variable gcstress.ChildEnv. Main serves that child first thing, before
 //     it looks at args, so the binary that registered the engines is the
 //     one that runs them: every kind the parent knows, the child knows.
+//     With -build-envs the child is the command (-build-pkg, default this
+//     one's main package) built in the scenario's environment, so it
+//     registers the same engines.
 //   - Main installs its own SIGINT/SIGTERM handling on the context it is
 //     given (a plain context.Background() is enough) and removes it before
 //     returning; a cancelled ctx counts as an interrupt.

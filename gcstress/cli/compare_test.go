@@ -17,6 +17,7 @@ import (
 	"github.com/writegc/writegc/gcstress"
 	"github.com/writegc/writegc/gcstress/benchtxt"
 	"github.com/writegc/writegc/gcstress/compare"
+	"github.com/writegc/writegc/internal/testfs"
 )
 
 // pairStoreDouble, set in a run's environment, makes the pairstore engine
@@ -135,16 +136,10 @@ func TestCompareEndToEnd(t *testing.T) {
 func TestCompareExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	mk := func(name, body string) string {
-		d := filepath.Join(dir, name)
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
+		if body == "" {
+			return testfs.Dir(t, dir, name, nil)
 		}
-		if body != "" {
-			if err := os.WriteFile(filepath.Join(d, benchtxt.FileName), []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return d
+		return mkFolder(t, dir, name, body)
 	}
 	line := func(objs string) string {
 		return "BenchmarkGCStress/set=matrix/kind=heap/value=100 \t1000\t" + objs + " objects/entry\n"
@@ -214,14 +209,7 @@ func TestCountFlag(t *testing.T) {
 // mkFolder makes a results folder under dir holding body as its bench.txt.
 func mkFolder(t *testing.T, dir, name, body string) string {
 	t.Helper()
-	d := filepath.Join(dir, name)
-	if err := os.Mkdir(d, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(d, benchtxt.FileName), []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return testfs.Dir(t, dir, name, map[string]string{benchtxt.FileName: body})
 }
 
 // benchLines is a bench.txt of count rounds of heap/100B and arena/100B,

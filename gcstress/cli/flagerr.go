@@ -30,6 +30,15 @@ type recordingValue struct {
 	failed *failedSet
 }
 
+// String is the wrapped value's; the zero recordingValue (which the flag
+// package makes to tell a default from a zero value) is "".
+func (r recordingValue) String() string {
+	if r.Value == nil {
+		return ""
+	}
+	return r.Value.String()
+}
+
 func (r recordingValue) Set(s string) error {
 	err := r.Value.Set(s)
 	if err != nil && r.failed.name == "" {
@@ -50,7 +59,10 @@ func (recordingBool) IsBoolFlag() bool { return true }
 // flag.ErrHelp.
 func parseOneLine(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	var failed failedSet
+	orig := map[string]flag.Value{}
+	defer fs.VisitAll(func(f *flag.Flag) { f.Value = orig[f.Name] }) // the caller's values again, for -h and lookups
 	fs.VisitAll(func(f *flag.Flag) {
+		orig[f.Name] = f.Value
 		r := recordingValue{f.Value, f.Name, &failed}
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
 			f.Value = recordingBool{r}
@@ -68,6 +80,7 @@ func parseOneLine(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, flag.ErrHelp):
+		fs.VisitAll(func(f *flag.Flag) { f.Value = orig[f.Name] })
 		fs.Usage()
 		return err
 	case failed.name != "":

@@ -33,6 +33,7 @@ func ParseFlags(args []string, stderr io.Writer) (gcstress.Config, error) {
 	}
 	l := defineFlags(fs, &c)
 	mf := defineMixFlags(fs, &c)
+	be := defineBuildEnvFlags(fs, &c)
 	if err := parseOneLine(fs, args, stderr); err != nil {
 		return c, err
 	}
@@ -48,6 +49,9 @@ func ParseFlags(args []string, stderr io.Writer) (gcstress.Config, error) {
 	if err := mf.apply(&c, set); err != nil {
 		return c, err
 	}
+	if err := be.apply(&c); err != nil {
+		return c, err
+	}
 	if err := c.Validate(); err != nil {
 		return c, err
 	}
@@ -60,6 +64,7 @@ type lists struct {
 	kinds, values, keys, sets, profile string
 	rate, failRate                     string
 	quick                              bool
+	frontier                           frontierLists
 }
 
 // defineFlags defines every flag on fs, writing into c.
@@ -73,7 +78,6 @@ func defineFlags(fs *flag.FlagSet, c *gcstress.Config) *lists {
 	fs.Var(sizeFlag{&c.Memstore}, "memstore", "flush threshold of one memtable (HBase memstore size)")
 	fs.IntVar(&c.Regions, "regions", c.Regions, "regions (memtables filled in parallel) per server")
 	fs.Var(sizeFlag{&c.MemLimit}, "memlimit", "GOMEMLIMIT of each scenario's child (off: none; the failure and stall scenarios use -fail-memlimit unless this is given)")
-	fs.IntVar(&c.GOGC, "gogc", c.GOGC, "GOGC of each child (-1: off)")
 	fs.StringVar(&c.Path, "path", c.Path, "write path: "+gcstress.PathServer+" (Puts straight into the region server) or a client path: "+strings.Join(writepath.Paths(), ","))
 	fs.StringVar(&c.Transport, "transport", c.Transport, "transport for client paths: "+strings.Join(writepath.Transports(), ","))
 	fs.IntVar(&c.Writers, "writers", c.Writers, "writer goroutines per scenario")
@@ -105,6 +109,7 @@ func defineFlags(fs *flag.FlagSet, c *gcstress.Config) *lists {
 	fs.DurationVar(&c.FailDuration, "fail-duration", c.FailDuration, "cap on the failure scenario's run time (0: none, else at least 2ms: the stall scenario gets half)")
 	fs.Var(sizeFlag{&c.FailRSSCap}, "fail-rss-cap", "hard resident-memory cap of the failure scenario (the container's limit; -fail-memlimit follows at 90% of it unless given)")
 	defineThresholds(fs, &c.Thresholds)
+	defineFrontier(fs, c, &l.frontier)
 	return l
 }
 
@@ -168,6 +173,9 @@ func (l *lists) apply(c *gcstress.Config, set map[string]bool) error {
 	}
 	if l.quick {
 		applyQuick(c, set)
+	}
+	if err := l.frontier.apply(c, set); err != nil {
+		return err
 	}
 	if set["fail-rss-cap"] && !set["fail-memlimit"] {
 		c.FailMemLimit = c.FailRSSCap / 10 * 9

@@ -245,3 +245,17 @@ func TestFlagErrorIsOneLine(t *testing.T) {
 		t.Errorf("-h: exit %d, want the usage text; stderr %q", code, stderr.String())
 	}
 }
+
+// TestHelpHasNoPanic: -h prints every flag with its default and no
+// "panic calling String method" line (the flag package calls String on a
+// zero value of each flag's type to tell a default from a zero).
+func TestHelpHasNoPanic(t *testing.T) {
+	var stdout, stderr strings.Builder
+	if code := Main(context.Background(), []string{"-h"}, &stdout, &stderr); code != 0 && code != ExitUsage {
+		t.Fatalf("-h: exit %d", code)
+	}
+	out := stdout.String() + stderr.String()
+	if strings.Contains(out, "panic") || !strings.Contains(out, "-duration") || !strings.Contains(out, "-build-envs") {
+		t.Errorf("-h output:\n%s", out)
+	}
+}

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/writegc/writegc/gcstress/benchtxt"
+	"github.com/writegc/writegc/internal/testfs"
 )
 
 var heap100 = benchtxt.Key{Set: "matrix", Kind: "heap", Value: 100}
@@ -308,21 +308,9 @@ func TestBadInputAndOptions(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	good := filepath.Join(dir, "good")
-	garbage := filepath.Join(dir, "garbage")
-	empty := filepath.Join(dir, "empty")
-	for _, d := range []string{good, garbage, empty} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write := func(d, s string) {
-		if err := os.WriteFile(filepath.Join(d, benchtxt.FileName), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(good, heap100.Name()+" \t1\t2 MB/s\n")
-	write(garbage, "garbage\n")
+	good := testfs.Dir(t, dir, "good", map[string]string{benchtxt.FileName: heap100.Name() + " \t1\t2 MB/s\n"})
+	garbage := testfs.Dir(t, dir, "garbage", map[string]string{benchtxt.FileName: "garbage\n"})
+	empty := testfs.Dir(t, dir, "empty", nil)
 	for _, tc := range [][2]string{{filepath.Join(dir, "nosuch"), good}, {good, empty}, {garbage, good}, {good, filepath.Join(good, benchtxt.FileName)}} {
 		if _, err := Dirs(tc[0], tc[1], Options{}); !errors.Is(err, ErrBadInput) {
 			t.Errorf("%v: %v", tc, err)
@@ -409,14 +397,7 @@ func TestVerdictNames(t *testing.T) {
 func TestDirsNameBadLines(t *testing.T) {
 	dir := t.TempDir()
 	mk := func(name, body string) string {
-		d := filepath.Join(dir, name)
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(d, benchtxt.FileName), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return d
+		return testfs.Dir(t, dir, name, map[string]string{benchtxt.FileName: body})
 	}
 	arena := benchtxt.Key{Set: "matrix", Kind: "arena", Value: 1000}
 	good := mk("good", "gcstress-count: 1\n"+heap100.Name()+" \t1\t2 objects/entry\n")

@@ -10,13 +10,14 @@ import (
 	"github.com/writegc/writegc/internal/workload"
 )
 
-// openLoopTable shows every open-loop scenario outside the capacity search:
+// openLoopTable shows every open-loop scenario outside the capacity search
+// and the frontier (whose tables show their rates and latencies):
 // target against achieved rate, and service time against latency from
 // intended start.
 func openLoopTable(rs []results.Result) (header []string, rows [][]string) {
 	header = []string{"Scenario", "Target MB/s", "Achieved MB/s", "Put p99 (service)", "From intended start p50/p99/p99.9/max"}
 	for _, r := range rs {
-		if r.Scenario.Rate <= 0 || r.Scenario.Group == results.SetCapacity || r.End == nil {
+		if r.Scenario.Rate <= 0 || r.Scenario.Group == results.SetCapacity || r.Scenario.Group == results.SetFrontier || r.End == nil {
 			continue
 		}
 		e := r.End
@@ -27,21 +28,23 @@ func openLoopTable(rs []results.Result) (header []string, rows [][]string) {
 }
 
 // capacityTable is one row per kind x value size of the capacity search.
-// A contended search's sustainable figure is a lower bound, marked so: the
-// machine's other load, not the collector, stopped it (its Contended
-// column says "yes" and the notes say why). Runs and Spread are the
-// confirmation of the sustainable step: how many of its runs were healthy
-// and how far their achieved rates lay apart.
+// Sustainable is the fit over every step with its interval ("23 (19-27)",
+// capacityFigure), Fit the figure it came from, Step the search's own
+// pass/fail figure beside it. A contended search's sustainable figure is a
+// lower bound, marked so: the machine's other load took CPU from its steps
+// (its Contended column says "yes" and the notes say why). Runs and Spread
+// are the confirmation of the step figure: how many of its runs were
+// healthy and how far their achieved rates lay apart.
 func capacityTable(cs []results.Capacity) (header []string, rows [][]string) {
-	header = []string{"Kind", "Value", "Closed-loop MB/s", "Sustainable MB/s", "First unhealthy MB/s", "Limit", "Contended", "Runs", "Spread", "Steps"}
+	header = []string{"Kind", "Value", "Closed-loop MB/s", "Sustainable MB/s", "Fit", "Step MB/s", "First unhealthy MB/s", "Limit", "Contended", "Runs", "Spread", "Steps"}
 	for _, c := range cs {
 		first, limit := "-", "-"
 		if c.FirstUnhealthyMBps > 0 {
 			first, limit = fmt.Sprintf("%.3g", c.FirstUnhealthyMBps), string(c.Limit)
 		}
-		sus, contended := fmt.Sprintf("%.3g", c.SustainableMBps), "no"
+		contended := "no"
 		if c.Contended {
-			sus, contended = "≥ "+sus, "yes"
+			contended = "yes"
 		}
 		runs, spread := "-", "-"
 		if c.SustainableRuns > 0 {
@@ -50,10 +53,42 @@ func capacityTable(cs []results.Capacity) (header []string, rows [][]string) {
 				spread = fmt.Sprintf("%.1f%%", c.SpreadPct)
 			}
 		}
+		fit := "steps"
+		if c.FitFigure != "" {
+			fit = string(c.FitFigure)
+		}
 		rows = append(rows, []string{c.Kind, workload.FormatSize(c.Value), fmt.Sprintf("%.3g", c.ProbeMBps),
-			sus, first, limit, contended, runs, spread, fmt.Sprint(len(c.Steps))})
+			capacityFigure(c, false), fit, fmt.Sprintf("%.3g", stepFigure(c)), first, limit, contended, runs, spread, fmt.Sprint(len(c.Steps))})
 	}
 	return header, rows
+}
+
+// capacityFigure is how a search's sustainable rate reads wherever it is
+// shown: "23 (19-27)" with its interval, "≥ 20.9 (contended)" when the
+// machine's other load took CPU from its steps (a lower bound: the interval
+// is one too); unit adds " MB/s" after the figure.
+func capacityFigure(c results.Capacity, unit bool) string {
+	u := ""
+	if unit {
+		u = " MB/s"
+	}
+	if c.Contended {
+		return fmt.Sprintf("≥ %.3g%s (contended)", c.SustainableMBps, u)
+	}
+	lo, hi := c.SustainableLoMBps, c.SustainableHiMBps
+	if hi <= 0 || (lo == c.SustainableMBps && hi == c.SustainableMBps) {
+		return fmt.Sprintf("%.3g%s", c.SustainableMBps, u)
+	}
+	return fmt.Sprintf("%.3g%s (%.3g-%.3g)", c.SustainableMBps, u, lo, hi)
+}
+
+// stepFigure is the search's pass/fail figure (the sustainable figure of a
+// summary written before the fit).
+func stepFigure(c results.Capacity) float64 {
+	if c.StepMBps > 0 || c.SustainableHiMBps > 0 {
+		return c.StepMBps
+	}
+	return c.SustainableMBps
 }
 
 // capacityNotes says, per search, why its first unhealthy step was so, and
@@ -70,6 +105,7 @@ func capacityNotes(cs []results.Capacity, th results.Thresholds, esc func(string
 	fmt.Fprintf(&b, "A step is healthy when every window after the %v warm-up has GC CPU < %g%%, assist < %g%% and the heap within its goal, "+
 		"the %s, and the achieved rate at least %.0f%% of the target; the search doubles from 1/16 of the closed-loop rate, then bisects to within %.0f%%.\n",
 		th.Warmup, th.HealthyGC, th.HealthyAssist, slo, 100*results.CapacityMinAchieved, 100*results.CapacityResolution)
+	b.WriteString(capacityFitNote)
 	for _, c := range cs {
 		if c.Contended {
 			fmt.Fprintf(&b, "%s %s: contended: %s; %.3g MB/s is what it reached, a lower bound, not its capacity.\n",
@@ -111,3 +147,8 @@ func failureSettings(rs []results.Result) string {
 	writeSetNotes(&b, rs, "", noEscape)
 	return strings.TrimSpace(strings.ReplaceAll(b.String(), "\n", " "))
 }
+
+// capacityFitNote says where the sustainable figure comes from.
+const capacityFitNote = "Sustainable is where the fit over every step of the worst window's GC share, assist share, heap over goal or p99 from intended start " +
+	"(the lowest) reaches its limit, in brackets the interval the steps' own noise and disagreement leave it (a flat knee gives a wide one); " +
+	"Step is the highest rate every run of which was healthy. A contended figure is a lower bound: other processes took CPU from its steps.\n"

@@ -33,7 +33,7 @@ func TestCapacityTableSaysContended(t *testing.T) {
 	if rows[0][con] != "no" || rows[0][sus] != "20" || rows[0][runs] != "3" || rows[0][spread] != "4.2%" {
 		t.Errorf("heap row %v", rows[0])
 	}
-	if rows[1][con] != "yes" || rows[1][sus] != "≥ 54.8" || rows[1][runs] != "-" {
+	if rows[1][con] != "yes" || rows[1][sus] != "≥ 54.8 (contended)" || rows[1][runs] != "-" {
 		t.Errorf("arena row %v: a contended figure must read as a lower bound", rows[1])
 	}
 	notes := capacityNotes(cs, results.Thresholds{}, noEscape)
@@ -42,5 +42,23 @@ func TestCapacityTableSaysContended(t *testing.T) {
 	}
 	if strings.Contains(notes, "heap 100B: contended") {
 		t.Errorf("an uncontended search is called contended:\n%s", notes)
+	}
+}
+
+// TestCapacityConclusionBounds: a contended figure reads as a bound in
+// the conclusions too, with its interval elsewhere; overlapping intervals
+// are about the same rate.
+func TestCapacityConclusionBounds(t *testing.T) {
+	heap := results.Capacity{Kind: "heap", Value: 100, SustainableMBps: 14.7, SustainableLoMBps: 12, SustainableHiMBps: 17, Limit: results.LimitGCCPU}
+	off := results.Capacity{Kind: "offheap", Value: 100, SustainableMBps: 20.9, SustainableLoMBps: 20.9, SustainableHiMBps: 20.9, Contended: true}
+	got := capacityConclusions([]results.Capacity{heap, off}, noEscape)
+	want := "Capacity at 100B values: offheap sustains ≥ 20.9 MB/s (contended) healthy against heap's 14.7 MB/s (12-17) (at least 1.4x more); heap is first limited by gc_cpu."
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	arena := results.Capacity{Kind: "arena", Value: 100, SustainableMBps: 18, SustainableLoMBps: 15, SustainableHiMBps: 24}
+	got = capacityConclusions([]results.Capacity{heap, arena}, noEscape)
+	if len(got) != 1 || !strings.Contains(got[0], "sustain about the same rate") {
+		t.Errorf("overlapping intervals: %q", got)
 	}
 }

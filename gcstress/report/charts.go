@@ -32,7 +32,7 @@ func isChart(name string) bool {
 		return false
 	}
 	stem := strings.TrimSuffix(name, ext)
-	return stem == "throughput" || stem == "capacity" || strings.HasPrefix(stem, "timeline-") || isReaderChart(stem)
+	return stem == "throughput" || stem == "capacity" || strings.HasPrefix(stem, "timeline-") || strings.HasPrefix(stem, frontierChartPrefix) || isReaderChart(stem)
 }
 
 // WriteCharts draws the run's charts into dir, each as SVG and PNG, and
@@ -76,6 +76,8 @@ func WriteCharts(o Sink, sum *results.Summary) ([]string, error) {
 		case results.SetMatrix:
 		case results.SetCapacity:
 			continue // one short run per step: the knee chart draws them (charts_capacity.go)
+		case results.SetFrontier:
+			continue // one run per grid point: the frontier charts draw them (charts_frontier.go)
 		case results.SetCollapse:
 			name = results.SetCollapse
 		default:
@@ -109,6 +111,11 @@ func WriteCharts(o Sink, sum *results.Summary) ([]string, error) {
 		return files, err
 	}
 	files = append(files, knee...)
+	front, err := writeFrontierCharts(o, sum)
+	if err != nil {
+		return files, err
+	}
+	files = append(files, front...)
 	if len(group(sum.Results, "matrix")) > 0 {
 		p := throughputPlot(group(sum.Results, "matrix"))
 		if err := saveTiles(o, "throughput", []*panel{p}, 9*vg.Inch, 5*vg.Inch); err != nil {
@@ -129,7 +136,7 @@ func stoppedAtCap(rs []results.Result) bool {
 // valid XML in the SVG; vgsvg escapes the rest).
 func lineLabel(r results.Result) string {
 	if r.Scenario.Group == "matrix" {
-		return escape.Terminal(r.Scenario.Kind)
+		return escape.Terminal(kindColumn(r.Scenario)) // the kind, with its build environment when it has one
 	}
 	return escape.Terminal(r.Scenario.Name)
 }

@@ -21,7 +21,8 @@ import (
 // size), its steps by target rate (log scale) against the worst GC CPU %
 // after warm-up (top) and the p99 from intended start (bottom, log
 // scale); healthy steps are filled circles, unhealthy ones crosses, and
-// the latency panel marks the p99 limit (SLO). Each search is in its
+// the latency panel marks the p99 limit (SLO). The fits are dotted, the
+// sustainable rate's interval a bar along its limit (kneeFits). Each search is in its
 // kind's colour (a second value size of one kind dashed), its legend right
 // of the panels. No searches, no chart.
 func writeKneeChart(o Sink, cs []results.Capacity) ([]string, error) {
@@ -76,6 +77,44 @@ func kneePanels(cs []results.Capacity) []*panel {
 	return []*panel{gc, lat}
 }
 
+// kneeFits draws a search's fits: the GC share's and the p99's fitted
+// curves (dotted), and, on the panel of the figure that gave the
+// sustainable rate, its interval as a bar along the limit with the
+// crossing marked.
+func kneeFits(gc, lat *panel, c results.Capacity, st lineStyle) {
+	dots := []vg.Length{vg.Points(1), vg.Points(3)}
+	for _, f := range c.Fits {
+		p := gc
+		switch f.Figure {
+		case results.FigureGCPct:
+		case results.FigureP99:
+			p = lat
+		default:
+			continue
+		}
+		var xys plotter.XYs
+		for _, pt := range f.Curve {
+			xys = append(xys, plotter.XY{X: pt.MBps, Y: math.Max(pt.Value, 1e-3)})
+		}
+		if l, err := plotter.NewLine(xys); err == nil && len(xys) > 1 {
+			l.Color, l.Width, l.Dashes = st.colour, vg.Points(1), dots
+			p.Add(l)
+		}
+		if f.Figure != c.FitFigure || c.SustainableHiMBps <= 0 {
+			continue
+		}
+		bar := plotter.XYs{{X: c.SustainableLoMBps, Y: f.Limit}, {X: c.SustainableHiMBps, Y: f.Limit}}
+		if l, err := plotter.NewLine(bar); err == nil {
+			l.Color, l.Width = st.colour, vg.Points(5)
+			p.Add(l)
+		}
+		if sc, err := plotter.NewScatter(plotter.XYs{{X: c.SustainableMBps, Y: f.Limit}}); err == nil {
+			sc.Color, sc.Shape, sc.Radius = color.Black, draw.PyramidGlyph{}, vg.Points(4)
+			p.Add(sc)
+		}
+	}
+}
+
 // kneeLines adds one search's steps, in rate order, to both panels.
 func kneeLines(gc, lat *panel, c results.Capacity, st lineStyle) {
 	steps := slices.Clone(c.Steps)
@@ -92,13 +131,11 @@ func kneeLines(gc, lat *panel, c results.Capacity, st lineStyle) {
 			lBad = append(lBad, plotter.XY{X: st.TargetMBps, Y: ms})
 		}
 	}
-	label := fmt.Sprintf("%s %s (sustains %.3g MB/s)", escape.Terminal(c.Kind), workload.FormatSize(c.Value), c.SustainableMBps)
-	if c.Contended {
-		// The machine's other load stopped the search: a lower bound.
-		label = fmt.Sprintf("%s %s (≥ %.3g MB/s, contended)", escape.Terminal(c.Kind), workload.FormatSize(c.Value), c.SustainableMBps)
-	}
+	// A contended search's figure reads as a lower bound (capacityFigure).
+	label := fmt.Sprintf("%s %s (sustains %s)", escape.Terminal(c.Kind), workload.FormatSize(c.Value), capacityFigure(c, true))
 	addLine(gc, g, st, nil, label, true)
 	addLine(lat, l, st, nil, label, true)
+	kneeFits(gc, lat, c, st)
 	for _, pair := range []struct {
 		p   *panel
 		xys plotter.XYs

@@ -43,8 +43,8 @@ func comparisons(rs []results.Result) []comparison {
 	var out []comparison
 	at := map[results.Scenario]int{}
 	for _, r := range rs {
-		if r.Scenario.Group == results.SetCapacity {
-			continue
+		if r.Scenario.Group == results.SetCapacity || r.Scenario.Group == results.SetFrontier {
+			continue // each has sentences of its own
 		}
 		k := comparisonKey(r.Scenario)
 		i, ok := at[k]
@@ -68,7 +68,9 @@ func conclusions(sum *results.Summary, esc func(string) string) []string {
 		}
 	}
 	out = append(out, readerConclusions(sum.Results, esc)...)
-	return append(out, capacityConclusions(sum.Capacity, esc)...)
+	out = append(out, envConclusions(sum.Results, esc)...)
+	out = append(out, capacityConclusions(sum.Capacity, esc)...)
+	return append(out, frontierConclusions(sum, esc)...)
 }
 
 // kindFigures are one kind's figures in a comparison: the median of its
@@ -78,7 +80,10 @@ type kindFigures struct {
 	kind            string
 	objects, gcNs   float64
 	hasObj, hasCost bool
-	r               results.Result
+	// noCycle: a run of the kind completed no GC cycle (its GC CPU per
+	// Put reads "n/a: no GC cycle", not 0) and none did.
+	noCycle bool
+	r       results.Result
 }
 
 // kindsIn gathers a comparison's results by kind, in order of first
@@ -99,11 +104,16 @@ func kindsIn(rs []results.Result) []kindFigures {
 				objs = append(objs, e.ObjectsPerEntry)
 			}
 			if e := r.End; e != nil && e.Cost != (results.Cost{}) {
-				gcs = append(gcs, e.GCCPUNsPerPut)
+				if e.Cycles == 0 {
+					k.noCycle = true // no cycle completed: its 0 GC CPU-ns per Put is no figure
+				} else {
+					gcs = append(gcs, e.GCCPUNsPerPut)
+				}
 			}
 		}
 		k.objects, k.hasObj = stat.MedianOr(objs, 0), len(objs) > 0
 		k.gcNs, k.hasCost = stat.MedianOr(gcs, 0), len(gcs) > 0
+		k.noCycle = k.noCycle && !k.hasCost
 		ks = append(ks, k)
 	}
 	return ks
@@ -146,7 +156,19 @@ func (c comparison) sentence(esc func(string) string) string {
 			prev = [2]int{-1, -1} // a tie names both kinds: the next clause names its own
 		}
 	}
+	var none []string
+	for _, k := range ks {
+		if k.noCycle {
+			none = append(none, esc(k.kind))
+		}
+	}
+	if len(none) > 0 {
+		clauses = append(clauses, joinAnd(none)+" GC CPU per Put n/a: no GC cycle completed")
+	}
 	s := comparisonLabel(c.first) + ", "
+	if c.first.BuildEnv != "" {
+		s = comparisonLabel(c.first) + " in build environment " + esc(c.first.BuildEnv) + ", "
+	}
 	if len(clauses) > 0 {
 		s += strings.Join(clauses, " and ") + "; "
 	}
@@ -223,10 +245,15 @@ func compare(lo, hi kindFigures, n int, again bool, verb, unit, fewer string, es
 	}
 	cheap := esc(lo.kind)
 	if n > 2 {
-		cheap += fmt.Sprintf(" (the cheapest of %d)", n)
+		// "the fewest" / "the least", never "the cheapest": two clauses
+		// of one sentence may name two kinds, and only one is cheapest.
+		cheap += fmt.Sprintf(" (the %s of %d)", superlative[fewer], n)
 	}
 	return fmt.Sprintf("%s %s %s %s against %s's %s%s", cheap, verb, figure(a), unit, esc(hi.kind), figure(b), paren)
 }
+
+// superlative is each comparative's: "fewer" objects, "less" CPU.
+var superlative = map[string]string{"fewer": "fewest", "less": "least"}
 
 // tied says whether the lowest figure a and the highest b read "about
 // the same": within tieRatio, or both zero.
@@ -360,19 +387,32 @@ func capacityConclusions(cs []results.Capacity, esc func(string) string) []strin
 	return out
 }
 
+// capacitySentence compares the highest and lowest sustainable rate of one
+// value size, each as capacityFigure reads it (a contended one as a bound).
+// Rates whose intervals overlap are about the same; a ratio against a
+// contended figure is a bound too ("at least", when the higher one is the
+// contended one) or not given (the lower one is: its quiet rate may be
+// higher).
 func capacitySentence(v int64, g []results.Capacity, lo, hi int, esc func(string) string) string {
 	s := fmt.Sprintf("Capacity at %s values: ", workload.FormatSize(v))
-	a, b := g[hi].SustainableMBps, g[lo].SustainableMBps
-	if tied(b, a) {
-		return s + fmt.Sprintf("%s and %s sustain about the same rate (%.3g and %.3g MB/s).", esc(g[hi].Kind), esc(g[lo].Kind), a, b)
+	h, l := g[hi], g[lo]
+	a, b := h.SustainableMBps, l.SustainableMBps
+	overlap := !h.Contended && !l.Contended && h.SustainableLoMBps > 0 && l.SustainableHiMBps >= h.SustainableLoMBps
+	if tied(b, a) || overlap {
+		return s + fmt.Sprintf("%s and %s sustain about the same rate (%s and %s).", esc(h.Kind), esc(l.Kind), capacityFigure(h, true), capacityFigure(l, true))
 	}
 	ratio := "none sustained"
-	if b > 0 {
+	switch {
+	case b > 0 && l.Contended:
+		ratio = "its own figure a lower bound"
+	case b > 0 && h.Contended:
+		ratio = "at least " + ratioText(a/b) + " more"
+	case b > 0:
 		ratio = ratioText(a/b) + " more"
 	}
-	s += fmt.Sprintf("%s sustains %.3g MB/s healthy against %s's %.3g (%s)", esc(g[hi].Kind), a, esc(g[lo].Kind), b, ratio)
-	if l := g[lo].Limit; l != results.LimitNone {
-		s += fmt.Sprintf("; %s is first limited by %s", esc(g[lo].Kind), esc(string(l)))
+	s += fmt.Sprintf("%s sustains %s healthy against %s's %s (%s)", esc(h.Kind), capacityFigure(h, true), esc(l.Kind), capacityFigure(l, true), ratio)
+	if lim := l.Limit; lim != results.LimitNone {
+		s += fmt.Sprintf("; %s is first limited by %s", esc(l.Kind), esc(string(lim)))
 	}
 	return s + "."
 }

@@ -20,7 +20,10 @@ func conclusionResult(group, kind string, value int64, objects, gcNs float64, v 
 		end.Footprint = results.Footprint{ObjectsPerEntry: objects, BytesPerEntry: 100, Entries: 400_000, EntriesFrom: results.EntriesEngine}
 	}
 	if gcNs >= 0 {
-		end.Cost = results.Cost{GCCPUNsPerPut: gcNs, CPUSPerGB: 10}
+		end.Cost = results.Cost{GCCPUNsPerPut: gcNs, CPUSPerGB: 10, GCCPUSPerGB: gcNs / float64(value+24)}
+		if gcNs > 0 {
+			end.Cycles = 10 // a figure of 0 is a run that completed no cycle
+		}
 	}
 	return results.Result{Scenario: s, End: end, Last: *end, Verdict: v, Exit: exit}
 }

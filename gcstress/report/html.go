@@ -98,6 +98,8 @@ type reportData struct {
 	Rules string `json:"rules"`
 	// Readers is one chart per mix of the mixed workloads (readers.go).
 	Readers []webReaders `json:"readers,omitempty"`
+	// Frontier is one scatter per kind (frontier.go); empty without one.
+	Frontier []webFrontier `json:"frontier,omitempty"`
 }
 
 // WriteHTML writes report.html's page for sum to w (see the top of this
@@ -133,6 +135,8 @@ func newReportData(sum *results.Summary) reportData {
 		d.Tables = append(d.Tables, webTable{Title: "Capacity", Note: "The highest open-loop rate (key+value MB/s) at which the collector stays healthy. " +
 			capacityNotes(sum.Capacity, thresholdsOf(rs), noEscape), Header: h, Rows: rows})
 	}
+	d.Tables = append(d.Tables, frontierWebTables(sum)...)
+	d.Frontier = frontierWebData(sum)
 	h, rows = gcTable(rs)
 	d.Tables = append(d.Tables, webTable{Title: "GC per scenario", Header: h, Rows: rows})
 	if h, rows = costTable(rs); len(rows) > 0 {
@@ -140,6 +144,9 @@ func newReportData(sum *results.Summary) reportData {
 	}
 	if h, rows = repeatsTable(rs); len(rows) > 0 {
 		d.Tables = append(d.Tables, webTable{Title: "Repeated runs", Note: "With -count: median [least to greatest] per scenario; gcstress compare judges two such runs.", Header: h, Rows: rows})
+	}
+	if h, rows = envTable(rs); len(rows) > 0 {
+		d.Tables = append(d.Tables, webTable{Title: "Build environments", Note: envNote, Header: h, Rows: rows})
 	}
 	d.Tables = append(d.Tables, scenarioTable(sum))
 	for _, r := range rs {
@@ -149,7 +156,7 @@ func newReportData(sum *results.Summary) reportData {
 				Text string `json:"text"`
 			}{r.Scenario.Name, r.Account})
 		}
-		if r.Scenario.Group == results.SetCapacity {
+		if r.Scenario.Group == results.SetCapacity || r.Scenario.Group == results.SetFrontier {
 			// One short run per step: the capacity table and capacity.png
 			// show them; a timeline of dozens of steps would be noise.
 			continue
@@ -198,6 +205,9 @@ func reportMeta(sum *results.Summary) [][2]string {
 // page escapes them (textContent).
 func conclusionTable(sum *results.Summary) webTable {
 	t := webTable{Title: "Conclusions", Header: []string{"Conclusion"}}
+	if p := openingParagraph(sum, noEscape); p != "" {
+		t.Rows = append(t.Rows, []string{p}) // the opening paragraph (opening.go) first
+	}
 	for _, c := range conclusions(sum, noEscape) {
 		t.Rows = append(t.Rows, []string{c})
 	}
@@ -230,11 +240,11 @@ func throughputData(rs []results.Result) webThroughput {
 			tp.Values = append(tp.Values, workload.FormatSize(r.Scenario.Value))
 		}
 	}
-	for _, k := range kindsOf(rs) {
+	for _, k := range columnsOf(rs) { // a kind, or a kind in a build environment
 		mb := make(view.Nums, len(values))
 		for vi, v := range values {
 			for _, r := range rs {
-				if r.Scenario.Kind == k && r.Scenario.Value == v && r.Verdict.Class != results.Failed {
+				if kindColumn(r.Scenario) == k && r.Scenario.Value == v && r.Verdict.Class != results.Failed {
 					mb[vi] = view.FiguresOf(r).MBps
 				}
 			}

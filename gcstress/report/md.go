@@ -50,6 +50,9 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 	if sum.Interrupted {
 		fmt.Fprintf(ew, "- **interrupted**: this report covers the %d scenario(s) that ran\n", len(sum.Results))
 	}
+	if p := openingParagraph(sum, md); p != "" {
+		fmt.Fprintf(ew, "\n%s\n", p)
+	}
 	if cs := conclusions(sum, md); len(cs) > 0 {
 		fmt.Fprintf(ew, "\n## Conclusions\n\n")
 		for _, c := range cs {
@@ -65,9 +68,11 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 		openLoop:   "\n## Open loop\n\nTarget vs achieved rate; service time vs latency from each Put's intended start.\n\n",
 		capacity:   "\n## Capacity\n\nThe highest open-loop rate (key+value MB/s) at which the collector stays healthy.\n\n",
 		notePrefix: "- ",
+		envs:       "\n## Build environments\n\nEach scenario under each build environment (-build-envs), with the heap's shape beside it.\n\n",
 		esc:        md,
 		markdown:   true,
 	})
+	writeFrontier(ew, sum, "\n## Frontier: GOGC x GOMEMLIMIT\n\nGC CPU per GB against peak memory per setting.\n\n", md)
 	writeNotes(ew, "\n## Notes\n\n", sum, md)
 	fmt.Fprintf(ew, "\n## Scenarios\n\n")
 	for _, r := range sum.Results {

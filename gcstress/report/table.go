@@ -46,7 +46,7 @@ func group(rs []results.Result, g ...string) []results.Result {
 // and key count, one MB/s column per kind, health under each figure.
 func addendumTable(rs []results.Result) (header []string, rows [][]string) {
 	m := group(rs, "matrix")
-	kinds := kindsOf(m)
+	kinds := columnsOf(m)
 	header = []string{"Value Size", "Key Count"}
 	for _, k := range kinds {
 		header = append(header, k+" MB/s")
@@ -60,7 +60,7 @@ func addendumTable(rs []results.Result) (header []string, rows [][]string) {
 			cells[key] = map[string]results.Result{}
 			order = append(order, key)
 		}
-		cells[key][r.Scenario.Kind] = r
+		cells[key][kindColumn(r.Scenario)] = r
 	}
 	for _, key := range order {
 		row := []string{workload.FormatSize(key.v), keyCount(key.k)}
@@ -116,12 +116,13 @@ func gcTable(rs []results.Result) (header []string, rows [][]string) {
 const costNote = "Per entry: the Go heap the engine holds per live entry (objects, live bytes, pointer-bearing bytes), " +
 	"from readings after a forced GC before the engine was built and at the end of the load, divided by the entries the engine holds " +
 	"(\"engine\") or, when it reports none, the keys written (\"keys\"). Per Put and per GB (10^9 B of key+value): over the windows after the warm-up; " +
-	"GC CPU is the GC share's numerator (GC total minus idle-priority marking), CPU the process's user+system time."
+	"GC CPU is the GC share's numerator (GC total minus idle-priority marking), CPU the process's user+system time; " +
+	"Alloc is what the process allocated per Put (the garbage the collector reclaims)."
 
 // costTable is the per-entry and per-Put cost of every scenario that has
 // it (an end record with a footprint or a cost); no rows when none has.
 func costTable(rs []results.Result) (header []string, rows [][]string) {
-	header = []string{"Scenario", "Objects/entry", "Bytes/entry", "Pointer B/entry", "Entries", "GC CPU ns/Put", "Assist ns/Put", "CPU s/GB", "GC CPU s/GB", "Assist s/GB"}
+	header = []string{"Scenario", "Objects/entry", "Bytes/entry", "Pointer B/entry", "Entries", "GC CPU ns/Put", "Assist ns/Put", "CPU s/GB", "GC CPU s/GB", "Assist s/GB", "GC cycles/GB", "Alloc B/Put", "Alloc objects/Put"}
 	for _, r := range rs {
 		e := r.End
 		if e == nil || (e.Footprint == (results.Footprint{}) && e.Cost == (results.Cost{})) {
@@ -131,11 +132,27 @@ func costTable(rs []results.Result) (header []string, rows [][]string) {
 		if e.Entries > 0 {
 			ent = fmt.Sprintf("%s (%s)", commas(e.Entries), e.EntriesFrom)
 		}
-		rows = append(rows, []string{r.Scenario.RunLabel(), perEntry(e.ObjectsPerEntry, e.Entries), perEntry(e.BytesPerEntry, e.Entries),
+		bytes := perEntry(e.BytesPerEntry, e.Entries)
+		if e.Impossible {
+			// Fewer heap bytes than the data: the entry count is wrong.
+			bytes += " (impossible: below key+value)"
+		}
+		rows = append(rows, []string{r.Scenario.RunLabel(), perEntry(e.ObjectsPerEntry, e.Entries), bytes,
 			perEntry(e.ScanPerEntry, e.Entries), ent, fmt.Sprintf("%.0f", e.GCCPUNsPerPut), fmt.Sprintf("%.0f", e.AssistNsPerPut),
-			fmt.Sprintf("%.2f", e.CPUSPerGB), fmt.Sprintf("%.2f", e.GCCPUSPerGB), fmt.Sprintf("%.2f", e.AssistCPUSPerGB)})
+			fmt.Sprintf("%.2f", e.CPUSPerGB), fmt.Sprintf("%.2f", e.GCCPUSPerGB), fmt.Sprintf("%.2f", e.AssistCPUSPerGB),
+			fmt.Sprintf("%.3g", e.CyclesPerGB), allocFigure(e.AllocBytesPerPut, e.Cost), allocFigure(e.AllocObjectsPerPut, e.Cost)})
 	}
 	return header, rows
+}
+
+// allocFigure prints an allocation per Put with three significant digits;
+// "-" in a record written before the figure existed (no allocation at
+// all is rare: the harness allocates a little).
+func allocFigure(v float64, c results.Cost) string {
+	if c.AllocBytesPerPut == 0 && c.AllocObjectsPerPut == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 // perEntry prints a per-entry figure with three significant digits (small
@@ -168,6 +185,9 @@ func WriteTable(w io.Writer, sum *results.Summary) error {
 	if sum.Interrupted {
 		fmt.Fprintf(ew, "INTERRUPTED: the report covers the %d scenario(s) that ran.\n", len(sum.Results))
 	}
+	if p := openingParagraph(sum, tx); p != "" {
+		fmt.Fprintf(ew, "\n%s\n", p)
+	}
 	writeResultTables(ew, sum.Results, sum.Capacity, tableHeadings{
 		addendum: "\nRandom write throughput (key+value MB/s, MB = 10^6 B), health per scenario:\n",
 		failure:  "\nFailure, collapse and stall scenarios (backpressure off unless the name says stall):\n",
@@ -176,8 +196,10 @@ func WriteTable(w io.Writer, sum *results.Summary) error {
 		repeats:  "\nRepeated runs (-count): median [least to greatest]; gcstress compare judges two such runs:\n",
 		openLoop: "\nOpen loop: target vs achieved rate, service time vs latency from intended start:\n",
 		capacity: "\nCapacity: the highest open-loop rate at which the collector stays healthy (key+value MB/s):\n",
+		envs:     "\nBuild environments side by side (-build-envs), with the heap's shape:\n",
 		esc:      tx,
 	})
+	writeFrontier(ew, sum, "\nFrontier: GC CPU per GB against peak memory per GOGC x GOMEMLIMIT setting:\n", tx)
 	writeNotes(ew, "\nNotes:\n", sum, tx)
 	if cs := conclusions(sum, tx); len(cs) > 0 {
 		fmt.Fprintf(ew, "\nConclusions:\n")
@@ -324,7 +346,8 @@ func latencyNote(rs []results.Result, esc func(string) string) string {
 type tableHeadings struct {
 	addendum, failure, gc, cost, repeats, openLoop, capacity, notePrefix string
 	esc                                                                  func(string) string
-	markdown                                                             bool // report.md: sections are Markdown headings
+	markdown                                                             bool   // report.md: sections are Markdown headings
+	envs                                                                 string // before the build environments' table
 }
 
 // writeResultTables writes the addendum, failure and GC tables (those that
@@ -364,6 +387,11 @@ func writeResultTables(w io.Writer, rs []results.Result, capa []results.Capacity
 	if h, rows := repeatsTable(rs); len(rows) > 0 {
 		fmt.Fprint(w, hd.repeats)
 		renderTable(w, h, rows, hd.esc)
+	}
+	if h, rows := envTable(rs); len(rows) > 0 {
+		fmt.Fprint(w, hd.envs)
+		renderTable(w, h, rows, hd.esc)
+		fmt.Fprintf(w, "\n%s\n", envNote)
 	}
 	if n := latencyNote(rs, hd.esc); n != "" {
 		fmt.Fprintf(w, "\n%s\n", n)

@@ -29,9 +29,10 @@ const (
 // Capacity is one kind x value size's search result (summary.json's
 // capacity list). SustainableMBps is 0 when even the lowest step was
 // unhealthy; FirstUnhealthyMBps is 0 when no step was (the search stopped
-// at twice the probe's rate). Contended says the search stopped on a step
-// the machine's other load failed: SustainableMBps is then a lower bound,
-// not a knee. A plain value.
+// at twice the probe's rate), and set with Limit whenever one was.
+// Contended says the machine's other load took CPU from its steps (the
+// search stopped on a step it failed, or BusySteps > 0): SustainableMBps
+// is then a lower bound, not a knee. A plain value.
 type Capacity struct {
 	Kind  string `json:"kind"`
 	Value int64  `json:"value"`
@@ -51,6 +52,28 @@ type Capacity struct {
 	// MB/s's (max-min)/median in percent.
 	SustainableRuns int     `json:"sustainable_runs"`
 	SpreadPct       float64 `json:"spread_pct"`
+	// SustainableMBps is where the lowest bracketed fit of the steps'
+	// figures reaches its limit (FitFigure, Fits; StepMBps when none is
+	// bracketed). SustainableLoMBps and SustainableHiMBps are its interval
+	// (see CapacityFit: where the fit shifted by the steps' own noise
+	// crosses, widened to where the steps disagree and to the search's
+	// resolution), or, when no figure brackets its limit, the step figure and
+	// the first unhealthy rate. A contended search's interval is a lower
+	// bound too.
+	SustainableLoMBps float64 `json:"sustainable_lo_mbps"`
+	SustainableHiMBps float64 `json:"sustainable_hi_mbps"`
+	// StepMBps is the search's own pass/fail figure: the highest rate whose
+	// every run was healthy (the confirmed step). SustainableMBps is the
+	// fit's, from every step; this is beside it.
+	StepMBps float64 `json:"step_sustainable_mbps"`
+	// FitFigure names the figure whose fit gave SustainableMBps ("" when
+	// none bracketed its limit: SustainableMBps is then StepMBps).
+	FitFigure CapacityFigure `json:"fit_figure,omitempty"`
+	// Fits is every figure's fit against the offered rate over the steps.
+	Fits []CapacityFit `json:"fits,omitempty"`
+	// BusySteps is how many steps ran while other processes and steal took
+	// more than BusyCores; any makes the search Contended.
+	BusySteps int `json:"busy_steps,omitempty"`
 }
 
 // CapacityStep is one step of a search: its target, what it achieved, and
@@ -69,6 +92,16 @@ type CapacityStep struct {
 	OthersCores  float64       `json:"others_cores"`        // other processes and steal while it ran
 	Contended    bool          `json:"contended,omitempty"` // failed on latency or rate while the machine was busy
 	Repeat       bool          `json:"repeat,omitempty"`    // a re-run (contention or confirmation)
+	// The step's steady figures, over its windows after the warm-up (what
+	// the capacity fit reads): GC and assist CPU over busy CPU summed over
+	// those windows (both runtime P-time, so the share does not move when
+	// the OS takes the threads' CPUs away), the heap's worst share of its
+	// goal, and the end record's CPU and GC CPU seconds per GB (Cost).
+	SteadyGCPct     float64 `json:"steady_gc_pct,omitempty"`
+	SteadyAssistPct float64 `json:"steady_assist_pct,omitempty"`
+	HeapGoalPct     float64 `json:"heap_goal_pct,omitempty"`
+	CPUSPerGB       float64 `json:"cpu_s_per_gb,omitempty"`
+	GCCPUSPerGB     float64 `json:"gc_cpu_s_per_gb,omitempty"`
 }
 
 // The capacity search's resolution and rate bar, which every capacity

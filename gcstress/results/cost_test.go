@@ -35,3 +35,15 @@ func TestNewCostScalesPTimeToCPU(t *testing.T) {
 		t.Errorf("no puts: %+v", z)
 	}
 }
+
+// TestCostAllocsAndCycles: allocations per Put and GC cycles per GB divide
+// by the Puts and the bytes; nothing written leaves them 0.
+func TestCostAllocsAndCycles(t *testing.T) {
+	c := Cost{}.WithAllocs(1000, 64_000, 3_000).WithCycles(12, 2e9)
+	if c.AllocBytesPerPut != 64 || c.AllocObjectsPerPut != 3 || c.CyclesPerGB != 6 {
+		t.Errorf("got %+v", c)
+	}
+	if z := (Cost{}).WithAllocs(0, 1, 1).WithCycles(3, 0); z != (Cost{}) {
+		t.Errorf("nothing written: %+v", z)
+	}
+}

@@ -31,6 +31,10 @@ type Footprint struct {
 	ScanPerEntry    float64     `json:"scan_bytes_per_entry,omitempty"` // pointer-bearing heap bytes per entry
 	Entries         int64       `json:"entries,omitempty"`
 	EntriesFrom     EntriesFrom `json:"entries_from,omitempty"`
+	// Impossible: fewer Go heap bytes per entry than one entry's key and
+	// value, from an engine not known to keep its data off the Go heap: the
+	// entry count overstates what the engine holds (the reports flag it).
+	Impossible bool `json:"footprint_impossible,omitempty"`
 }
 
 // HeapReading is one reading of the heap a Footprint is made from.
@@ -76,6 +80,42 @@ type Cost struct {
 	GCCPUSPerGB     float64 `json:"gc_cpu_s_per_gb,omitempty"`
 	AssistCPUSPerGB float64 `json:"assist_cpu_s_per_gb,omitempty"`
 	OnCPU           float64 `json:"on_cpu,omitempty"` // the scale GC and assist took (0: none known, unscaled)
+	// AllocBytesPerPut and AllocObjectsPerPut are what the process
+	// allocated per Put over the same windows (/gc/heap/allocs:bytes and
+	// :objects; the harness's own share is small): the work the collector
+	// has to reclaim, beside what stays live (Footprint).
+	AllocBytesPerPut   float64 `json:"alloc_bytes_per_put,omitempty"`
+	AllocObjectsPerPut float64 `json:"alloc_objects_per_put,omitempty"`
+	// CyclesPerGB is the GC cycles completed per GB written over the same
+	// windows: set by how fast the heap grows to its goal, not by CPU time,
+	// so the machine's other load should not move it the way it moves GC
+	// CPU-s per GB (see BusyCostNote); a short run holds too few cycles.
+	CyclesPerGB float64 `json:"gc_cycles_per_gb,omitempty"`
+}
+
+// BusyCostNote says which cost figures to read from a run on a busy
+// machine, and why.
+const BusyCostNote = "Beside other load, GC CPU-s per GB does not hold (the runtime counts a P's time while the OS has taken its thread away, " +
+	"and scaling it by the process's CPU share assumes the collector lost CPU as the writers did; " +
+	"its dedicated workers do not): read CPU-s per GB (getrusage), which the neighbours do not move, and GC cycles per GB " +
+	"(set by how fast the heap grows, not by CPU time; a short run holds too few cycles for it)."
+
+// WithCycles is c with the GC cycles per GB of cycles cycles over nbytes
+// bytes written (unchanged when nbytes is 0).
+func (c Cost) WithCycles(cycles uint64, nbytes int64) Cost {
+	if nbytes > 0 {
+		c.CyclesPerGB = float64(cycles) / (float64(nbytes) / 1e9)
+	}
+	return c
+}
+
+// WithAllocs is c with the allocation figures of puts Puts that
+// allocated nbytes bytes in objs objects (unchanged when puts is 0).
+func (c Cost) WithAllocs(puts int64, nbytes, objs uint64) Cost {
+	if puts > 0 {
+		c.AllocBytesPerPut, c.AllocObjectsPerPut = float64(nbytes)/float64(puts), float64(objs)/float64(puts)
+	}
+	return c
 }
 
 // NewCost is the cost of puts Puts writing nbytes bytes that took gc and

@@ -169,6 +169,26 @@ const (
 	CauseBlocked Cause = "blocked"
 )
 
+// Frontier causes (FrontierPoint.Cause; a window never takes them).
+const (
+	// CauseMemlimitSpiral: the GOMEMLIMIT death spiral. Live heap at or
+	// above SpiralHeapPct of GOMEMLIMIT while the collector ran flat out
+	// (a span's GC CPU at or above the degraded share,
+	// Thresholds.DegradedGC, or the CPU limiter engaged) for
+	// SpiralWindows windows in a row: the point is failed (InSpiral; a
+	// point runs open loop at a rate the machine sustains, so its limiter
+	// rarely engages and gchealth's 50% is rarely reached: its collector
+	// marks without a break on its dedicated quarter of GOMAXPROCS). The
+	// same string as gchealth's cause.
+	CauseMemlimitSpiral Cause = "memlimit-spiral"
+	// CauseRSSCap: the point's RSS passed the container (its hard cap),
+	// or its child died: failed.
+	CauseRSSCap Cause = "rss-cap"
+	// CauseFewCycles: fewer than FrontierMinCycles GC cycles completed
+	// after the warm-up, too few for a GC CPU per GB: inconclusive.
+	CauseFewCycles Cause = "few-cycles"
+)
+
 // WindowHealth is the class of one raw window and why.
 type WindowHealth struct {
 	T         float64 `json:"t"`

@@ -13,6 +13,9 @@ const (
 	SetCollapse = "collapse"
 	// SetCapacity is the capacity search (capacity.go), run last.
 	SetCapacity = "capacity"
+	// SetFrontier is the GOGC x GOMEMLIMIT frontier (frontier.go): not
+	// part of SetAll, it runs only when named.
+	SetFrontier = "frontier"
 )
 
 // PathServer is the write path with no client: Puts go straight into the

@@ -91,30 +91,39 @@ func TestInterruptedEndIsInterrupted(t *testing.T) {
 	th := DefaultThresholds()
 	th.Warmup = 0
 	spec := Scenario{Name: "failure/shardmap", Group: SetFailure, Kind: "shardmap", Keys: 1000, Thresholds: th}
-	var lines []string
-	add := func(s Sample) {
-		b, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, string(b))
-	}
-	add(Sample{Type: SampleStart, Scenario: spec.Name, Spec: &spec, Proto: StreamProto})
+	stream := []Sample{{Type: SampleStart, Scenario: spec.Name, Spec: &spec, Proto: StreamProto}}
 	for i := 1; i <= 5; i++ {
 		w := win(float64(i), 1, 1, 0.01, 0, 10)
 		w.Scenario, w.Progress = spec.Name, 0.23*float64(i)/5
-		add(w)
+		stream = append(stream, w)
 	}
-	add(Sample{Type: SampleEnd, Scenario: spec.Name, T: 5.1, Keys: 230, Progress: 0.23, Reason: StopInterrupted})
+	stream = append(stream, Sample{Type: SampleEnd, Scenario: spec.Name, T: 5.1, Keys: 230, Progress: 0.23, Reason: StopInterrupted})
 	e, ok := ExitOfEnd(&Sample{Reason: StopInterrupted})
 	if !ok || !e.Interrupted || e.Died {
 		t.Fatalf("ExitOfEnd(interrupted) = %+v, %v", e, ok)
 	}
-	rs, err := ReadResults(strings.NewReader(strings.Join(lines, "\n")+"\n"), th)
-	if err != nil || len(rs) != 1 {
-		t.Fatalf("%v %d", err, len(rs))
-	}
+	rs := replayOne(t, stream, th)
 	if v := rs[0].Verdict; v.Class != Interrupted || !strings.Contains(v.Why, "interrupted at 23%") {
 		t.Fatalf("verdict %s: %s", v.Class, v.Why)
 	}
+}
+
+// replayOne writes stream as samples.jsonl lines and reads it back with
+// ReadResults under th, which must find one scenario.
+func replayOne(t *testing.T, stream []Sample, th Thresholds) []Result {
+	t.Helper()
+	var b strings.Builder
+	for _, s := range stream {
+		line, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	rs, err := ReadResults(strings.NewReader(b.String()), th)
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("replay: %v, %d results; want 1", err, len(rs))
+	}
+	return rs
 }

@@ -35,6 +35,17 @@ type Summary struct {
 	// shows: the samples.jsonl lines a rebuild skipped (SkipWarning). The
 	// reports list them under "Notes".
 	Warnings []string `json:"warnings,omitempty"`
+	// BuildEnvs are the build environments the run compared (-build-envs),
+	// in the order each scenario ran under them; nil without -build-envs.
+	BuildEnvs []BuildEnv `json:"build_envs,omitempty"`
+	// The frontier (SetFrontier; frontier.go): every grid point, the
+	// recommendation per kind with its confirmation, the check of the GC
+	// guide's model, and the frontier's settings. Its runs are also in
+	// Results.
+	Frontier       []FrontierPoint  `json:"frontier,omitempty"`
+	Recommendation []Recommendation `json:"recommendation,omitempty"`
+	FrontierModel  []FrontierModel  `json:"frontier_model,omitempty"`
+	FrontierRun    *FrontierRun     `json:"frontier_run,omitempty"`
 }
 
 // Result is what a scenario produced. It is a plain value.

@@ -132,6 +132,10 @@ type Sample struct {
 	PendingFlushes int64 `json:"pending_flushes"`
 	MemtableBytes  int64 `json:"memtable_bytes"`
 	BlockedNanos   int64 `json:"blocked_ns"` // writers' time blocked by backpressure (cumulative)
+	// OffHeapBytes is what the engine holds outside the Go heap now
+	// (EngineStats.OffHeapBytes: mmap'd chunks, cgo allocations); 0 when
+	// it reports none.
+	OffHeapBytes int64 `json:"offheap_bytes,omitempty"`
 
 	// Start line only: the scenario, the child's process id and the
 	// stream's protocol version (StreamProto; absent before version 2).
@@ -180,6 +184,13 @@ type Sample struct {
 	SlowReadsInGCPct *float64             `json:"slow_reads_in_gc_pct,omitempty"`
 	ReadAttribution  *ReadAttribution     `json:"read_attribution,omitempty"`
 	Preload          *Preload             `json:"preload,omitempty"`
+	// Shape (end line only) is the heap's shape at the end of the load,
+	// before the footprint's forced GC: scannable bytes and objects by
+	// size (gcmetrics.HeapShape), what predicts how a collector's cost
+	// moves. MarkWallMs (end line only) is gcmetrics.MarkWallPerCycle over
+	// the run, in ms.
+	Shape      *gcmetrics.HeapShape `json:"heap_shape,omitempty"`
+	MarkWallMs float64              `json:"mark_wall_ms,omitempty"`
 }
 
 // SetGC sets w's collector fields from the interval d that ends at the

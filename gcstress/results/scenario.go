@@ -90,6 +90,10 @@ type Scenario struct {
 	ZipfTheta float64 `json:"zipf_theta,omitempty"`
 	Preload   int64   `json:"preload,omitempty"`
 	ReadTrace bool    `json:"read_trace,omitempty"`
+	// BuildEnv is the name of the build environment (-build-envs) whose
+	// binary ran this scenario (summary.json's scenario.env); "" when the
+	// run has none: the running binary ran it.
+	BuildEnv string `json:"env,omitempty"`
 }
 
 // Mixed says whether the scenario runs a mix other than the write-only w.
@@ -105,6 +109,9 @@ func (s Scenario) Label() string {
 	b := fmt.Sprintf("%s %s", s.Kind, workload.FormatSize(s.Value))
 	if s.Group != SetMatrix {
 		b = s.Group + " " + b
+	}
+	if s.BuildEnv != "" {
+		b += " env=" + s.BuildEnv
 	}
 	return b
 }
@@ -224,6 +231,9 @@ func (s Scenario) Describe() string {
 	}
 	if s.Mixed() {
 		fmt.Fprintf(&b, ", mix %s (keys %s, theta %g, %s records preloaded; rate and keys count operations)", s.Mix, s.KeyDist, s.ZipfTheta, workload.FormatCount(s.Preload))
+	}
+	if s.BuildEnv != "" {
+		fmt.Fprintf(&b, ", build environment %s", s.BuildEnv)
 	}
 	return b.String()
 }

@@ -68,24 +68,11 @@ func TestScenarioWarmupOverridesThresholds(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), `"window":200000000,"warmup":1000000000,`) {
 		t.Fatalf("summary scenario: %v %s", err, b)
 	}
-	var lines []string
-	add := func(x Sample) {
-		b, err := json.Marshal(x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, string(b))
-	}
-	add(Sample{Type: SampleStart, Scenario: s.Name, Spec: &s, Proto: StreamProto})
-	for _, w := range ws {
-		add(w)
-	}
-	add(Sample{Type: SampleEnd, Scenario: s.Name, T: 2.6, Keys: s.Keys, Progress: 1, Reason: StopKeys})
-	add(Sample{Type: SampleExit, Scenario: s.Name, Exit: &Exit{}})
-	rs, err := ReadResults(strings.NewReader(strings.Join(lines, "\n")+"\n"), th)
-	if err != nil || len(rs) != 1 {
-		t.Fatalf("%v %d", err, len(rs))
-	}
+	stream := append([]Sample{{Type: SampleStart, Scenario: s.Name, Spec: &s, Proto: StreamProto}}, ws...)
+	stream = append(stream,
+		Sample{Type: SampleEnd, Scenario: s.Name, T: 2.6, Keys: s.Keys, Progress: 1, Reason: StopKeys},
+		Sample{Type: SampleExit, Scenario: s.Name, Exit: &Exit{}})
+	rs := replayOne(t, stream, th)
 	if got := rs[0].Verdict; got.Class != v.Class || got.Why != v.Why || rs[0].Scenario.Warmup != time.Second {
 		t.Fatalf("replay: %s (%s), want %s (%s)", got.Class, got.Why, v.Class, v.Why)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writegc/writegc/internal/testfs"
 )
 
 // Hostile inputs through the action's script: no token reaches the code under test or any output, and the
@@ -57,24 +59,6 @@ func noSecrets(t *testing.T, where, text string) {
 			t.Errorf("%s holds %s's value", where, k)
 		}
 	}
-}
-
-// everyFile returns the contents of every regular file under dir.
-func everyFile(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() || filepath.Base(filepath.Dir(p)) == "bin" {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		files[p] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
 }
 
 // TestActionKeepsTokensFromTheBenchmarks runs a benchmark that dumps its
@@ -135,11 +119,14 @@ func TestActionKeepsTokensFromTheBenchmarks(t *testing.T) {
 				noSecrets(t, "job summary", o.summary)
 				noSecrets(t, "step outputs", o.outputs)
 			}
-			files := everyFile(t, out)
+			files := testfs.Tree(t, out)
 			for p, text := range files {
-				noSecrets(t, p, text)
+				if filepath.Base(filepath.Dir(p)) == "bin" {
+					continue // the built benchgate, not a file the gate wrote
+				}
+				noSecrets(t, filepath.Join(out, p), text)
 			}
-			if head := files[filepath.Join(out, "head.txt")]; !strings.Contains(head, "PROBE_VISIBLE=probe_ran_here") {
+			if head := files["head.txt"]; !strings.Contains(head, "PROBE_VISIBLE=probe_ran_here") {
 				t.Errorf("head.txt lacks the probe's ordinary variable: the probe did not run\n%s", head)
 			}
 			gh, err := os.ReadFile(record)

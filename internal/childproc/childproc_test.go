@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/testwait"
 )
 
 // liveness bounds how long a test waits for something that must happen
@@ -33,30 +35,14 @@ func needSh(t *testing.T) {
 // has not returned within liveness.
 func runBounded(t *testing.T, cmd *exec.Cmd) error {
 	t.Helper()
-	errc := make(chan error, 1)
-	go func() { errc <- Run(cmd) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-time.After(liveness):
-		t.Fatalf("%v still running after %v", cmd.Args, liveness)
-		return nil
-	}
+	return testwait.Within(t, liveness, strings.Join(cmd.Args, " "), func() error { return Run(cmd) })
 }
 
 // gone waits (up to liveness) for pid to be gone or a zombie.
 func gone(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(liveness)
-	for time.Now().Before(deadline) {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return
-		}
-		if f := strings.Fields(string(b)); len(f) > 2 && f[2] == "Z" {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	if testwait.Gone(pid, liveness) {
+		return
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
 	t.Fatalf("process %d still alive", pid)

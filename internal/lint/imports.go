@@ -41,14 +41,19 @@ var importRules = []importRule{
 	// gives it: no orchestration, no processes, no rendering.
 	{pkg: "gcstress/internal/capacity", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
 		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
+	// The frontier likewise: grid, Pareto set, recommendation and
+	// confirmation are pure functions of the Results its Runner gives it.
+	{pkg: "gcstress/internal/frontier", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
+		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
 	{pkg: "benchgate", subtree: true, except: []string{"benchgate/internal/slowcal", "benchgate/internal/synthbench"},
-		allow: []string{"benchgate", "internal/flock", "internal/inputfile", "internal/childproc", "internal/direction", "internal/stat"}},
+		allow: []string{"benchgate", "internal/flock", "internal/inputfile", "internal/childproc", "internal/direction", "internal/stat", "internal/buildenv"}},
 	// changepoint is a leaf but for two leaves it shares with benchgate:
 	// internal/direction (the one "which way is better" type) and
 	// internal/stat (the one median).
 	{pkg: "benchgate/changepoint", allow: []string{"internal/direction", "internal/stat"}},
 	{pkg: "internal/direction", allow: []string{}},
 	{pkg: "internal/stat", allow: []string{}},
+	{pkg: "internal/buildenv", allow: []string{}},
 	{pkg: "arena", allow: []string{"internal/slowdown"}},
 	{pkg: "gcmetrics", allow: []string{}},
 	{pkg: "explain", subtree: true, allow: []string{"gcmetrics", "internal/inputfile", "internal/stat", "internal/usage"}},

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/writegc/writegc/internal/testfs"
 )
 
 func moduleRoot(t *testing.T) string {
@@ -102,23 +104,10 @@ func TestRepository(t *testing.T) {
 	})
 }
 
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func TestTrackedFilesFindsExecutablesAndLargeFiles(t *testing.T) {
 	dir := t.TempDir()
 	big := strings.Repeat("x", MaxTrackedBytes+1)
-	writeFiles(t, dir, map[string]string{
+	testfs.Write(t, dir, map[string]string{
 		"reliability":                   "\x7fELF\x02\x01\x01",
 		"reliability.exe":               "MZ\x90\x00",
 		"tool.macho":                    "\xcf\xfa\xed\xfe",
@@ -186,7 +175,7 @@ const fakeModule = "example.com/lintprobe"
 func fakeModuleDir(t *testing.T, files map[string]string) string {
 	dir := t.TempDir()
 	files["go.mod"] = "module " + fakeModule + "\n\ngo 1.26\n"
-	writeFiles(t, dir, files)
+	testfs.Write(t, dir, files)
 	return dir
 }
 

@@ -42,3 +42,21 @@ func Percent(f float64, prec int) string {
 func SignedPercent(f float64, prec int) string {
 	return fmt.Sprintf("%+.*f%%", prec, 100*f)
 }
+
+// Quantile is the q-quantile (0..1) of xs, linearly interpolated between
+// the order statistics (the definition R and NumPy default to), NaN for
+// none; xs is not modified.
+func Quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	q = min(1, max(0, q))
+	pos := q * float64(len(s)-1)
+	i := int(pos)
+	if i >= len(s)-1 {
+		return s[len(s)-1]
+	}
+	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
+}

@@ -23,26 +23,12 @@ bin=$(mktemp -d)/gcstress
 go build -o "$bin" ./cmd/gcstress
 PARTS=${PARTS:-cost capacity}
 DURATION=${DURATION:-20s}
-. scripts/lib.sh # start_hogs, stop_hogs, machine_state, header_end
+. scripts/lib.sh # gcstress_run, machine_state
 machine_state
 
 # run NAME ARGS...: one gcstress run into $R/NAME, beside one busy loop when
-# NAME ends in -busy.
-run() {
-	local name=$1
-	shift
-	case $name in *-busy) start_hogs 1 ;; esac
-	{
-		scripts/machine-header start "$state"
-		case $name in *-busy) echo "busy: 1 loop (while :; do :; done) started before the run" ;; *) echo "busy: none" ;; esac
-		echo "command: gcstress $* -out $R/$name -replace-out"
-		echo
-		"$bin" "$@" -out "$R/$name" -replace-out 2>"$R/$name.progress.txt" || echo "exit: $?"
-		header_end
-	} >"$R/$name.txt"
-	stop_hogs
-	gzip -f "$R/$name/samples.jsonl"
-}
+# NAME ends in -busy (scripts/lib.sh's gcstress_run).
+run() { gcstress_run "$bin" "$R" "$@"; }
 
 cost_table() {
 	echo "| run | kind | MB/s | CPU s/GB | GC CPU s/GB | assist CPU s/GB | on_cpu | class |"

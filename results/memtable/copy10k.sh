@@ -9,7 +9,7 @@
 # Memmove/size=10KB/dst=pool. Run on a quiet machine from the repo root.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/lib.sh # alternate
+. scripts/lib.sh # alternate, bench_start, bench_end
 R=results/memtable
 ROUNDS=${ROUNDS:-12}
 OLD=${OLD:-HEAD~1}
@@ -17,7 +17,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 scripts/old-new "$OLD" "$tmp" # builds old.test and new.test, then waits for a quiet machine
 state=$tmp/state
-scripts/machine-header start "$state" >$R/copy10k-new.txt
+bench_start $R/copy10k-new.txt
 { echo "old-commit: $(git rev-parse "$OLD")"; cat $R/copy10k-new.txt; } >$R/copy10k-old.txt
 put() { # BINARY OUT
 	(cd benches && "$1" -test.run '^$' -test.bench '^BenchmarkPutRecycled$/kind=(arena|offheap)/value=10KB/keys=100K$' -test.benchtime 300000x) >>"$2"
@@ -29,10 +29,7 @@ for round in $(seq "$ROUNDS"); do
 	alternate "$round" put_old put_new
 	(cd benches && "$tmp/new.test" -test.run '^$' -test.bench '^BenchmarkMemmove$/size=10KB' -test.benchtime 200ms) >>$R/copy10k-new.txt
 done
-for f in copy10k-old copy10k-new; do
-	scripts/machine-header end "$state" >>$R/$f.txt
-	grep "^Unit" scripts/units.txt >>$R/$f.txt
-done
+bench_end $R/copy10k-old.txt $R/copy10k-new.txt
 {
 	echo "# 10 KB recycled Put, OLD vs the working tree"
 	go tool benchstat -ignore pkg,old-commit -filter '.name:PutRecycled' old=$R/copy10k-old.txt new=$R/copy10k-new.txt

@@ -11,7 +11,7 @@
 # NAME-old.txt, NAME-new.txt and benchstat-NAME.txt instead.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/lib.sh # alternate
+. scripts/lib.sh # alternate, bench_start, bench_end
 R=results/memtable
 ROUNDS=${ROUNDS:-10}
 OLD=${OLD:-HEAD~1}
@@ -22,7 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 (cd benches/peers && go test -c -o "$tmp/peers.test" .)
 scripts/old-new "$OLD" "$tmp" # builds old.test and new.test, then waits for a quiet machine
 state=$tmp/state
-scripts/machine-header start "$state" >$R/$NAME-new.txt
+bench_start $R/$NAME-new.txt
 { echo "old-commit: $(git rev-parse "$OLD")"; cat $R/$NAME-new.txt; } >$R/$NAME-old.txt
 run() { # BINARY KEYS N OUT
 	(cd benches && "$1" -test.run '^$' -test.bench "^BenchmarkPut\$/kind=$2/value=100B/keys=$3\$" -test.benchtime "$4x") >>"$5"
@@ -37,10 +37,7 @@ for round in $(seq "$ROUNDS"); do
 		(cd benches/peers && "$tmp/peers.test" -test.run '^$' -test.bench "^BenchmarkPut\$/kind=badger-skl/value=100B/keys=$k\$" -test.benchtime "${n}x") >>$R/$NAME-new.txt
 	done
 done
-for f in $NAME-old $NAME-new; do
-	scripts/machine-header end "$state" >>$R/$f.txt
-	grep "^Unit" scripts/units.txt >>$R/$f.txt
-done
+bench_end $R/$NAME-old.txt $R/$NAME-new.txt
 {
 	echo "# arena 100 B, $WHAT"
 	go tool benchstat -ignore pkg,old-commit -filter '/kind:arena' old=$R/$NAME-old.txt new=$R/$NAME-new.txt

@@ -6,12 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=results/memtable
 ROUNDS=${ROUNDS:-10}
-state=$(mktemp)
-trap 'rm -f "$state"' EXIT
-go test -c -o /tmp/writegc-benches.test ./benches
-(cd benches/peers && go test -c -o /tmp/writegc-peers.test .)
-scripts/machine-header start "$state" >$R/put1m.txt
-for f in put100k parallel put10m memmove; do cp $R/put1m.txt $R/$f.txt; done
+. scripts/lib.sh # machine_state, bench_binaries, bench_start, bench_end
+machine_state
+bench_binaries
+bench_start $R/put1m.txt $R/put100k.txt $R/parallel.txt $R/put10m.txt $R/memmove.txt
 for round in $(seq "$ROUNDS"); do
 	echo "round $round/$ROUNDS" >&2
 	# 1M keys, 100 B: the layout comparison and the Badger target (one op = one Put; one memtable per run).
@@ -30,10 +28,7 @@ for round in $(seq "${ROUNDS10M:-$ROUNDS}"); do
 	echo "10M round $round" >&2
 	/tmp/writegc-benches.test -test.run '^$' -test.bench '^BenchmarkPut$/kind=(heap|arena|offheap)/value=100B/keys=10M$' -test.benchtime 10000000x >>$R/put10m.txt
 done
-for f in put1m put100k parallel put10m memmove; do
-	scripts/machine-header end "$state" >>$R/$f.txt
-	grep "^Unit" scripts/units.txt >>$R/$f.txt
-done
+bench_end $R/put1m.txt $R/put100k.txt $R/parallel.txt $R/put10m.txt $R/memmove.txt
 go tool benchstat -ignore pkg -col /kind $R/put1m.txt >$R/benchstat-put1m.txt
 go tool benchstat -ignore pkg -col /kind -row /value $R/put100k.txt >$R/benchstat-put100k.txt
 go tool benchstat -col /goroutines -row /kind $R/parallel.txt >$R/benchstat-parallel.txt

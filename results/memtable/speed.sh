@@ -14,12 +14,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=${OUT:-results/memtable} # OUT: another folder for the files
 ROUNDS=${ROUNDS:-10}
-state=$(mktemp)
-trap 'rm -f "$state"' EXIT
-go test -c -o /tmp/writegc-benches.test ./benches
-(cd benches/peers && go test -c -o /tmp/writegc-peers.test .)
-scripts/machine-header start "$state" >$R/speed-ratios.txt
-for f in speed-10kb speed-parallel; do cp $R/speed-ratios.txt $R/$f.txt; done
+. scripts/lib.sh # machine_state, bench_binaries, bench_start, bench_end
+machine_state
+bench_binaries
+bench_start $R/speed-ratios.txt $R/speed-10kb.txt $R/speed-parallel.txt
 B=/tmp/writegc-benches.test
 P=/tmp/writegc-peers.test
 for round in $(seq "$ROUNDS"); do
@@ -37,10 +35,7 @@ for round in $(seq "$ROUNDS"); do
 	$B -test.run '^$' -test.bench '^BenchmarkMemmove$' -test.benchtime 200ms >>$R/speed-10kb.txt
 	$B -test.run '^$' -test.bench '^BenchmarkPutParallel$/kind=arena/' -test.benchtime 1000000x >>$R/speed-parallel.txt
 done
-for f in speed-ratios speed-10kb speed-parallel; do
-	scripts/machine-header end "$state" >>$R/$f.txt
-	grep "^Unit" scripts/units.txt >>$R/$f.txt
-done
+bench_end $R/speed-ratios.txt $R/speed-10kb.txt $R/speed-parallel.txt
 go tool benchstat -ignore pkg -col /kind -row /keys $R/speed-ratios.txt >$R/benchstat-speed-ratios.txt
 go tool benchstat -col /kind -filter '.name:Put' $R/speed-10kb.txt >$R/benchstat-speed-10kb.txt
 go tool benchstat -col /kind -filter '.name:PutRecycled' $R/speed-10kb.txt >>$R/benchstat-speed-10kb.txt

@@ -24,21 +24,14 @@ PARTS=${PARTS:-stress hog explain held ingest nocgo}
 KINDS=heap,arena,offheap,pebble,badger,ristretto
 bin=${bin:-/tmp/writegc-gcstress-peers}
 (cd benches/peers && go build -o $bin ./cmd/gcstress-peers && go test -c -o /tmp/writegc-peers.test .)
-. scripts/lib.sh # start_hogs, stop_hogs, machine_state, header_start, header_end
+. scripts/lib.sh # start_hogs, stop_hogs, machine_state, out_run
 machine_state
 
-# run NAME ARGS...: one gcstress-peers run into $R/NAME, with the machine
-# header and what it printed in $R/NAME.txt.
-run() {
-	local name=$1
-	shift
-	{
-		header_start "gcstress-peers $* -out results/peers/$name -replace-out"
-		(cd benches/peers && $bin "$@" -out "$R/$name" -replace-out 2>"$R/$name.progress.txt")
-		header_end
-	} >"$R/$name.txt"
-	gzip -f "$R/$name/samples.jsonl"
-}
+# peers ARGS...: gcstress-peers, run in its module's folder.
+peers() { (cd benches/peers && "$bin" "$@"); }
+
+# run NAME ARGS...: one gcstress-peers run into $R/NAME (out_run).
+run() { out_run "$1" gcstress-peers peers "${@:2}"; }
 
 for part in $PARTS; do
 	case $part in

@@ -120,12 +120,18 @@ func (e *Pebble) Stats() gcstress.EngineStats {
 	for _, l := range m.Levels {
 		flushed += l.TableBytesFlushed
 	}
-	return gcstress.EngineStats{
+	st := gcstress.EngineStats{
 		Flushes:        m.Flush.Count,
 		FlushedBytes:   int64(flushed),
 		PendingFlushes: max(m.MemTable.Count-1, 0),
 		MemtableBytes:  int64(m.MemTable.Size),
 	}
+	if manualCgo == allocC {
+		// Memtables and block cache come from C.calloc in this build:
+		// outside the Go heap, where GOMEMLIMIT does not see them.
+		st.OffHeapBytes = int64(m.MemTable.Size) + m.BlockCache.Size
+	}
+	return st
 }
 
 // metrics is the DB's metrics while open, the last ones after Close.

@@ -74,6 +74,12 @@ type JSONSeries struct {
 	Unit         string            `json:"unit"`
 	Machine      string            `json:"machine"`
 	ChangePoints []JSONChangePoint `json:"change_points"`
+	// Stale: the series has no point at LatestCommit, the newest commit
+	// of its machine and mode (history.Analysis.Stale); LastCommit is its
+	// own last point's.
+	Stale        bool   `json:"stale"`
+	LastCommit   string `json:"last_commit"`
+	LatestCommit string `json:"latest_commit,omitempty"`
 }
 
 // JSONChangePoint is one change point; Index is its position in the series
@@ -107,7 +113,8 @@ func Write(w io.Writer, f Format, as []history.Analysis) error {
 func writeJSON(w io.Writer, as []history.Analysis) error {
 	r := JSONReport{Series: []JSONSeries{}}
 	for _, a := range as {
-		s := JSONSeries{Benchmark: a.Benchmark, Unit: a.Unit, Machine: a.Machine, ChangePoints: []JSONChangePoint{}}
+		s := JSONSeries{Benchmark: a.Benchmark, Unit: a.Unit, Machine: a.Machine, ChangePoints: []JSONChangePoint{},
+			Stale: a.Stale, LastCommit: a.LastCommit(), LatestCommit: a.Latest}
 		for _, cp := range a.Result.ChangePoints {
 			s.ChangePoints = append(s.ChangePoints, JSONChangePoint{cp.Commit, cp.Index, sig(cp.Before), sig(cp.After),
 				sig(cp.RelChange), sig(cp.P), string(cp.Direction)})
@@ -119,9 +126,13 @@ func writeJSON(w io.Writer, as []history.Analysis) error {
 	return enc.Encode(r)
 }
 
-// counts returns the number of change points and of regressions.
-func counts(as []history.Analysis) (cps, regressions int) {
+// counts returns the number of change points, of regressions and of
+// stale series.
+func counts(as []history.Analysis) (cps, regressions, stale int) {
 	for _, a := range as {
+		if a.Stale {
+			stale++
+		}
 		for _, cp := range a.Result.ChangePoints {
 			cps++
 			if cp.Direction == changepoint.Regression {
@@ -129,7 +140,12 @@ func counts(as []history.Analysis) (cps, regressions int) {
 			}
 		}
 	}
-	return cps, regressions
+	return cps, regressions, stale
+}
+
+// staleLine describes a stale series for the table and Markdown.
+func staleLine(a history.Analysis) string {
+	return fmt.Sprintf("last point %s, newest commit %s", benchgate.ShortCommit(a.LastCommit()), benchgate.ShortCommit(a.Latest))
 }
 
 func writeTable(w io.Writer, as []history.Analysis) error {
@@ -146,15 +162,21 @@ func writeTable(w io.Writer, as []history.Analysis) error {
 				num(cp.Before), num(cp.After), stat.SignedPercent(cp.RelChange, 1), cp.P, cp.Direction)
 		}
 	}
-	n, reg := counts(as)
-	fmt.Fprintf(tw, "%d series, %d change points (%d regressions)\n", len(as), n, reg)
+	n, reg, stale := counts(as)
+	for _, a := range as {
+		if a.Stale {
+			fmt.Fprintf(tw, "stale: %s %s [%s] (mode %s): %s\n", history.Printable(a.Benchmark), history.Printable(a.Unit),
+				history.Printable(a.Machine), history.Printable(string(a.Mode)), history.Printable(staleLine(a)))
+		}
+	}
+	fmt.Fprintf(tw, "%d series, %d change points (%d regressions), %d stale\n", len(as), n, reg, stale)
 	return tw.Flush()
 }
 
 func writeMarkdown(w io.Writer, as []history.Analysis) error {
 	var b strings.Builder
-	n, reg := counts(as)
-	fmt.Fprintf(&b, "### Benchmark history\n\n%d series, %d change points (%d regressions).\n", len(as), n, reg)
+	n, reg, stale := counts(as)
+	fmt.Fprintf(&b, "### Benchmark history\n\n%d series, %d change points (%d regressions), %d stale.\n", len(as), n, reg, stale)
 	if n > 0 {
 		b.WriteString("\n| benchmark | unit | machine | commit | since | index | before | after | change | p | direction |\n")
 		b.WriteString("|---|---|---|---|---|--:|--:|--:|--:|--:|---|\n")
@@ -163,6 +185,16 @@ func writeMarkdown(w io.Writer, as []history.Analysis) error {
 		for _, cp := range a.Result.ChangePoints {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s | %s | %s | %.2g | %s |\n", mdCell(a.Benchmark), mdCell(a.Unit), mdCell(a.Machine),
 				mdCell(benchgate.ShortCommit(cp.Commit)), mdCell(benchgate.ShortCommit(cp.PrevCommit)), cp.Index, num(cp.Before), num(cp.After), stat.SignedPercent(cp.RelChange, 1), cp.P, cp.Direction)
+		}
+	}
+	if stale > 0 {
+		b.WriteString("\n**Stale series** (no result at the newest commit of their machine: renamed, removed or broken):\n\n")
+		b.WriteString("| benchmark | unit | machine | last point | newest commit |\n|---|---|---|---|---|\n")
+		for _, a := range as {
+			if a.Stale {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCell(a.Benchmark), mdCell(a.Unit), mdCell(a.Machine),
+					mdCell(benchgate.ShortCommit(a.LastCommit())), mdCell(benchgate.ShortCommit(a.Latest)))
+			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())

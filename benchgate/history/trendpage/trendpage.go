@@ -87,6 +87,9 @@ type chart struct {
 	TickX                    float64
 	Drift                    float64
 	DriftKind                string
+	// Stale: no point at Latest, the newest commit of its machine and mode.
+	Stale        bool
+	Last, Latest string
 }
 
 type dot struct {
@@ -161,7 +164,8 @@ func appendNew(list []string, v string) []string {
 func draw(id int, a history.Analysis) chart {
 	c := chart{ID: id, Benchmark: a.Benchmark, Unit: a.Unit, Machine: a.Machine, Mode: string(a.Mode),
 		Width: width, Height: height, PlotLeft: padLeft, PlotRight: width - padRight,
-		PlotTop: padTop, PlotBottom: height - padBottom, TickX: padLeft - 6, Drift: a.Result.Drift, DriftKind: string(a.Result.DriftKind)}
+		PlotTop: padTop, PlotBottom: height - padBottom, TickX: padLeft - 6, Drift: a.Result.Drift, DriftKind: string(a.Result.DriftKind),
+		Stale: a.Stale, Last: a.LastCommit(), Latest: a.Latest}
 	lo, hi := yRange(a.Points)
 	y := func(v float64) float64 { return padTop + plotH*(1-(v-lo)/(hi-lo)) }
 	x := func(i int) float64 {

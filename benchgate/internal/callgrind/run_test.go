@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/testwait"
 )
 
 // fakeValgrind writes a shell script standing in for valgrind: it appends
@@ -37,18 +39,10 @@ func fakeValgrind(t *testing.T, body string) (vg, dir string) {
 // returned within two minutes (a hang: the cases here end in seconds).
 func countWithin(t *testing.T, ctx context.Context, r Runner) error {
 	t.Helper()
-	errc := make(chan error, 1)
-	go func() {
+	return testwait.Within(t, 2*time.Minute, "Count", func() error {
 		_, err := r.Count(ctx, "/bin/true", "BenchmarkX", 10)
-		errc <- err
-	}()
-	select {
-	case err := <-errc:
 		return err
-	case <-time.After(2 * time.Minute):
-		t.Fatal("Count still waiting after 2 minutes")
-		return nil
-	}
+	})
 }
 
 // A run that prints past MaxOutput is stopped and says so, rather than
@@ -80,14 +74,8 @@ func TestCountChildHoldingStdout(t *testing.T) {
 		t.Fatalf("no pid: %q", b)
 	}
 	defer syscall.Kill(pid, syscall.SIGKILL)
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if f := strings.Fields(string(st)); err != nil || len(f) > 2 && f[2] == "Z" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the child holding stdout outlived Count")
-		}
+	if !testwait.Gone(pid, 2*time.Minute) {
+		t.Fatal("the child holding stdout outlived Count")
 	}
 }
 

@@ -30,9 +30,18 @@
 // highest healthy step is run ConfirmRuns times in all; if a repeat
 // is unhealthy the search steps down to the next lower healthy rate,
 // bisects the gap to the failed one again, and confirms the result (at most
-// MaxDescents times, then the highest rate below every failure). The sustainable
-// figure is the rate every run held, and its spread (max-min over median of
-// the runs' achieved MB/s) is reported.
+// MaxDescents times, then the highest rate below every failure). The step
+// figure (Capacity.StepMBps) is the rate every run held, and its spread
+// (max-min over median of the runs' achieved MB/s) is reported.
+//
+// The sustainable figure is fitted from every step (fit.go, Estimate): each
+// limiting figure (steady GC share, assist share, heap over goal, p99 from
+// intended start) against the offered rate, the rate where the lowest
+// bracketed fit reaches its limit, with an interval from the steps' own
+// noise. A flat knee moves one pass/fail step by 2x between runs; the fit
+// moves only as far as all the steps do. A search any of whose steps ran
+// while other processes and steal took more than results.BusyCores is
+// contended whatever stopped it (Mark): its figures are lower bounds.
 //
 // Invariants:
 //   - A search runs at most MaxSteps bisection steps, plus the probe,
@@ -42,7 +51,10 @@
 //     the classifier's causes (results.Cause), then latency and the
 //     achieved rate, judged here; an interrupted or inconclusive step is
 //     unhealthy.
-//   - The sustainable figure is a rate every confirmation run held.
+//   - The step figure is a rate every confirmation run held; the
+//     sustainable figure lies within its interval, and is the step figure
+//     when no fitted figure brackets its limit.
+//   - Estimate is a pure function of the steps and the thresholds.
 package capacity
 
 import (
@@ -96,6 +108,9 @@ type Plan struct {
 	Scenario func(mbps float64, d time.Duration) results.Scenario
 	// Run runs a step.
 	Run Runner
+	// Thresholds are the classifier's: the fit holds each figure against
+	// its healthy limit (Estimate).
+	Thresholds results.Thresholds
 }
 
 // search is one kind x value size's capacity search in progress.
@@ -119,6 +134,7 @@ func Search(ctx context.Context, p Plan) (results.Capacity, error) {
 		lo, hi, hiLimit, err = s.confirm(ctx, lo, hi, hiLimit)
 	}
 	capa.SustainableMBps, capa.FirstUnhealthyMBps, capa.Limit = lo, hi, hiLimit
+	Estimate(&capa, p.Thresholds)
 	return capa, err
 }
 
@@ -329,6 +345,7 @@ func Judge(r results.Result, target float64, slo, warmup time.Duration) results.
 		st.AchievedMBps, st.P99 = r.End.SteadyMBps, r.End.SteadyILatP99
 	}
 	warm := warmup.Seconds()
+	steady(&st, r, warm)
 	limit, why := results.LimitNone, ""
 	blame := func(l results.CapacityLimit, format string, args ...any) {
 		if limit == results.LimitNone {
@@ -387,4 +404,31 @@ var causeLimit = map[results.Cause]results.CapacityLimit{
 	results.CauseHeapOverGoal: results.LimitHeap,
 	results.CauseMemory:       results.LimitMemory,
 	results.CauseBlocked:      results.LimitBlocked,
+}
+
+// steady sets st's steady figures from r's windows that ended after the
+// warm-up (all of them when none did) and its end record: the GC and
+// assist shares of busy CPU over those windows together, the heap's worst
+// share of its goal, and the cost per GB.
+func steady(st *results.CapacityStep, r results.Result, warm float64) {
+	ws := r.Windows
+	for i, w := range r.Windows {
+		if w.T >= warm {
+			ws = r.Windows[i:]
+			break
+		}
+	}
+	var used, gc, assist float64
+	for _, w := range ws {
+		used, gc, assist = used+w.CPUUsed, gc+w.GCCPU, assist+w.Assist
+		if w.HeapGoal > 0 {
+			st.HeapGoalPct = max(st.HeapGoalPct, 100*float64(w.HeapObjects)/float64(w.HeapGoal))
+		}
+	}
+	if used > 0 {
+		st.SteadyGCPct, st.SteadyAssistPct = 100*gc/used, 100*assist/used
+	}
+	if r.End != nil {
+		st.CPUSPerGB, st.GCCPUSPerGB = r.End.CPUSPerGB, r.End.GCCPUSPerGB
+	}
 }

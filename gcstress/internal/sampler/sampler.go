@@ -18,6 +18,7 @@ package sampler
 
 import (
 	"math"
+	"runtime"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -55,6 +56,7 @@ type Sampler struct {
 	steadySecs  float64
 	steady      steadyCost          // the cost figures' sums over the same windows
 	endSnap     *gcmetrics.Snapshot // read before the footprint's forced GC (nil: read at end)
+	endShape    gcmetrics.HeapShape // the heap's shape at endSnap
 	endCPU      float64             // process CPU seconds at endSnap
 	peakHeap    uint64
 	peakRSS     uint64
@@ -70,6 +72,18 @@ func New(spec results.Scenario, start time.Time, recs []*latency.Pair) *Sampler 
 	s.cpu0 = proc.ProcCPU()
 	s.pcpu = s.cpu0
 	return s
+}
+
+// Restart makes start the run's start, re-reading the first snapshot and
+// the process CPU: for a child that builds its Sampler (and its
+// histograms) before the footprint's baseline and forces that GC before
+// the load starts, outside every window. Call it before the first Window.
+func (s *Sampler) Restart(start time.Time) {
+	s.start, s.last = start, start
+	s.first = s.reader.Read()
+	s.prev = s.first
+	s.cpu0 = proc.ProcCPU()
+	s.pcpu = s.cpu0
 }
 
 // Last is when the last window closed (the start before the first).
@@ -94,6 +108,9 @@ func (s *Sampler) Window(keys, nbytes int64) results.Sample {
 	c := proc.ProcCPU()
 	w.ProcCPU, s.pcpu = c-s.pcpu, c
 	s.drainWindow(&w)
+	if w.T >= s.spec.Thresholds.Warmup.Seconds() {
+		s.steady.allocB, s.steady.allocObjs = s.steady.allocB+d.AllocB, s.steady.allocObjs+d.AllocObjs
+	}
 	s.peakHeap = max(s.peakHeap, snap.HeapObjects)
 	s.peakRSS = max(s.peakRSS, w.RSS)
 	s.prev, s.last, s.prevKeys, s.prevBytes = snap, now, keys, nbytes
@@ -107,6 +124,8 @@ type steadyCost struct {
 	keys, bytes             int64
 	gc, assist, proc, pTime float64
 	windows                 int
+	allocB, allocObjs       uint64 // allocated over those windows
+	cycles                  uint64 // GC cycles completed in them
 }
 
 func (c *steadyCost) add(w *results.Sample) {
@@ -116,6 +135,7 @@ func (c *steadyCost) add(w *results.Sample) {
 	c.assist += w.Assist
 	c.proc += w.ProcCPU
 	c.pTime += w.CPUUsed
+	c.cycles += w.WinCycles
 	c.windows++
 }
 
@@ -124,6 +144,7 @@ func (c *steadyCost) add(w *results.Sample) {
 func (s *Sampler) Freeze() {
 	snap := s.reader.Read()
 	s.endSnap, s.endCPU = &snap, proc.ProcCPU()
+	s.endShape = gcmetrics.ReadShape()
 }
 
 // End is the whole run's record, without the engine's figures. Call it
@@ -142,7 +163,7 @@ func (s *Sampler) End(keys, nbytes int64, elapsed time.Duration) results.Sample 
 	e.ProcCPU = s.endCPU - s.cpu0
 	e.Cost = s.steady.cost()
 	if s.steady.windows == 0 { // no window after the warm-up: the whole run
-		e.Cost = results.NewCost(keys, nbytes, e.GCCPU, e.Assist, e.ProcCPU, e.CPUUsed)
+		e.Cost = results.NewCost(keys, nbytes, e.GCCPU, e.Assist, e.ProcCPU, e.CPUUsed).WithAllocs(keys, d.AllocB, d.AllocObjs).WithCycles(d.Cycles, nbytes)
 	}
 	for _, r := range s.recs {
 		r.DrainInto(s.run, s.irun)
@@ -161,6 +182,9 @@ func (s *Sampler) End(keys, nbytes int64, elapsed time.Duration) results.Sample 
 	}
 	e.PeakHeap = max(s.peakHeap, snap.HeapObjects)
 	e.PeakRSS = max(s.peakRSS, e.RSS)
+	shape := s.endShape
+	e.Shape = &shape
+	e.MarkWallMs = 1e3 * gcmetrics.MarkWallPerCycle(s.first, snap, runtime.GOMAXPROCS(0))
 	return e
 }
 
@@ -186,7 +210,7 @@ func (s *Sampler) drainWindow(w *results.Sample) {
 }
 
 func (c steadyCost) cost() results.Cost {
-	return results.NewCost(c.keys, c.bytes, c.gc, c.assist, c.proc, c.pTime)
+	return results.NewCost(c.keys, c.bytes, c.gc, c.assist, c.proc, c.pTime).WithAllocs(c.keys, c.allocB, c.allocObjs).WithCycles(c.cycles, c.bytes)
 }
 
 // fillIntended sets the open-loop fields: the target rate and the

@@ -2,24 +2,29 @@ package view
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/writegc/writegc/gcstress/results"
 )
 
-// busyNote is the reports' warning for the scenarios run on a busy
-// machine, or "" when none was.
+// BusyNote is the reports' one-line warning for the scenarios run on a
+// busy machine, or "" when none was: how many, and the busiest with its
+// figures (every scenario's are in summary.json's results[].machine).
 func BusyNote(rs []results.Result) string {
-	var b strings.Builder
-	for _, r := range rs {
+	n, worst := 0, -1
+	for i, r := range rs {
 		if r.Machine.Busy() {
-			if b.Len() == 0 {
-				fmt.Fprintf(&b, "Busy machine (other processes and steal above %.2g cores on average; verdicts and MB/s may not hold on a quiet machine):", results.BusyCores)
+			n++
+			if worst < 0 || r.Machine.OthersCores+r.Machine.StealCores > rs[worst].Machine.OthersCores+rs[worst].Machine.StealCores {
+				worst = i
 			}
-			fmt.Fprintf(&b, " %s others %.2f + steal %.2f cores;", r.Scenario.Name, r.Machine.OthersCores, r.Machine.StealCores)
 		}
 	}
-	return strings.TrimSuffix(b.String(), ";")
+	if n == 0 {
+		return ""
+	}
+	w := rs[worst]
+	return fmt.Sprintf("Busy machine: %d of %d scenarios ran while other processes and steal took more than %.2g cores (busiest %s others %.2f + steal %.2f cores); their verdicts and MB/s may not hold on a quiet machine. %s",
+		n, len(rs), results.BusyCores, w.Scenario.Name, w.Machine.OthersCores, w.Machine.StealCores, results.BusyCostNote)
 }
 
 // machineLoad is ", GOMAXPROCS n; load average a b c at start, d e f at

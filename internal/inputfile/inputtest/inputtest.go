@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/internal/testwait"
 )
 
 // Probe is one hostile input: a file of kind Kind at Path, Dir/Name.
@@ -64,13 +66,5 @@ func Hostile(t testing.TB, name string) []Probe {
 // the test binary exits soon after).
 func Bounded(t testing.TB, what string, f func() error) error {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- f() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(Wait):
-		t.Fatalf("%s blocked for %v (a FIFO or device opened or read before its type was checked?)", what, Wait)
-		return nil
-	}
+	return testwait.Within(t, Wait, what+" (a FIFO or device opened or read before its type was checked?)", f)
 }

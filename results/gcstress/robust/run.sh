@@ -11,22 +11,11 @@ cd "$(dirname "$0")/../../.."
 R=results/gcstress/robust
 go build -o /tmp/writegc-gcstress ./cmd/gcstress
 PARTS=${PARTS:-failure collapse openloop capacity}
-. scripts/lib.sh # start_hogs, stop_hogs, machine_state, header_start, header_end
+. scripts/lib.sh # start_hogs, stop_hogs, machine_state, out_run
 machine_state
 
-# run NAME ARGS...: one gcstress run into $R/NAME, with the machine header and
-# what it printed in $R/NAME.txt.
-run() {
-	local name=$1
-	shift
-	{
-		header_start "gcstress $* -out $R/$name -replace-out"
-		/tmp/writegc-gcstress "$@" -out "$R/$name" -replace-out 2>"$R/$name.progress.txt"
-		header_end
-	} >"$R/$name.txt"
-	# Keep the folder small: the reports and charts, not the window stream.
-	gzip -f "$R/$name/samples.jsonl"
-}
+# run NAME ARGS...: one gcstress run into $R/NAME (out_run).
+run() { out_run "$1" gcstress /tmp/writegc-gcstress "${@:2}"; }
 
 for part in $PARTS; do
 	case $part in

@@ -7,17 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// build builds gcstress-peers into a temporary directory, as a user would.
-func build(t *testing.T) string {
-	t.Helper()
-	exe := filepath.Join(t.TempDir(), "gcstress-peers")
-	if b, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
-	}
-	return exe
-}
+	"github.com/writegc/writegc/internal/cmdtest"
+)
 
 // summary is the part of summary.json these tests read.
 type summary struct {
@@ -38,7 +30,7 @@ type summary struct {
 // echo it) with the hit ratio and accepted writes; Pebble's notes say
 // which allocator its manual memory used.
 func TestPeerEnginesUnderGcstress(t *testing.T) {
-	exe := build(t)
+	exe := cmdtest.Build(t, ".", "gcstress-peers")
 	out := filepath.Join(t.TempDir(), "out")
 	const keys = 20_000
 	cmd := exec.Command(exe, "-kinds", "pebble,pebble-wal,badger,ristretto", "-values", "100", "-keys", "20K",
@@ -93,7 +85,7 @@ func TestPeerEnginesUnderGcstress(t *testing.T) {
 // error (exit 2) naming the flag, before any scenario runs; gcstress's own
 // flags still reach gcstress (a bad one is its usage error).
 func TestBadEngineOption(t *testing.T) {
-	exe := build(t)
+	exe := cmdtest.Build(t, ".", "gcstress-peers")
 	for _, tc := range []struct {
 		args []string
 		flag string

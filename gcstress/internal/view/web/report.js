@@ -25,6 +25,7 @@
 
   drawThroughput(document.getElementById("throughput"), data.throughput);
   (data.readers || []).forEach(function (rc) { drawReaders(document.getElementById("readers"), rc); });
+  var frontiers = drawFrontier(document.getElementById("frontier"), data.frontier);
   var charts = new G.Charts(document.getElementById("charts"));
   charts.update(store);
 
@@ -77,5 +78,66 @@
     }, d, holder);
   }
 
-  window.gcstressReport = { scenarios: store.list.length, points: store.points, charts: G.stats().charts };
+  // drawFrontier: per kind, GC CPU per GB against peak RSS, each point
+  // labelled with its setting (GOGC/GOMEMLIMIT): the Pareto set joined in
+  // the kind's colour, dominated points hollow, inconclusive grey, failed
+  // red; the container and its budget less headroom as vertical lines; the
+  // recommended point ringed. It returns how many charts it drew.
+  function drawFrontier(box, fronts) {
+    if (!fronts || fronts.length === 0) { return 0; }
+    box.appendChild(G.el("h2", null, "Frontier: GC CPU per GB against peak RSS"));
+    box.appendChild(G.el("p", "note", "One point per GOGC/GOMEMLIMIT setting (labels: GOGC/GOMEMLIMIT in MiB, - for none); the line joins the Pareto set; red: failed, grey: inconclusive; the ring: the recommended setting."));
+    var none = function () { return null; };
+    var measured = function (c) { return c === "healthy" || c === "elevated" || c === "degraded"; };
+    fronts.forEach(function (f) {
+      var pts = f.points.slice().sort(function (a, b) { return a.rss_mib - b.rss_mib; });
+      var col = function (pred) { return pts.map(function (p) { return pred(p) ? p.gc : null; }); };
+      var maxX = 0, maxY = 0;
+      pts.forEach(function (p) { maxX = Math.max(maxX, p.rss_mib); maxY = Math.max(maxY, p.gc); });
+      maxX = Math.max(maxX * 1.1, (f.container_mib || 0) * 1.05, 1);
+      var data = [pts.map(function (p) { return p.rss_mib; }),
+        col(function (p) { return p.pareto; }),
+        col(function (p) { return !p.pareto && measured(p.class); }),
+        col(function (p) { return p.class === "inconclusive" || p.class === "interrupted"; }),
+        col(function (p) { return p.class === "failed"; })];
+      var fmt = function (u, v) { return v === null || v === undefined ? "-" : v.toFixed(3) + " s/GB"; };
+      var series = [{ label: "peak RSS MiB" },
+        { label: f.kind + " Pareto set", stroke: f.color, width: 2, spanGaps: true, points: { show: true, size: 8, fill: f.color }, value: fmt },
+        { label: "dominated", stroke: f.color, paths: none, points: { show: true, size: 7, fill: "#fff" }, value: fmt },
+        { label: "inconclusive", stroke: "#888", paths: none, points: { show: true, size: 7, fill: "#bbb" }, value: fmt },
+        { label: "failed", stroke: "#b71c1c", paths: none, points: { show: true, size: 9, fill: "#b71c1c" }, value: fmt }];
+      var draw = function (u) {
+        var ctx = u.ctx, top = u.bbox.top, bottom = u.bbox.top + u.bbox.height;
+        ctx.save();
+        ctx.font = (10 * devicePixelRatio) + "px sans-serif";
+        ctx.fillStyle = "#000";
+        pts.forEach(function (p) {
+          var x = u.valToPos(p.rss_mib, "x", true), y = u.valToPos(p.gc, "y", true);
+          ctx.fillText(p.label, x + 6 * devicePixelRatio, y - 4 * devicePixelRatio);
+          if (f.recommended && p.label === f.recommended.label) {
+            ctx.beginPath(); ctx.lineWidth = 2 * devicePixelRatio; ctx.strokeStyle = "#000";
+            ctx.arc(x, y, 9 * devicePixelRatio, 0, 2 * Math.PI); ctx.stroke();
+          }
+        });
+        [[f.container_mib, [], "container"], [f.budget_mib, [6, 4], "less headroom"]].forEach(function (l) {
+          if (!l[0]) { return; }
+          var x = u.valToPos(l[0], "x", true);
+          ctx.beginPath(); ctx.setLineDash(l[1].map(function (d) { return d * devicePixelRatio; }));
+          ctx.lineWidth = devicePixelRatio; ctx.strokeStyle = "#000";
+          ctx.moveTo(x, top); ctx.lineTo(x, bottom); ctx.stroke();
+          ctx.fillText(l[2] + " " + l[0].toFixed(0) + " MiB", x + 3 * devicePixelRatio, top + (l[2] === "container" ? 12 : 24) * devicePixelRatio);
+        });
+        ctx.restore();
+      };
+      var sect = box.appendChild(G.el("div", "chart"));
+      new uPlot({
+        title: f.kind + ": GC CPU-s per GB against peak RSS (MiB)", width: Math.max(280, Math.min(900, box.clientWidth || 900)), height: 320,
+        series: series, scales: { x: { time: false, range: [0, maxX] }, y: { range: [0, Math.max(maxY * 1.15, 1e-3)] } },
+        axes: [{ label: "peak RSS MiB" }, { label: "GC CPU-s per GB" }], hooks: { draw: [draw] }
+      }, data, sect);
+    });
+    return fronts.length;
+  }
+
+  window.gcstressReport = { scenarios: store.list.length, points: store.points, charts: G.stats().charts, frontiers: frontiers };
 })();

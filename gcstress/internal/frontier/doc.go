@@ -1,0 +1,32 @@
+// Package frontier is gcstress's GOGC x GOMEMLIMIT frontier (the frontier
+// set): for each kind, a grid of settings, each one child run at one
+// open-loop rate, measured for GC CPU per GB against peak memory; the
+// Pareto set of those points; the setting recommended for a container of
+// a given size; and a longer confirmation run that checks the grid's
+// prediction for it. It runs nothing itself: a Plan's Runner runs each
+// point (gcstress runs it as a child process) and its Point builds it, so
+// every figure is a pure function of the Results it is given, and Grid,
+// Measure, MarkPareto, Recommend, Confirm and Model are pure functions.
+//
+// Invariants:
+//   - Points are interleaved across kinds (setting major, kind minor), so a
+//     drift of the machine reaches every kind alike.
+//   - A point whose live heap met its GOMEMLIMIT while its collector ran
+//     flat out (results.InSpiral at the scenario's degraded GC share,
+//     results.SpiralWindows windows in a row) is
+//     failed with cause results.CauseMemlimitSpiral; one that passed the
+//     container (its hard RSS cap) is failed with results.CauseRSSCap; one
+//     with fewer than results.FrontierMinCycles GC cycles after its
+//     warm-up is inconclusive (results.CauseFewCycles): its GC CPU per GB
+//     rests on too few cycles.
+//   - The Pareto set and the model fit use only measured points (healthy,
+//     elevated or degraded); failed and inconclusive points never take part.
+//   - Recommend never picks a point that is not healthy, whose peak RSS
+//     plus off-heap bytes passes the container less its headroom, or whose
+//     p99 from intended start passes the SLO. When none fits it picks
+//     nothing (Fits false, GOGC 0) and its reason names the nearest.
+//   - The confirmation runs only for a setting that fits, for longer than a
+//     grid point; it is confirmed only when both its GC CPU per GB and its
+//     peak RSS lie within results.FrontierConfirmTolerance of the grid's
+//     figures and it is not failed.
+package frontier

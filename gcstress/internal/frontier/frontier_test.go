@@ -1,0 +1,429 @@
+package frontier
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/writegc/writegc/gcstress/results"
+)
+
+const mib = 1 << 20
+
+func TestParseGOGC(t *testing.T) {
+	got, err := ParseGOGC("50, 100,200,400,off")
+	if err != nil || len(got) != 5 || got[0] != 50 || got[4] != GOGCOff {
+		t.Fatalf("ParseGOGC = %v, %v", got, err)
+	}
+	if got, err := ParseGOGC("-1"); err != nil || got[0] != GOGCOff {
+		t.Fatalf("-1: %v %v", got, err)
+	}
+	for _, bad := range []string{"", " , ", "0", "-2", "abc", "100,100", "50,off,-1", "1.5"} {
+		if _, err := ParseGOGC(bad); !errors.Is(err, ErrGrid) {
+			t.Errorf("ParseGOGC(%q) = %v, want ErrGrid", bad, err)
+		}
+	}
+}
+
+func TestParseFracs(t *testing.T) {
+	got, err := ParseFracs("none,0.5,70%,1")
+	if err != nil || len(got) != 4 || got[0] != 0 || got[1] != 0.5 || got[2] != 0.7 || got[3] != 1 {
+		t.Fatalf("ParseFracs = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "0", "1.1", "-0.5", "150%", "x", "none,off", "0.5,50%", "NaN", "inf"} {
+		if _, err := ParseFracs(bad); !errors.Is(err, ErrGrid) {
+			t.Errorf("ParseFracs(%q) = %v, want ErrGrid", bad, err)
+		}
+	}
+	if err := CheckGrid([]int{100}, []float64{0, 2}); !errors.Is(err, ErrGrid) {
+		t.Errorf("CheckGrid with fraction 2: %v", err)
+	}
+	if err := CheckGrid(nil, []float64{0}); !errors.Is(err, ErrGrid) {
+		t.Errorf("CheckGrid with no GOGC: %v", err)
+	}
+}
+
+func TestGrid(t *testing.T) {
+	g := Grid(DefaultGOGC, DefaultFracs, 512*mib)
+	if len(g) != 20 {
+		t.Fatalf("%d settings, want 20", len(g))
+	}
+	if g[0] != (Setting{GOGC: 50}) || g[3] != (Setting{GOGC: 50, MemLimit: int64(DefaultFracs[3] * float64(512*mib))}) || g[3].MemLimit < 460*mib || g[3].MemLimit > 461*mib || g[19].GOGC != GOGCOff {
+		t.Errorf("grid %v", g)
+	}
+	if l := (Setting{GOGC: 200, MemLimit: 410 * mib}).Label(); l != "GOGC 200 with GOMEMLIMIT 410 MiB" {
+		t.Errorf("label %q", l)
+	}
+	if l := (Setting{GOGC: GOGCOff}).Label(); l != "GOGC off with no GOMEMLIMIT" {
+		t.Errorf("label %q", l)
+	}
+}
+
+// run builds a Result of n one-second windows after a 2 s warm-up with
+// the given per-window figures.
+func run(kind string, s Setting, n int, w func(i int, smp *results.Sample, wh *results.WindowHealth)) results.Result {
+	r := results.Result{Scenario: results.Scenario{Name: "frontier/" + kind, Kind: kind, Value: 100, GOGC: s.GOGC, MemLimit: s.MemLimit, RSSCap: 512 * mib,
+		Thresholds: results.DefaultThresholds()}}
+	r.Verdict.Class = results.Healthy
+	for i := range n {
+		smp := results.Sample{Type: results.SampleWindow, T: float64(i + 1), Dur: 1, WinCycles: 2, WinBytes: 1e8, RSS: 100 * mib, HeapGoal: 50 * mib,
+			GCCPU: 0.05, Assist: 0.005} // 0.5 and 0.05 s per GB, as the end record says
+		wh := results.WindowHealth{T: smp.T, Class: results.Healthy}
+		if w != nil {
+			w(i, &smp, &wh)
+		}
+		r.Windows = append(r.Windows, smp)
+		r.Verdict.Windows = append(r.Verdict.Windows, wh)
+	}
+	r.End = &results.Sample{Type: results.SampleEnd, PeakRSS: 120 * mib, SteadyILatP99: 2e6, SteadyMBps: 100, Cost: results.Cost{GCCPUSPerGB: 0.5, AssistCPUSPerGB: 0.05}}
+	return r
+}
+
+func TestMeasure(t *testing.T) {
+	r := run("heap", Setting{GOGC: 200}, 10, func(i int, s *results.Sample, _ *results.WindowHealth) {
+		if i == 5 {
+			s.HeapGoal, s.RSS, s.OffHeapBytes = 80*mib, 130*mib, 7*mib
+		}
+	})
+	p := Measure(r, 2*time.Second)
+	if p.Class != results.Healthy || math.Abs(p.GCCPUSPerGB-0.5) > 1e-9 || math.Abs(p.AssistSPerGB-0.05) > 1e-9 || p.PeakRSS != 130*mib || p.OffHeapBytes != 7*mib ||
+		p.HeapGoal != 80*mib || p.ILatP99 != 2e6 || p.GOGC != 200 {
+		t.Fatalf("point %+v", p)
+	}
+	// Windows ending at 2..10 s count: 9 windows of 2 cycles per 0.1 GB.
+	if p.Cycles != 18 || math.Abs(p.CyclesPerGB-20) > 1e-9 {
+		t.Errorf("cycles %d, per GB %g; want 18, 20", p.Cycles, p.CyclesPerGB)
+	}
+	if p := Measure(run("heap", Setting{GOGC: GOGCOff, MemLimit: 256 * mib}, 10, nil), 2*time.Second); p.GOGC != GOGCOff {
+		t.Errorf("off: gogc %d", p.GOGC)
+	}
+}
+
+// TestSpiralFails: a limit the live heap meets with the collector flat
+// out fails the point with cause memlimit-spiral, even when the
+// classifier called it only degraded and even when the container then
+// killed it; two such windows in a row are not yet a spiral.
+func TestSpiralFails(t *testing.T) {
+	lim := Setting{GOGC: 100, MemLimit: 100 * mib}
+	spiral := func(from, to int) func(int, *results.Sample, *results.WindowHealth) {
+		return func(i int, s *results.Sample, wh *results.WindowHealth) {
+			s.MemLimit = uint64(lim.MemLimit)
+			s.HeapLive = 60 * mib
+			if i >= from && i <= to {
+				s.HeapLive, wh.GCPct = 99*mib, 30
+				if i%2 == 0 {
+					wh.GCPct, wh.Limiter = 10, true
+				}
+			}
+		}
+	}
+	r := run("heap", lim, 10, spiral(4, 8))
+	r.Verdict.Class = results.Degraded
+	p := Measure(r, 2*time.Second)
+	if p.Class != results.Failed || p.Cause != results.CauseMemlimitSpiral || !strings.Contains(p.Why, "death spiral") {
+		t.Fatalf("point %+v", p)
+	}
+	r.Exit.RSSCap = true
+	if p := Measure(r, 2*time.Second); p.Cause != results.CauseMemlimitSpiral {
+		t.Errorf("spiral then cap: cause %q", p.Cause)
+	}
+	if p := Measure(run("heap", lim, 10, spiral(4, 5)), 2*time.Second); p.Class != results.Healthy {
+		t.Errorf("two spiral windows: %+v", p)
+	}
+	calm := run("heap", lim, 10, func(_ int, s *results.Sample, wh *results.WindowHealth) {
+		s.MemLimit, s.HeapLive, wh.GCPct = uint64(lim.MemLimit), 99*mib, 20 // at the limit, collector not flat out
+	})
+	if p := Measure(calm, 2*time.Second); p.Class != results.Healthy {
+		t.Errorf("at the limit with GC CPU 20%%: %+v", p)
+	}
+	noLimit := run("heap", Setting{GOGC: 100}, 10, func(_ int, s *results.Sample, wh *results.WindowHealth) { s.HeapLive, wh.GCPct = 99*mib, 90 })
+	if p := Measure(noLimit, 2*time.Second); p.Class == results.Failed {
+		t.Errorf("no GOMEMLIMIT, no spiral: %+v", p)
+	}
+}
+
+// TestAlignedCost: GC CPU per GB is taken over whole cycles, from the
+// first cycle end after the warm-up to the last: a cycle every third
+// window costing 0.3 s per 0.3 GB is 1 s/GB, where the windows after the
+// warm-up as a whole (2 to 10 s: three cycle ends, 0.9 GB) read 1.11 on
+// one end record; with one window of cycle ends the end record's figure
+// stands.
+func TestAlignedCost(t *testing.T) {
+	r := run("heap", Setting{GOGC: 400}, 10, func(i int, s *results.Sample, _ *results.WindowHealth) {
+		s.WinCycles, s.GCCPU, s.Assist = 0, 0, 0
+		if i%3 == 1 { // windows ending at 2, 5, 8 s
+			s.WinCycles, s.GCCPU, s.Assist = 1, 0.3, 0.03
+		}
+	})
+	r.End.Cost = results.Cost{GCCPUSPerGB: 1.11, OnCPU: 0.5}
+	p := Measure(r, 2*time.Second)
+	if math.Abs(p.GCCPUSPerGB-0.5) > 1e-9 || math.Abs(p.AssistSPerGB-0.05) > 1e-9 || math.Abs(p.CyclesPerGB-2/0.6) > 1e-9 || p.Cycles != 3 {
+		t.Errorf("aligned: gc %g assist %g cycles/GB %g cycles %d; want 0.5 (1 s/GB at on_cpu 0.5), 0.05, 3.33, 3", p.GCCPUSPerGB, p.AssistSPerGB, p.CyclesPerGB, p.Cycles)
+	}
+	r = run("heap", Setting{GOGC: 400}, 10, func(i int, s *results.Sample, _ *results.WindowHealth) {
+		s.WinCycles = 0
+		if i == 4 {
+			s.WinCycles = 2
+		}
+	})
+	r.End.Cost = results.Cost{GCCPUSPerGB: 1.11}
+	if p := Measure(r, 2*time.Second); p.GCCPUSPerGB != 1.11 || p.Class != results.Healthy {
+		t.Errorf("one window of cycle ends: %+v", p)
+	}
+}
+
+func TestMeasureCapAndFewCycles(t *testing.T) {
+	r := run("heap", Setting{GOGC: GOGCOff}, 10, nil)
+	r.Exit.RSSCap, r.Verdict.Class = true, results.Failed
+	if p := Measure(r, 2*time.Second); p.Class != results.Failed || p.Cause != results.CauseRSSCap {
+		t.Errorf("cap: %+v", p)
+	}
+	r = run("heap", Setting{GOGC: 400}, 10, func(i int, s *results.Sample, _ *results.WindowHealth) {
+		s.WinCycles = 0
+		if i == 6 {
+			s.WinCycles = 1
+		}
+	})
+	if p := Measure(r, 2*time.Second); p.Class != results.Inconclusive || p.Cause != results.CauseFewCycles {
+		t.Errorf("one cycle: %+v", p)
+	}
+	r.End = nil
+	r.Verdict.Class = results.Failed
+	if p := Measure(r, 2*time.Second); p.Class != results.Failed {
+		t.Errorf("no end: %+v", p)
+	}
+}
+
+func pt(kind string, gogc int, lim int64, gc float64, rss uint64, cls results.Class) results.FrontierPoint {
+	return results.FrontierPoint{Kind: kind, Value: 100, GOGC: gogc, MemLimit: lim, GCCPUSPerGB: gc, PeakRSS: rss, Class: cls, ILatP99: 1e6}
+}
+
+func TestMarkPareto(t *testing.T) {
+	ps := []results.FrontierPoint{
+		pt("heap", 50, 0, 1.0, 100*mib, results.Healthy),  // frontier: least memory
+		pt("heap", 100, 0, 0.6, 150*mib, results.Healthy), // frontier
+		pt("heap", 200, 0, 0.7, 200*mib, results.Healthy), // dominated by 100
+		pt("heap", 400, 0, 0.3, 300*mib, results.Elevated),
+		pt("heap", GOGCOff, 0, 0.01, 50*mib, results.Failed),       // failed: out, dominates nothing
+		pt("heap", GOGCOff, 1, 0.02, 60*mib, results.Inconclusive), // out
+		pt("arena", 100, 0, 2.0, 500*mib, results.Healthy),         // its own kind's frontier
+	}
+	MarkPareto(ps)
+	want := []bool{true, true, false, true, false, false, true}
+	for i, p := range ps {
+		if p.Pareto != want[i] {
+			t.Errorf("point %d (%s GOGC %d): pareto %v, want %v", i, p.Kind, p.GOGC, p.Pareto, want[i])
+		}
+	}
+}
+
+var lim512 = Limits{Container: 512 * mib, Headroom: 0.1, SLO: 50 * time.Millisecond}
+
+func TestRecommend(t *testing.T) {
+	ps := []results.FrontierPoint{
+		pt("heap", 100, 0, 0.5, 200*mib, results.Healthy), // the default
+		pt("heap", 200, 410*mib, 0.27, 352*mib, results.Healthy),
+		pt("heap", 400, 0, 0.1, 470*mib, results.Healthy),                 // over 512 less 10%
+		pt("heap", GOGCOff, 256*mib, 0.01, 300*mib, results.Failed),       // failed
+		pt("heap", GOGCOff, 358*mib, 0.05, 380*mib, results.Degraded),     // not healthy
+		pt("heap", GOGCOff, 460*mib, 0.02, 400*mib, results.Inconclusive), // no figure
+		pt("heap", 300, 0, 0.2, 400*mib, results.Healthy),                 // p99 over the SLO (below)
+	}
+	ps[6].ILatP99 = int64(80 * time.Millisecond)
+	rec := Recommend(ps, "heap", lim512)
+	if !rec.Fits || rec.GOGC != 200 || rec.MemLimit != 410*mib || rec.PredictedPeakRSS != 352*mib {
+		t.Fatalf("rec %+v", rec)
+	}
+	for _, want := range []string{"GOGC 200 with GOMEMLIMIT 410 MiB: 46% less GC CPU per GB than the default", "peak 352 MiB of 512 MiB", "461 MiB (512 MiB less 10% headroom)"} {
+		if !strings.Contains(rec.Reason, want) {
+			t.Errorf("reason %q lacks %q", rec.Reason, want)
+		}
+	}
+	// Off-heap bytes count against the container: 352 + 120 MiB passes 461.
+	ps[1].OffHeapBytes = 120 * mib
+	if rec := Recommend(ps, "heap", lim512); rec.GOGC != 100 || !strings.Contains(rec.Reason, "default is the cheapest") {
+		t.Errorf("with off-heap: %+v", rec)
+	}
+}
+
+func TestRecommendNoneFits(t *testing.T) {
+	ps := []results.FrontierPoint{
+		pt("heap", 100, 0, 0.5, 500*mib, results.Healthy),
+		pt("heap", 50, 0, 0.9, 480*mib, results.Healthy),
+		pt("heap", GOGCOff, 256*mib, 0.01, 100*mib, results.Failed),
+	}
+	rec := Recommend(ps, "heap", lim512)
+	if rec.Fits || rec.GOGC != 0 || rec.MemLimit != 0 || rec.NearestGOGC != 50 || !strings.Contains(rec.Reason, "no setting fits") ||
+		!strings.Contains(rec.Reason, "the nearest is GOGC 50 with no GOMEMLIMIT") {
+		t.Fatalf("rec %+v", rec)
+	}
+	ps = []results.FrontierPoint{pt("heap", 100, 0, 0.5, 500*mib, results.Failed)}
+	if rec := Recommend(ps, "heap", lim512); rec.Fits || rec.NearestGOGC != 0 || !strings.Contains(rec.Reason, "every point failed") {
+		t.Errorf("all failed: %+v", rec)
+	}
+}
+
+// TestRecommendNeverPicksBad: over random grids, a pick is always
+// healthy, within the container less headroom (off-heap included) and the
+// SLO, and no point that fits costs less GC CPU per GB.
+func TestRecommendNeverPicksBad(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	classes := []results.Class{results.Healthy, results.Healthy, results.Elevated, results.Degraded, results.Failed, results.Inconclusive}
+	budget := Budget(lim512.Container, lim512.Headroom)
+	for range 2000 {
+		var ps []results.FrontierPoint
+		for i := range 1 + rng.IntN(20) {
+			p := pt("heap", 50*(i+1), 0, rng.Float64(), uint64(rng.Int64N(700*mib)), classes[rng.IntN(len(classes))])
+			p.OffHeapBytes = rng.Int64N(100 * mib)
+			p.ILatP99 = rng.Int64N(int64(100 * time.Millisecond))
+			ps = append(ps, p)
+		}
+		rec := Recommend(ps, "heap", lim512)
+		for _, p := range ps {
+			fits := p.Class == results.Healthy && Need(p) <= budget && p.ILatP99 <= int64(lim512.SLO)
+			picked := rec.Fits && p.GOGC == rec.GOGC
+			if picked && !fits {
+				t.Fatalf("picked a point that does not fit: %+v", p)
+			}
+			if fits && (!rec.Fits || p.GCCPUSPerGB < rec.PredictedGCCPUSPerGB) {
+				t.Fatalf("missed a cheaper fitting point %+v (rec %+v)", p, rec)
+			}
+		}
+	}
+}
+
+func TestConfirm(t *testing.T) {
+	rec := results.Recommendation{Kind: "heap", GOGC: 200, Fits: true, PredictedGCCPUSPerGB: 0.2, PredictedPeakRSS: 300 * mib}
+	got := pt("heap", 200, 0, 0.22, 320*mib, results.Healthy)
+	if c := Confirm(rec, got); !c.Confirmed || !strings.HasPrefix(c.ConfirmNote, "confirmed") || c.ConfirmGCCPUSPerGB != 0.22 || c.ConfirmPeakRSS != 320*mib {
+		t.Errorf("within 15%%: %+v", c)
+	}
+	got.GCCPUSPerGB = 0.24 // +20%
+	if c := Confirm(rec, got); c.Confirmed || !strings.HasPrefix(c.ConfirmNote, "not confirmed") || !strings.Contains(c.ConfirmNote, "+20%") {
+		t.Errorf("20%% off: %+v", c)
+	}
+	got.GCCPUSPerGB, got.PeakRSS = 0.2, 260*mib // -13% RSS: fine
+	if c := Confirm(rec, got); !c.Confirmed {
+		t.Errorf("-13%% RSS: %+v", c)
+	}
+	got.Class = results.Failed
+	if c := Confirm(rec, got); c.Confirmed {
+		t.Errorf("failed run confirmed: %+v", c)
+	}
+}
+
+func TestModel(t *testing.T) {
+	var ps []results.FrontierPoint
+	for _, g := range []int{50, 100, 200, 400} {
+		ps = append(ps, pt("heap", g, 0, 10/float64(g), uint64(g)*mib, results.Healthy))
+		ps = append(ps, pt("heap", g, 300*mib, 1, 100*mib, results.Healthy)) // with a limit: not in the fit
+	}
+	ps = append(ps, pt("heap", GOGCOff, 0, 0.001, 100*mib, results.Healthy), pt("heap", 800, 0, 5, 100*mib, results.Failed))
+	m, ok := Model(ps, "heap")
+	if !ok || m.Points != 4 || math.Abs(m.Slope+1) > 1e-9 || m.GuideSlope != -1 || !strings.Contains(m.Note, "slope of -1.00") || !m.GCFalls || !m.RSSRises {
+		t.Fatalf("model %+v", m)
+	}
+	ps[2].PeakRSS = 10 * mib // GOGC 100's peak below GOGC 50's
+	if m, _ := Model(ps, "heap"); m.RSSRises || !m.GCFalls || !strings.Contains(m.Note, "peak RSS did not rise") {
+		t.Errorf("model %+v", m)
+	}
+	if _, ok := Model(ps[:1], "heap"); ok {
+		t.Error("one GOGC value gave a slope")
+	}
+}
+
+// TestRunInterleavesAndConfirms: points run setting major, kind minor; the
+// recommendation's confirmation runs longer, once per kind that fits.
+func TestRunInterleavesAndConfirms(t *testing.T) {
+	type call struct {
+		kind    string
+		s       Setting
+		d       time.Duration
+		confirm bool
+	}
+	var calls []call
+	p := Plan{Kinds: []string{"heap", "arena"}, Settings: Grid([]int{100, 200}, []float64{0, 0.5}, 512*mib), Warmup: 2 * time.Second,
+		Limits: lim512, PointDuration: 15 * time.Second, ConfirmDuration: 45 * time.Second}
+	p.Point = func(kind string, s Setting, d time.Duration, confirm bool) results.Scenario {
+		calls = append(calls, call{kind, s, d, confirm})
+		return results.Scenario{Name: kind, Kind: kind, Value: 100, GOGC: s.GOGC, MemLimit: s.MemLimit, RSSCap: 512 * mib}
+	}
+	p.Run = func(_ context.Context, s results.Scenario) (results.Result, error) {
+		gc := 100 / float64(s.GOGC)
+		r := run(s.Kind, Setting{GOGC: s.GOGC, MemLimit: s.MemLimit}, 10, func(_ int, w *results.Sample, _ *results.WindowHealth) { w.GCCPU = gc * 0.1 })
+		r.End.GCCPUSPerGB = gc
+		if s.Kind == "arena" {
+			r.End.PeakRSS = 600 * mib // never fits
+		}
+		return r, nil
+	}
+	out, err := Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 9 || calls[0].kind != "heap" || calls[1].kind != "arena" || calls[1].s != calls[0].s || calls[2].s == calls[0].s {
+		t.Fatalf("calls %+v", calls)
+	}
+	last := calls[8]
+	if !last.confirm || last.kind != "heap" || last.d != 45*time.Second || last.s.GOGC != 200 {
+		t.Errorf("confirmation %+v", last)
+	}
+	if len(out.Points) != 8 || len(out.Recs) != 2 || !out.Recs[0].Confirmed || out.Recs[1].Fits || !strings.Contains(out.Recs[1].ConfirmNote, "no confirmation") {
+		t.Errorf("outcome %+v", out)
+	}
+	if len(out.Models) != 2 {
+		t.Errorf("models %+v", out.Models)
+	}
+}
+
+func TestProbeRate(t *testing.T) {
+	var steps []float64
+	p := RatePlan{Kinds: []string{"heap", "arena"}, SLO: 50 * time.Millisecond, Warmup: 2 * time.Second,
+		Probe: func(k string) results.Scenario { return results.Scenario{Kind: k} },
+		Step:  func(k string, mbps float64) results.Scenario { return results.Scenario{Kind: k, Rate: mbps} }}
+	p.Run = func(_ context.Context, s results.Scenario) (results.Result, error) {
+		r := run(s.Kind, Setting{GOGC: 100}, 6, nil)
+		if s.Rate == 0 {
+			r.End.MBps = map[string]float64{"heap": 40, "arena": 80}[s.Kind]
+			return r, nil
+		}
+		steps = append(steps, s.Rate)
+		r.End.SteadyMBps = s.Rate
+		if s.Kind == "heap" && s.Rate > 15 {
+			r.End.SteadyMBps = s.Rate / 2 // cannot keep up
+		}
+		return r, nil
+	}
+	rate, why, err := ProbeRate(context.Background(), p)
+	if err != nil || rate != 10 || !strings.Contains(why, "heap, 40 MB/s") {
+		t.Fatalf("rate %g why %q err %v (steps %v)", rate, why, err, steps)
+	}
+}
+
+// TestRunInterrupted: a cancelled run stops between points, keeps what
+// finished, and confirms nothing.
+func TestRunInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
+	p := Plan{Kinds: []string{"heap"}, Settings: Grid([]int{100, 200, 400}, []float64{0}, 512*mib), Warmup: 2 * time.Second,
+		Limits: lim512, PointDuration: time.Second, ConfirmDuration: 2 * time.Second,
+		Point: func(kind string, s Setting, _ time.Duration, _ bool) results.Scenario {
+			return results.Scenario{Kind: kind, GOGC: s.GOGC, RSSCap: 512 * mib}
+		},
+		Run: func(_ context.Context, s results.Scenario) (results.Result, error) {
+			if n++; n == 2 {
+				cancel()
+			}
+			return run(s.Kind, Setting{GOGC: s.GOGC}, 10, nil), nil
+		}}
+	out, err := Run(ctx, p)
+	if err != nil || n != 2 || len(out.Points) != 2 || len(out.Recs) != 1 || out.Recs[0].ConfirmScenario != "" ||
+		!strings.Contains(out.Recs[0].ConfirmNote, "interrupted") {
+		t.Fatalf("after %d runs: %+v, %v", n, out, err)
+	}
+}

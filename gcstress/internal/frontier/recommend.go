@@ -1,0 +1,257 @@
+package frontier
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/writegc/writegc/gcstress/results"
+)
+
+// Budget is what a setting may use of a container of container bytes with
+// headroom (0..1) kept for what the runtime cannot see.
+func Budget(container int64, headroom float64) int64 {
+	return container - int64(headroom*float64(container))
+}
+
+// Need is what a point takes of the container: its peak RSS plus the
+// off-heap bytes its engine reported (an engine whose off-heap bytes are
+// also resident is counted twice: the check errs on the safe side).
+func Need(p results.FrontierPoint) int64 { return int64(p.PeakRSS) + p.OffHeapBytes }
+
+// Limits are what a recommended setting must meet. A plain value.
+type Limits struct {
+	Container int64         // bytes; the hard RSS cap every point ran under
+	Headroom  float64       // share of Container kept free (0..1)
+	SLO       time.Duration // p99 from intended start; 0: none
+}
+
+// fits says whether p may be recommended under l, and if not, why.
+func (l Limits) fits(p results.FrontierPoint) (bool, string) {
+	switch budget := Budget(l.Container, l.Headroom); {
+	case p.Class != results.Healthy:
+		return false, string(p.Class)
+	case Need(p) > budget:
+		return false, fmt.Sprintf("needs %s > %s", memText(p), results.MiB(uint64(budget)))
+	case l.SLO > 0 && p.ILatP99 > int64(l.SLO):
+		return false, fmt.Sprintf("p99 %s > %v", durText(p.ILatP99), l.SLO)
+	}
+	return true, ""
+}
+
+// Recommend picks, among kind's points, the healthy setting with the
+// least GC CPU per GB (then the least memory) whose Need stays within
+// the container less its headroom and whose p99 from intended start
+// meets the SLO, and says why in one sentence, with its cost against Go's
+// default (GOGC 100, no GOMEMLIMIT). When none fits, GOGC and MemLimit
+// are 0 (Fits false) and the reason names the nearest point (the least
+// excess over the limits among the points not failed). A pure function.
+func Recommend(points []results.FrontierPoint, kind string, l Limits) results.Recommendation {
+	rec := results.Recommendation{Kind: kind}
+	var best, base *results.FrontierPoint
+	fitting := 0
+	for i := range points {
+		p := &points[i]
+		if p.Kind != kind {
+			continue
+		}
+		rec.Value = p.Value
+		if SettingOf(*p).IsDefault() {
+			base = p
+		}
+		if ok, _ := l.fits(*p); !ok {
+			continue
+		}
+		fitting++
+		if best == nil || p.GCCPUSPerGB < best.GCCPUSPerGB || (p.GCCPUSPerGB == best.GCCPUSPerGB && Need(*p) < Need(*best)) {
+			best = p
+		}
+	}
+	if best == nil {
+		return noneFits(rec, points, l)
+	}
+	rec.GOGC, rec.MemLimit, rec.Fits = best.GOGC, best.MemLimit, true
+	rec.PredictedGCCPUSPerGB, rec.PredictedPeakRSS = best.GCCPUSPerGB, best.PeakRSS
+	rec.Reason = fmt.Sprintf("%s: %s, peak %s of %s; the least GC CPU per GB of %d healthy setting(s) within %s",
+		SettingOf(*best).Label(), versusDefault(*best, base, l), memText(*best), results.MiB(uint64(l.Container)), fitting, limitsText(l))
+	return rec
+}
+
+// versusDefault is a pick's cost against the default's point.
+func versusDefault(best results.FrontierPoint, base *results.FrontierPoint, l Limits) string {
+	switch {
+	case SettingOf(best).IsDefault():
+		return fmt.Sprintf("Go's default is the cheapest that fits (%.3g GC CPU-s per GB)", best.GCCPUSPerGB)
+	case base == nil:
+		return fmt.Sprintf("%.3g GC CPU-s per GB (the grid has no GOGC 100 without a limit to compare with)", best.GCCPUSPerGB)
+	case base.GCCPUSPerGB <= 0 || !measured(base.Class):
+		return fmt.Sprintf("%.3g GC CPU-s per GB (the default, GOGC 100 with no GOMEMLIMIT, was %s)", best.GCCPUSPerGB, base.Class)
+	}
+	pct := 100 * (1 - best.GCCPUSPerGB/base.GCCPUSPerGB)
+	s := fmt.Sprintf("%.0f%% less GC CPU per GB than the default (%.3g vs %.3g s/GB)", pct, best.GCCPUSPerGB, base.GCCPUSPerGB)
+	if pct < 0 {
+		_, why := l.fits(*base)
+		s = fmt.Sprintf("%.0f%% more GC CPU per GB than the default (%.3g vs %.3g s/GB), which does not fit (%s)", -pct, best.GCCPUSPerGB, base.GCCPUSPerGB, why)
+	}
+	return s
+}
+
+// noneFits is the recommendation when no point fits: the nearest named.
+func noneFits(rec results.Recommendation, points []results.FrontierPoint, l Limits) results.Recommendation {
+	var near *results.FrontierPoint
+	nearScore := math.Inf(1)
+	for i := range points {
+		p := &points[i]
+		if p.Kind != rec.Kind || p.Class == results.Failed || p.Class == results.Interrupted {
+			continue
+		}
+		if s := excess(*p, l); s < nearScore || (s == nearScore && p.GCCPUSPerGB < near.GCCPUSPerGB) {
+			near, nearScore = p, s
+		}
+	}
+	rec.Reason = fmt.Sprintf("no setting fits: none is healthy within %s", limitsText(l))
+	if near == nil {
+		rec.Reason += "; every point failed or was interrupted"
+		return rec
+	}
+	_, why := l.fits(*near)
+	rec.NearestGOGC, rec.NearestMemLimit = near.GOGC, near.MemLimit
+	rec.Reason += fmt.Sprintf("; the nearest is %s (%s: peak %s, p99 %s, %.3g GC CPU-s per GB)",
+		SettingOf(*near).Label(), why, memText(*near), durText(near.ILatP99), near.GCCPUSPerGB)
+	return rec
+}
+
+// excess is how far p lies outside l: its memory over the budget and its
+// p99 over the SLO, each relative, plus one per class below healthy.
+func excess(p results.FrontierPoint, l Limits) float64 {
+	s := 0.0
+	if b := Budget(l.Container, l.Headroom); b > 0 && Need(p) > b {
+		s += float64(Need(p)-b) / float64(b)
+	}
+	if l.SLO > 0 && p.ILatP99 > int64(l.SLO) {
+		s += float64(p.ILatP99-int64(l.SLO)) / float64(l.SLO)
+	}
+	if r := p.Class.Rank(); r > 0 {
+		s += float64(r)
+	} else if r < 0 {
+		s++ // inconclusive: no figure to trust
+	}
+	return s
+}
+
+func limitsText(l Limits) string {
+	s := fmt.Sprintf("%s (%s less %.0f%% headroom)", results.MiB(uint64(Budget(l.Container, l.Headroom))), results.MiB(uint64(l.Container)), 100*l.Headroom)
+	if l.SLO > 0 {
+		s += fmt.Sprintf(" with p99 from intended start within %v", l.SLO)
+	}
+	return s
+}
+
+// memText is a point's peak RSS, with its off-heap bytes when it has any.
+func memText(p results.FrontierPoint) string {
+	if p.OffHeapBytes > 0 {
+		return fmt.Sprintf("%s + %s off-heap", results.MiB(p.PeakRSS), results.MiB(uint64(p.OffHeapBytes)))
+	}
+	return results.MiB(p.PeakRSS)
+}
+
+func durText(ns int64) string {
+	return time.Duration(ns).Round(10 * time.Microsecond).String()
+}
+
+// Confirm compares a confirmation run's point with the recommendation's
+// prediction: confirmed when the run is not failed and both its GC CPU
+// per GB and its peak RSS lie within results.FrontierConfirmTolerance of
+// the grid's. It fills rec's confirmation fields and returns rec. A pure
+// function.
+func Confirm(rec results.Recommendation, got results.FrontierPoint) results.Recommendation {
+	rec.ConfirmGCCPUSPerGB, rec.ConfirmPeakRSS, rec.ConfirmScenario, rec.ConfirmClass = got.GCCPUSPerGB, got.PeakRSS, got.Scenario, got.Class
+	dGC := rel(got.GCCPUSPerGB, rec.PredictedGCCPUSPerGB)
+	dRSS := rel(float64(got.PeakRSS), float64(rec.PredictedPeakRSS))
+	tol := results.FrontierConfirmTolerance
+	rec.Confirmed = got.Class != results.Failed && got.Class != results.Interrupted && math.Abs(dGC) <= tol && math.Abs(dRSS) <= tol
+	word := "not confirmed"
+	if rec.Confirmed {
+		word = "confirmed"
+	}
+	rec.ConfirmNote = fmt.Sprintf("%s: GC CPU %.3g s/GB against the grid's %.3g (%+.0f%%), peak RSS %s against %s (%+.0f%%); the run was %s",
+		word, got.GCCPUSPerGB, rec.PredictedGCCPUSPerGB, 100*dGC, results.MiB(got.PeakRSS), results.MiB(rec.PredictedPeakRSS), 100*dRSS, got.Class)
+	return rec
+}
+
+// rel is (got-want)/want; +Inf when want is 0 and got is not.
+func rel(got, want float64) float64 {
+	switch {
+	case want != 0:
+		return (got - want) / want
+	case got == 0:
+		return 0
+	}
+	return math.Inf(1)
+}
+
+// GuideSlope is the GC guide's model: GC CPU inversely proportional to
+// GOGC, a slope of -1 in log-log.
+const GuideSlope = -1.0
+
+// Model fits log(GC CPU per GB) against log(GOGC) over kind's measured
+// points without a GOMEMLIMIT and with a GOGC (not off) and a GC figure,
+// by least squares; ok is false with fewer than two GOGC values. A pure
+// function.
+func Model(points []results.FrontierPoint, kind string) (m results.FrontierModel, ok bool) {
+	m = results.FrontierModel{Kind: kind, GuideSlope: GuideSlope}
+	var xs, ys []float64
+	var fit []results.FrontierPoint
+	lo, hi := math.MaxInt, 0
+	for _, p := range points {
+		if p.Kind != kind || p.MemLimit != 0 || p.GOGC <= 0 || p.GCCPUSPerGB <= 0 || !measured(p.Class) {
+			continue
+		}
+		xs, ys = append(xs, math.Log(float64(p.GOGC))), append(ys, math.Log(p.GCCPUSPerGB))
+		lo, hi = min(lo, p.GOGC), max(hi, p.GOGC)
+		fit = append(fit, p)
+	}
+	m.Points = len(xs)
+	if lo >= hi {
+		m.Note = fmt.Sprintf("%s: too few measured GOGC values without a GOMEMLIMIT (%d) for a slope", kind, len(xs))
+		return m, false
+	}
+	m.Slope = slope(xs, ys)
+	m.GCFalls, m.RSSRises = trends(fit)
+	m.Note = fmt.Sprintf("%s: GC CPU per GB against GOGC (%d points, GOGC %d to %d, no GOMEMLIMIT) has a log-log slope of %.2f: each doubling of GOGC multiplies it by %.2f; the GC guide's inverse law says %.0f (x%.2f); as GOGC rose, GC CPU per GB %s and peak RSS %s",
+		kind, m.Points, lo, hi, m.Slope, math.Pow(2, m.Slope), GuideSlope, math.Pow(2, GuideSlope), word(m.GCFalls, "fell at every step", "did not fall at every step"),
+		word(m.RSSRises, "rose at every step", "did not rise at every step"))
+	return m, true
+}
+
+// trends says whether, in GOGC order, every step up lowered the GC CPU
+// per GB and raised the peak RSS.
+func trends(ps []results.FrontierPoint) (gcFalls, rssRises bool) {
+	ps = slices.Clone(ps)
+	slices.SortFunc(ps, func(a, b results.FrontierPoint) int { return cmp.Compare(a.GOGC, b.GOGC) })
+	gcFalls, rssRises = true, true
+	for i := 1; i < len(ps); i++ {
+		gcFalls = gcFalls && ps[i].GCCPUSPerGB < ps[i-1].GCCPUSPerGB
+		rssRises = rssRises && ps[i].PeakRSS > ps[i-1].PeakRSS
+	}
+	return gcFalls, rssRises
+}
+
+func word(ok bool, yes, no string) string {
+	if ok {
+		return yes
+	}
+	return no
+}
+
+// slope is the least-squares slope of ys on xs (at least two distinct xs).
+func slope(xs, ys []float64) float64 {
+	n := float64(len(xs))
+	var sx, sy, sxx, sxy float64
+	for i := range xs {
+		sx, sy, sxx, sxy = sx+xs[i], sy+ys[i], sxx+xs[i]*xs[i], sxy+xs[i]*ys[i]
+	}
+	return (n*sxy - sx*sy) / (n*sxx - sx*sx)
+}

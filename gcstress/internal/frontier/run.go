@@ -1,0 +1,190 @@
+package frontier
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/writegc/writegc/gcstress/internal/capacity"
+	"github.com/writegc/writegc/gcstress/results"
+)
+
+// Runner runs one scenario and returns its Result (gcstress's loop body:
+// a child process, progress, observer).
+type Runner = capacity.Runner
+
+// Plan is what one frontier needs. Its functions are called from Run's
+// goroutine only.
+type Plan struct {
+	Kinds    []string
+	Settings []Setting // the grid (Grid), in order
+	// Warmup is the classifier's warm-up: the figures count the windows
+	// after it.
+	Warmup time.Duration
+	// Limits are the recommendation's; a Container of 0 means no
+	// recommendation (and no confirmation).
+	Limits Limits
+	// PointDuration is one grid point's run; ConfirmDuration the
+	// confirmation's (longer).
+	PointDuration, ConfirmDuration time.Duration
+	// Point is the scenario of kind under setting s run for d; confirm
+	// says it is a confirmation run (named apart).
+	Point func(kind string, s Setting, d time.Duration, confirm bool) results.Scenario
+	Run   Runner
+}
+
+// Outcome is what Run found. A plain value.
+type Outcome struct {
+	Points []results.FrontierPoint
+	Recs   []results.Recommendation
+	Models []results.FrontierModel
+}
+
+// Run runs every grid point, interleaved across kinds (setting major),
+// marks the Pareto set, fits the model per kind and, with a container,
+// recommends a setting per kind and runs its confirmation. An error is
+// the Runner's; the Outcome holds what ran before it. A cancelled ctx
+// stops between runs and returns what finished.
+func Run(ctx context.Context, p Plan) (Outcome, error) {
+	var out Outcome
+	for _, s := range p.Settings {
+		for _, k := range p.Kinds {
+			if ctx.Err() != nil {
+				return unconfirmed(finish(out, p), "no confirmation: the run was interrupted"), nil
+			}
+			res, err := p.Run(ctx, p.Point(k, s, p.PointDuration, false))
+			if err != nil {
+				return unconfirmed(finish(out, p), "no confirmation: the grid did not finish"), err
+			}
+			out.Points = append(out.Points, Measure(res, p.Warmup))
+		}
+	}
+	out = finish(out, p)
+	out = unconfirmed(out, "no confirmation: the run was interrupted")
+	for i, rec := range out.Recs {
+		if !rec.Fits || ctx.Err() != nil {
+			continue
+		}
+		res, err := p.Run(ctx, p.Point(rec.Kind, Setting{GOGC: rec.GOGC, MemLimit: rec.MemLimit}, p.ConfirmDuration, true))
+		if err != nil {
+			return out, err
+		}
+		if res.Verdict.Class == results.Interrupted {
+			continue // a partial run confirms nothing
+		}
+		out.Recs[i] = Confirm(rec, Measure(res, p.Warmup))
+	}
+	return out, nil
+}
+
+// unconfirmed gives every recommendation its note before a confirmation
+// runs: why none will (no setting fits), or why, should it not run.
+func unconfirmed(out Outcome, why string) Outcome {
+	for i := range out.Recs {
+		out.Recs[i].ConfirmNote = why
+		if !out.Recs[i].Fits {
+			out.Recs[i].ConfirmNote = "no confirmation: no setting fits"
+		}
+	}
+	return out
+}
+
+// finish marks the Pareto set and fills the models and, with a container,
+// the recommendations (unconfirmed).
+func finish(out Outcome, p Plan) Outcome {
+	MarkPareto(out.Points)
+	out.Models, out.Recs = nil, nil
+	for _, k := range p.Kinds {
+		if m, ok := Model(out.Points, k); ok {
+			out.Models = append(out.Models, m)
+		}
+		if p.Limits.Container > 0 && hasKind(out.Points, k) {
+			out.Recs = append(out.Recs, Recommend(out.Points, k, p.Limits))
+		}
+	}
+	return out
+}
+
+func hasKind(points []results.FrontierPoint, kind string) bool {
+	for _, p := range points {
+		if p.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// The rate probe: the open-loop rate every point runs at when none is
+// given.
+const (
+	// RateShare is the share of the slowest kind's closed-loop rate the
+	// probe tries first.
+	RateShare = 0.5
+	// RateTries bounds the halvings of that rate when a kind does not hold
+	// it healthy at GOGC 100.
+	RateTries = 3
+)
+
+// RatePlan is the probe of the rate: a closed-loop run per kind
+// (capacity.Probe long), then one step per kind at RateShare of the
+// slowest, judged as a capacity step (capacity.Judge), halved until every
+// kind holds it. Scenarios run at GOGC 100 with no GOMEMLIMIT. A plain
+// value; its functions are called from ProbeRate's goroutine only.
+type RatePlan struct {
+	Kinds       []string
+	Probe       func(kind string) results.Scenario               // closed loop, capacity.Probe long
+	Step        func(kind string, mbps float64) results.Scenario // open loop at mbps
+	SLO, Warmup time.Duration
+	Run         Runner
+}
+
+// ProbeRate finds a rate every kind sustains at GOGC 100 (see RatePlan)
+// and says how; 0 when a probe left no figure (the child died, or ctx was
+// cancelled). An error is the Runner's.
+func ProbeRate(ctx context.Context, p RatePlan) (float64, string, error) {
+	slowest, slowKind := 0.0, ""
+	for _, k := range p.Kinds {
+		res, err := p.Run(ctx, p.Probe(k))
+		if err != nil || ctx.Err() != nil {
+			return 0, "", err
+		}
+		if res.End == nil || res.End.MBps <= 0 {
+			return 0, fmt.Sprintf("the closed-loop probe of %s left no rate (%s)", k, res.Verdict.Why), nil
+		}
+		if slowKind == "" || res.End.MBps < slowest {
+			slowest, slowKind = res.End.MBps, k
+		}
+	}
+	rate, lastWhy := RateShare*slowest, ""
+	for try := 0; ; try++ {
+		held, why, err := holds(ctx, p, rate)
+		if err != nil || ctx.Err() != nil {
+			return rate, "", err
+		}
+		share := fmt.Sprintf("%.3g%% of the slowest closed-loop rate (%s, %.3g MB/s)", 100*rate/slowest, slowKind, slowest)
+		switch {
+		case held && try == 0:
+			return rate, share + ", which every kind held healthy at GOGC 100", nil
+		case held:
+			return rate, fmt.Sprintf("%s, which every kind held healthy at GOGC 100 (twice that was not: %s)", share, lastWhy), nil
+		case try+1 >= RateTries:
+			return rate, fmt.Sprintf("%s, still not held healthy at GOGC 100 (%s): give -rate", share, why), nil
+		}
+		rate, lastWhy = rate/2, why
+	}
+}
+
+// holds runs one step per kind at rate and says whether all were healthy,
+// and if not, why the first was not.
+func holds(ctx context.Context, p RatePlan, rate float64) (bool, string, error) {
+	for _, k := range p.Kinds {
+		res, err := p.Run(ctx, p.Step(k, rate))
+		if err != nil || ctx.Err() != nil {
+			return false, "", err
+		}
+		if st := capacity.Judge(res, rate, p.SLO, p.Warmup); !st.Healthy {
+			return false, fmt.Sprintf("%s: %s", k, st.Why), nil
+		}
+	}
+	return true, "", nil
+}

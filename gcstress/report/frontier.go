@@ -1,0 +1,214 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/writegc/writegc/gcstress/internal/frontier"
+	"github.com/writegc/writegc/gcstress/internal/view"
+	"github.com/writegc/writegc/gcstress/results"
+)
+
+// The frontier's renderings (summary.json's frontier[], recommendation[],
+// frontier_model[]): a table of every point, the recommendation and its
+// confirmation per kind, the model check, a chart per kind
+// (charts_frontier.go) and report.html's scatter per kind.
+
+// frontierSetting names a point's setting: "GOGC 200, GOMEMLIMIT 410 MiB".
+func frontierSetting(gogc int, lim int64) (string, string) {
+	g, l := "off", "none"
+	if gogc > 0 {
+		g = strconv.Itoa(gogc)
+	}
+	if lim > 0 {
+		l = results.MiB(uint64(lim))
+	}
+	return g, l
+}
+
+// frontierTable is one row per grid point.
+func frontierTable(ps []results.FrontierPoint) (header []string, rows [][]string) {
+	header = []string{"Kind", "GOGC", "GOMEMLIMIT", "GC CPU s/GB", "Assist s/GB", "GC cycles/GB", "Peak RSS", "Off-heap", "Heap goal", "p99 (intended)", "MB/s", "Class", "Pareto"}
+	for _, p := range ps {
+		g, l := frontierSetting(p.GOGC, p.MemLimit)
+		cls := string(p.Class)
+		if p.Cause != "" {
+			cls += " (" + string(p.Cause) + ")"
+		}
+		par := ""
+		if p.Pareto {
+			par = "yes"
+		}
+		rows = append(rows, []string{p.Kind, g, l, fmt.Sprintf("%.3g", p.GCCPUSPerGB), fmt.Sprintf("%.3g", p.AssistSPerGB), fmt.Sprintf("%.0f", p.CyclesPerGB),
+			results.MiB(p.PeakRSS), results.MiB(uint64(max(p.OffHeapBytes, 0))), results.MiB(p.HeapGoal), view.NS(p.ILatP99), fmt.Sprintf("%.3g", p.MBps), cls, par})
+	}
+	return header, rows
+}
+
+// recommendationTable is one row per kind: the setting, why, and its
+// confirmation.
+func recommendationTable(recs []results.Recommendation) (header []string, rows [][]string) {
+	header = []string{"Kind", "GOGC", "GOMEMLIMIT", "Why", "Confirmation"}
+	for _, r := range recs {
+		g, l := frontierSetting(r.GOGC, r.MemLimit)
+		if !r.Fits {
+			g, l = "-", "-"
+		}
+		rows = append(rows, []string{r.Kind, g, l, r.Reason, r.ConfirmNote})
+	}
+	return header, rows
+}
+
+// frontierSettingsLine is the frontier's settings in one sentence.
+func frontierSettingsLine(fr *results.FrontierRun, th results.Thresholds) string {
+	c := "no -container (no recommendation)"
+	if fr.Container > 0 {
+		c = fmt.Sprintf("a %s container (every point's hard RSS cap) with %.0f%% headroom", results.MiB(uint64(fr.Container)), 100*fr.Headroom)
+	}
+	rate := "no rate: " + fr.RateFrom
+	if fr.RateMBps > 0 {
+		rate = fmt.Sprintf("every point open loop at %.3g MB/s (%s)", fr.RateMBps, fr.RateFrom)
+	}
+	slo := "no latency limit"
+	if fr.SLO > 0 {
+		slo = "p99 from intended start within " + fr.SLO.String()
+	}
+	return fmt.Sprintf("%s; %s, %v per point, %v for the confirmation; a recommendation is healthy with %s, and its peak RSS plus off-heap bytes within the container less headroom. "+
+		"A point is failed (memlimit-spiral) when its live heap stayed at %g%% of GOMEMLIMIT or more with GC CPU >= %g%% or the limiter on for %d windows, "+
+		"failed (rss-cap) at the container, inconclusive (few-cycles) with fewer than %d GC cycles after the warm-up; the Pareto set is the measured points no other beats on both GC CPU per GB and peak RSS.",
+		c, rate, fr.PointDuration, fr.ConfirmFor, slo, results.SpiralHeapPct, th.DegradedGC, results.SpiralWindows, results.FrontierMinCycles)
+}
+
+// writeFrontier writes the frontier's section (nothing without one):
+// heading, its settings, the table of points, the recommendations with
+// their confirmations and the model check, each through esc.
+func writeFrontier(w io.Writer, sum *results.Summary, heading string, esc func(string) string) {
+	fr := sum.FrontierRun
+	if fr == nil {
+		return
+	}
+	fmt.Fprint(w, heading)
+	fmt.Fprintf(w, "%s\n\n", esc(frontierSettingsLine(fr, thresholdsOf(sum.Results))))
+	if len(sum.Frontier) > 0 {
+		h, rows := frontierTable(sum.Frontier)
+		renderTable(w, h, rows, esc)
+	}
+	for _, r := range sum.Recommendation {
+		fmt.Fprintf(w, "\n- recommended for %s: %s.\n  %s.\n", esc(r.Kind), esc(r.Reason), esc(r.ConfirmNote))
+	}
+	for _, m := range sum.FrontierModel {
+		fmt.Fprintf(w, "- model: %s.\n", esc(m.Note))
+	}
+}
+
+// frontierConclusions are the recommendation sentences.
+func frontierConclusions(sum *results.Summary, esc func(string) string) []string {
+	var out []string
+	for _, r := range sum.Recommendation {
+		s := fmt.Sprintf("For %s at %s of key+value per second: %s", esc(r.Kind), rateText(sum.FrontierRun), esc(r.Reason))
+		if r.Fits {
+			s += "; " + esc(r.ConfirmNote)
+		}
+		out = append(out, s+".")
+	}
+	return out
+}
+
+func rateText(fr *results.FrontierRun) string {
+	if fr == nil {
+		return "?"
+	}
+	return fmt.Sprintf("%.3g MB", fr.RateMBps)
+}
+
+// frontierWebTables are report.html's frontier tables.
+func frontierWebTables(sum *results.Summary) []webTable {
+	if sum.FrontierRun == nil {
+		return nil
+	}
+	h, rows := frontierTable(sum.Frontier)
+	out := []webTable{{Title: "Frontier: GOGC x GOMEMLIMIT", Note: frontierSettingsLine(sum.FrontierRun, thresholdsOf(sum.Results)), Header: h, Rows: rows}}
+	if len(sum.Recommendation) > 0 {
+		h, rows = recommendationTable(sum.Recommendation)
+		out = append(out, webTable{Title: "Recommended setting", Header: h, Rows: rows})
+	}
+	if len(sum.FrontierModel) > 0 {
+		t := webTable{Title: "The GC guide's model", Header: []string{"Kind", "Slope", "Guide", "Points", "Note"}}
+		for _, m := range sum.FrontierModel {
+			t.Rows = append(t.Rows, []string{m.Kind, fmt.Sprintf("%.2f", m.Slope), fmt.Sprintf("%.0f", m.GuideSlope), fmt.Sprint(m.Points), m.Note})
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// webFrontier is one kind's scatter on report.html.
+type webFrontier struct {
+	Kind        string            `json:"kind"`
+	Color       string            `json:"color"`
+	ContainerMi float64           `json:"container_mib,omitempty"`
+	BudgetMi    float64           `json:"budget_mib,omitempty"`
+	Points      []webFrontierPt   `json:"points"`
+	Recommended *webFrontierPoint `json:"recommended,omitempty"`
+}
+
+type webFrontierPt struct {
+	RSSMi  float64       `json:"rss_mib"`
+	GC     float64       `json:"gc"`
+	Label  string        `json:"label"`
+	Class  results.Class `json:"class"`
+	Pareto bool          `json:"pareto"`
+}
+
+type webFrontierPoint struct {
+	Label string `json:"label"`
+}
+
+// frontierWebData is report.html's scatter data, one per kind.
+func frontierWebData(sum *results.Summary) []webFrontier {
+	var out []webFrontier
+	for _, kind := range frontierKinds(sum.Frontier) {
+		wf := webFrontier{Kind: kind, Color: view.KindColourHex(kind)}
+		if fr := sum.FrontierRun; fr != nil && fr.Container > 0 {
+			wf.ContainerMi = float64(fr.Container) / (1 << 20)
+			wf.BudgetMi = wf.ContainerMi * (1 - fr.Headroom)
+		}
+		for _, p := range sum.Frontier {
+			if p.Kind == kind {
+				wf.Points = append(wf.Points, webFrontierPt{RSSMi: float64(p.PeakRSS) / (1 << 20), GC: finite(p.GCCPUSPerGB), Label: pointLabel(p), Class: p.Class, Pareto: p.Pareto})
+			}
+		}
+		for _, r := range sum.Recommendation {
+			if r.Kind == kind && r.Fits {
+				wf.Recommended = &webFrontierPoint{Label: frontier.Setting{GOGC: r.GOGC, MemLimit: r.MemLimit}.Short()}
+			}
+		}
+		out = append(out, wf)
+	}
+	return out
+}
+
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}
+
+// pointLabel is a chart's label of a point: "200/410M".
+func pointLabel(p results.FrontierPoint) string { return frontier.SettingOf(p).Short() }
+
+// frontierKinds lists the points' kinds in order of first appearance.
+func frontierKinds(ps []results.FrontierPoint) []string {
+	var ks []string
+	seen := map[string]bool{}
+	for _, p := range ps {
+		if !seen[p.Kind] {
+			seen[p.Kind] = true
+			ks = append(ks, p.Kind)
+		}
+	}
+	return ks
+}

@@ -1,0 +1,134 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/writegc/writegc/gcstress/internal/pagetest"
+	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/browsertest"
+)
+
+// frontierSummary is a run of the frontier for heap and arena: a Pareto
+// set, a dominated point, a spiral and an inconclusive one, a
+// recommendation per kind (arena's: none fits) and the model.
+func frontierSummary() *results.Summary {
+	p := func(kind string, gogc int, lim int64, gc float64, rss uint64, cls results.Class, pareto bool) results.FrontierPoint {
+		return results.FrontierPoint{Kind: kind, Value: 100, GOGC: gogc, MemLimit: lim, GCCPUSPerGB: gc, PeakRSS: rss, Class: cls, Pareto: pareto, ILatP99: 2e6, MBps: 20}
+	}
+	spiral := p("heap", 100, 256*mib, 3, 300*mib, results.Failed, false)
+	spiral.Cause = results.CauseMemlimitSpiral
+	few := p("heap", -1, 460*mib, 0, 400*mib, results.Inconclusive, false)
+	few.Cause = results.CauseFewCycles
+	off := p("arena", 100, 0, 0.05, 90*mib, results.Healthy, true)
+	off.OffHeapBytes = 40 * mib
+	return &results.Summary{Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Rules: "rules", SpanNote: "spans",
+		Frontier: []results.FrontierPoint{
+			p("heap", 100, 0, 0.5, 200*mib, results.Healthy, true), off,
+			p("heap", 200, 410*mib, 0.27, 352*mib, results.Healthy, true),
+			p("heap", 200, 0, 0.6, 360*mib, results.Elevated, false),
+			spiral, few,
+		},
+		Recommendation: []results.Recommendation{
+			{Kind: "heap", Value: 100, GOGC: 200, MemLimit: 410 * mib, Fits: true, Reason: "GOGC 200 with GOMEMLIMIT 410 MiB: 46% less GC CPU per GB than the default",
+				Confirmed: true, ConfirmNote: "confirmed: GC CPU 0.28 s/GB against the grid's 0.27 (+4%)"},
+			{Kind: "arena", Value: 100, Reason: "no setting fits: the nearest is GOGC 100", ConfirmNote: "no confirmation: no setting fits"},
+		},
+		FrontierModel: []results.FrontierModel{{Kind: "heap", Slope: -0.9, GuideSlope: -1, Points: 3, Note: "heap: slope of -0.90"}},
+		FrontierRun:   &results.FrontierRun{Container: 512 * mib, Headroom: 0.1, RateMBps: 20, RateFrom: "-rate", PointDuration: 15 * time.Second, ConfirmFor: 45 * time.Second, SLO: 50 * time.Millisecond},
+	}
+}
+
+// TestFrontierTables: the terminal and Markdown reports carry a row per
+// point (class and cause, Pareto), the recommendations with their
+// confirmations, the model, and the frontier's settings; a run without a
+// frontier prints none of it.
+func TestFrontierTables(t *testing.T) {
+	sum := frontierSummary()
+	var tb, md bytes.Buffer
+	if err := WriteTable(&tb, sum); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, sum, nil); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"table": tb.String(), "markdown": md.String()} {
+		for _, want := range []string{"GOGC 200 with GOMEMLIMIT 410 MiB: 46% less GC CPU per GB", "confirmed: GC CPU 0.28", "no setting fits",
+			"slope of -0.90", "failed (memlimit-spiral)", "inconclusive (few-cycles)", "| 410 MiB", "a 512 MiB container", "40 MiB"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s report lacks %q", name, want)
+			}
+		}
+		if n := strings.Count(out, "| heap ") + strings.Count(out, "| arena "); n < len(sum.Frontier) {
+			t.Errorf("%s report has %d point rows, want %d", name, n, len(sum.Frontier))
+		}
+	}
+	if !strings.Contains(md.String(), "## Frontier") {
+		t.Error("report.md lacks its frontier heading")
+	}
+	tb.Reset()
+	if err := WriteTable(&tb, &results.Summary{}); err != nil || strings.Contains(tb.String(), "Frontier") {
+		t.Errorf("no frontier: %v %q", err, tb.String())
+	}
+}
+
+// TestFrontierCharts: one chart per kind, its Pareto line holding exactly
+// the Pareto points in RSS order, the failed point a series of its own,
+// the container and its budget as markers; both files are written and
+// named as charts.
+func TestFrontierCharts(t *testing.T) {
+	sum := frontierSummary()
+	p := frontierPanel(sum, "heap")
+	par, ok := seriesOf(p, "heap Pareto set")
+	if !ok || len(par.xys) != 2 || par.xys[0].X != 200 || par.xys[1].X != 352 {
+		t.Fatalf("pareto series %+v", par)
+	}
+	if f, ok := seriesOf(p, "failed (memlimit-spiral, rss-cap)"); !ok || len(f.xys) != 1 || f.xys[0].Y != 3 {
+		t.Errorf("failed series %+v", f)
+	}
+	if _, ok := seriesOf(p, "recommended"); !ok {
+		t.Error("no recommended point")
+	}
+	for _, want := range []string{"container 512 MiB", "less 10% headroom"} {
+		if _, ok := legendOf(p, want); !ok {
+			t.Errorf("no legend %q", want)
+		}
+	}
+	dir := t.TempDir()
+	files, err := writeFrontierCharts(dirSink(dir), sum)
+	if err != nil || len(files) != 4 {
+		t.Fatalf("files %v, %v", files, err)
+	}
+	for _, f := range files {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 || !isChart(f) {
+			t.Errorf("%s: %v, chart %v", f, err, isChart(f))
+		}
+	}
+}
+
+// TestBrowserFrontier: report.html draws one frontier chart per kind with
+// no console error, and its tables.
+func TestBrowserFrontier(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, frontierSummary()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"frontier":[`, `"recommended":{"label":"200/410M"}`, "Recommended setting", "The GC guide"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	browser := browsertest.Start(t)
+	ctx, pe := openReport(t, browser, frontierSummary(), 0, 0)
+	n, err := chromedp.Run(ctx, chromedp.Poll[int](`window.gcstressReport && window.gcstressReport.frontiers`, chromedp.WithPollingTimeout(45*time.Second)))
+	if err != nil || n != 2 {
+		t.Fatalf("frontier charts: %d %v", n, err)
+	}
+	pagetest.Screenshot(t, ctx, "report-frontier.png")
+	pe.Check(t)
+}

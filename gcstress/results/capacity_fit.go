@@ -1,0 +1,68 @@
+package results
+
+// CapacityFigure names a figure the capacity fit reads from each step
+// (CapacityStep) and holds against its limit. The values are JSON strings
+// (summary.json's capacity[].fits[].figure) and do not change.
+type CapacityFigure string
+
+// The fitted figures, in the order their limits are listed.
+const (
+	FigureGCPct     CapacityFigure = "gc_pct"        // GCPct (the worst window after warm-up) against Thresholds.HealthyGC
+	FigureAssistPct CapacityFigure = "assist_pct"    // AssistPct (the worst window) against Thresholds.HealthyAssist
+	FigureHeapGoal  CapacityFigure = "heap_goal_pct" // HeapGoalPct against 100
+	FigureP99       CapacityFigure = "ilat_p99_ms"   // P99 (ms) against the SLO
+)
+
+// CapacityFit is one figure's fit against the offered rate over a search's
+// steps: the isotonic median regression of the figure on the rate (the
+// non-decreasing curve closest to the steps, each level the median of the
+// steps it pools, so one noisy step cannot lift or sink it; no shape is
+// assumed, where a line through a search's steps missed its knee), and the
+// rate where it reaches Limit, interpolated in ln rate between the two
+// levels around it. The interval: where the curve raised and lowered by the
+// steps' robust residual spread (Spread) reaches Limit, widened to the band
+// where the steps disagree (from the lowest rate a step failed the limit
+// at to the highest it passed at, or the two tested rates around the knee)
+// and to at least CapacityResolution each way. Bracketed says the steps
+// hold the figure both below and at or above its limit and the classifier
+// failed at least one step on it: only then is the crossing read from the
+// data, and only a bracketed fit gives a search's sustainable rate. A plain
+// value.
+type CapacityFit struct {
+	Figure    CapacityFigure `json:"figure"`
+	Limit     float64        `json:"limit"`
+	Points    int            `json:"points"`
+	Bracketed bool           `json:"bracketed"`
+	Model     FitModel       `json:"model"`
+	// CrossMBps is where the curve reaches Limit, held within the tested
+	// rates' range widened by CapacityFitReach each way; LoMBps and HiMBps
+	// are its interval.
+	CrossMBps float64 `json:"cross_mbps"`
+	LoMBps    float64 `json:"lo_mbps"`
+	HiMBps    float64 `json:"hi_mbps"`
+	// Spread is the steps' robust residual spread about the curve (1.4826
+	// median absolute deviations, in the figure's unit).
+	Spread float64 `json:"spread"`
+	// Curve is the fitted level at each tested rate, by rate.
+	Curve []CapacityFitPoint `json:"curve,omitempty"`
+}
+
+// FitModel names a CapacityFit's model. The values are JSON strings and
+// do not change.
+type FitModel string
+
+// The fit models.
+const (
+	FitIsotonic FitModel = "isotonic" // isotonic median regression
+)
+
+// CapacityFitPoint is one level of a CapacityFit's curve.
+type CapacityFitPoint struct {
+	MBps  float64 `json:"mbps"`
+	Value float64 `json:"value"`
+}
+
+// CapacityFitReach is how far past the tested rates a crossing may lie (a
+// factor each way): a curve that does not reach its limit within the steps
+// says only that the limit lies beyond them.
+const CapacityFitReach = 2.0

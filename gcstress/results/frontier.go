@@ -1,0 +1,132 @@
+package results
+
+import "time"
+
+// The frontier (SetFrontier): per kind, a grid of GOGC x GOMEMLIMIT
+// settings, each one child run at one open-loop rate, measured for GC CPU
+// per GB against peak memory; the Pareto set of those points; and, given
+// the container's size, the setting recommended and its confirmation run.
+// Package gcstress/internal/frontier computes every figure below from the
+// Results of those runs; these are its schema in summary.json.
+
+// FrontierPoint is one grid point (summary.json's frontier[]): a kind
+// under one GOGC and GOMEMLIMIT, measured over the windows after the
+// warm-up. A plain value.
+type FrontierPoint struct {
+	Kind     string `json:"kind"`
+	Scenario string `json:"scenario"`
+	Value    int64  `json:"value"`
+	GOGC     int    `json:"gogc"`           // -1: off
+	MemLimit int64  `json:"memlimit_bytes"` // 0: none
+	// GCCPUSPerGB, AssistSPerGB: GC and assist CPU-seconds per 10^9 B of
+	// key+value written, Cost's figures (scaled by its OnCPU) taken over
+	// whole GC cycles: the windows from the first cycle end after the
+	// warm-up to the last (the end record's Cost when fewer than two
+	// windows saw one); CyclesPerGB: GC cycles completed per 10^9 B, over
+	// the same windows.
+	GCCPUSPerGB  float64 `json:"gc_cpu_s_per_gb"`
+	AssistSPerGB float64 `json:"assist_s_per_gb"`
+	CyclesPerGB  float64 `json:"gc_cycles_per_gb"`
+	Cycles       uint64  `json:"gc_cycles"` // completed after the warm-up
+	PeakRSS      uint64  `json:"peak_rss_bytes"`
+	// OffHeapBytes is the most the engine reported holding outside the Go
+	// heap (EngineStats.OffHeapBytes) in any window: 0 for an engine that
+	// reports none.
+	OffHeapBytes int64   `json:"offheap_bytes"`
+	HeapGoal     uint64  `json:"heap_goal_bytes"` // the highest heap goal of a window after the warm-up
+	ILatP99      int64   `json:"ilat_p99_ns"`     // p99 from intended start after the warm-up
+	MBps         float64 `json:"achieved_mbps"`   // after the warm-up
+	Class        Class   `json:"class"`
+	// Cause is what failed or discounted the point: CauseMemlimitSpiral,
+	// CauseRSSCap, CauseFewCycles, or the verdict's own cause; empty for a
+	// healthy point.
+	Cause Cause  `json:"cause,omitempty"`
+	Why   string `json:"why,omitempty"`
+	// Pareto: no other measured point of the kind has both less GC CPU per
+	// GB and a lower peak RSS (failed and inconclusive points take no part).
+	Pareto bool `json:"pareto"`
+}
+
+// Recommendation is one kind's recommended setting (summary.json's
+// recommendation[]) and its confirmation run. GOGC and MemLimit are 0
+// when no setting fits (Fits false): Reason then names the nearest
+// (NearestGOGC, NearestMemLimit), which is never recommended. A plain
+// value.
+type Recommendation struct {
+	Kind     string `json:"kind"`
+	Value    int64  `json:"value"`
+	GOGC     int    `json:"gogc"`           // -1: off; 0: no setting fits
+	MemLimit int64  `json:"memlimit_bytes"` // 0: none
+	Reason   string `json:"reason"`
+	Fits     bool   `json:"fits"`
+	// The nearest setting when none fits (Fits false).
+	NearestGOGC     int   `json:"nearest_gogc,omitempty"`
+	NearestMemLimit int64 `json:"nearest_memlimit_bytes,omitempty"`
+	// The grid's prediction for the recommended setting.
+	PredictedGCCPUSPerGB float64 `json:"predicted_gc_cpu_s_per_gb,omitempty"`
+	PredictedPeakRSS     uint64  `json:"predicted_peak_rss_bytes,omitempty"`
+	// The confirmation run at the recommended setting, longer than a grid
+	// point: Confirmed when its GC CPU per GB and peak RSS are both within
+	// FrontierConfirmTolerance of the prediction; ConfirmNote gives both
+	// figures (or why there was no confirmation).
+	Confirmed          bool    `json:"confirmed"`
+	ConfirmGCCPUSPerGB float64 `json:"confirm_gc_cpu_s_per_gb"`
+	ConfirmPeakRSS     uint64  `json:"confirm_peak_rss_bytes"`
+	ConfirmScenario    string  `json:"confirm_scenario,omitempty"`
+	ConfirmClass       Class   `json:"confirm_class,omitempty"`
+	ConfirmNote        string  `json:"confirm_note,omitempty"`
+}
+
+// FrontierModel is the check of the GC guide's model for one kind
+// (summary.json's frontier_model[]): the slope of log(GC CPU per GB)
+// against log(GOGC) over the points without a GOMEMLIMIT, beside the
+// guide's inverse law (slope -1: doubling GOGC halves the GC CPU). A
+// plain value.
+type FrontierModel struct {
+	Kind       string  `json:"kind"`
+	Slope      float64 `json:"slope"`
+	GuideSlope float64 `json:"guide_slope"`
+	Points     int     `json:"points"` // points the fit used
+	// GCFalls and RSSRises: over those points in GOGC order, every step
+	// up in GOGC lowered the GC CPU per GB, and raised the peak RSS.
+	GCFalls  bool   `json:"gc_falls_with_gogc"`
+	RSSRises bool   `json:"rss_rises_with_gogc"`
+	Note     string `json:"note"`
+}
+
+// FrontierRun is the frontier's settings, for the reports. A plain value.
+type FrontierRun struct {
+	Container     int64         `json:"container_bytes"` // 0: none given (no recommendation)
+	Headroom      float64       `json:"headroom"`        // the share of Container kept free for what the runtime cannot see
+	RateMBps      float64       `json:"rate_mbps"`       // the open-loop rate every point ran at
+	RateFrom      string        `json:"rate_from"`       // "-rate" or how the probe chose it
+	PointDuration time.Duration `json:"point_duration_ns"`
+	ConfirmFor    time.Duration `json:"confirm_duration_ns"`
+	SLO           time.Duration `json:"slo_ns"`
+}
+
+// The death-spiral rule's defaults (gchealth's Spiral defaults too).
+const (
+	SpiralHeapPct = 95.0
+	SpiralGCPct   = 50.0
+	SpiralWindows = 3
+)
+
+// InSpiral says whether one window meets the death-spiral condition: a
+// GOMEMLIMIT (memLimit > 0) that the live heap reaches to heapPct percent
+// while the collector runs flat out (gcPct, its span's GC CPU share, at
+// or above spiralGCPct, or the limiter engaged). A pure function: the one
+// rule of gchealth and the frontier.
+func InSpiral(heapLive, memLimit uint64, gcPct float64, limiter bool, heapPct, spiralGCPct float64) bool {
+	return memLimit > 0 && float64(heapLive) >= heapPct/100*float64(memLimit) && (gcPct >= spiralGCPct || limiter)
+}
+
+// FrontierMinCycles is the fewest GC cycles a point must complete after
+// its warm-up for its GC CPU per GB to count (the runtime's CPU counters
+// advance only when a cycle ends).
+const FrontierMinCycles = 2
+
+// FrontierConfirmTolerance is how far (relative) the confirmation run's
+// GC CPU per GB and peak RSS may each lie from the grid's prediction for
+// the recommendation to be confirmed.
+const FrontierConfirmTolerance = 0.15

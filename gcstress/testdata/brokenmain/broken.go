@@ -1,0 +1,5 @@
+//go:build breakme
+
+package main
+
+var broken int = "not an int"
