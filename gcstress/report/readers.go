@@ -93,7 +93,7 @@ func markTable(g mixGroup) (header []string, rows [][]string) {
 		}
 		rows = append(rows, []string{r.Scenario.RunLabel(), fmt.Sprintf("%s (%.1f%%)", commas(in.N), a.AllInMarkPct), readText(in), readText(out), slow,
 			fmt.Sprintf("%.0f%% / %.0f%% / %.0f%%", a.SlowInMarkPct, a.SlowInPausePct, a.SlowInAssistPct),
-			fmt.Sprintf("%.1f%% (%d cycles)", a.MarkPct, a.Cycles), fmt.Sprintf("%.1f MiB, %s events, parsed in %.2fs", float64(a.TraceBytes)/(1<<20), commas(a.TraceEvents), a.ParseSeconds)})
+			fmt.Sprintf("%.1f%% (%d cycle(s))", a.MarkPct, a.Cycles), fmt.Sprintf("%.1f MiB, %s events, parsed in %.2fs", float64(a.TraceBytes)/(1<<20), commas(a.TraceEvents), a.ParseSeconds)})
 	}
 	return header, rows
 }
