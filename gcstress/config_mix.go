@@ -19,9 +19,8 @@ func (c *Config) validateMix() error {
 	if err != nil {
 		return usageErr("mix", "%v (e.g. -mix b)", err)
 	}
-	if m.WriteOnly() {
-		return nil
-	}
+	// A bad -keydist or -zipf-theta is refused whatever the mix: the
+	// write-only load has no use for them, but a typo must not pass.
 	if c.KeyDist != "" {
 		if _, err := workload.ParseKeyDist(c.KeyDist); err != nil {
 			return usageErr("keydist", "%v (e.g. -keydist zipfian)", err)
@@ -31,6 +30,9 @@ func (c *Config) validateMix() error {
 		if err := workload.CheckZipfTheta(c.ZipfTheta); err != nil {
 			return usageErr("zipf-theta", "%v", err)
 		}
+	}
+	if m.WriteOnly() {
+		return nil
 	}
 	if c.Preload < 1 {
 		return usageErr("preload", "-mix %s reads preloaded records: give at least 1 (e.g. -preload 100K)", m.Name)

@@ -32,6 +32,8 @@ func TestMixFlags(t *testing.T) {
 		{"-mix", "b", "-zipf-theta", "1"},
 		{"-mix", "b", "-zipf-theta", "0"},
 		{"-mix", "b", "-keydist", "hot"},
+		{"-keydist", "hot"},    // a typo is refused with the write-only load too
+		{"-zipf-theta", "1.5"}, // likewise
 		{"-mix", "z"},
 		{"-mix", "a", "-preload", "lots"},
 	} {
