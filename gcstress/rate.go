@@ -3,7 +3,6 @@ package gcstress
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -82,24 +81,14 @@ func (r Rate) validate() error {
 	return fmt.Errorf("%w: %v per second in unit %d", ErrRate, r.PerSec, r.Unit)
 }
 
-// parseDecimal parses a float with an optional K, M or G (10^3, 10^6, 10^9).
+// parseDecimal parses a finite float with an optional K, M or G
+// (workload.ParseDecimal); any error is ErrRate.
 func parseDecimal(t string) (float64, error) {
-	mult := 1.0
-	if n := len(t); n > 0 {
-		switch t[n-1] {
-		case 'K':
-			mult, t = 1e3, t[:n-1]
-		case 'M':
-			mult, t = 1e6, t[:n-1]
-		case 'G':
-			mult, t = 1e9, t[:n-1]
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	f, err := workload.ParseDecimal(t)
+	if err != nil {
 		return 0, ErrRate
 	}
-	return f * mult, nil
+	return f, nil
 }
 
 // Puts is the rate in Puts per second for a value size (0: closed loop).

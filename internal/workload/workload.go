@@ -108,7 +108,18 @@ func ParseSize(s string) (int64, error) {
 // ParseCount parses a count: "1000", "100K", "10M", "1G"/"1B" (billion), "1e9".
 // Multiples are decimal.
 func ParseCount(s string) (int64, error) {
-	t := strings.ToUpper(strings.TrimSpace(s))
+	f, err := ParseDecimal(strings.ToUpper(strings.TrimSpace(s)))
+	if err != nil || f < 0 || f > math.MaxInt64/2 {
+		return 0, fmt.Errorf("%w: count %q", ErrSyntax, s)
+	}
+	return int64(math.Round(f)), nil
+}
+
+// ParseDecimal parses a finite float with an optional decimal multiple:
+// K (10^3), M (10^6), G or B (10^9), T (10^12), upper case. It is the
+// number part of a count (ParseCount) and of gcstress's rates ("20K",
+// "1.5M"); the error wraps ErrSyntax.
+func ParseDecimal(t string) (float64, error) {
 	mult := 1.0
 	if n := len(t); n > 0 {
 		switch t[n-1] {
@@ -123,10 +134,10 @@ func ParseCount(s string) (int64, error) {
 		}
 	}
 	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) || f*mult > math.MaxInt64/2 {
-		return 0, fmt.Errorf("%w: count %q", ErrSyntax, s)
+	if err != nil || math.IsInf(f*mult, 0) || math.IsNaN(f) {
+		return 0, fmt.Errorf("%w: number %q", ErrSyntax, t)
 	}
-	return int64(math.Round(f * mult)), nil
+	return f * mult, nil
 }
 
 // FormatSize renders a byte count the way benchmark names spell it:
