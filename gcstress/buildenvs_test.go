@@ -235,7 +235,6 @@ func TestCapacityUnderBuildEnvs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("report.md:\n%s", md)
 	for _, w := range []string{"arena env=plain", "arena env=madv", "Capacity of arena 100B: madv "} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("report.md lacks %q", w)

@@ -96,10 +96,13 @@ func capacityEnvSentence(base, c results.Capacity, esc func(string) string) stri
 	if a < b {
 		hi, lo, more = base, c, "lower"
 	}
+	if lo.Contended {
+		// Its quiet rate may be as high as the other's: no order.
+		return s + fmt.Sprintf(": not compared: %s's %s is a lower bound (other load took CPU from its steps), below %s's %s.",
+			esc(lo.Env), capacityFigure(lo, true), esc(hi.Env), capacityFigure(hi, true))
+	}
 	ratio := "none sustained"
 	switch {
-	case lo.SustainableMBps > 0 && lo.Contended:
-		ratio = esc(lo.Env) + "'s figure a lower bound"
 	case lo.SustainableMBps > 0 && hi.Contended:
 		ratio = "at least " + ratioText(hi.SustainableMBps/lo.SustainableMBps)
 	case lo.SustainableMBps > 0:

@@ -41,6 +41,12 @@ func TestCapacityEnvConclusions(t *testing.T) {
 	if len(bound) != 1 || !strings.Contains(bound[0], "at least 2.0x") || !strings.Contains(bound[0], "≥ 40 MB/s (contended)") {
 		t.Errorf("contended: %q", bound)
 	}
+	low := capa("heap", "b", 10, 10, 10)
+	low.Contended = true
+	bound = capacityEnvConclusions([]results.Capacity{capa("heap", "a", 20, 17, 24), low}, noEscape)
+	if len(bound) != 1 || !strings.Contains(bound[0], "not compared: b's ≥ 10 MB/s (contended) is a lower bound") || strings.Contains(bound[0], "lower rate") {
+		t.Errorf("the lower one contended: %q", bound)
+	}
 	if got := capacityEnvConclusions([]results.Capacity{capa("heap", "", 20, 17, 24), capa("arena", "", 20, 17, 24)}, noEscape); got != nil {
 		t.Errorf("without environments: %q", got)
 	}
