@@ -174,15 +174,7 @@ func TestRunUnderBuildEnvs(t *testing.T) {
 	if !envs["plain"] || !envs["madv"] || envs[""] {
 		t.Errorf("bench.txt environments %v", envs)
 	}
-	md, err := os.ReadFile(filepath.Join(cfg.Out, "report.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{"## Build environments", "heap 100B: madv ", "arena 100B: madv "} {
-		if !strings.Contains(string(md), w) {
-			t.Errorf("report.md lacks %q", w)
-		}
-	}
+	reportHas(t, cfg.Out, "## Build environments", "heap 100B: madv ", "arena 100B: madv ")
 }
 
 // Interrupted while building: ErrInterrupted (exit 130), nothing written.
@@ -231,11 +223,18 @@ func TestCapacityUnderBuildEnvs(t *testing.T) {
 	if err != nil || !strings.Contains(string(js), `"env": "madv"`) && !strings.Contains(string(js), `"env":"madv"`) {
 		t.Errorf("summary.json lacks the capacity row's environment: %v", err)
 	}
-	md, err := os.ReadFile(filepath.Join(cfg.Out, "report.md"))
+	reportHas(t, cfg.Out, "arena env=plain", "arena env=madv", "Capacity of arena 100B: madv ")
+}
+
+// reportHas checks that the report.md of results folder out has each of
+// wants.
+func reportHas(t *testing.T, out string, wants ...string) {
+	t.Helper()
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"arena env=plain", "arena env=madv", "Capacity of arena 100B: madv "} {
+	for _, w := range wants {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("report.md lacks %q", w)
 		}

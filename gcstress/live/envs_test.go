@@ -1,7 +1,6 @@
 package live
 
 import (
-	"context"
 	"encoding/json"
 	"maps"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"github.com/writegc/writegc/gcstress/internal/pagetest"
 	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/results"
-	"github.com/writegc/writegc/internal/browsertest"
 )
 
 // TestEnvSeries: two build environments of one kind are two series on the
@@ -73,13 +71,7 @@ func TestEnvSeries(t *testing.T) {
 // two toggles, each labelled with its environment and in its own colour.
 // It skips without a browser (see TestBrowserLive).
 func TestBrowserLiveEnvs(t *testing.T) {
-	browser := browsertest.Start(t)
-	ls := NewServer(Options{})
-	url, err := ls.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ls.Close()
+	browser, ls, url := liveBrowser(t)
 	envs := []results.BuildEnv{{Name: "greentea"}, {Name: "classic"}}
 	var scens []results.Scenario
 	for _, e := range envs {
@@ -95,12 +87,7 @@ func TestBrowserLiveEnvs(t *testing.T) {
 		}
 	}
 	ls.End(&results.Summary{Out: "out"})
-	tab, pe := browsertest.NewTab(t, browser)
-	ctx, cancel := context.WithTimeout(tab, 60*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
-		t.Fatalf("navigate: %v", err)
-	}
+	ctx, pe := openPage(t, browser, url)
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.gcstressLive && window.gcstressLive.ended && window.gcstressLive.charts > 0`,
 		chromedp.WithPollingTimeout(45*time.Second))); err != nil {
 		t.Fatalf("the page never drew the run: %v", err)
