@@ -316,7 +316,7 @@ func (c *Config) validateBuildEnvs() error {
 		return err
 	}
 	if c.wants(SetFrontier) {
-		return usageErr("build-envs", "the frontier (-scenario frontier) does not run per build environment: run it once per environment without -build-envs, or give -scenario matrix,capacity (e.g.)")
+		return usageErr("build-envs", "-scenario frontier does not run per build environment: run the frontier once per environment without -build-envs (e.g. GOEXPERIMENT=nogreenteagc go run ./cmd/gcstress -scenario frontier -container 512MiB)")
 	}
 	return nil
 }
