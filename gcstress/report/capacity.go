@@ -109,12 +109,12 @@ func capacityNotes(cs []results.Capacity, th results.Thresholds, esc func(string
 	b.WriteString(capacityFitNote)
 	for _, c := range cs {
 		if c.Contended {
-			fmt.Fprintf(&b, "%s %s: contended: %s; %.3g MB/s is what it reached, a lower bound, not its capacity.\n",
-				esc(capacityKind(c)), workload.FormatSize(c.Value), esc(c.ContendedWhy), c.SustainableMBps)
+			fmt.Fprintf(&b, "%s: contended: %s; %.3g MB/s is what it reached, a lower bound, not its capacity.\n",
+				esc(capacityLabel(c)), esc(c.ContendedWhy), c.SustainableMBps)
 		}
 		for _, st := range c.Steps {
 			if !st.Healthy && st.TargetMBps == c.FirstUnhealthyMBps {
-				fmt.Fprintf(&b, "%s %s: at %.3g MB/s %s.\n", esc(capacityKind(c)), workload.FormatSize(c.Value), st.TargetMBps, esc(st.Why))
+				fmt.Fprintf(&b, "%s: at %.3g MB/s %s.\n", esc(capacityLabel(c)), st.TargetMBps, esc(st.Why))
 				break
 			}
 		}

@@ -26,6 +26,17 @@ func capacityKind(c results.Capacity) string {
 	return c.Kind + " env=" + c.Env
 }
 
+// capacityLabel is a search in the notes and the chart's legend: kind,
+// value size and build environment ("heap 100B env=classic", as
+// results.Scenario.Label writes a scenario).
+func capacityLabel(c results.Capacity) string {
+	s := c.Kind + " " + workload.FormatSize(c.Value)
+	if c.Env != "" {
+		s += " env=" + c.Env
+	}
+	return s
+}
+
 // capacityEnvKey is what a search is compared under: all but its
 // environment.
 type capacityEnvKey struct {

@@ -55,6 +55,11 @@ func TestCapacityEnvConclusions(t *testing.T) {
 		!strings.Contains(kinds[1], "in build environment classic: arena sustains 30") {
 		t.Errorf("kinds per environment: %q", kinds)
 	}
+	cs[1].Contended, cs[1].ContendedWhy = true, "busy"
+	if n := capacityNotes(cs, results.Thresholds{}, noEscape); !strings.Contains(n, "heap 100B env=classic: contended: busy") {
+		t.Errorf("notes do not name the environment:\n%s", n)
+	}
+	cs[1].Contended = false
 	h, rows := capacityTable(cs)
 	if h[0] != "Kind" || rows[0][0] != "heap env=greentea" || rows[1][0] != "heap env=classic" {
 		t.Errorf("table rows do not name the environment: %v", rows)
@@ -65,7 +70,7 @@ func TestCapacityEnvConclusions(t *testing.T) {
 		cs[i].Steps = []results.CapacityStep{{TargetMBps: 10, GCPct: 2, P99: 1e6, Healthy: true}, {TargetMBps: 40, GCPct: 30, P99: 2e6}}
 	}
 	gc := kneePanels(cs)[0]
-	for _, want := range []string{"heap env=greentea 100B", "heap env=classic 100B"} {
+	for _, want := range []string{"heap 100B env=greentea", "heap 100B env=classic"} {
 		if _, ok := legendOf(gc, want); !ok {
 			t.Errorf("no legend %q in %+v", want, gc.legend)
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
-	"github.com/writegc/writegc/internal/workload"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -132,7 +131,7 @@ func kneeLines(gc, lat *panel, c results.Capacity, st lineStyle) {
 		}
 	}
 	// A contended search's figure reads as a lower bound (capacityFigure).
-	label := fmt.Sprintf("%s %s (sustains %s)", escape.Terminal(capacityKind(c)), workload.FormatSize(c.Value), capacityFigure(c, true))
+	label := fmt.Sprintf("%s (sustains %s)", escape.Terminal(capacityLabel(c)), capacityFigure(c, true))
 	addLine(gc, g, st, nil, label, true)
 	addLine(lat, l, st, nil, label, true)
 	kneeFits(gc, lat, c, st)

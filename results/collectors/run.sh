@@ -39,7 +39,7 @@
 #                  default 6 s steps: 4 searches, about 6 minutes, for the defaults)
 #   CAP_KINDS=...  its kinds (default heap,arena); CAP_VALUES=... its values (default 100)
 #   SMOKE=1        a tiny run to check the script (2 s scenarios, one kind, one value,
-#                  gate skipped): its figures mean nothing
+#                  1.5 s capacity steps, gate skipped): its figures mean nothing
 # Exit status: 0 done (the gate's regression exit 1 or noise exit 3 is a result, recorded
 # in the README), 2 on an error.
 set -euo pipefail
@@ -59,6 +59,7 @@ if [ -n "${SMOKE:-}" ]; then
 	KINDS=${SMOKE_KINDS:-arena} VALUES=100 DURATION=2s FAIL_BYTES=2000000 SKIP_GATE=1
 	extra=(-warmup 500ms -window 250ms)
 	cap_extra=(-step-duration 1500ms)
+	CAP_KINDS=${CAP_KINDS:-$KINDS}
 fi
 CAP_KINDS=${CAP_KINDS:-heap,arena}
 CAP_VALUES=${CAP_VALUES:-100}
