@@ -301,10 +301,9 @@ func (b *builds) remove() {
 	}
 }
 
-// validateBuildEnvs checks BuildEnvs (checkBuildEnvs), and refuses the
-// frontier with them: its grid points and recommendation are per kind,
-// not per kind and environment (the capacity search runs per environment:
-// capacityEnvs).
+// validateBuildEnvs checks BuildEnvs (checkBuildEnvs). Every set runs
+// under them: the capacity search per kind (capacityEnvs), the frontier
+// per grid point (frontierEnvs).
 func (c *Config) validateBuildEnvs() error {
 	if len(c.BuildEnvs) == 0 {
 		if c.BuildPkg != "" {
@@ -314,9 +313,6 @@ func (c *Config) validateBuildEnvs() error {
 	}
 	if err := checkBuildEnvs(c.BuildEnvs); err != nil {
 		return err
-	}
-	if c.wants(SetFrontier) {
-		return usageErr("build-envs", "-scenario frontier does not run per build environment: run the frontier once per environment without -build-envs (e.g. GOEXPERIMENT=nogreenteagc go run ./cmd/gcstress -scenario frontier -container 512MiB)")
 	}
 	return nil
 }

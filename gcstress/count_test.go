@@ -200,3 +200,52 @@ func TestCapacityPerBuildEnv(t *testing.T) {
 		t.Errorf("without environments: %v, %+v", err, sum.Capacity)
 	}
 }
+
+// TestFrontierPerBuildEnv: under -build-envs every grid point runs in each
+// environment in turn (setting, kind, environment), the rate probe in the
+// first, and each point and recommendation names its environment.
+func TestFrontierPerBuildEnv(t *testing.T) {
+	c := DefaultConfig()
+	c.Out, c.Kinds, c.Sets, c.CapacityValues = t.TempDir(), []string{"heap", "arena"}, []string{SetFrontier}, []int64{100}
+	c.Frontier.Container, c.Frontier.GOGC, c.Frontier.MemLimitFracs = 512<<20, []int{100, 200}, []float64{0}
+	c.BuildEnvs = []BuildEnv{{Name: "plain"}, {Name: "madv", Env: []string{"GODEBUG=madvdontneed=1"}}}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var grid, probe []string
+	inner := kneeStep(100, 37)
+	step := func(ctx context.Context, s Scenario) (Result, error) {
+		if !strings.HasSuffix(s.Name, "/env="+s.BuildEnv) || s.Dir != filepath.Join(c.Out, s.DirName()) {
+			t.Errorf("%s (env %q): folder %s", s.Name, s.BuildEnv, s.Dir)
+		}
+		if strings.Contains(s.Name, "/gogc=") && !strings.Contains(s.Name, "/confirm/") {
+			grid = append(grid, fmt.Sprintf("%d %s %s", s.GOGC, s.Kind, s.BuildEnv))
+		} else if !strings.Contains(s.Name, "/confirm/") {
+			probe = append(probe, s.BuildEnv)
+		}
+		return inner(ctx, s)
+	}
+	sum := &Summary{}
+	if err := runFrontier(context.Background(), c, sum, step); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"100 heap plain", "100 heap madv", "100 arena plain", "100 arena madv", "200 heap plain", "200 heap madv", "200 arena plain", "200 arena madv"}
+	if !slices.Equal(grid, want) {
+		t.Errorf("grid %q, want %q", grid, want)
+	}
+	if len(probe) == 0 || slices.ContainsFunc(probe, func(e string) bool { return e != "plain" }) {
+		t.Errorf("the rate probe ran in %q, want the first environment", probe)
+	}
+	for _, p := range sum.Frontier {
+		if !strings.HasSuffix(p.Scenario, "/env="+p.Env) {
+			t.Errorf("point %s names environment %q", p.Scenario, p.Env)
+		}
+	}
+	var recs []string
+	for _, r := range sum.Recommendation {
+		recs = append(recs, r.Kind+" "+r.Env)
+	}
+	if want := []string{"heap plain", "heap madv", "arena plain", "arena madv"}; !slices.Equal(recs, want) {
+		t.Errorf("recommendations %q, want %q", recs, want)
+	}
+}

@@ -68,8 +68,6 @@ func TestFrontierBadInput(t *testing.T) {
 		{append(fr, "-values", "10,100"), "-values"},
 		{append(fr, "-step-duration", "3s"), "-step-duration"},                           // the rate probe's steps
 		{[]string{"-scenario", "matrix", "-gogc", "50,100"}, "-gogc"},                    // a list is the frontier's
-		{append(fr, "-build-envs", "a=;b=GODEBUG=madvdontneed=1"), "-scenario frontier"}, // not per environment
-		{append(fr, "-build-envs", "a=;b=GODEBUG=madvdontneed=1"), "-build-envs"},
 	} {
 		_, err := ParseFlags(c.args, io.Discard)
 		if !errors.Is(err, gcstress.ErrUsage) || ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), c.flag) {
