@@ -66,8 +66,8 @@ func TestFrontierBadInput(t *testing.T) {
 		{append(fr, "-point-duration", "1s"), "-point-duration"},
 		{append(fr, "-confirm-duration", "10s"), "-confirm-duration"},
 		{append(fr, "-values", "10,100"), "-values"},
-		{append(fr, "-step-duration", "3s"), "-step-duration"},                           // the rate probe's steps
-		{[]string{"-scenario", "matrix", "-gogc", "50,100"}, "-gogc"},                    // a list is the frontier's
+		{append(fr, "-step-duration", "3s"), "-step-duration"},        // the rate probe's steps
+		{[]string{"-scenario", "matrix", "-gogc", "50,100"}, "-gogc"}, // a list is the frontier's
 	} {
 		_, err := ParseFlags(c.args, io.Discard)
 		if !errors.Is(err, gcstress.ErrUsage) || ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), c.flag) {
