@@ -39,4 +39,14 @@ func TestFrontierPerEnv(t *testing.T) {
 	if p := frontierPanel(sum, se[1]); !strings.Contains(p.Title.Text, "heap env=b") {
 		t.Errorf("chart title %q", p.Title.Text)
 	}
+	// The points are not the per-scenario environments' comparison: the
+	// frontier's own tables compare them.
+	var rs []results.Result
+	for _, env := range []string{"a", "b"} {
+		rs = append(rs, results.Result{Scenario: results.Scenario{Name: "frontier/heap/env=" + env, Group: results.SetFrontier, Kind: "heap", BuildEnv: env},
+			End: &results.Sample{Type: results.SampleEnd, Bytes: 1e9}})
+	}
+	if _, rows := envTable(rs); len(rows) != 0 {
+		t.Errorf("frontier points in the environments' table: %v", rows)
+	}
 }
