@@ -131,6 +131,30 @@ func perBuildEnv(envs []BuildEnv, round []Scenario) []Scenario {
 	return out
 }
 
+// capacityEnvs are the environments a capacity search runs in, in order:
+// c.BuildEnvs' names, or one "" (the running binary) without any.
+func capacityEnvs(c Config) []string {
+	if len(c.BuildEnvs) == 0 {
+		return []string{""}
+	}
+	out := make([]string, len(c.BuildEnvs))
+	for i, e := range c.BuildEnvs {
+		out[i] = e.Name
+	}
+	return out
+}
+
+// inBuildEnv is s run in build environment env, named as perBuildEnv
+// names it ("/env=NAME" last) with its folder under out; s itself for "".
+func inBuildEnv(s Scenario, env, out string) Scenario {
+	if env == "" {
+		return s
+	}
+	s.BuildEnv, s.Name = env, s.Name+"/env="+env
+	s.Dir = filepath.Join(out, s.DirName())
+	return s
+}
+
 // builds are the binaries of a run's build environments, in a temporary
 // folder of their own; nil without -build-envs. Read-only once built.
 type builds struct {
@@ -277,8 +301,9 @@ func (b *builds) remove() {
 	}
 }
 
-// validateBuildEnvs checks BuildEnvs (checkBuildEnvs), and refuses the
-// capacity search with them: its steps are not run per environment.
+// validateBuildEnvs checks BuildEnvs (checkBuildEnvs). Every set runs
+// under them: the capacity search per kind (capacityEnvs), the frontier
+// per grid point (frontierEnvs).
 func (c *Config) validateBuildEnvs() error {
 	if len(c.BuildEnvs) == 0 {
 		if c.BuildPkg != "" {
@@ -288,9 +313,6 @@ func (c *Config) validateBuildEnvs() error {
 	}
 	if err := checkBuildEnvs(c.BuildEnvs); err != nil {
 		return err
-	}
-	if c.wants(SetCapacity) {
-		return usageErr("build-envs", "the capacity search does not run per build environment: give -scenario matrix,failure (or others but capacity)")
 	}
 	return nil
 }

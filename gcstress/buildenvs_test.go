@@ -70,8 +70,12 @@ func TestExpandPerBuildEnv(t *testing.T) {
 		t.Errorf("without -build-envs: %+v", s)
 	}
 	c.BuildEnvs, c.Sets = []BuildEnv{{Name: "a"}}, []string{SetAll}
-	if err := c.Validate(); !errors.Is(err, ErrUsage) {
-		t.Errorf("with the capacity search: %v, want a usage error", err)
+	if err := c.Validate(); err != nil {
+		t.Errorf("with the capacity search: %v, want it run per environment", err)
+	}
+	c.Sets, c.Frontier.Container = []string{SetFrontier}, 512<<20
+	if err := c.Validate(); err != nil {
+		t.Errorf("with the frontier: %v, want it run per environment", err)
 	}
 	c.BuildEnvs, c.Sets, c.BuildPkg = nil, []string{SetMatrix}, "./cmd/x"
 	if err := c.Validate(); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "-build-pkg") {
@@ -169,15 +173,7 @@ func TestRunUnderBuildEnvs(t *testing.T) {
 	if !envs["plain"] || !envs["madv"] || envs[""] {
 		t.Errorf("bench.txt environments %v", envs)
 	}
-	md, err := os.ReadFile(filepath.Join(cfg.Out, "report.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{"## Build environments", "heap 100B: madv ", "arena 100B: madv "} {
-		if !strings.Contains(string(md), w) {
-			t.Errorf("report.md lacks %q", w)
-		}
-	}
+	reportHas(t, cfg.Out, "## Build environments", "heap 100B: madv ", "arena 100B: madv ")
 }
 
 // Interrupted while building: ErrInterrupted (exit 130), nothing written.
@@ -192,5 +188,54 @@ func TestBuildEnvInterrupted(t *testing.T) {
 	}
 	if _, err := os.Stat(cfg.Out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the results folder was created: %v", err)
+	}
+}
+
+// A capacity search under two environments (a tiny one: short steps, one
+// kind) runs its steps in each environment's binary, interleaved, and
+// summary.json's capacity rows, bench.txt and the report name and compare
+// the environments.
+func TestCapacityUnderBuildEnvs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a gcstress command and runs two capacity searches")
+	}
+	cfg := quickConfig(t)
+	cfg.Out = filepath.Join(t.TempDir(), "out")
+	cfg.Sets, cfg.CapacityValues = []string{SetCapacity}, []int64{100}
+	cfg.Thresholds.Warmup, cfg.StepDuration = 250*time.Millisecond, 1500*time.Millisecond
+	// The two differ only in a runtime variable: one build, cached.
+	cfg.BuildEnvs = []BuildEnv{{Name: "plain"}, {Name: "madv", Env: []string{"GODEBUG=madvdontneed=1"}}}
+	cfg.BuildPkg = "./testdata/envmain"
+	sum, err := Run(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Capacity) != 2 || sum.Capacity[0].Env != "plain" || sum.Capacity[1].Env != "madv" {
+		t.Fatalf("capacity rows %+v", sum.Capacity)
+	}
+	for _, r := range sum.Results {
+		if r.Scenario.Group != SetCapacity || r.Scenario.BuildEnv == "" || !strings.HasSuffix(r.Scenario.Name, "/env="+r.Scenario.BuildEnv) {
+			t.Errorf("step %s in environment %q", r.Scenario.Name, r.Scenario.BuildEnv)
+		}
+	}
+	js, err := os.ReadFile(filepath.Join(cfg.Out, "summary.json"))
+	if err != nil || !strings.Contains(string(js), `"env": "madv"`) && !strings.Contains(string(js), `"env":"madv"`) {
+		t.Errorf("summary.json lacks the capacity row's environment: %v", err)
+	}
+	reportHas(t, cfg.Out, "arena env=plain", "arena env=madv", "Capacity of arena 100B: madv ")
+}
+
+// reportHas checks that the report.md of results folder out has each of
+// wants.
+func reportHas(t *testing.T, out string, wants ...string) {
+	t.Helper()
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range wants {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("report.md lacks %q", w)
+		}
 	}
 }

@@ -84,7 +84,9 @@ func capacityScenario(c Config, kind string, value int64, mbpsTarget float64, d 
 	return s
 }
 
-// runCapacity runs the search for every kind x capacity value size. A
+// runCapacity runs the search for every kind x capacity value size, and
+// with build environments (-build-envs) once per environment, interleaved:
+// kind 1 in env A, in env B, then kind 2 (capacityEnvs). A
 // repeat above 0 (a round of -count) is every step's Scenario.Repeat, so
 // each round's steps have folders of their own, and each Capacity's Repeat.
 func runCapacity(ctx context.Context, c Config, repeat int, run capacity.Runner) ([]results.Capacity, error) {
@@ -99,23 +101,28 @@ func runCapacity(ctx context.Context, c Config, repeat int, run capacity.Runner)
 	var out []results.Capacity
 	for _, v := range c.CapacityValues {
 		for _, k := range c.Kinds {
-			if ctx.Err() != nil {
-				return out, nil
+			for _, env := range capacityEnvs(c) {
+				if ctx.Err() != nil {
+					return out, nil
+				}
+				capa, err := capacity.Search(ctx, capacityPlan(c, k, v, env, run))
+				capa.Repeat, capa.Env = repeat, env
+				if err != nil {
+					return out, err
+				}
+				out = append(out, capa)
 			}
-			capa, err := capacity.Search(ctx, capacityPlan(c, k, v, run))
-			capa.Repeat = repeat
-			if err != nil {
-				return out, err
-			}
-			out = append(out, capa)
 		}
 	}
 	return out, nil
 }
 
-// capacityPlan is the search of kind x value under c's settings.
-func capacityPlan(c Config, kind string, value int64, run capacity.Runner) capacity.Plan {
+// capacityPlan is the search of kind x value under c's settings, every
+// step in build environment env ("": the running binary).
+func capacityPlan(c Config, kind string, value int64, env string, run capacity.Runner) capacity.Plan {
 	return capacity.Plan{Kind: kind, Value: value, SLO: c.SLO, StepDuration: c.StepDuration,
 		Warmup: c.Thresholds.Warmup, Run: run, Thresholds: c.Thresholds,
-		Scenario: func(mbps float64, d time.Duration) Scenario { return capacityScenario(c, kind, value, mbps, d) }}
+		Scenario: func(mbps float64, d time.Duration) Scenario {
+			return inBuildEnv(capacityScenario(c, kind, value, mbps, d), env, c.Out)
+		}}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/writegc/writegc/gcstress/benchtxt"
 	"github.com/writegc/writegc/gcstress/internal/capacity"
 	"github.com/writegc/writegc/gcstress/results"
 )
@@ -141,5 +142,110 @@ func TestReplayRepeats(t *testing.T) {
 	merged := results.MergeResults(rs, rec, results.DefaultThresholds())
 	if merged[0].Wall != 1 || merged[1].Wall != 2 {
 		t.Fatalf("merged walls %v %v", merged[0].Wall, merged[1].Wall)
+	}
+}
+
+// TestCapacityPerBuildEnv: under -build-envs the capacity search runs per
+// kind in each environment in turn (kind 1 in A, in B, then kind 2), every
+// step in its environment's binary, named and foldered apart, and each
+// Capacity names its environment, as bench.txt's key does.
+func TestCapacityPerBuildEnv(t *testing.T) {
+	c := DefaultConfig()
+	c.Out, c.Kinds, c.Values, c.Sets = t.TempDir(), []string{"heap", "arena"}, []int64{100}, []string{SetCapacity}
+	c.CapacityValues = []int64{100}
+	c.BuildEnvs = []BuildEnv{{Name: "plain"}, {Name: "madv", Env: []string{"GODEBUG=madvdontneed=1"}}}
+	var order []string
+	dirs := map[string]string{} // folder: its environment
+	inner := kneeStep(100, 37)
+	step := func(ctx context.Context, s Scenario) (Result, error) {
+		if o := s.Kind + " " + s.BuildEnv; len(order) == 0 || order[len(order)-1] != o {
+			order = append(order, o)
+		}
+		if !strings.HasSuffix(s.Name, "/env="+s.BuildEnv) || s.Dir != filepath.Join(c.Out, s.DirName()) {
+			t.Errorf("%s (env %q): folder %s", s.Name, s.BuildEnv, s.Dir)
+		}
+		if e, ok := dirs[s.Dir]; ok && e != s.BuildEnv {
+			t.Errorf("%s: folder %s used by environment %s too", s.Name, s.Dir, e)
+		}
+		dirs[s.Dir] = s.BuildEnv
+		return inner(ctx, s)
+	}
+	sum := &Summary{}
+	if err := runAll(context.Background(), c, Expand(c), sum, step); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"heap plain", "heap madv", "arena plain", "arena madv"}; !slices.Equal(order, want) {
+		t.Errorf("searched %q, want %q", order, want)
+	}
+	var got []string
+	for _, capa := range sum.Capacity {
+		got = append(got, capa.Kind+" "+capa.Env)
+		if capa.SustainableMBps <= 0 || len(capa.Steps) == 0 || !strings.HasSuffix(capa.Steps[0].Scenario, "/env="+capa.Env) {
+			t.Errorf("%s %s: sustainable %v, steps %+v", capa.Kind, capa.Env, capa.SustainableMBps, capa.Steps)
+		}
+	}
+	if want := []string{"heap plain", "heap madv", "arena plain", "arena madv"}; !slices.Equal(got, want) {
+		t.Errorf("capacity rows %q, want %q", got, want)
+	}
+	var keys []string
+	for _, l := range benchtxt.Lines(sum) {
+		keys = append(keys, l.Key.Name())
+	}
+	if !slices.Contains(keys, "BenchmarkGCStress/set=capacity/kind=heap/value=100/env=madv") {
+		t.Errorf("bench.txt lines %q lack the environment", keys)
+	}
+	c.BuildEnvs = nil
+	sum = &Summary{}
+	if err := runAll(context.Background(), c, Expand(c), sum, inner); err != nil || len(sum.Capacity) != 2 || sum.Capacity[0].Env != "" {
+		t.Errorf("without environments: %v, %+v", err, sum.Capacity)
+	}
+}
+
+// TestFrontierPerBuildEnv: under -build-envs every grid point runs in each
+// environment in turn (setting, kind, environment), the rate probe in the
+// first, and each point and recommendation names its environment.
+func TestFrontierPerBuildEnv(t *testing.T) {
+	c := DefaultConfig()
+	c.Out, c.Kinds, c.Sets, c.CapacityValues = t.TempDir(), []string{"heap", "arena"}, []string{SetFrontier}, []int64{100}
+	c.Frontier.Container, c.Frontier.GOGC, c.Frontier.MemLimitFracs = 512<<20, []int{100, 200}, []float64{0}
+	c.BuildEnvs = []BuildEnv{{Name: "plain"}, {Name: "madv", Env: []string{"GODEBUG=madvdontneed=1"}}}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var grid, probe []string
+	inner := kneeStep(100, 37)
+	step := func(ctx context.Context, s Scenario) (Result, error) {
+		if !strings.HasSuffix(s.Name, "/env="+s.BuildEnv) || s.Dir != filepath.Join(c.Out, s.DirName()) {
+			t.Errorf("%s (env %q): folder %s", s.Name, s.BuildEnv, s.Dir)
+		}
+		if strings.Contains(s.Name, "/gogc=") && !strings.Contains(s.Name, "/confirm/") {
+			grid = append(grid, fmt.Sprintf("%d %s %s", s.GOGC, s.Kind, s.BuildEnv))
+		} else if !strings.Contains(s.Name, "/confirm/") {
+			probe = append(probe, s.BuildEnv)
+		}
+		return inner(ctx, s)
+	}
+	sum := &Summary{}
+	if err := runFrontier(context.Background(), c, sum, step); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"100 heap plain", "100 heap madv", "100 arena plain", "100 arena madv", "200 heap plain", "200 heap madv", "200 arena plain", "200 arena madv"}
+	if !slices.Equal(grid, want) {
+		t.Errorf("grid %q, want %q", grid, want)
+	}
+	if len(probe) == 0 || slices.ContainsFunc(probe, func(e string) bool { return e != "plain" }) {
+		t.Errorf("the rate probe ran in %q, want the first environment", probe)
+	}
+	for _, p := range sum.Frontier {
+		if !strings.HasSuffix(p.Scenario, "/env="+p.Env) {
+			t.Errorf("point %s names environment %q", p.Scenario, p.Env)
+		}
+	}
+	var recs []string
+	for _, r := range sum.Recommendation {
+		recs = append(recs, r.Kind+" "+r.Env)
+	}
+	if want := []string{"heap plain", "heap madv", "arena plain", "arena madv"}; !slices.Equal(recs, want) {
+		t.Errorf("recommendations %q, want %q", recs, want)
 	}
 }

@@ -16,7 +16,8 @@
 // (-build-envs) the child is instead the command built in the scenario's
 // build environment (Scenario.BuildEnv; buildenvs.go), built once per
 // environment before anything is written, and every scenario runs under
-// each environment in turn. The child streams one JSON
+// each environment in turn (the capacity search per kind, the frontier
+// per grid point). The child streams one JSON
 // line (Sample) per window on a pipe of its own (file descriptor 3, named
 // in StreamEnv), never on its stdout, so nothing a user's engine
 // prints can corrupt the stream; the parent appends every line to

@@ -166,15 +166,15 @@ func runFrontier(ctx context.Context, c Config, sum *Summary, run capacity.Runne
 		}
 	}
 	fr.RateMBps = mbps
-	plan := frontier.Plan{Kinds: c.Kinds, Settings: frontier.Grid(f.GOGC, f.MemLimitFracs, f.Container), Warmup: c.Thresholds.Warmup,
+	plan := frontier.Plan{Kinds: c.Kinds, Envs: frontierEnvs(c), Settings: frontier.Grid(f.GOGC, f.MemLimitFracs, f.Container), Warmup: c.Thresholds.Warmup,
 		Limits:        frontier.Limits{Container: f.Container, Headroom: f.Headroom, SLO: c.SLO},
 		PointDuration: f.PointDuration, ConfirmDuration: f.ConfirmDuration, Run: run,
-		Point: func(kind string, st frontier.Setting, d time.Duration, confirm bool) Scenario {
+		Point: func(kind, env string, st frontier.Setting, d time.Duration, confirm bool) Scenario {
 			name := settingName(st)
 			if confirm {
 				name = "confirm/" + name
 			}
-			return frontierScenario(c, kind, st, mbps, d, name)
+			return inBuildEnv(frontierScenario(c, kind, st, mbps, d, name), env, c.Out)
 		}}
 	out, err := frontier.Run(ctx, plan)
 	sum.Frontier, sum.Recommendation, sum.FrontierModel = out.Points, out.Recs, out.Models
@@ -182,12 +182,25 @@ func runFrontier(ctx context.Context, c Config, sum *Summary, run capacity.Runne
 }
 
 // frontierRatePlan is the rate probe's plan: closed-loop probes and
-// capacity-length steps at GOGC 100 with no GOMEMLIMIT.
+// capacity-length steps at GOGC 100 with no GOMEMLIMIT, in the first build
+// environment when there are any (one rate for every point).
 func frontierRatePlan(c Config, run capacity.Runner) frontier.RatePlan {
 	def := frontier.Setting{GOGC: 100}
+	env := capacityEnvs(c)[0]
 	return frontier.RatePlan{Kinds: c.Kinds, SLO: c.SLO, Warmup: c.Thresholds.Warmup, Run: run,
-		Probe: func(kind string) Scenario { return frontierScenario(c, kind, def, 0, capacity.Probe, "probe") },
+		Probe: func(kind string) Scenario {
+			return inBuildEnv(frontierScenario(c, kind, def, 0, capacity.Probe, "probe"), env, c.Out)
+		},
 		Step: func(kind string, mbps float64) Scenario {
-			return frontierScenario(c, kind, def, mbps, c.StepDuration, fmt.Sprintf("rate@%.4gMB/s", math.Round(mbps*1000)/1000))
+			return inBuildEnv(frontierScenario(c, kind, def, mbps, c.StepDuration, fmt.Sprintf("rate@%.4gMB/s", math.Round(mbps*1000)/1000)), env, c.Out)
 		}}
+}
+
+// frontierEnvs are the frontier's build environments: c.BuildEnvs' names,
+// none without any.
+func frontierEnvs(c Config) []string {
+	if len(c.BuildEnvs) == 0 {
+		return nil
+	}
+	return capacityEnvs(c)
 }

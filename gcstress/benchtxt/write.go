@@ -35,7 +35,7 @@ func Lines(sum *results.Summary) []Line {
 		}
 	}
 	for _, c := range sum.Capacity {
-		k := Key{Set: results.SetCapacity, Kind: c.Kind, Value: c.Value}
+		k := Key{Set: results.SetCapacity, Kind: c.Kind, Value: c.Value, Env: c.Env}
 		if vs := values(Value{c.SustainableMBps, SustainableMBps}); len(vs) > 0 {
 			out = append(out, Line{Key: k, Iters: 1, Values: vs})
 		}

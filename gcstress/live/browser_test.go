@@ -21,13 +21,7 @@ import (
 // chromium-browser or google-chrome on PATH); screenshots go to
 // GCSTRESS_SCREENSHOTS when set.
 func TestBrowserLive(t *testing.T) {
-	browser := browsertest.Start(t)
-	ls := NewServer(Options{})
-	url, err := ls.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ls.Close()
+	browser, ls, url := liveBrowser(t)
 	kinds := []string{"heap", "arena"}
 	var announced []results.Scenario
 	for _, k := range kinds {
@@ -41,12 +35,7 @@ func TestBrowserLive(t *testing.T) {
 		}
 	}
 	feed(announced[0], 0, 20) // recorded before the page opens
-	tab, pe := browsertest.NewTab(t, browser)
-	ctx, cancel := context.WithTimeout(tab, 60*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
-		t.Fatalf("navigate: %v", err)
-	}
+	ctx, pe := openPage(t, browser, url)
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.gcstressLive && window.gcstressLive.lines >= 20`, chromedp.WithPollingTimeout(45*time.Second))); err != nil {
 		t.Fatalf("history never arrived: %v", err)
 	}
@@ -103,4 +92,30 @@ func liveDelay(t *testing.T, ctx context.Context, push func(i int)) {
 	if delays[1] > 2*time.Second {
 		t.Errorf("median delay from Line to the page %v, want under 2s (all: %v)", delays[1], delays)
 	}
+}
+
+// liveBrowser starts a browser (skipping without one) and a Server on
+// loopback, closed when the test ends; it returns the page's URL.
+func liveBrowser(t *testing.T) (context.Context, *Server, string) {
+	t.Helper()
+	browser := browsertest.Start(t)
+	ls := NewServer(Options{})
+	url, err := ls.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ls.Close() })
+	return browser, ls, url
+}
+
+// openPage opens url in a new tab of browser, for at most a minute.
+func openPage(t *testing.T, browser context.Context, url string) (context.Context, *browsertest.PageErrors) {
+	t.Helper()
+	tab, pe := browsertest.NewTab(t, browser)
+	ctx, cancel := context.WithTimeout(tab, 60*time.Second)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("navigate: %v", err)
+	}
+	return ctx, pe
 }

@@ -129,6 +129,7 @@ type Server struct {
 	slowDropped int
 	closed      bool
 	srv         *http.Server
+	envs        []results.BuildEnv // the run's build environments (Begin): each (kind, env) its colour
 }
 
 type liveFrame struct {
@@ -243,9 +244,10 @@ func (ls *Server) Begin(sum *results.Summary, scenarios []results.Scenario) {
 	type scen struct {
 		Name  string `json:"name"`
 		Kind  string `json:"kind"`
-		Color string `json:"color"` // view.KindColourHex(Kind)
+		Color string `json:"color"` // view.EnvColourHex(Kind, its environment's position)
 		Group string `json:"group"`
 		Value string `json:"value"`
+		Env   string `json:"env,omitempty"` // its build environment (-build-envs)
 	}
 	d := struct {
 		Meta      [][2]string `json:"meta"`
@@ -253,9 +255,12 @@ func (ls *Server) Begin(sum *results.Summary, scenarios []results.Scenario) {
 	}{Meta: [][2]string{{"command", sum.Command}, {"Go", sum.GoVersion + " " + sum.GOOS + "/" + sum.GOARCH},
 		{"machine", view.MachineLine(sum, func(s string) string { return s })},
 		{"started", sum.Started.Format("2006-01-02 15:04:05Z")}, {"results", sum.Out}, {"health rules", sum.Rules}}}
+	ls.mu.Lock()
+	ls.envs = sum.BuildEnvs
+	ls.mu.Unlock()
 	for _, s := range scenarios {
-		p := view.PointOf(s, results.Sample{}, nil)
-		d.Scenarios = append(d.Scenarios, scen{p.Name, p.Kind, p.Colour, p.Group, p.Value})
+		p := ls.pointOf(s, results.Sample{}, nil)
+		d.Scenarios = append(d.Scenarios, scen{p.Name, p.Kind, p.Colour, p.Group, p.Value, p.Env})
 	}
 	ls.publish(liveBegin, d)
 }
@@ -265,14 +270,14 @@ func (ls *Server) Begin(sum *results.Summary, scenarios []results.Scenario) {
 func (ls *Server) Line(s results.Scenario, l results.Sample, v results.Verdict) {
 	switch l.Type {
 	case results.SampleStart:
-		p := view.PointOf(s, l, nil)
-		ls.publish(liveScenario, map[string]string{"name": p.Name, "kind": p.Kind, "color": p.Colour, "group": p.Group, "value": p.Value})
+		p := ls.pointOf(s, l, nil)
+		ls.publish(liveScenario, map[string]string{"name": p.Name, "kind": p.Kind, "color": p.Colour, "group": p.Group, "value": p.Value, "env": p.Env})
 	case results.SampleWindow:
 		var wh *results.WindowHealth
 		if n := len(v.Windows); n > 0 {
 			wh = &v.Windows[n-1]
 		}
-		p := view.PointOf(s, l, wh)
+		p := ls.pointOf(s, l, wh)
 		p.Verdict = v.Class
 		ls.publish(liveLine, p)
 	}
@@ -281,11 +286,25 @@ func (ls *Server) Line(s results.Scenario, l results.Sample, v results.Verdict) 
 // Done publishes a scenario's result row.
 func (ls *Server) Done(r results.Result) {
 	f := view.FiguresOf(r)
-	p := view.PointOf(r.Scenario, r.Last, nil)
-	ls.publish(liveDone, map[string]any{"name": p.Name, "kind": p.Kind, "color": p.Colour, "group": p.Group, "value": p.Value,
+	p := ls.pointOf(r.Scenario, r.Last, nil)
+	ls.publish(liveDone, map[string]any{"name": p.Name, "kind": p.Kind, "color": p.Colour, "group": p.Group, "value": p.Value, "env": p.Env,
 		"class": r.Verdict.Class, "progress": r.Last.Progress,
 		"row": []string{r.Scenario.Name, view.CellText(r), string(r.Verdict.Class), fmt.Sprintf("%.1f", f.GCPct),
 			fmt.Sprintf("%.1f", f.AssistPct), results.MiB(f.PeakHeap), view.NS(f.LatP99), r.Verdict.Why}})
+}
+
+// pointOf is view.PointOf in the colour of the scenario's kind and build
+// environment: two environments of one kind are two series, each its own
+// shade (view.EnvColour) and label (Point.Env).
+func (ls *Server) pointOf(s results.Scenario, w results.Sample, wh *results.WindowHealth) view.Point {
+	p := view.PointOf(s, w, wh)
+	if s.BuildEnv != "" {
+		ls.mu.Lock()
+		i := view.EnvIndex(ls.envs, s.BuildEnv)
+		ls.mu.Unlock()
+		p.Colour = view.EnvColourHex(s.Kind, i)
+	}
+	return p
 }
 
 // End publishes the end of the run; pages stop listening.

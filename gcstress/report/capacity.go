@@ -27,7 +27,8 @@ func openLoopTable(rs []results.Result) (header []string, rows [][]string) {
 	return header, rows
 }
 
-// capacityTable is one row per kind x value size of the capacity search.
+// capacityTable is one row per kind x value size of the capacity search
+// (per build environment too: its Kind column names it, capacityKind).
 // Sustainable is the fit over every step with its interval ("23 (19-27)",
 // capacityFigure), Fit the figure it came from, Step the search's own
 // pass/fail figure beside it. A contended search's sustainable figure is a
@@ -57,7 +58,7 @@ func capacityTable(cs []results.Capacity) (header []string, rows [][]string) {
 		if c.FitFigure != "" {
 			fit = string(c.FitFigure)
 		}
-		rows = append(rows, []string{c.Kind, workload.FormatSize(c.Value), fmt.Sprintf("%.3g", c.ProbeMBps),
+		rows = append(rows, []string{capacityKind(c), workload.FormatSize(c.Value), fmt.Sprintf("%.3g", c.ProbeMBps),
 			capacityFigure(c, false), fit, fmt.Sprintf("%.3g", stepFigure(c)), first, limit, contended, runs, spread, fmt.Sprint(len(c.Steps))})
 	}
 	return header, rows
@@ -108,12 +109,12 @@ func capacityNotes(cs []results.Capacity, th results.Thresholds, esc func(string
 	b.WriteString(capacityFitNote)
 	for _, c := range cs {
 		if c.Contended {
-			fmt.Fprintf(&b, "%s %s: contended: %s; %.3g MB/s is what it reached, a lower bound, not its capacity.\n",
-				esc(c.Kind), workload.FormatSize(c.Value), esc(c.ContendedWhy), c.SustainableMBps)
+			fmt.Fprintf(&b, "%s: contended: %s; %.3g MB/s is what it reached, a lower bound, not its capacity.\n",
+				esc(capacityLabel(c)), esc(c.ContendedWhy), c.SustainableMBps)
 		}
 		for _, st := range c.Steps {
 			if !st.Healthy && st.TargetMBps == c.FirstUnhealthyMBps {
-				fmt.Fprintf(&b, "%s %s: at %.3g MB/s %s.\n", esc(c.Kind), workload.FormatSize(c.Value), st.TargetMBps, esc(st.Why))
+				fmt.Fprintf(&b, "%s: at %.3g MB/s %s.\n", esc(capacityLabel(c)), st.TargetMBps, esc(st.Why))
 				break
 			}
 		}

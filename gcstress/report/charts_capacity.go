@@ -10,7 +10,6 @@ import (
 	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
-	"github.com/writegc/writegc/internal/workload"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -23,8 +22,8 @@ import (
 // scale); healthy steps are filled circles, unhealthy ones crosses, and
 // the latency panel marks the p99 limit (SLO). The fits are dotted, the
 // sustainable rate's interval a bar along its limit (kneeFits). Each search is in its
-// kind's colour (a second value size of one kind dashed), its legend right
-// of the panels. No searches, no chart.
+// kind's colour (a second value size or build environment of one kind
+// dashed), its legend right of the panels, naming the environment. No searches, no chart.
 func writeKneeChart(o Sink, cs []results.Capacity) ([]string, error) {
 	panels := kneePanels(cs)
 	if panels == nil {
@@ -132,7 +131,7 @@ func kneeLines(gc, lat *panel, c results.Capacity, st lineStyle) {
 		}
 	}
 	// A contended search's figure reads as a lower bound (capacityFigure).
-	label := fmt.Sprintf("%s %s (sustains %s)", escape.Terminal(c.Kind), workload.FormatSize(c.Value), capacityFigure(c, true))
+	label := fmt.Sprintf("%s (sustains %s)", escape.Terminal(capacityLabel(c)), capacityFigure(c, true))
 	addLine(gc, g, st, nil, label, true)
 	addLine(lat, l, st, nil, label, true)
 	kneeFits(gc, lat, c, st)

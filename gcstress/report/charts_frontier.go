@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"slices"
 
+	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
 	"gonum.org/v1/plot/plotter"
@@ -18,7 +19,7 @@ import (
 const frontierChartPrefix = "frontier-"
 
 // writeFrontierCharts draws frontier-<kind>.{svg,png} per kind of the
-// frontier: GC CPU-s per GB against peak RSS (MiB), every point labelled
+// frontier (frontier-<kind>-env-<env> per kind and build environment): GC CPU-s per GB against peak RSS (MiB), every point labelled
 // with its setting (GOGC/GOMEMLIMIT), the Pareto set joined by a line in
 // the kind's colour (filled circles), other measured points as rings,
 // inconclusive ones as grey squares, failed ones as red crosses, the
@@ -26,9 +27,9 @@ const frontierChartPrefix = "frontier-"
 // headroom) as vertical lines. No frontier, no chart.
 func writeFrontierCharts(o Sink, sum *results.Summary) ([]string, error) {
 	var files []string
-	for _, kind := range frontierKinds(sum.Frontier) {
-		p := frontierPanel(sum, kind)
-		base := frontierChartPrefix + kind
+	for _, se := range frontierKinds(sum.Frontier) {
+		p := frontierPanel(sum, se)
+		base := se.stem()
 		if err := saveTiles(o, base, []*panel{p}, 10*vg.Inch, 6*vg.Inch); err != nil {
 			return files, err
 		}
@@ -43,20 +44,20 @@ var (
 	inconclusiveColour = color.RGBA{R: 0x88, G: 0x88, B: 0x88, A: 0xff}
 )
 
-// frontierPanel is one kind's frontier chart.
-func frontierPanel(sum *results.Summary, kind string) *panel {
+// frontierPanel is one kind's (and build environment's) frontier chart.
+func frontierPanel(sum *results.Summary, se frontierSeries) *panel {
 	p := newPanel()
-	k := escape.Terminal(kind)
+	k := escape.Terminal(se.label())
 	p.Title.Text = fmt.Sprintf("%s: GC CPU per GB against peak RSS per GOGC/GOMEMLIMIT setting (Pareto set joined)", k)
 	p.X.Label.Text = "peak RSS (MiB)"
 	p.Y.Label.Text = "GC CPU-s per GB written"
 	p.Y.Min = 0
-	st := stylesOf([]string{kind}, false)[0]
+	st := lineStyle{colour: view.EnvColour(se.kind, view.EnvIndex(sum.BuildEnvs, se.env))}
 	var pareto, other, incon, failed plotter.XYs
 	var labels plotter.XYLabels
 	var ps []results.FrontierPoint
 	for _, pt := range sum.Frontier {
-		if pt.Kind == kind {
+		if se.has(pt.Kind, pt.Env) {
 			ps = append(ps, pt)
 		}
 	}
@@ -80,7 +81,7 @@ func frontierPanel(sum *results.Summary, kind string) *panel {
 	scatter(p, other, st.colour, draw.RingGlyph{}, k+" dominated")
 	scatter(p, incon, inconclusiveColour, draw.SquareGlyph{}, "inconclusive (too few GC cycles)")
 	scatter(p, failed, failedColour, draw.CrossGlyph{}, "failed (memlimit-spiral, rss-cap)")
-	if rec := recommendedXY(sum, kind, ps); rec != nil {
+	if rec := recommendedXY(sum, se, ps); rec != nil {
 		scatterSized(p, plotter.XYs{*rec}, color.Black, draw.RingGlyph{}, vg.Points(9), "recommended")
 	}
 	if l, err := plotter.NewLabels(labels); err == nil && len(labels.XYs) > 0 {
@@ -105,10 +106,10 @@ func frontierPanel(sum *results.Summary, kind string) *panel {
 	return p
 }
 
-// recommendedXY is where the kind's recommended point lies (nil: none).
-func recommendedXY(sum *results.Summary, kind string, ps []results.FrontierPoint) *plotter.XY {
+// recommendedXY is where the series' recommended point lies (nil: none).
+func recommendedXY(sum *results.Summary, se frontierSeries, ps []results.FrontierPoint) *plotter.XY {
 	for _, r := range sum.Recommendation {
-		if r.Kind != kind || !r.Fits {
+		if !se.has(r.Kind, r.Env) || !r.Fits {
 			continue
 		}
 		for _, pt := range ps {

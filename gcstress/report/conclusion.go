@@ -70,6 +70,7 @@ func conclusions(sum *results.Summary, esc func(string) string) []string {
 	out = append(out, readerConclusions(sum.Results, esc)...)
 	out = append(out, envConclusions(sum.Results, esc)...)
 	out = append(out, capacityConclusions(sum.Capacity, esc)...)
+	out = append(out, capacityEnvConclusions(sum.Capacity, esc)...)
 	return append(out, frontierConclusions(sum, esc)...)
 }
 
@@ -356,17 +357,23 @@ func failedClause(k kindFigures, first bool, esc func(string) string) string {
 	return fmt.Sprintf("%s %s (failed at %.0f%%)", esc(k.kind), what, 100*k.r.Verdict.FailedAt)
 }
 
-// capacityConclusions is one sentence per value size searched for more
-// than one kind: which kind sustains the highest rate, against which.
+// capacityConclusions is one sentence per value size (and build
+// environment) searched for more than one kind: which kind sustains the
+// highest rate, against which.
 func capacityConclusions(cs []results.Capacity, esc func(string) string) []string {
+	type key struct {
+		value int64
+		env   string
+	}
 	var out []string
-	var values []int64
-	by := map[int64][]results.Capacity{}
+	var values []key
+	by := map[key][]results.Capacity{}
 	for _, c := range cs {
-		if _, ok := by[c.Value]; !ok {
-			values = append(values, c.Value)
+		k := key{c.Value, c.Env}
+		if _, ok := by[k]; !ok {
+			values = append(values, k)
 		}
-		by[c.Value] = append(by[c.Value], c)
+		by[k] = append(by[k], c)
 	}
 	for _, v := range values {
 		g := by[v]
@@ -382,19 +389,22 @@ func capacityConclusions(cs []results.Capacity, esc func(string) string) []strin
 				hi = i
 			}
 		}
-		out = append(out, capacitySentence(v, g, lo, hi, esc))
+		out = append(out, capacitySentence(v.value, v.env, g, lo, hi, esc))
 	}
 	return out
 }
 
 // capacitySentence compares the highest and lowest sustainable rate of one
-// value size, each as capacityFigure reads it (a contended one as a bound).
+// value size (in build environment env, "" for none), each as capacityFigure reads it (a contended one as a bound).
 // Rates whose intervals overlap are about the same; a ratio against a
 // contended figure is a bound too ("at least", when the higher one is the
 // contended one) or not given (the lower one is: its quiet rate may be
 // higher).
-func capacitySentence(v int64, g []results.Capacity, lo, hi int, esc func(string) string) string {
+func capacitySentence(v int64, env string, g []results.Capacity, lo, hi int, esc func(string) string) string {
 	s := fmt.Sprintf("Capacity at %s values: ", workload.FormatSize(v))
+	if env != "" {
+		s = fmt.Sprintf("Capacity at %s values in build environment %s: ", workload.FormatSize(v), esc(env))
+	}
 	h, l := g[hi], g[lo]
 	a, b := h.SustainableMBps, l.SustainableMBps
 	overlap := !h.Contended && !l.Contended && h.SustainableLoMBps > 0 && l.SustainableHiMBps >= h.SustainableLoMBps

@@ -42,12 +42,14 @@ func envKey(s results.Scenario) results.Scenario {
 }
 
 // envGroups groups rs by envKey, keeping the groups with more than one
-// environment; capacity steps are left out.
+// environment; capacity steps and frontier points are left out (their
+// tables and sentences compare the environments: capacity_envs.go, and
+// the frontier's per kind and environment).
 func envGroups(rs []results.Result) []envGroup {
 	var out []envGroup
 	at := map[results.Scenario]int{}
 	for _, r := range rs {
-		if r.Scenario.BuildEnv == "" || r.Scenario.Group == results.SetCapacity {
+		if r.Scenario.BuildEnv == "" || r.Scenario.Group == results.SetCapacity || r.Scenario.Group == results.SetFrontier {
 			continue
 		}
 		k := envKey(r.Scenario)

@@ -41,7 +41,7 @@ func frontierTable(ps []results.FrontierPoint) (header []string, rows [][]string
 		if p.Pareto {
 			par = "yes"
 		}
-		rows = append(rows, []string{p.Kind, g, l, fmt.Sprintf("%.3g", p.GCCPUSPerGB), fmt.Sprintf("%.3g", p.AssistSPerGB), fmt.Sprintf("%.0f", p.CyclesPerGB),
+		rows = append(rows, []string{frontierSeries{p.Kind, p.Env}.label(), g, l, fmt.Sprintf("%.3g", p.GCCPUSPerGB), fmt.Sprintf("%.3g", p.AssistSPerGB), fmt.Sprintf("%.0f", p.CyclesPerGB),
 			results.MiB(p.PeakRSS), results.MiB(uint64(max(p.OffHeapBytes, 0))), results.MiB(p.HeapGoal), view.NS(p.ILatP99), fmt.Sprintf("%.3g", p.MBps), cls, par})
 	}
 	return header, rows
@@ -56,7 +56,7 @@ func recommendationTable(recs []results.Recommendation) (header []string, rows [
 		if !r.Fits {
 			g, l = "-", "-"
 		}
-		rows = append(rows, []string{r.Kind, g, l, r.Reason, r.ConfirmNote})
+		rows = append(rows, []string{frontierSeries{r.Kind, r.Env}.label(), g, l, r.Reason, r.ConfirmNote})
 	}
 	return header, rows
 }
@@ -96,7 +96,7 @@ func writeFrontier(w io.Writer, sum *results.Summary, heading string, esc func(s
 		renderTable(w, h, rows, esc)
 	}
 	for _, r := range sum.Recommendation {
-		fmt.Fprintf(w, "\n- recommended for %s: %s.\n  %s.\n", esc(r.Kind), esc(r.Reason), esc(r.ConfirmNote))
+		fmt.Fprintf(w, "\n- recommended for %s: %s.\n  %s.\n", esc(frontierSeries{r.Kind, r.Env}.label()), esc(r.Reason), esc(r.ConfirmNote))
 	}
 	for _, m := range sum.FrontierModel {
 		fmt.Fprintf(w, "- model: %s.\n", esc(m.Note))
@@ -107,7 +107,7 @@ func writeFrontier(w io.Writer, sum *results.Summary, heading string, esc func(s
 func frontierConclusions(sum *results.Summary, esc func(string) string) []string {
 	var out []string
 	for _, r := range sum.Recommendation {
-		s := fmt.Sprintf("For %s at %s of key+value per second: %s", esc(r.Kind), rateText(sum.FrontierRun), esc(r.Reason))
+		s := fmt.Sprintf("For %s at %s of key+value per second: %s", esc(frontierSeries{r.Kind, r.Env}.label()), rateText(sum.FrontierRun), esc(r.Reason))
 		if r.Fits {
 			s += "; " + esc(r.ConfirmNote)
 		}
@@ -137,14 +137,15 @@ func frontierWebTables(sum *results.Summary) []webTable {
 	if len(sum.FrontierModel) > 0 {
 		t := webTable{Title: "The GC guide's model", Header: []string{"Kind", "Slope", "Guide", "Points", "Note"}}
 		for _, m := range sum.FrontierModel {
-			t.Rows = append(t.Rows, []string{m.Kind, fmt.Sprintf("%.2f", m.Slope), fmt.Sprintf("%.0f", m.GuideSlope), fmt.Sprint(m.Points), m.Note})
+			t.Rows = append(t.Rows, []string{frontierSeries{m.Kind, m.Env}.label(), fmt.Sprintf("%.2f", m.Slope), fmt.Sprintf("%.0f", m.GuideSlope), fmt.Sprint(m.Points), m.Note})
 		}
 		out = append(out, t)
 	}
 	return out
 }
 
-// webFrontier is one kind's scatter on report.html.
+// webFrontier is one kind's scatter on report.html (one per kind and
+// build environment: Kind is then "heap env=classic").
 type webFrontier struct {
 	Kind        string            `json:"kind"`
 	Color       string            `json:"color"`
@@ -169,19 +170,19 @@ type webFrontierPoint struct {
 // frontierWebData is report.html's scatter data, one per kind.
 func frontierWebData(sum *results.Summary) []webFrontier {
 	var out []webFrontier
-	for _, kind := range frontierKinds(sum.Frontier) {
-		wf := webFrontier{Kind: kind, Color: view.KindColourHex(kind)}
+	for _, se := range frontierKinds(sum.Frontier) {
+		wf := webFrontier{Kind: se.label(), Color: view.EnvColourHex(se.kind, view.EnvIndex(sum.BuildEnvs, se.env))}
 		if fr := sum.FrontierRun; fr != nil && fr.Container > 0 {
 			wf.ContainerMi = float64(fr.Container) / (1 << 20)
 			wf.BudgetMi = wf.ContainerMi * (1 - fr.Headroom)
 		}
 		for _, p := range sum.Frontier {
-			if p.Kind == kind {
+			if se.has(p.Kind, p.Env) {
 				wf.Points = append(wf.Points, webFrontierPt{RSSMi: float64(p.PeakRSS) / (1 << 20), GC: finite(p.GCCPUSPerGB), Label: pointLabel(p), Class: p.Class, Pareto: p.Pareto})
 			}
 		}
 		for _, r := range sum.Recommendation {
-			if r.Kind == kind && r.Fits {
+			if se.has(r.Kind, r.Env) && r.Fits {
 				wf.Recommended = &webFrontierPoint{Label: frontier.Setting{GOGC: r.GOGC, MemLimit: r.MemLimit}.Short()}
 			}
 		}
@@ -200,14 +201,38 @@ func finite(v float64) float64 {
 // pointLabel is a chart's label of a point: "200/410M".
 func pointLabel(p results.FrontierPoint) string { return frontier.SettingOf(p).Short() }
 
-// frontierKinds lists the points' kinds in order of first appearance.
-func frontierKinds(ps []results.FrontierPoint) []string {
-	var ks []string
-	seen := map[string]bool{}
+// frontierSeries is one kind's frontier in one build environment (env
+// "": none): its own points, Pareto set, recommendation and chart.
+type frontierSeries struct{ kind, env string }
+
+// label is the series in tables and titles: "heap", "heap env=classic".
+func (s frontierSeries) label() string {
+	if s.env == "" {
+		return s.kind
+	}
+	return s.kind + " env=" + s.env
+}
+
+// stem is its chart's file name without the extension:
+// "frontier-heap", "frontier-heap-env-classic".
+func (s frontierSeries) stem() string {
+	if s.env == "" {
+		return frontierChartPrefix + s.kind
+	}
+	return frontierChartPrefix + s.kind + "-env-" + s.env
+}
+
+func (s frontierSeries) has(kind, env string) bool { return s.kind == kind && s.env == env }
+
+// frontierKinds lists the points' kinds (per build environment) in order
+// of first appearance.
+func frontierKinds(ps []results.FrontierPoint) []frontierSeries {
+	var ks []frontierSeries
+	seen := map[frontierSeries]bool{}
 	for _, p := range ps {
-		if !seen[p.Kind] {
-			seen[p.Kind] = true
-			ks = append(ks, p.Kind)
+		if s := (frontierSeries{p.Kind, p.Env}); !seen[s] {
+			seen[s] = true
+			ks = append(ks, s)
 		}
 	}
 	return ks

@@ -83,7 +83,7 @@ func TestFrontierTables(t *testing.T) {
 // named as charts.
 func TestFrontierCharts(t *testing.T) {
 	sum := frontierSummary()
-	p := frontierPanel(sum, "heap")
+	p := frontierPanel(sum, frontierSeries{kind: "heap"})
 	par, ok := seriesOf(p, "heap Pareto set")
 	if !ok || len(par.xys) != 2 || par.xys[0].X != 200 || par.xys[1].X != 352 {
 		t.Fatalf("pareto series %+v", par)

@@ -64,6 +64,9 @@ type webScenario struct {
 	Progress float64       `json:"progress"`
 	RSSCap   float64       `json:"rss_cap,omitempty"` // MiB; 0: none
 	W        webWindows    `json:"w"`
+	// Env is the build environment (-build-envs), "" for none; Color is
+	// then view.EnvColourHex: each (kind, env) its own shade and label.
+	Env string `json:"env,omitempty"`
 }
 
 type webTable struct {
@@ -163,7 +166,10 @@ func newReportData(sum *results.Summary) reportData {
 		}
 		ws := webScenario{Name: r.Scenario.Name, Kind: r.Scenario.Kind, Color: view.KindColourHex(r.Scenario.Kind), Group: r.Scenario.Group,
 			Value: workload.FormatSize(r.Scenario.Value), Class: r.Verdict.Class, Progress: r.Last.Progress,
-			RSSCap: float64(r.Scenario.RSSCap) / (1 << 20)}
+			RSSCap: float64(r.Scenario.RSSCap) / (1 << 20), Env: r.Scenario.BuildEnv}
+		if ws.Env != "" {
+			ws.Color = view.EnvColourHex(ws.Kind, view.EnvIndex(sum.BuildEnvs, ws.Env))
+		}
 		for i, w := range r.Windows {
 			var wh *results.WindowHealth
 			if i < len(r.Verdict.Windows) {

@@ -74,6 +74,10 @@ type Capacity struct {
 	// BusySteps is how many steps ran while other processes and steal took
 	// more than BusyCores; any makes the search Contended.
 	BusySteps int `json:"busy_steps,omitempty"`
+	// Env is the build environment (-build-envs) whose binary ran every
+	// step of the search (its steps' Scenario.BuildEnv); "" when the run
+	// has none (json: omitted).
+	Env string `json:"env,omitempty"`
 }
 
 // CapacityStep is one step of a search: its target, what it achieved, and

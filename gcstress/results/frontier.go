@@ -45,6 +45,10 @@ type FrontierPoint struct {
 	// Pareto: no other measured point of the kind has both less GC CPU per
 	// GB and a lower peak RSS (failed and inconclusive points take no part).
 	Pareto bool `json:"pareto"`
+	// Env is the build environment (-build-envs) whose binary ran the
+	// point (its Scenario.BuildEnv); "" without one. The Pareto set, the
+	// model and the recommendation are per kind and environment.
+	Env string `json:"env,omitempty"`
 }
 
 // Recommendation is one kind's recommended setting (summary.json's
@@ -75,6 +79,8 @@ type Recommendation struct {
 	ConfirmScenario    string  `json:"confirm_scenario,omitempty"`
 	ConfirmClass       Class   `json:"confirm_class,omitempty"`
 	ConfirmNote        string  `json:"confirm_note,omitempty"`
+	// Env is the build environment the recommendation is for ("": none).
+	Env string `json:"env,omitempty"`
 }
 
 // FrontierModel is the check of the GC guide's model for one kind
@@ -92,6 +98,8 @@ type FrontierModel struct {
 	GCFalls  bool   `json:"gc_falls_with_gogc"`
 	RSSRises bool   `json:"rss_rises_with_gogc"`
 	Note     string `json:"note"`
+	// Env is the build environment of the points fitted ("": none).
+	Env string `json:"env,omitempty"`
 }
 
 // FrontierRun is the frontier's settings, for the reports. A plain value.

@@ -47,6 +47,7 @@ for run in $RUNS; do
 		(.build_envs[]? | "- environment \(.name): \(if .env == "" then "the current one" else .env end), \(.go_version)")' "$d/summary.json"
 	echo
 	section "$d/report.md" "## Build environments"
+	section "$d/report.md" "## Capacity"
 	echo
 	echo "Conclusions (report.md):"
 	echo

@@ -9,6 +9,10 @@
 #   failure-1024/    loop at 2 MB/s) at 100 B and 1 KB values, each writing the default
 #                    failure's key+value bytes (2M keys of 16+10 B: about 52 MB, 26 s), under
 #                    both collectors, interleaved
+#   capacity/        with CAPACITY=1 only: the capacity search at $CAP_VALUES for $CAP_KINDS
+#                    under both collectors, interleaved by kind (each kind's search in
+#                    one environment, then the other); the README shows its capacity table
+#                    and the conclusions comparing the environments' sustainable rates
 #   gate/            the benchgate gate set (scripts/gate's settings), base HEAD in the
 #                    current toolchain against the working tree under GOTOOLCHAIN=go1.27.3
 #                    (benchgate run -base HEAD -base-env '' -head-env GOTOOLCHAIN=go1.27.3)
@@ -31,8 +35,11 @@
 #   TOOLCHAIN=v    the gate's head toolchain (default go1.27.3)
 #   GATE_COUNT=n   gate rounds (default 15; scripts/gate's own default is 30)
 #   SKIP_GATE=1    gcstress only
+#   CAPACITY=1     add the capacity search (about 90 s per kind and environment at the
+#                  default 6 s steps: 4 searches, about 6 minutes, for the defaults)
+#   CAP_KINDS=...  its kinds (default heap,arena); CAP_VALUES=... its values (default 100)
 #   SMOKE=1        a tiny run to check the script (2 s scenarios, one kind, one value,
-#                  gate skipped): its figures mean nothing
+#                  1.5 s capacity steps, gate skipped): its figures mean nothing
 # Exit status: 0 done (the gate's regression exit 1 or noise exit 3 is a result, recorded
 # in the README), 2 on an error.
 set -euo pipefail
@@ -47,10 +54,15 @@ FAIL_BYTES=${FAIL_BYTES:-52000000}
 TOOLCHAIN=${TOOLCHAIN:-go1.27.3}
 GATE_COUNT=${GATE_COUNT:-15}
 extra=()
+cap_extra=()
 if [ -n "${SMOKE:-}" ]; then
 	KINDS=${SMOKE_KINDS:-arena} VALUES=100 DURATION=2s FAIL_BYTES=2000000 SKIP_GATE=1
 	extra=(-warmup 500ms -window 250ms)
+	cap_extra=(-step-duration 1500ms)
+	CAP_KINDS=${CAP_KINDS:-$KINDS}
 fi
+CAP_KINDS=${CAP_KINDS:-heap,arena}
+CAP_VALUES=${CAP_VALUES:-100}
 say() { echo "results/collectors/run.sh: $*" >&2; }
 die() {
 	say "$*"
@@ -90,6 +102,11 @@ for v in ${VALUES//,/ }; do
 	stress "failure-$b" -scenario failure -fail-value "$b" -fail-keys $((FAIL_BYTES / (16 + b)))
 	failures+=("failure-$b")
 done
+
+if [ -n "${CAPACITY:-}" ]; then
+	KINDS=$CAP_KINDS stress capacity -values "$CAP_VALUES" -scenario capacity "${cap_extra[@]}"
+	failures+=(capacity)
+fi
 
 gate_status=skipped
 if [ -z "${SKIP_GATE:-}" ]; then

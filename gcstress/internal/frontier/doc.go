@@ -9,8 +9,11 @@
 // Measure, MarkPareto, Recommend, Confirm and Model are pure functions.
 //
 // Invariants:
-//   - Points are interleaved across kinds (setting major, kind minor), so a
-//     drift of the machine reaches every kind alike.
+//   - Points are interleaved across kinds (setting major, kind minor) and,
+//     with build environments (Plan.Envs), across environments within a
+//     kind, so a drift of the machine reaches every kind and environment
+//     alike. Each kind in each environment is a frontier of its own: its
+//     Pareto set, model and recommendation see only its points (Env).
 //   - A point whose live heap met its GOMEMLIMIT while its collector ran
 //     flat out (results.InSpiral at the scenario's degraded GC share,
 //     results.SpiralWindows windows in a row) is

@@ -3,8 +3,10 @@ package frontier
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -348,7 +350,7 @@ func TestRunInterleavesAndConfirms(t *testing.T) {
 	var calls []call
 	p := Plan{Kinds: []string{"heap", "arena"}, Settings: Grid([]int{100, 200}, []float64{0, 0.5}, 512*mib), Warmup: 2 * time.Second,
 		Limits: lim512, PointDuration: 15 * time.Second, ConfirmDuration: 45 * time.Second}
-	p.Point = func(kind string, s Setting, d time.Duration, confirm bool) results.Scenario {
+	p.Point = func(kind, _ string, s Setting, d time.Duration, confirm bool) results.Scenario {
 		calls = append(calls, call{kind, s, d, confirm})
 		return results.Scenario{Name: kind, Kind: kind, Value: 100, GOGC: s.GOGC, MemLimit: s.MemLimit, RSSCap: 512 * mib}
 	}
@@ -412,7 +414,7 @@ func TestRunInterrupted(t *testing.T) {
 	n := 0
 	p := Plan{Kinds: []string{"heap"}, Settings: Grid([]int{100, 200, 400}, []float64{0}, 512*mib), Warmup: 2 * time.Second,
 		Limits: lim512, PointDuration: time.Second, ConfirmDuration: 2 * time.Second,
-		Point: func(kind string, s Setting, _ time.Duration, _ bool) results.Scenario {
+		Point: func(kind, _ string, s Setting, _ time.Duration, _ bool) results.Scenario {
 			return results.Scenario{Kind: kind, GOGC: s.GOGC, RSSCap: 512 * mib}
 		},
 		Run: func(_ context.Context, s results.Scenario) (results.Result, error) {
@@ -425,5 +427,57 @@ func TestRunInterrupted(t *testing.T) {
 	if err != nil || n != 2 || len(out.Points) != 2 || len(out.Recs) != 1 || out.Recs[0].ConfirmScenario != "" ||
 		!strings.Contains(out.Recs[0].ConfirmNote, "interrupted") {
 		t.Fatalf("after %d runs: %+v, %v", n, out, err)
+	}
+}
+
+// TestRunPerEnv: with build environments every grid point runs in each,
+// interleaved (setting, kind, environment), and the Pareto set, the
+// model, the recommendation and its confirmation are per kind and
+// environment: a point of one environment never dominates another's.
+func TestRunPerEnv(t *testing.T) {
+	var order []string
+	p := Plan{Kinds: []string{"heap", "arena"}, Envs: []string{"a", "b"}, Settings: Grid([]int{100, 200}, []float64{0}, 512*mib),
+		Warmup: 2 * time.Second, Limits: lim512, PointDuration: time.Second, ConfirmDuration: 2 * time.Second,
+		Point: func(kind, env string, s Setting, _ time.Duration, confirm bool) results.Scenario {
+			return results.Scenario{Kind: kind, GOGC: s.GOGC, RSSCap: 512 * mib, BuildEnv: env, Flight: confirm}
+		},
+		Run: func(_ context.Context, s results.Scenario) (results.Result, error) {
+			if !s.Flight {
+				order = append(order, fmt.Sprintf("%d %s %s", s.GOGC, s.Kind, s.BuildEnv))
+			}
+			r := run(s.Kind, Setting{GOGC: s.GOGC}, 10, nil)
+			r.Scenario.BuildEnv = s.BuildEnv
+			if s.BuildEnv == "b" { // b is cheaper everywhere: in one set it would dominate a
+				r.End.Cost.GCCPUSPerGB /= 2
+				r.End.PeakRSS /= 2
+			}
+			return r, nil
+		}}
+	out, err := Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"100 heap a", "100 heap b", "100 arena a", "100 arena b", "200 heap a", "200 heap b", "200 arena a", "200 arena b"}
+	if !slices.Equal(order, want) {
+		t.Errorf("ran %q, want %q", order, want)
+	}
+	pareto := 0
+	for _, pt := range out.Points {
+		if pt.Pareto && pt.Env == "a" {
+			pareto++
+		}
+	}
+	if pareto == 0 {
+		t.Errorf("environment a has no Pareto point: b's points dominated it (%+v)", out.Points)
+	}
+	var recs []string
+	for _, r := range out.Recs {
+		recs = append(recs, r.Kind+" "+r.Env)
+		if r.Fits && r.ConfirmScenario == "" {
+			t.Errorf("%s %s: not confirmed: %s", r.Kind, r.Env, r.ConfirmNote)
+		}
+	}
+	if want := []string{"heap a", "heap b", "arena a", "arena b"}; !slices.Equal(recs, want) {
+		t.Errorf("recommendations %q, want %q", recs, want)
 	}
 }

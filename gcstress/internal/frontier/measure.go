@@ -19,7 +19,7 @@ import (
 func Measure(r results.Result, warmup time.Duration) results.FrontierPoint {
 	s := r.Scenario
 	p := results.FrontierPoint{Kind: s.Kind, Scenario: s.RunLabel(), Value: s.Value, GOGC: s.GOGC, MemLimit: s.MemLimit,
-		Class: r.Verdict.Class, Why: r.Verdict.Why, Cause: r.Verdict.Cause}
+		Class: r.Verdict.Class, Why: r.Verdict.Why, Cause: r.Verdict.Cause, Env: s.BuildEnv}
 	if p.GOGC <= 0 {
 		p.GOGC = GOGCOff
 	}
@@ -163,7 +163,7 @@ func measured(c results.Class) bool {
 }
 
 // MarkPareto sets Pareto on every measured point that no other measured
-// point of its kind dominates (both less GC CPU per GB and a lower peak
+// point of its kind and build environment dominates (both less GC CPU per GB and a lower peak
 // RSS), and clears it on the others.
 func MarkPareto(points []results.FrontierPoint) {
 	for i := range points {
@@ -173,7 +173,7 @@ func MarkPareto(points []results.FrontierPoint) {
 			if !p.Pareto {
 				break
 			}
-			if j != i && q.Kind == p.Kind && measured(q.Class) && q.GCCPUSPerGB < p.GCCPUSPerGB && q.PeakRSS < p.PeakRSS {
+			if j != i && q.Kind == p.Kind && q.Env == p.Env && measured(q.Class) && q.GCCPUSPerGB < p.GCCPUSPerGB && q.PeakRSS < p.PeakRSS {
 				p.Pareto = false
 			}
 		}

@@ -16,7 +16,10 @@ type Runner = capacity.Runner
 // Plan is what one frontier needs. Its functions are called from Run's
 // goroutine only.
 type Plan struct {
-	Kinds    []string
+	Kinds []string
+	// Envs are the build environments every point runs in, in order
+	// (-build-envs); none: one run of each point, its Env "".
+	Envs     []string
 	Settings []Setting // the grid (Grid), in order
 	// Warmup is the classifier's warm-up: the figures count the windows
 	// after it.
@@ -27,9 +30,10 @@ type Plan struct {
 	// PointDuration is one grid point's run; ConfirmDuration the
 	// confirmation's (longer).
 	PointDuration, ConfirmDuration time.Duration
-	// Point is the scenario of kind under setting s run for d; confirm
-	// says it is a confirmation run (named apart).
-	Point func(kind string, s Setting, d time.Duration, confirm bool) results.Scenario
+	// Point is the scenario of kind in build environment env ("": none)
+	// under setting s run for d; confirm says it is a confirmation run
+	// (named apart).
+	Point func(kind, env string, s Setting, d time.Duration, confirm bool) results.Scenario
 	Run   Runner
 }
 
@@ -40,23 +44,27 @@ type Outcome struct {
 	Models []results.FrontierModel
 }
 
-// Run runs every grid point, interleaved across kinds (setting major),
-// marks the Pareto set, fits the model per kind and, with a container,
-// recommends a setting per kind and runs its confirmation. An error is
+// Run runs every grid point, interleaved across kinds and build
+// environments (setting major, then kind, then environment), marks the
+// Pareto set, fits the model per kind and environment and, with a
+// container, recommends a setting per kind and environment and runs its
+// confirmation. An error is
 // the Runner's; the Outcome holds what ran before it. A cancelled ctx
 // stops between runs and returns what finished.
 func Run(ctx context.Context, p Plan) (Outcome, error) {
 	var out Outcome
 	for _, s := range p.Settings {
 		for _, k := range p.Kinds {
-			if ctx.Err() != nil {
-				return unconfirmed(finish(out, p), "no confirmation: the run was interrupted"), nil
+			for _, env := range p.envs() {
+				if ctx.Err() != nil {
+					return unconfirmed(finish(out, p), "no confirmation: the run was interrupted"), nil
+				}
+				res, err := p.Run(ctx, p.Point(k, env, s, p.PointDuration, false))
+				if err != nil {
+					return unconfirmed(finish(out, p), "no confirmation: the grid did not finish"), err
+				}
+				out.Points = append(out.Points, Measure(res, p.Warmup))
 			}
-			res, err := p.Run(ctx, p.Point(k, s, p.PointDuration, false))
-			if err != nil {
-				return unconfirmed(finish(out, p), "no confirmation: the grid did not finish"), err
-			}
-			out.Points = append(out.Points, Measure(res, p.Warmup))
 		}
 	}
 	out = finish(out, p)
@@ -65,7 +73,7 @@ func Run(ctx context.Context, p Plan) (Outcome, error) {
 		if !rec.Fits || ctx.Err() != nil {
 			continue
 		}
-		res, err := p.Run(ctx, p.Point(rec.Kind, Setting{GOGC: rec.GOGC, MemLimit: rec.MemLimit}, p.ConfirmDuration, true))
+		res, err := p.Run(ctx, p.Point(rec.Kind, rec.Env, Setting{GOGC: rec.GOGC, MemLimit: rec.MemLimit}, p.ConfirmDuration, true))
 		if err != nil {
 			return out, err
 		}
@@ -90,16 +98,41 @@ func unconfirmed(out Outcome, why string) Outcome {
 }
 
 // finish marks the Pareto set and fills the models and, with a container,
-// the recommendations (unconfirmed).
+// the recommendations (unconfirmed), per kind and build environment.
 func finish(out Outcome, p Plan) Outcome {
 	MarkPareto(out.Points)
 	out.Models, out.Recs = nil, nil
 	for _, k := range p.Kinds {
-		if m, ok := Model(out.Points, k); ok {
-			out.Models = append(out.Models, m)
+		for _, env := range p.envs() {
+			ps := pointsIn(out.Points, env)
+			if m, ok := Model(ps, k); ok {
+				m.Env = env
+				out.Models = append(out.Models, m)
+			}
+			if p.Limits.Container > 0 && hasKind(ps, k) {
+				rec := Recommend(ps, k, p.Limits)
+				rec.Env = env
+				out.Recs = append(out.Recs, rec)
+			}
 		}
-		if p.Limits.Container > 0 && hasKind(out.Points, k) {
-			out.Recs = append(out.Recs, Recommend(out.Points, k, p.Limits))
+	}
+	return out
+}
+
+// envs are the plan's build environments, or one "" without any.
+func (p Plan) envs() []string {
+	if len(p.Envs) == 0 {
+		return []string{""}
+	}
+	return p.Envs
+}
+
+// pointsIn are the points of build environment env.
+func pointsIn(points []results.FrontierPoint, env string) []results.FrontierPoint {
+	var out []results.FrontierPoint
+	for _, p := range points {
+		if p.Env == env {
+			out = append(out, p)
 		}
 	}
 	return out

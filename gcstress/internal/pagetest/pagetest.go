@@ -56,10 +56,9 @@ func Screenshot(t *testing.T, tab context.Context, name string) {
 	t.Logf("screenshot: %s", p)
 }
 
-// CheckToggleColours checks that each kind toggle of the page's charts
-// (its text a scenario's label, kindOf's key) is in its kind's colour,
-// view.KindColourHex.
-func CheckToggleColours(t *testing.T, ctx context.Context, kindOf map[string]string) {
+// Toggles are the page's chart toggles: each one's text (a scenario's
+// label) and CSS colour ("#rrggbb"); at least one, or the test fails.
+func Toggles(t *testing.T, ctx context.Context) [][2]string {
 	t.Helper()
 	toggles, err := chromedp.Run(ctx, chromedp.Evaluate[[][2]string](`Array.from(document.querySelectorAll("label.toggle")).map(function (l) {
 	  var c = getComputedStyle(l).color.match(/\d+/g).map(Number);
@@ -68,7 +67,15 @@ func CheckToggleColours(t *testing.T, ctx context.Context, kindOf map[string]str
 	if err != nil || len(toggles) == 0 {
 		t.Fatalf("toggles: %v %v", toggles, err)
 	}
-	for _, tg := range toggles {
+	return toggles
+}
+
+// CheckToggleColours checks that each kind toggle of the page's charts
+// (its text a scenario's label, kindOf's key) is in its kind's colour,
+// view.KindColourHex.
+func CheckToggleColours(t *testing.T, ctx context.Context, kindOf map[string]string) {
+	t.Helper()
+	for _, tg := range Toggles(t, ctx) {
 		kind, ok := kindOf[tg[0]]
 		if want := view.KindColourHex(kind); !ok || tg[1] != want {
 			t.Errorf("toggle %q: colour %s, want %s (kind %q)", tg[0], tg[1], want, kind)

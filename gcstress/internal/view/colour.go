@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"image/color"
+	"math"
 
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/memtable"
 )
 
@@ -49,4 +51,41 @@ func KindColour(kind string) color.RGBA {
 func KindColourHex(kind string) string {
 	c := KindColour(kind)
 	return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B)
+}
+
+// EnvColour is the colour of kind's lines in the build environment at
+// position i of a run's -build-envs (EnvIndex): KindColour for the first
+// (and for a run without environments), then alternately darker and
+// lighter shades of it, each further from it than the last, so that two
+// environments of one kind are told apart and still read as that kind.
+// A pure function.
+func EnvColour(kind string, i int) color.RGBA {
+	c := KindColour(kind)
+	if i <= 0 {
+		return c
+	}
+	t := 1 - math.Pow(0.6, float64((i+1)/2)) // 0.4, 0.64, 0.78, ...
+	to := 0.0                                // odd positions: towards black
+	if i%2 == 0 {
+		to = 255 // even ones: towards white
+	}
+	mix := func(v uint8) uint8 { return uint8(math.Round(float64(v)*(1-t) + to*t)) }
+	return color.RGBA{mix(c.R), mix(c.G), mix(c.B), c.A}
+}
+
+// EnvColourHex is EnvColour as a CSS colour ("#rrggbb"), for the pages.
+func EnvColourHex(kind string, i int) string {
+	c := EnvColour(kind, i)
+	return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B)
+}
+
+// EnvIndex is the position of build environment name among a run's
+// environments (results.Summary.BuildEnvs); 0 for "" or a name not there.
+func EnvIndex(envs []results.BuildEnv, name string) int {
+	for i, e := range envs {
+		if e.Name == name {
+			return i
+		}
+	}
+	return 0
 }

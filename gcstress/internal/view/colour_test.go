@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"image/color"
 	"regexp"
 	"slices"
 	"testing"
@@ -49,5 +50,30 @@ func TestPointColour(t *testing.T) {
 	p := PointOf(results.Scenario{Name: "failure/heap", Kind: "heap"}, results.Sample{HeapLive: 10 << 20, HeapObjects: 30 << 20}, nil)
 	if p.Colour != KindColourHex("heap") || p.Objects != 30 || p.Live != 10 {
 		t.Fatalf("point %+v", p)
+	}
+}
+
+// TestEnvColour: a kind's build environments (as many as -build-envs
+// allows) have distinct colours, the first the kind's own, from run to run.
+func TestEnvColour(t *testing.T) {
+	for _, k := range []string{memtable.KindHeap, memtable.KindArena, memtable.KindOffHeap, memtable.KindBTree, "mystore"} {
+		seen := map[color.RGBA]int{}
+		for i := range 8 {
+			c := EnvColour(k, i)
+			if j, ok := seen[c]; ok {
+				t.Errorf("%s: environments %d and %d share %v", k, j, i, c)
+			}
+			seen[c] = i
+			if c != EnvColour(k, i) {
+				t.Errorf("%s %d: not stable", k, i)
+			}
+		}
+		if EnvColour(k, 0) != KindColour(k) || EnvColourHex(k, 0) != KindColourHex(k) {
+			t.Errorf("%s: the first environment is not in the kind's colour", k)
+		}
+	}
+	envs := []results.BuildEnv{{Name: "a"}, {Name: "b"}}
+	if EnvIndex(envs, "b") != 1 || EnvIndex(envs, "x") != 0 || EnvIndex(nil, "a") != 0 {
+		t.Error("EnvIndex")
 	}
 }

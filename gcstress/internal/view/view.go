@@ -93,6 +93,10 @@ type Point struct {
 	Cls      results.Class `json:"cls"`
 	Progress float64       `json:"progress"`
 	Verdict  results.Class `json:"verdict,omitempty"` // the scenario's class so far
+	// Env is the scenario's build environment (results.Scenario.BuildEnv;
+	// -build-envs), "" for none: the pages label its lines with it. A page
+	// that knows the run's environments draws it in EnvColourHex.
+	Env string `json:"env,omitempty"`
 }
 
 const mib1 = 1 << 20
@@ -102,7 +106,7 @@ func PointOf(s results.Scenario, w results.Sample, wh *results.WindowHealth) Poi
 	p := Point{Name: s.Name, Kind: s.Kind, Colour: KindColourHex(s.Kind), Group: s.Group, Value: workload.FormatSize(s.Value),
 		T: w.T, MBps: w.MBps, GC: w.GCPct, Assist: w.AssistPct, Live: float64(w.HeapLive) / mib1,
 		Objects: float64(w.HeapObjects) / mib1, Goal: float64(w.HeapGoal) / mib1,
-		RSS: float64(w.RSS) / mib1, Progress: w.Progress}
+		RSS: float64(w.RSS) / mib1, Progress: w.Progress, Env: s.BuildEnv}
 	if s.Name == "" {
 		p.Name = w.Scenario
 	}

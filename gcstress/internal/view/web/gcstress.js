@@ -76,12 +76,12 @@
   Store.prototype.scenario = function (info) {
     var s = this.byName.get(info.name);
     if (!s) {
-      s = { name: info.name, kind: "", color: "", group: "", value: "", rssCap: 0, cls: [], result: null, verdict: "", progress: 0 };
+      s = { name: info.name, kind: "", color: "", group: "", value: "", env: "", rssCap: 0, cls: [], result: null, verdict: "", progress: 0 };
       FIELDS.forEach(function (f) { s[f] = []; });
       this.byName.set(info.name, s);
       this.list.push(s);
     }
-    ["kind", "color", "group", "value"].forEach(function (f) { if (info[f]) { s[f] = info[f]; } });
+    ["kind", "color", "group", "value", "env"].forEach(function (f) { if (info[f]) { s[f] = info[f]; } });
     return s;
   };
 
@@ -112,7 +112,13 @@
     return s.group || "scenarios";
   }
 
-  function labelOf(s) { return s.group === "matrix" && s.kind ? s.kind : s.name; }
+  // labelOf is a scenario's name in legends and toggles: a matrix
+  // scenario's kind, with its build environment when it has one (two
+  // environments of one kind are two series: "heap env=classic").
+  function labelOf(s) {
+    if (s.group !== "matrix" || !s.kind) { return s.name; }
+    return s.env ? s.kind + " env=" + s.env : s.kind;
+  }
 
   // Charts draws and redraws every group of a Store into root.
   function Charts(root) { this.root = root; this.groups = new Map(); }
