@@ -29,9 +29,10 @@ start=$(scripts/machine-header start "$state")
 cmd="make stress-readers READERS_OUT=$R/runs READERS_FLAGS=-replace-out ${args[*]}"
 make stress-readers READERS_OUT="$R/runs" READERS_FLAGS=-replace-out "${args[@]}" >"$R/progress.txt" 2>&1
 
-# The tracer's cost: mix b, 100 B, heap and arena, five runs each traced
+# The tracer's cost: mix b, 100 B, heap and arena, READERS_TRACE_COUNT (5) runs each traced
 # and untraced (CPU per GB and read latency side by side).
-costcmd="gcstress-peers -mix b -kinds heap,arena -values 100B -scenario matrix -count 5 -duration $READERS_DURATION -rate $READERS_RATE -preload $READERS_PRELOAD -memstore $READERS_MEMSTORE -gogc $READERS_GOGC -latency-every 4"
+TRACE_COUNT=${READERS_TRACE_COUNT:-5}
+costcmd="gcstress-peers -mix b -kinds heap,arena -values 100B -scenario matrix -count $TRACE_COUNT -duration $READERS_DURATION -rate $READERS_RATE -preload $READERS_PRELOAD -memstore $READERS_MEMSTORE -gogc $READERS_GOGC -latency-every 4"
 for t in on off; do
 	(cd benches/peers && go run ./cmd/gcstress-peers ${costcmd#gcstress-peers } -read-trace=$([ $t = on ] && echo true || echo false) \
 		-out "$R/runs/trace-$t" -replace-out >>"$R/progress.txt" 2>&1)
@@ -61,7 +62,7 @@ section() { awk '/^## /{p = ($0 ~ /^## Readers under GC/)} p' "$1"; }
 	done
 	echo "## The trace's own cost"
 	echo
-	echo "Mix b at 100 B traced (new) against untraced (old), five runs a side:"
+	echo "Mix b at 100 B traced (new) against untraced (old), $TRACE_COUNT runs a side:"
 	echo
 	echo '```'
 	go run ./cmd/gcstress compare "$R/runs/trace-off" "$R/runs/trace-on" 2>&1 || true
