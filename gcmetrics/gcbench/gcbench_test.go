@@ -71,28 +71,35 @@ func TestPointerHeavyLoopShowsGC(t *testing.T) {
 var sum uint64
 
 // TestAllocationFreeLoopShowsNoGC runs arithmetic only: no cycle starts,
-// so the GC share is zero.
+// so the GC share is zero. A run may still be charged the tail of a cycle
+// that other work (the race detector's, a neighbour test's garbage)
+// left in flight when the window opened, so one of three runs must show a
+// share under 1%: an allocation-free loop that the collector really
+// charged would show it in all three.
 func TestAllocationFreeLoopShowsNoGC(t *testing.T) {
-	r := runFixed(t, "20000x", func(b *testing.B) {
-		m := gcbench.Start(b)
-		b.ResetTimer()
-		x := uint64(88172645463325252)
-		for range b.N {
-			for range 1000 {
-				x = xorshift(x)
+	var last map[string]float64
+	for range 3 {
+		r := runFixed(t, "20000x", func(b *testing.B) {
+			m := gcbench.Start(b)
+			b.ResetTimer()
+			x := uint64(88172645463325252)
+			for range b.N {
+				for range 1000 {
+					x = xorshift(x)
+				}
 			}
+			sum += x
+			b.StopTimer()
+			m.Stop()
+		})
+		t.Logf("N=%d %v", r.N, r.Extra)
+		last = r.Extra
+		if r.Extra[gcbench.UnitGCCPU] < 1 && r.Extra[gcbench.UnitAssist] < 1 {
+			return
 		}
-		sum += x
-		b.StopTimer()
-		m.Stop()
-	})
-	t.Logf("N=%d %v", r.N, r.Extra)
-	if g := r.Extra[gcbench.UnitGCCPU]; g >= 1 {
-		t.Fatalf("gc-cpu-%% = %v for an allocation-free loop, want < 1", g)
 	}
-	if a := r.Extra[gcbench.UnitAssist]; a >= 1 {
-		t.Fatalf("assist-cpu-%% = %v for an allocation-free loop, want < 1", a)
-	}
+	t.Fatalf("gc-cpu-%% %v, assist-cpu-%% %v in each of 3 runs of an allocation-free loop, want < 1",
+		last[gcbench.UnitGCCPU], last[gcbench.UnitAssist])
 }
 
 // TestStopReportsMetrics checks the names Stop reports and that a second
