@@ -222,7 +222,9 @@ func TestCapacityUnderBuildEnvs(t *testing.T) {
 	if err != nil || !strings.Contains(string(js), `"env": "madv"`) && !strings.Contains(string(js), `"env":"madv"`) {
 		t.Errorf("summary.json lacks the capacity row's environment: %v", err)
 	}
-	reportHas(t, cfg.Out, "arena env=plain", "arena env=madv", "Capacity of arena 100B: madv ")
+	// The sentence's wording depends on the figures (the same, higher, not
+	// compared when a search was contended): that there is one is the point.
+	reportHas(t, cfg.Out, "arena env=plain", "arena env=madv", "Capacity of arena 100B: ")
 }
 
 // reportHas checks that the report.md of results folder out has each of
