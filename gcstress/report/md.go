@@ -35,21 +35,7 @@ var markdownFormat = Format{Name: MarkdownFile, When: AtRun | AtRebuild, Owns: i
 func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 	md := escape.Markdown
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "# gcstress report\n\n")
-	fmt.Fprintf(ew, "- command: %s\n", escape.MarkdownCode(sum.Command))
-	if sum.Commit != "" {
-		fmt.Fprintf(ew, "- commit: %s\n", md(sum.Commit))
-	}
-	fmt.Fprintf(ew, "- Go: %s, GOEXPERIMENT %s, %s/%s\n", md(sum.GoVersion), md(sum.GOEXPERIMENT), md(sum.GOOS), md(sum.GOARCH))
-	fmt.Fprintf(ew, "- machine: %s%s\n", view.MachineLine(sum, md), view.LoadLine(sum))
-	if note := view.BusyNote(sum.Results); note != "" {
-		fmt.Fprintf(ew, "- **%s**\n", md(note))
-	}
-	fmt.Fprintf(ew, "- started %s, finished %s (%.0f s)\n", sum.Started.Format("2006-01-02 15:04:05Z"),
-		sum.Finished.Format("15:04:05Z"), sum.Finished.Sub(sum.Started).Seconds())
-	if sum.Interrupted {
-		fmt.Fprintf(ew, "- **interrupted**: this report covers the %d scenario(s) that ran\n", len(sum.Results))
-	}
+	writeMarkdownHeader(ew, sum)
 	if p := openingParagraph(sum, md); p != "" {
 		fmt.Fprintf(ew, "\n%s\n", p)
 	}
@@ -74,6 +60,37 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 	})
 	writeFrontier(ew, sum, "\n## Frontier: GOGC x GOMEMLIMIT\n\nGC CPU per GB against peak memory per setting.\n\n", md)
 	writeNotes(ew, "\n## Notes\n\n", sum, md)
+	writeMarkdownScenarios(ew, sum)
+	writeMarkdownAccounts(ew, sum.Results, charts)
+	fmt.Fprintf(ew, "\n## Health rules\n\n%s.\n\n%s\n", sum.Rules, sum.SpanNote)
+	return ew.err
+}
+
+// writeMarkdownHeader writes the report's title and its run lines: the
+// command, commit, Go, machine, times and whether it was interrupted.
+func writeMarkdownHeader(ew io.Writer, sum *results.Summary) {
+	md := escape.Markdown
+	fmt.Fprintf(ew, "# gcstress report\n\n")
+	fmt.Fprintf(ew, "- command: %s\n", escape.MarkdownCode(sum.Command))
+	if sum.Commit != "" {
+		fmt.Fprintf(ew, "- commit: %s\n", md(sum.Commit))
+	}
+	fmt.Fprintf(ew, "- Go: %s, GOEXPERIMENT %s, %s/%s\n", md(sum.GoVersion), md(sum.GOEXPERIMENT), md(sum.GOOS), md(sum.GOARCH))
+	fmt.Fprintf(ew, "- machine: %s%s\n", view.MachineLine(sum, md), view.LoadLine(sum))
+	if note := view.BusyNote(sum.Results); note != "" {
+		fmt.Fprintf(ew, "- **%s**\n", md(note))
+	}
+	fmt.Fprintf(ew, "- started %s, finished %s (%.0f s)\n", sum.Started.Format("2006-01-02 15:04:05Z"),
+		sum.Finished.Format("15:04:05Z"), sum.Finished.Sub(sum.Started).Seconds())
+	if sum.Interrupted {
+		fmt.Fprintf(ew, "- **interrupted**: this report covers the %d scenario(s) that ran\n", len(sum.Results))
+	}
+}
+
+// writeMarkdownScenarios writes one line per scenario: its settings,
+// class, reason and how it ended.
+func writeMarkdownScenarios(ew io.Writer, sum *results.Summary) {
+	md := escape.Markdown
 	fmt.Fprintf(ew, "\n## Scenarios\n\n")
 	for _, r := range sum.Results {
 		fmt.Fprintf(ew, "- **%s** (%s): %s. %s", md(r.Scenario.RunLabel()), md(r.Scenario.Describe()), md(string(r.Verdict.Class)), md(r.Verdict.Why))
@@ -94,8 +111,13 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 		}
 		fmt.Fprintf(ew, ".\n")
 	}
+}
+
+// writeMarkdownAccounts writes the profile accounts (explain's Markdown,
+// control characters escaped) and the PNG charts.
+func writeMarkdownAccounts(ew io.Writer, rs []results.Result, charts []string) {
 	var accounts []results.Result
-	for _, r := range sum.Results {
+	for _, r := range rs {
 		if r.Account != "" {
 			accounts = append(accounts, r)
 		}
@@ -103,7 +125,6 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 	if len(accounts) > 0 {
 		fmt.Fprintf(ew, "\n## Profile accounts\n\n")
 		for _, r := range accounts {
-			// explain's own Markdown; only its control characters are escaped.
 			fmt.Fprintf(ew, "%s\n", escape.TerminalText(strings.TrimSpace(r.Account)))
 			fmt.Fprintln(ew)
 		}
@@ -116,8 +137,6 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 			}
 		}
 	}
-	fmt.Fprintf(ew, "\n## Health rules\n\n%s.\n\n%s\n", sum.Rules, sum.SpanNote)
-	return ew.err
 }
 
 func rel(base, p string) string {
