@@ -75,6 +75,13 @@ func (e *ringEngine) Stats() EngineStats {
 // kind gets a recommendation, which never names a failed point, and one
 // that fits gets its longer confirmation run.
 func TestFrontierUserEngines(t *testing.T) {
+	if testing.Short() {
+		// A whole frontier run (about 18 s): make test-slow runs it. Under
+		// -race beside the other packages its spiral point once read
+		// degraded instead of failed (the collector got less than its
+		// 25% of a loaded machine).
+		t.Skip("runs a whole frontier")
+	}
 	c := DefaultConfig()
 	c.Kinds, c.Values, c.CapacityValues, c.Sets = []string{testRingKind, testBallastKind}, []int64{100}, []int64{100}, []string{SetFrontier}
 	c.Memstore, c.Regions, c.Window, c.Thresholds.Warmup = 1<<20, 1, 100*time.Millisecond, 300*time.Millisecond
