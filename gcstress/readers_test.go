@@ -23,8 +23,10 @@ const (
 )
 
 // markSleep is how long markSleepKind's Get sleeps during mark: far above
-// a read's own time and a busy machine's scheduling delay.
-const markSleep = 20 * time.Millisecond
+// a read's own time and what a busy 2-core machine under -race adds to a
+// read while the collector runs (about 7 ms at the median seen on CI, up to
+// 30 ms at load 15).
+const markSleep = 100 * time.Millisecond
 
 func init() {
 	RegisterEngine(markSleepKind, func(Scenario) (Engine, error) { return newMarkEngine(true), nil })
@@ -33,7 +35,10 @@ func init() {
 
 // markEngine is a map behind a mutex that also holds a pointer-rich
 // ballast (so a mark phase takes milliseconds) and forces a collection
-// every 30 ms from a goroutine of its own. inMark is set just before each
+// collectEvery after the last one ended, from a goroutine of its own (far
+// apart enough that a loaded machine's long marks still leave reads
+// outside them: at load 14 a 30 ms gap left 4 reads of 900 outside
+// mark). inMark is set just before each
 // runtime.GC and cleared as soon as /gc/cycles/total moves (the end of
 // mark termination). With sleep, Get sleeps markSleep while inMark is set.
 type markEngine struct {
@@ -53,7 +58,7 @@ type ballastNode struct {
 func newMarkEngine(sleep bool) *markEngine {
 	e := &markEngine{m: map[string][]byte{}, sleep: sleep, stop: make(chan struct{}), done: make(chan struct{})}
 	var prev *ballastNode
-	for range 1 << 19 {
+	for range 1 << 18 {
 		prev = &ballastNode{next: prev}
 		if len(e.ballast) < 1<<10 {
 			e.ballast = append(e.ballast, prev)
@@ -70,14 +75,19 @@ func gcCycles() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// collect forces a collection every 30 ms and marks it in inMark.
+// collectEvery is the gap between the end of one forced collection and the
+// start of the next.
+const collectEvery = 100 * time.Millisecond
+
+// collect forces a collection collectEvery after the last and marks it in
+// inMark.
 func (e *markEngine) collect() {
 	defer close(e.done)
 	for {
 		select {
 		case <-e.stop:
 			return
-		case <-time.After(30 * time.Millisecond):
+		case <-time.After(collectEvery):
 		}
 		n := gcCycles()
 		e.inMark.Store(true)
@@ -112,24 +122,29 @@ func (e *markEngine) Close() error {
 	return nil
 }
 
-// mixScenario is a read-only open-loop mix on kind: 300 reads/s over 16
+// mixScenario is a read-only open-loop mix on kind: 300 reads/s over 64
 // workers (together they can sleep through a mark phase and keep up:
-// 800 sleeping reads/s), every read timed, GOGC off so that only the
+// 640 sleeping reads/s), every read timed, GOGC off so that only the
 // engine's forced cycles collect.
 func mixScenario(t *testing.T, kind string) Scenario {
 	s := tinyScenario(t, kind+"/100B/c", kind, 900)
 	s.Mix, s.KeyDist, s.ZipfTheta, s.Preload, s.ReadTrace = "c", "zipfian", 0.99, 1000, true
-	s.Rate, s.Writers, s.GOGC = 300, 16, -1
+	s.Rate, s.Writers, s.GOGC = 300, 64, -1
 	return s
 }
 
 // TestReadsAttributedToMark: a Get that sleeps while a mark phase runs
 // shows an in-mark p99 far above the outside p99; the same engine without
-// the sleep shows them comparable. On a busy 2-core machine a read's tail
-// outside mark reaches tens of milliseconds of scheduling delay, so the
-// assertions rest on what the sleep guarantees (in-mark p99 at least the
-// sleep, the in-mark median far above the outside one) and compare the two
-// runs with each other, never with a fixed bound.
+// the sleep does not carry the sleep. On a busy 2-core machine under -race
+// the collector itself slows every read it overlaps (CI saw the steady
+// engine's in-mark median at 6.6 ms against 0.7 ms outside, and at load 15
+// it reached 30 ms: the GC's workers take one of the two cores, and the
+// race detector's mark is slow), so the steady engine's in-mark reads are
+// not "the same" as its outside ones there. The assertions rest on what
+// the sleep guarantees and on the difference between the two runs: the
+// sleeper's in-mark p50 and p99 are at least the sleep and its p99 well
+// above its outside p99, and its in-mark median is the steady engine's
+// plus most of the sleep. Never a fixed bound on a latency that load sets.
 func TestReadsAttributedToMark(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two 3 s child runs")
@@ -160,13 +175,13 @@ func TestReadsAttributedToMark(t *testing.T) {
 	t.Logf("sleeping Get: p50 %v/%v, p99 %v/%v in/outside mark (x%.1f, x%.1f); steady Get: p50 %v/%v, p99 %v/%v (x%.1f, x%.1f)",
 		d(s.in.ILatP50), d(s.out.ILatP50), d(s.in.ILatP99), d(s.out.ILatP99), s.median, s.ratio,
 		d(c.in.ILatP50), d(c.out.ILatP50), d(c.in.ILatP99), d(c.out.ILatP99), c.median, c.ratio)
-	if s.in.ILatP99 < int64(markSleep) || s.ratio < 2 || s.median < 10 {
-		t.Errorf("sleeping Get: in-mark p99 %v vs %v outside, median x%.1f: want at least the sleep, twice outside, and a median 10x outside",
-			d(s.in.ILatP99), d(s.out.ILatP99), s.median)
+	if s.in.ILatP99 < int64(markSleep) || s.ratio < 2 || s.in.ILatP50 < int64(markSleep) {
+		t.Errorf("sleeping Get: in-mark p50 %v, p99 %v vs %v outside: want p50 and p99 at least the sleep (%v), p99 twice outside",
+			d(s.in.ILatP50), d(s.in.ILatP99), d(s.out.ILatP99), markSleep)
 	}
-	if c.median > s.median/4 || c.in.ILatP50 > s.in.ILatP50/4 {
-		t.Errorf("steady Get: in-mark median %v vs %v outside (x%.1f): not comparable beside the sleeper's x%.1f",
-			d(c.in.ILatP50), d(c.out.ILatP50), c.median, s.median)
+	if gap := s.in.ILatP50 - c.in.ILatP50; gap < int64(markSleep)/2 {
+		t.Errorf("steady Get: in-mark median %v against the sleeper's %v (gap %v): want the sleeper's above by at least half the sleep (%v)",
+			d(c.in.ILatP50), d(s.in.ILatP50), d(gap), markSleep/2)
 	}
 	se := s.end
 	if se.SlowReadsInGCPct == nil || *se.SlowReadsInGCPct < 50 {
