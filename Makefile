@@ -101,10 +101,12 @@ bench:
 gate:
 	./scripts/gate
 
-## test-slow: every test, the slow ones too (no -short), under -race: about 10 minutes
-## on 2 cores. CI runs it after make test.
+## test-slow: every test, the slow ones too (no -short), under -race, one package at a
+## time (-p 1: the whole-run suites time real GC phases and open-loop schedules, and two
+## of them beside each other on 2 cores made one fail on CI): about 15 minutes on 2
+## cores. CI runs it after make test.
 test-slow:
-	$(GO) test -race -timeout 40m $$($(GO) list $(PKGS) | grep -v '/internal/lint$$')
+	$(GO) test -race -p 1 -timeout 60m $$($(GO) list $(PKGS) | grep -v '/internal/lint$$')
 
 ## lint-test: internal/lint as a test (make test runs it): staticcheck (pinned in
 ## go.mod), the darwin vet and windows build, the architecture's import rules,

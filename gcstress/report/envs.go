@@ -228,11 +228,32 @@ func envSentence(s results.Scenario, baseName, name string, base, f envFigures, 
 		if !math.IsNaN(f.small) {
 			sent += fmt.Sprintf(", %.0f%% of its objects up to 128 B", 100*f.small)
 		}
-		if f.scanPerLive < 0.1 {
-			sent += ": next to nothing to scan under either collector"
-		}
+		sent += shapeNote(f.scanPerLive, f.meanObj)
 	}
 	return sent + "."
+}
+
+// The heap shapes a conclusion names: fewer than littleScan scannable
+// bytes per live byte leaves the collector few pointers to follow, and a
+// mean object of at least bigObject few objects to mark per byte (the
+// arena kinds' chunks). A heap of small noscan objects (heap's 1 KB
+// values) has the first without the second: its objects are still marked
+// one by one, so it is not "nothing to scan".
+const (
+	littleScan = 0.1
+	bigObject  = 1024
+)
+
+// shapeNote is what a heap's shape says of its collector's work: "" when
+// it has pointers to follow.
+func shapeNote(scanPerLive, meanObj float64) string {
+	switch {
+	case scanPerLive >= littleScan:
+		return ""
+	case meanObj >= bigObject:
+		return ": next to nothing to scan or mark under either collector"
+	}
+	return fmt.Sprintf(": few pointers to follow, but its small objects (%.0f B on average) are still marked one by one", meanObj)
 }
 
 // gcFloor is the least difference of GC CPU per GB that a conclusion

@@ -25,6 +25,9 @@ func TestEnvComparison(t *testing.T) {
 		envResult("heap", "greentea", 1.0, 900), envResult("heap", "classic", 1.5, 900),
 		envResult("arena", "greentea", 0.010, 20), envResult("arena", "classic", 0.012, 20),
 	}
+	for i := 2; i < 4; i++ { // the arena kinds' shape: two 20 KB chunks
+		rs[i].End.Shape.HeapLive, rs[i].End.Shape.Objects = 40000, 2
+	}
 	_, rows := envTable(rs)
 	if len(rows) != 4 || rows[0][1] != "greentea" || rows[1][2] != "1.500" || rows[0][9] != "0.90" || rows[0][11] != "80%" {
 		t.Fatalf("rows %q", rows)
@@ -38,8 +41,13 @@ func TestEnvComparison(t *testing.T) {
 			t.Errorf("conclusion %q, want it to start %q", cs[i], want)
 		}
 	}
-	if !strings.Contains(cs[0], "GC CPU 1.500 s/GB against 1.000 s/GB (+50%)") || !strings.Contains(cs[1], "next to nothing to scan") {
+	if !strings.Contains(cs[0], "GC CPU 1.500 s/GB against 1.000 s/GB (+50%)") || !strings.Contains(cs[1], "next to nothing to scan or mark") {
 		t.Errorf("figures or shape missing: %q", cs)
+	}
+	// Few scannable bytes in small objects (heap's 1 KB values): still marked.
+	small := envConclusions([]results.Result{envResult("heap", "greentea", 0.4, 20), envResult("heap", "classic", 0.4, 20)}, noEscape)
+	if len(small) != 1 || strings.Contains(small[0], "nothing to scan") || !strings.Contains(small[0], "small objects (100 B on average) are still marked") {
+		t.Errorf("small noscan objects: %q", small)
 	}
 	for i := range rs {
 		rs[i].Scenario.BuildEnv = ""
