@@ -253,7 +253,7 @@ func shapeNote(scanPerLive, meanObj float64) string {
 	case meanObj >= bigObject:
 		return ": next to nothing to scan or mark under either collector"
 	}
-	return fmt.Sprintf(": few pointers to follow, but its small objects (%.0f B on average) are still marked one by one", meanObj)
+	return fmt.Sprintf(": few pointers to follow, but its objects (%.0f B on average) are still marked one by one", meanObj)
 }
 
 // gcFloor is the least difference of GC CPU per GB that a conclusion

@@ -46,7 +46,7 @@ func TestEnvComparison(t *testing.T) {
 	}
 	// Few scannable bytes in small objects (heap's 1 KB values): still marked.
 	small := envConclusions([]results.Result{envResult("heap", "greentea", 0.4, 20), envResult("heap", "classic", 0.4, 20)}, noEscape)
-	if len(small) != 1 || strings.Contains(small[0], "nothing to scan") || !strings.Contains(small[0], "small objects (100 B on average) are still marked") {
+	if len(small) != 1 || strings.Contains(small[0], "nothing to scan") || !strings.Contains(small[0], "its objects (100 B on average) are still marked") {
 		t.Errorf("small noscan objects: %q", small)
 	}
 	for i := range rs {
