@@ -11,7 +11,9 @@
 #   results/readers-under-gc/run.sh        (about 18 minutes on 2 cores)
 # Every make variable of stress-readers can be set in the environment
 # (READERS_DURATION=2s READERS_KINDS=heap READERS_VALUES=100B for a smoke run;
-# R=/tmp/x writes there instead of here).
+# R=/tmp/x writes there instead of here). PARTS=trace reruns only the trace's
+# cost (about 7 minutes) and writes its section, with the machine header, to
+# trace-cost.md instead of README.md (PARTS="mixes trace" is the default).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=${R:-$PWD/results/readers-under-gc}
@@ -27,7 +29,11 @@ state=$(mktemp)
 trap 'rm -f "$state"' EXIT
 start=$(scripts/machine-header start "$state")
 cmd="make stress-readers READERS_OUT=$R/runs READERS_FLAGS=-replace-out ${args[*]}"
-make stress-readers READERS_OUT="$R/runs" READERS_FLAGS=-replace-out "${args[@]}" >"$R/progress.txt" 2>&1
+PARTS=${PARTS:-mixes trace}
+case " $PARTS " in
+*" mixes "*) make stress-readers READERS_OUT="$R/runs" READERS_FLAGS=-replace-out "${args[@]}" >"$R/progress.txt" 2>&1 ;;
+*) : >"$R/progress.txt" ;;
+esac
 
 # The tracer's cost: mix b, 100 B, heap and arena, READERS_TRACE_COUNT (5) runs each traced
 # and untraced (CPU per GB and read latency side by side).
@@ -41,6 +47,41 @@ end=$(scripts/machine-header end "$state")
 
 # section FILE: the "Readers under GC" sections of a report.md.
 section() { awk '/^## /{p = ($0 ~ /^## Readers under GC/)} p' "$1"; }
+
+# trace_cost: the trace's own cost section, from runs/trace-on and trace-off.
+trace_cost() {
+	echo "## The trace's own cost"
+	echo
+	echo "Mix b at 100 B traced (new) against untraced (old), $TRACE_COUNT runs a side:"
+	echo
+	echo '```'
+	go run ./cmd/gcstress compare "$R/runs/trace-off" "$R/runs/trace-on" 2>&1 || true
+	echo '```'
+	echo
+	for t in off on; do
+		echo "CPU per GB with -read-trace=$t:"
+		echo
+		awk '/^## /{p = ($0 ~ /^## GC cost per entry/)} p && /^\|/' "$R/runs/trace-$t/report.md"
+		echo
+	done
+	echo "Trace size and parse time per scenario are in each mix's table above (column Trace)."
+}
+
+if [[ " $PARTS " != *" mixes "* ]]; then
+	{
+		echo "Command: \`$costcmd -read-trace=true|false\` (results/readers-under-gc/run.sh, PARTS=trace)."
+		echo
+		echo '```'
+		echo "$start"
+		echo "$end"
+		echo '```'
+		echo
+		trace_cost
+	} >"$R/trace-cost.md"
+	for f in "$R"/runs/trace-*/samples.jsonl; do gzip -f "$f"; done
+	echo "wrote $R/trace-cost.md"
+	exit 0
+fi
 {
 	echo "# Readers under GC"
 	echo
@@ -60,21 +101,7 @@ section() { awk '/^## /{p = ($0 ~ /^## Readers under GC/)} p' "$1"; }
 		section "$d/report.md" | sed 's/^## /## /'
 		echo
 	done
-	echo "## The trace's own cost"
-	echo
-	echo "Mix b at 100 B traced (new) against untraced (old), $TRACE_COUNT runs a side:"
-	echo
-	echo '```'
-	go run ./cmd/gcstress compare "$R/runs/trace-off" "$R/runs/trace-on" 2>&1 || true
-	echo '```'
-	echo
-	for t in off on; do
-		echo "CPU per GB with -read-trace=$t:"
-		echo
-		awk '/^## /{p = ($0 ~ /^## GC cost per entry/)} p && /^\|/' "$R/runs/trace-$t/report.md"
-		echo
-	done
-	echo "Trace size and parse time per scenario are in each mix's table above (column Trace)."
+	trace_cost
 } >"$R/README.md"
 for f in "$R"/runs/*/samples.jsonl; do gzip -f "$f"; done
 echo "wrote $R/README.md"
