@@ -42,7 +42,7 @@ func frontierTable(ps []results.FrontierPoint) (header []string, rows [][]string
 			par = "yes"
 		}
 		rows = append(rows, []string{frontierSeries{p.Kind, p.Env}.label(), g, l, fmt.Sprintf("%.3g", p.GCCPUSPerGB), fmt.Sprintf("%.3g", p.AssistSPerGB), fmt.Sprintf("%.0f", p.CyclesPerGB),
-			results.MiB(p.PeakRSS), results.MiB(uint64(max(p.OffHeapBytes, 0))), results.MiB(p.HeapGoal), view.NS(p.ILatP99), fmt.Sprintf("%.3g", p.MBps), cls, par})
+			results.MiB(p.PeakRSS), results.MiB(uint64(max(p.OffHeapBytes, 0))), heapGoalText(p), view.NS(p.ILatP99), fmt.Sprintf("%.3g", p.MBps), cls, par})
 	}
 	return header, rows
 }
@@ -59,6 +59,18 @@ func recommendationTable(recs []results.Recommendation) (header []string, rows [
 		rows = append(rows, []string{frontierSeries{r.Kind, r.Env}.label(), g, l, r.Reason, r.ConfirmNote})
 	}
 	return header, rows
+}
+
+// noGoal is where a heap goal stops being one: with GOGC off and no
+// GOMEMLIMIT the runtime reports a goal near the largest int64.
+const noGoal = uint64(1) << 62
+
+// heapGoalText is a point's heap goal, "none" when it has none.
+func heapGoalText(p results.FrontierPoint) string {
+	if p.HeapGoal >= noGoal || (p.GOGC <= 0 && p.MemLimit <= 0 && p.HeapGoal == 0) {
+		return "none"
+	}
+	return results.MiB(p.HeapGoal)
 }
 
 // frontierSettingsLine is the frontier's settings in one sentence.

@@ -132,3 +132,25 @@ func TestBrowserFrontier(t *testing.T) {
 	pagetest.Screenshot(t, ctx, "report-frontier.png")
 	pe.Check(t)
 }
+
+// TestHeapGoalNone: with GOGC off and no GOMEMLIMIT the runtime's "no
+// goal" (near the largest int64) reads "none", not trillions of MiB.
+func TestHeapGoalNone(t *testing.T) {
+	for _, c := range []struct {
+		p    results.FrontierPoint
+		want string
+	}{
+		{results.FrontierPoint{GOGC: -1, HeapGoal: 8946696051507626496}, "none"},
+		{results.FrontierPoint{GOGC: -1}, "none"},
+		{results.FrontierPoint{GOGC: -1, MemLimit: 256 << 20, HeapGoal: 241 << 20}, "241 MiB"},
+		{results.FrontierPoint{GOGC: 100, HeapGoal: 60 << 20}, "60 MiB"},
+	} {
+		if got := heapGoalText(c.p); got != c.want {
+			t.Errorf("heap goal of %+v: %q, want %q", c.p, got, c.want)
+		}
+	}
+	_, rows := frontierTable([]results.FrontierPoint{{Kind: "heap", GOGC: -1, HeapGoal: 1<<63 - 1}})
+	if !strings.Contains(strings.Join(rows[0], "|"), "|none|") {
+		t.Errorf("row %q", rows[0])
+	}
+}

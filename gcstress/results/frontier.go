@@ -28,7 +28,19 @@ type FrontierPoint struct {
 	AssistSPerGB float64 `json:"assist_s_per_gb"`
 	CyclesPerGB  float64 `json:"gc_cycles_per_gb"`
 	Cycles       uint64  `json:"gc_cycles"` // completed after the warm-up
-	PeakRSS      uint64  `json:"peak_rss_bytes"`
+	// SpanCycles are the GC cycles CyclesPerGB counts: those of the whole
+	// cycles' span (Cycles when the end record's figures stand).
+	SpanCycles uint64 `json:"gc_span_cycles"`
+	// SteadyGCCPUSPerGB is the figure the frontier ranks on and predicts
+	// with: CyclesPerGB times the kind's pooled GC CPU per cycle (the
+	// median over its measured points of GCCPUSPerGB/CyclesPerGB), steady
+	// where GCCPUSPerGB, resting on a point's few cycles of uneven cost,
+	// scatters; SteadySE is its standard error (the Poisson error of
+	// SpanCycles and the pooled cost's own). Both 0 for a point with no
+	// cycles or not measured.
+	SteadyGCCPUSPerGB float64 `json:"steady_gc_cpu_s_per_gb,omitempty"`
+	SteadySE          float64 `json:"steady_gc_cpu_se_s_per_gb,omitempty"`
+	PeakRSS           uint64  `json:"peak_rss_bytes"`
 	// OffHeapBytes is the most the engine reported holding outside the Go
 	// heap (EngineStats.OffHeapBytes) in any window: 0 for an engine that
 	// reports none.
@@ -66,16 +78,26 @@ type Recommendation struct {
 	// The nearest setting when none fits (Fits false).
 	NearestGOGC     int   `json:"nearest_gogc,omitempty"`
 	NearestMemLimit int64 `json:"nearest_memlimit_bytes,omitempty"`
-	// The grid's prediction for the recommended setting.
+	// The grid's prediction for the recommended setting: its point's
+	// steady GC CPU per GB (FrontierPoint.SteadyGCCPUSPerGB) with its
+	// standard error, and its point's peak RSS. CycleCost is the kind's
+	// pooled GC CPU-seconds per cycle the prediction rests on.
 	PredictedGCCPUSPerGB float64 `json:"predicted_gc_cpu_s_per_gb,omitempty"`
+	PredictedGCCPUSE     float64 `json:"predicted_gc_cpu_se_s_per_gb,omitempty"`
 	PredictedPeakRSS     uint64  `json:"predicted_peak_rss_bytes,omitempty"`
+	CycleCost            float64 `json:"gc_cpu_s_per_cycle,omitempty"`
 	// The confirmation run at the recommended setting, longer than a grid
-	// point: Confirmed when its GC CPU per GB and peak RSS are both within
-	// FrontierConfirmTolerance of the prediction; ConfirmNote gives both
-	// figures (or why there was no confirmation).
+	// point: Confirmed when its GC CPU per GB (over the whole run) and its
+	// peak RSS over the grid point's span (ConfirmSpanPeakRSS: its first
+	// point-duration, the span a grid point's peak is a maximum over) are
+	// both within FrontierConfirmTolerance of the prediction;
+	// ConfirmPeakRSS is its peak over the whole run, reported beside it.
+	// ConfirmNote gives the figures (or why there was no confirmation).
 	Confirmed          bool    `json:"confirmed"`
 	ConfirmGCCPUSPerGB float64 `json:"confirm_gc_cpu_s_per_gb"`
 	ConfirmPeakRSS     uint64  `json:"confirm_peak_rss_bytes"`
+	ConfirmSpanPeakRSS uint64  `json:"confirm_span_peak_rss_bytes,omitempty"`
+	ConfirmCyclesPerGB float64 `json:"confirm_gc_cycles_per_gb,omitempty"`
 	ConfirmScenario    string  `json:"confirm_scenario,omitempty"`
 	ConfirmClass       Class   `json:"confirm_class,omitempty"`
 	ConfirmNote        string  `json:"confirm_note,omitempty"`
@@ -89,12 +111,16 @@ type Recommendation struct {
 // guide's inverse law (slope -1: doubling GOGC halves the GC CPU). A
 // plain value.
 type FrontierModel struct {
-	Kind       string  `json:"kind"`
+	Kind string `json:"kind"`
+	// Slope is that of the steady figure (FrontierPoint.SteadyGCCPUSPerGB,
+	// the raw one where a point has none); RawSlope that of each point's
+	// own GC CPU per GB.
 	Slope      float64 `json:"slope"`
+	RawSlope   float64 `json:"raw_slope"`
 	GuideSlope float64 `json:"guide_slope"`
 	Points     int     `json:"points"` // points the fit used
 	// GCFalls and RSSRises: over those points in GOGC order, every step
-	// up in GOGC lowered the GC CPU per GB, and raised the peak RSS.
+	// up in GOGC lowered the steady GC CPU per GB, and raised the peak RSS.
 	GCFalls  bool   `json:"gc_falls_with_gogc"`
 	RSSRises bool   `json:"rss_rises_with_gogc"`
 	Note     string `json:"note"`

@@ -6,7 +6,8 @@
 // prediction for it. It runs nothing itself: a Plan's Runner runs each
 // point (gcstress runs it as a child process) and its Point builds it, so
 // every figure is a pure function of the Results it is given, and Grid,
-// Measure, MarkPareto, Recommend, Confirm and Model are pure functions.
+// Measure, Steady, PoolCycleCost, MarkPareto, Recommend, SpanPeakRSS,
+// Confirm and Model are pure functions.
 //
 // Invariants:
 //   - Points are interleaved across kinds (setting major, kind minor) and,
@@ -24,12 +25,22 @@
 //     rests on too few cycles.
 //   - The Pareto set and the model fit use only measured points (healthy,
 //     elevated or degraded); failed and inconclusive points never take part.
-//   - Recommend never picks a point that is not healthy, whose peak RSS
+//   - The Pareto set, the model and the recommendation rank on the steady
+//     figure (Steady): a point's GC cycles per GB times its kind's GC CPU
+//     per cycle, pooled over the kind's measured points (PoolCycleCost),
+//     with a standard error; a point's own GC CPU per GB, which rests on
+//     a few cycles of uneven cost, is reported but not ranked on.
+//   - Recommend picks by the one-standard-error rule: the least memory
+//     among the fitting points whose steady figure is within the
+//     cheapest's plus its standard error. It never picks a point that is
+//     not healthy, whose peak RSS
 //     plus off-heap bytes passes the container less its headroom, or whose
 //     p99 from intended start passes the SLO. When none fits it picks
 //     nothing (Fits false, GOGC 0) and its reason names the nearest.
 //   - The confirmation runs only for a setting that fits, for longer than a
-//     grid point; it is confirmed only when both its GC CPU per GB and its
-//     peak RSS lie within results.FrontierConfirmTolerance of the grid's
-//     figures and it is not failed.
+//     grid point; it is confirmed only when its GC CPU per GB over the
+//     whole run lies within results.FrontierConfirmTolerance of the
+//     predicted steady figure, its peak RSS over a grid point's span
+//     (SpanPeakRSS) within it of the grid point's peak, and it is not
+//     failed.
 package frontier

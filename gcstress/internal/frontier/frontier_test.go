@@ -247,7 +247,7 @@ func TestRecommend(t *testing.T) {
 	}
 	// Off-heap bytes count against the container: 352 + 120 MiB passes 461.
 	ps[1].OffHeapBytes = 120 * mib
-	if rec := Recommend(ps, "heap", lim512); rec.GOGC != 100 || !strings.Contains(rec.Reason, "default is the cheapest") {
+	if rec := Recommend(ps, "heap", lim512); rec.GOGC != 100 || !strings.Contains(rec.Reason, "Go's default (0.5 GC CPU-s per GB)") {
 		t.Errorf("with off-heap: %+v", rec)
 	}
 }
@@ -301,19 +301,19 @@ func TestRecommendNeverPicksBad(t *testing.T) {
 func TestConfirm(t *testing.T) {
 	rec := results.Recommendation{Kind: "heap", GOGC: 200, Fits: true, PredictedGCCPUSPerGB: 0.2, PredictedPeakRSS: 300 * mib}
 	got := pt("heap", 200, 0, 0.22, 320*mib, results.Healthy)
-	if c := Confirm(rec, got); !c.Confirmed || !strings.HasPrefix(c.ConfirmNote, "confirmed") || c.ConfirmGCCPUSPerGB != 0.22 || c.ConfirmPeakRSS != 320*mib {
+	if c := Confirm(rec, got, 0, 15*time.Second); !c.Confirmed || !strings.HasPrefix(c.ConfirmNote, "confirmed") || c.ConfirmGCCPUSPerGB != 0.22 || c.ConfirmPeakRSS != 320*mib {
 		t.Errorf("within 15%%: %+v", c)
 	}
 	got.GCCPUSPerGB = 0.24 // +20%
-	if c := Confirm(rec, got); c.Confirmed || !strings.HasPrefix(c.ConfirmNote, "not confirmed") || !strings.Contains(c.ConfirmNote, "+20%") {
+	if c := Confirm(rec, got, 0, 15*time.Second); c.Confirmed || !strings.HasPrefix(c.ConfirmNote, "not confirmed") || !strings.Contains(c.ConfirmNote, "+20%") {
 		t.Errorf("20%% off: %+v", c)
 	}
 	got.GCCPUSPerGB, got.PeakRSS = 0.2, 260*mib // -13% RSS: fine
-	if c := Confirm(rec, got); !c.Confirmed {
+	if c := Confirm(rec, got, 0, 15*time.Second); !c.Confirmed {
 		t.Errorf("-13%% RSS: %+v", c)
 	}
 	got.Class = results.Failed
-	if c := Confirm(rec, got); c.Confirmed {
+	if c := Confirm(rec, got, 0, 15*time.Second); c.Confirmed {
 		t.Errorf("failed run confirmed: %+v", c)
 	}
 }
@@ -355,8 +355,10 @@ func TestRunInterleavesAndConfirms(t *testing.T) {
 		return results.Scenario{Name: kind, Kind: kind, Value: 100, GOGC: s.GOGC, MemLimit: s.MemLimit, RSSCap: 512 * mib}
 	}
 	p.Run = func(_ context.Context, s results.Scenario) (results.Result, error) {
-		gc := 100 / float64(s.GOGC)
-		r := run(s.Kind, Setting{GOGC: s.GOGC, MemLimit: s.MemLimit}, 10, func(_ int, w *results.Sample, _ *results.WindowHealth) { w.GCCPU = gc * 0.1 })
+		gc := 100 / float64(s.GOGC) // 0.05 s a cycle, 200/GOGC cycles a window
+		r := run(s.Kind, Setting{GOGC: s.GOGC, MemLimit: s.MemLimit}, 10, func(_ int, w *results.Sample, _ *results.WindowHealth) {
+			w.GCCPU, w.WinCycles, w.RSS = gc*0.1, uint64(200/s.GOGC), 120*mib
+		})
 		r.End.GCCPUSPerGB = gc
 		if s.Kind == "arena" {
 			r.End.PeakRSS = 600 * mib // never fits
@@ -479,5 +481,108 @@ func TestRunPerEnv(t *testing.T) {
 	}
 	if want := []string{"heap a", "heap b", "arena a", "arena b"}; !slices.Equal(recs, want) {
 		t.Errorf("recommendations %q, want %q", recs, want)
+	}
+}
+
+// cyc is a measured point with its own GC CPU per GB, cycles per GB and
+// span cycles.
+func cyc(gogc int, lim int64, gc, perGB float64, n uint64, rss uint64) results.FrontierPoint {
+	p := pt("heap", gogc, lim, gc, rss, results.Healthy)
+	p.CyclesPerGB, p.SpanCycles = perGB, n
+	return p
+}
+
+// TestSteady: the pooled cost per cycle is the median of the points'
+// own (one point's 100 ms cycle moves it not at all), and each point's
+// steady figure is its cycles per GB times it, with a standard error
+// from its cycle count and the pool's spread.
+func TestSteady(t *testing.T) {
+	ps := []results.FrontierPoint{
+		cyc(50, 0, 2.0, 200, 16, 90*mib),  // 10 ms a cycle
+		cyc(100, 0, 1.2, 100, 8, 100*mib), // 12 ms
+		cyc(200, 0, 0.4, 50, 4, 120*mib),  // 8 ms
+		cyc(400, 0, 3.0, 30, 1, 180*mib),  // 100 ms: one slow cycle
+		cyc(400, 1, 0.3, 30, 1, 0),        // inconclusive below: out
+		cyc(100, 0, 9.0, 100, 8, 100*mib), // another kind: out
+		cyc(GOGCOff, 0, 0, 0, 0, 200*mib), // no cycles: no steady figure
+	}
+	ps[4].Class = results.Inconclusive
+	ps[5].Kind = "arena"
+	c, ok := PoolCycleCost(ps, "heap")
+	if !ok || c.Points != 4 || math.Abs(c.PerCycle-0.011) > 1e-12 {
+		t.Fatalf("pool %+v %v; want the median of 10, 12, 8 and 100 ms: 11 ms over 4 points", c, ok)
+	}
+	Steady(ps)
+	if math.Abs(ps[3].SteadyGCCPUSPerGB-0.33) > 1e-9 || math.Abs(ps[0].SteadyGCCPUSPerGB-2.2) > 1e-9 {
+		t.Errorf("steady %g %g; want 0.33 (30 cycles/GB x 11 ms) and 2.2", ps[3].SteadyGCCPUSPerGB, ps[0].SteadyGCCPUSPerGB)
+	}
+	if ps[4].SteadyGCCPUSPerGB != 0 || ps[6].SteadyGCCPUSPerGB != 0 {
+		t.Errorf("inconclusive or cycle-free point got a steady figure: %+v %+v", ps[4], ps[6])
+	}
+	want := 2.2 * math.Sqrt(1.0/16+c.RelSE*c.RelSE)
+	if math.Abs(ps[0].SteadySE-want) > 1e-9 || ps[3].SteadySE < ps[3].SteadyGCCPUSPerGB {
+		t.Errorf("SE %g, want %g", ps[0].SteadySE, want)
+	}
+	if c, ok := PoolCycleCost(ps[:1], "heap"); !ok || math.Abs(c.RelSE-0.25) > 1e-12 {
+		t.Errorf("one point: %+v, want its Poisson error 1/sqrt(16)", c)
+	}
+	if _, ok := PoolCycleCost(ps, "btree"); ok {
+		t.Error("pooled a kind with no points")
+	}
+	if m, ok := Model(ps, "heap"); !ok || !m.GCFalls || m.RawSlope == m.Slope {
+		t.Errorf("model on the steady figure: %+v", m)
+	}
+}
+
+// TestRecommendOneSE: the cheapest fitting point's figure plus its
+// standard error is the bar; the least memory under it is picked.
+func TestRecommendOneSE(t *testing.T) {
+	ps := []results.FrontierPoint{
+		pt("heap", 100, 0, 1, 100*mib, results.Healthy),
+		pt("heap", 200, 0, 0.5, 120*mib, results.Healthy),
+		pt("heap", 400, 0, 0.3, 180*mib, results.Healthy),
+	}
+	for i, f := range []float64{1, 0.5, 0.3} {
+		ps[i].SteadyGCCPUSPerGB, ps[i].SteadySE = f, f/4
+	}
+	rec := Recommend(ps, "heap", lim512) // bar 0.375: only GOGC 400
+	if rec.GOGC != 400 || rec.PredictedGCCPUSPerGB != 0.3 || rec.PredictedGCCPUSE != 0.075 || !strings.Contains(rec.Reason, "least steady GC CPU per GB") {
+		t.Fatalf("narrow: %+v", rec)
+	}
+	ps[2].SteadySE = 0.25 // bar 0.55: GOGC 200 is as cheap within the error, for less memory
+	rec = Recommend(ps, "heap", lim512)
+	if rec.GOGC != 200 || rec.PredictedGCCPUSPerGB != 0.5 || rec.PredictedPeakRSS != 120*mib ||
+		!strings.Contains(rec.Reason, "the least memory of the 2 whose steady GC CPU per GB") || !strings.Contains(rec.Reason, "GOGC 400 with no GOMEMLIMIT's 0.3 ± 0.25") {
+		t.Fatalf("wide: %+v", rec)
+	}
+	ps[0].SteadyGCCPUSPerGB, ps[0].PeakRSS = 0.52, 150*mib // the default within the bar, but more memory
+	if rec := Recommend(ps, "heap", lim512); rec.GOGC != 200 || !strings.Contains(rec.Reason, "4% more GC CPU per GB than the default (0.5 vs 0.52") && !strings.Contains(rec.Reason, "less GC CPU per GB than the default") {
+		t.Errorf("default within the bar: %+v", rec)
+	}
+}
+
+// TestConfirmSpan: the peak RSS compared is the confirmation's over the
+// grid point's span; the whole run's is reported; a prediction wider
+// than the tolerance says so.
+func TestConfirmSpan(t *testing.T) {
+	r := run("heap", Setting{GOGC: 200}, 45, func(i int, s *results.Sample, _ *results.WindowHealth) {
+		s.RSS = uint64(100+i) * mib // grows past the grid's span
+	})
+	r.Scenario.Window = time.Second
+	if got := SpanPeakRSS(r, 15*time.Second); got != 114*mib {
+		t.Fatalf("span peak %s, want 114 MiB (windows ending at 1..15 s)", results.MiB(got))
+	}
+	if SpanPeakRSS(results.Result{}, time.Second) != 0 {
+		t.Error("no windows: a peak")
+	}
+	rec := results.Recommendation{Kind: "heap", GOGC: 200, Fits: true, PredictedGCCPUSPerGB: 0.5, PredictedGCCPUSE: 0.05, PredictedPeakRSS: 110 * mib}
+	got := Measure(r, 2*time.Second)
+	c := Confirm(rec, got, SpanPeakRSS(r, 15*time.Second), 15*time.Second)
+	if !c.Confirmed || c.ConfirmSpanPeakRSS != 114*mib || c.ConfirmPeakRSS != 144*mib || !strings.Contains(c.ConfirmNote, "over its first 15s") || !strings.Contains(c.ConfirmNote, "144 MiB over the whole run (+31%)") {
+		t.Fatalf("confirm %+v", c)
+	}
+	rec.PredictedGCCPUSPerGB, rec.PredictedGCCPUSE = 0.3, 0.15
+	if c := Confirm(rec, got, 114*mib, 15*time.Second); c.Confirmed || !strings.Contains(c.ConfirmNote, "own standard error (±50%) is wider than the 15% tolerance") {
+		t.Errorf("wide prediction: %+v", c)
 	}
 }

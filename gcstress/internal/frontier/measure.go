@@ -44,8 +44,9 @@ func Measure(r results.Result, warmup time.Duration) results.FrontierPoint {
 	if r.End != nil {
 		onCPU = r.End.OnCPU
 	}
-	if gc, assist, cycles, ok := alignedCost(r.Windows, warm, onCPU); ok {
-		p.GCCPUSPerGB, p.AssistSPerGB, p.CyclesPerGB = gc, assist, cycles
+	p.SpanCycles = p.Cycles
+	if sp, ok := alignedCost(r.Windows, warm, onCPU); ok {
+		p.GCCPUSPerGB, p.AssistSPerGB, p.CyclesPerGB, p.SpanCycles = sp.gc, sp.assist, sp.cyclesPerGB, sp.cycles
 	}
 	classify(&p, r)
 	return p
@@ -60,7 +61,7 @@ func Measure(r results.Result, warmup time.Duration) results.FrontierPoint {
 // less at each end (a point with few cycles, the cheapest, would swing by
 // that share). GC and assist are scaled by onCPU as the end record's Cost
 // is (0: unscaled). ok is false with fewer than two such windows.
-func alignedCost(ws []results.Sample, warm, onCPU float64) (gc, assist, cycles float64, ok bool) {
+func alignedCost(ws []results.Sample, warm, onCPU float64) (span, bool) {
 	first, last := -1, -1
 	for i, w := range ws {
 		if w.T >= warm && w.WinCycles > 0 {
@@ -71,7 +72,7 @@ func alignedCost(ws []results.Sample, warm, onCPU float64) (gc, assist, cycles f
 		}
 	}
 	if first < 0 || last == first {
-		return 0, 0, 0, false
+		return span{}, false
 	}
 	var gcs, as float64
 	var bytes int64
@@ -80,13 +81,20 @@ func alignedCost(ws []results.Sample, warm, onCPU float64) (gc, assist, cycles f
 		gcs, as, bytes, n = gcs+w.GCCPU, as+w.Assist, bytes+w.WinBytes, n+w.WinCycles
 	}
 	if bytes <= 0 {
-		return 0, 0, 0, false
+		return span{}, false
 	}
 	if onCPU > 0 {
 		gcs, as = gcs*onCPU, as*onCPU
 	}
 	gb := float64(bytes) / 1e9
-	return gcs / gb, as / gb, float64(n) / gb, true
+	return span{gc: gcs / gb, assist: as / gb, cyclesPerGB: float64(n) / gb, cycles: n}, true
+}
+
+// span is alignedCost's figures: GC and assist CPU-seconds and cycles per
+// GB over the whole cycles' span, and the cycles in it.
+type span struct {
+	gc, assist, cyclesPerGB float64
+	cycles                  uint64
 }
 
 // classify applies the frontier's own rules over the verdict: the death
@@ -163,8 +171,9 @@ func measured(c results.Class) bool {
 }
 
 // MarkPareto sets Pareto on every measured point that no other measured
-// point of its kind and build environment dominates (both less GC CPU per GB and a lower peak
-// RSS), and clears it on the others.
+// point of its kind and build environment dominates (both less GC CPU per
+// GB, the steady figure where the points have one (Steady), and a lower
+// peak RSS), and clears it on the others.
 func MarkPareto(points []results.FrontierPoint) {
 	for i := range points {
 		p := &points[i]
@@ -173,7 +182,7 @@ func MarkPareto(points []results.FrontierPoint) {
 			if !p.Pareto {
 				break
 			}
-			if j != i && q.Kind == p.Kind && q.Env == p.Env && measured(q.Class) && q.GCCPUSPerGB < p.GCCPUSPerGB && q.PeakRSS < p.PeakRSS {
+			if j != i && q.Kind == p.Kind && q.Env == p.Env && measured(q.Class) && figure(q) < figure(*p) && q.PeakRSS < p.PeakRSS {
 				p.Pareto = false
 			}
 		}

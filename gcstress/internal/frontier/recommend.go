@@ -41,17 +41,23 @@ func (l Limits) fits(p results.FrontierPoint) (bool, string) {
 	return true, ""
 }
 
-// Recommend picks, among kind's points, the healthy setting with the
-// least GC CPU per GB (then the least memory) whose Need stays within
-// the container less its headroom and whose p99 from intended start
-// meets the SLO, and says why in one sentence, with its cost against Go's
+// Recommend picks, among kind's points that fit (healthy, Need within
+// the container less its headroom, p99 from intended start within the
+// SLO), by the one-standard-error rule on the steady figure (Steady;
+// a point's own GC CPU per GB where it has none): the cheapest fitting
+// point's figure plus its standard error is the bar, and of the fitting
+// points at or under it the one with the least Need (then the least
+// figure) is picked. The least figure of a noisy set is biased low (the
+// point that measured cheap by chance wins), so a setting no cheaper
+// within the figures' own error is preferred when it takes less memory.
+// The reason says why, in one sentence, with the cost against Go's
 // default (GOGC 100, no GOMEMLIMIT). When none fits, GOGC and MemLimit
 // are 0 (Fits false) and the reason names the nearest point (the least
 // excess over the limits among the points not failed). A pure function.
 func Recommend(points []results.FrontierPoint, kind string, l Limits) results.Recommendation {
 	rec := results.Recommendation{Kind: kind}
-	var best, base *results.FrontierPoint
-	fitting := 0
+	var fit []*results.FrontierPoint
+	var base *results.FrontierPoint
 	for i := range points {
 		p := &points[i]
 		if p.Kind != kind {
@@ -61,39 +67,79 @@ func Recommend(points []results.FrontierPoint, kind string, l Limits) results.Re
 		if SettingOf(*p).IsDefault() {
 			base = p
 		}
-		if ok, _ := l.fits(*p); !ok {
-			continue
-		}
-		fitting++
-		if best == nil || p.GCCPUSPerGB < best.GCCPUSPerGB || (p.GCCPUSPerGB == best.GCCPUSPerGB && Need(*p) < Need(*best)) {
-			best = p
+		if ok, _ := l.fits(*p); ok {
+			fit = append(fit, p)
 		}
 	}
-	if best == nil {
+	if len(fit) == 0 {
 		return noneFits(rec, points, l)
 	}
+	cheapest, best, within := oneSE(fit)
 	rec.GOGC, rec.MemLimit, rec.Fits = best.GOGC, best.MemLimit, true
-	rec.PredictedGCCPUSPerGB, rec.PredictedPeakRSS = best.GCCPUSPerGB, best.PeakRSS
-	rec.Reason = fmt.Sprintf("%s: %s, peak %s of %s; the least GC CPU per GB of %d healthy setting(s) within %s",
-		SettingOf(*best).Label(), versusDefault(*best, base, l), memText(*best), results.MiB(uint64(l.Container)), fitting, limitsText(l))
+	rec.PredictedGCCPUSPerGB, rec.PredictedGCCPUSE, rec.PredictedPeakRSS = figure(*best), best.SteadySE, best.PeakRSS
+	if c, ok := PoolCycleCost(points, kind); ok {
+		rec.CycleCost = c.PerCycle
+	}
+	rec.Reason = fmt.Sprintf("%s: %s, peak %s of %s; of the %d healthy setting(s) within %s, %s",
+		SettingOf(*best).Label(), versusDefault(*best, base, l), memText(*best), results.MiB(uint64(l.Container)),
+		len(fit), limitsText(l), pickText(*cheapest, *best, within))
 	return rec
+}
+
+// oneSE applies the one-standard-error rule to the fitting points: the
+// cheapest by figure (then the least Need), the pick (the least Need,
+// then the least figure, among the points whose figure is at most the
+// cheapest's plus its SteadySE) and how many points met that bar.
+func oneSE(fit []*results.FrontierPoint) (cheapest, pick *results.FrontierPoint, within int) {
+	for _, p := range fit {
+		if cheapest == nil || figure(*p) < figure(*cheapest) || (figure(*p) == figure(*cheapest) && Need(*p) < Need(*cheapest)) {
+			cheapest = p
+		}
+	}
+	bar := figure(*cheapest) + cheapest.SteadySE
+	for _, p := range fit {
+		if figure(*p) > bar {
+			continue
+		}
+		within++
+		if pick == nil || Need(*p) < Need(*pick) || (Need(*p) == Need(*pick) && figure(*p) < figure(*pick)) {
+			pick = p
+		}
+	}
+	return cheapest, pick, within
+}
+
+// pickText says how the one-standard-error rule chose best.
+func pickText(cheapest, best results.FrontierPoint, within int) string {
+	if best.SteadyGCCPUSPerGB <= 0 {
+		return "the least GC CPU per GB"
+	}
+	if SettingOf(best) == SettingOf(cheapest) {
+		return fmt.Sprintf("the least steady GC CPU per GB (%.3g ± %.2g s/GB: GC cycles per GB times the kind's GC CPU per cycle) and the least memory of the %d within one standard error of it",
+			figure(best), best.SteadySE, within)
+	}
+	return fmt.Sprintf("the least memory of the %d whose steady GC CPU per GB (GC cycles per GB times the kind's GC CPU per cycle) is within one standard error of the least, %s's %.3g ± %.2g s/GB (this one %.3g ± %.2g)",
+		within, SettingOf(cheapest).Label(), figure(cheapest), cheapest.SteadySE, figure(best), best.SteadySE)
 }
 
 // versusDefault is a pick's cost against the default's point.
 func versusDefault(best results.FrontierPoint, base *results.FrontierPoint, l Limits) string {
 	switch {
 	case SettingOf(best).IsDefault():
-		return fmt.Sprintf("Go's default is the cheapest that fits (%.3g GC CPU-s per GB)", best.GCCPUSPerGB)
+		return fmt.Sprintf("Go's default (%.3g GC CPU-s per GB)", figure(best))
 	case base == nil:
-		return fmt.Sprintf("%.3g GC CPU-s per GB (the grid has no GOGC 100 without a limit to compare with)", best.GCCPUSPerGB)
-	case base.GCCPUSPerGB <= 0 || !measured(base.Class):
-		return fmt.Sprintf("%.3g GC CPU-s per GB (the default, GOGC 100 with no GOMEMLIMIT, was %s)", best.GCCPUSPerGB, base.Class)
+		return fmt.Sprintf("%.3g GC CPU-s per GB (the grid has no GOGC 100 without a limit to compare with)", figure(best))
+	case figure(*base) <= 0 || !measured(base.Class):
+		return fmt.Sprintf("%.3g GC CPU-s per GB (the default, GOGC 100 with no GOMEMLIMIT, was %s)", figure(best), base.Class)
 	}
-	pct := 100 * (1 - best.GCCPUSPerGB/base.GCCPUSPerGB)
-	s := fmt.Sprintf("%.0f%% less GC CPU per GB than the default (%.3g vs %.3g s/GB)", pct, best.GCCPUSPerGB, base.GCCPUSPerGB)
+	pct := 100 * (1 - figure(best)/figure(*base))
+	s := fmt.Sprintf("%.0f%% less GC CPU per GB than the default (%.3g vs %.3g s/GB)", pct, figure(best), figure(*base))
 	if pct < 0 {
-		_, why := l.fits(*base)
-		s = fmt.Sprintf("%.0f%% more GC CPU per GB than the default (%.3g vs %.3g s/GB), which does not fit (%s)", -pct, best.GCCPUSPerGB, base.GCCPUSPerGB, why)
+		why := "for less memory"
+		if ok, no := l.fits(*base); !ok {
+			why = "which does not fit (" + no + ")"
+		}
+		s = fmt.Sprintf("%.0f%% more GC CPU per GB than the default (%.3g vs %.3g s/GB), %s", -pct, figure(best), figure(*base), why)
 	}
 	return s
 }
@@ -162,22 +208,37 @@ func durText(ns int64) string {
 }
 
 // Confirm compares a confirmation run's point with the recommendation's
-// prediction: confirmed when the run is not failed and both its GC CPU
-// per GB and its peak RSS lie within results.FrontierConfirmTolerance of
-// the grid's. It fills rec's confirmation fields and returns rec. A pure
+// prediction: confirmed when the run is not failed, its GC CPU per GB
+// over the whole run (got, longer than a grid point: more cycles, so the
+// steadiest measure there is) lies within
+// results.FrontierConfirmTolerance of the predicted steady figure, and
+// its peak RSS over the grid point's span (spanPeak: its first d, see
+// SpanPeakRSS; a peak is a maximum, which a longer run only raises, and
+// memtables and caches still fill past a grid point's span) lies within
+// it of the grid point's peak. The whole run's peak is reported beside
+// it. It fills rec's confirmation fields and returns rec. A pure
 // function.
-func Confirm(rec results.Recommendation, got results.FrontierPoint) results.Recommendation {
+func Confirm(rec results.Recommendation, got results.FrontierPoint, spanPeak uint64, d time.Duration) results.Recommendation {
 	rec.ConfirmGCCPUSPerGB, rec.ConfirmPeakRSS, rec.ConfirmScenario, rec.ConfirmClass = got.GCCPUSPerGB, got.PeakRSS, got.Scenario, got.Class
+	rec.ConfirmSpanPeakRSS, rec.ConfirmCyclesPerGB = spanPeak, got.CyclesPerGB
+	if spanPeak == 0 {
+		rec.ConfirmSpanPeakRSS = got.PeakRSS
+	}
 	dGC := rel(got.GCCPUSPerGB, rec.PredictedGCCPUSPerGB)
-	dRSS := rel(float64(got.PeakRSS), float64(rec.PredictedPeakRSS))
+	dRSS := rel(float64(rec.ConfirmSpanPeakRSS), float64(rec.PredictedPeakRSS))
 	tol := results.FrontierConfirmTolerance
 	rec.Confirmed = got.Class != results.Failed && got.Class != results.Interrupted && math.Abs(dGC) <= tol && math.Abs(dRSS) <= tol
 	word := "not confirmed"
 	if rec.Confirmed {
 		word = "confirmed"
 	}
-	rec.ConfirmNote = fmt.Sprintf("%s: GC CPU %.3g s/GB against the grid's %.3g (%+.0f%%), peak RSS %s against %s (%+.0f%%); the run was %s",
-		word, got.GCCPUSPerGB, rec.PredictedGCCPUSPerGB, 100*dGC, results.MiB(got.PeakRSS), results.MiB(rec.PredictedPeakRSS), 100*dRSS, got.Class)
+	rec.ConfirmNote = fmt.Sprintf("%s: GC CPU %.3g s/GB over the whole run (%d cycles, %.3g per GB) against the grid's steady %.3g ± %.2g (%+.0f%%); peak RSS %s over its first %v (a grid point's span) against %s (%+.0f%%), %s over the whole run (%+.0f%%); the run was %s",
+		word, got.GCCPUSPerGB, got.SpanCycles, got.CyclesPerGB, rec.PredictedGCCPUSPerGB, rec.PredictedGCCPUSE, 100*dGC,
+		results.MiB(rec.ConfirmSpanPeakRSS), d, results.MiB(rec.PredictedPeakRSS), 100*dRSS, results.MiB(got.PeakRSS),
+		100*rel(float64(got.PeakRSS), float64(rec.PredictedPeakRSS)), got.Class)
+	if se := rec.PredictedGCCPUSE / rec.PredictedGCCPUSPerGB; !rec.Confirmed && se > tol {
+		rec.ConfirmNote += fmt.Sprintf("; the prediction's own standard error (±%.0f%%) is wider than the %.0f%% tolerance: more GC cycles per point (a longer -point-duration) narrow it", 100*se, 100*tol)
+	}
 	return rec
 }
 
@@ -198,18 +259,19 @@ const GuideSlope = -1.0
 
 // Model fits log(GC CPU per GB) against log(GOGC) over kind's measured
 // points without a GOMEMLIMIT and with a GOGC (not off) and a GC figure,
-// by least squares; ok is false with fewer than two GOGC values. A pure
-// function.
+// by least squares: Slope on the steady figure (figure: Steady's, a
+// point's own where it has none), RawSlope on each point's own GC CPU
+// per GB; ok is false with fewer than two GOGC values. A pure function.
 func Model(points []results.FrontierPoint, kind string) (m results.FrontierModel, ok bool) {
 	m = results.FrontierModel{Kind: kind, GuideSlope: GuideSlope}
-	var xs, ys []float64
+	var xs, ys, raw []float64
 	var fit []results.FrontierPoint
 	lo, hi := math.MaxInt, 0
 	for _, p := range points {
-		if p.Kind != kind || p.MemLimit != 0 || p.GOGC <= 0 || p.GCCPUSPerGB <= 0 || !measured(p.Class) {
+		if p.Kind != kind || p.MemLimit != 0 || p.GOGC <= 0 || p.GCCPUSPerGB <= 0 || figure(p) <= 0 || !measured(p.Class) {
 			continue
 		}
-		xs, ys = append(xs, math.Log(float64(p.GOGC))), append(ys, math.Log(p.GCCPUSPerGB))
+		xs, ys, raw = append(xs, math.Log(float64(p.GOGC))), append(ys, math.Log(figure(p))), append(raw, math.Log(p.GCCPUSPerGB))
 		lo, hi = min(lo, p.GOGC), max(hi, p.GOGC)
 		fit = append(fit, p)
 	}
@@ -218,22 +280,22 @@ func Model(points []results.FrontierPoint, kind string) (m results.FrontierModel
 		m.Note = fmt.Sprintf("%s: too few measured GOGC values without a GOMEMLIMIT (%d) for a slope", kind, len(xs))
 		return m, false
 	}
-	m.Slope = slope(xs, ys)
+	m.Slope, m.RawSlope = slope(xs, ys), slope(xs, raw)
 	m.GCFalls, m.RSSRises = trends(fit)
-	m.Note = fmt.Sprintf("%s: GC CPU per GB against GOGC (%d points, GOGC %d to %d, no GOMEMLIMIT) has a log-log slope of %.2f: each doubling of GOGC multiplies it by %.2f; the GC guide's inverse law says %.0f (x%.2f); as GOGC rose, GC CPU per GB %s and peak RSS %s",
-		kind, m.Points, lo, hi, m.Slope, math.Pow(2, m.Slope), GuideSlope, math.Pow(2, GuideSlope), word(m.GCFalls, "fell at every step", "did not fall at every step"),
+	m.Note = fmt.Sprintf("%s: steady GC CPU per GB against GOGC (%d points, GOGC %d to %d, no GOMEMLIMIT) has a log-log slope of %.2f (each point's own figure: %.2f): each doubling of GOGC multiplies it by %.2f; the GC guide's inverse law says %.0f (x%.2f); as GOGC rose, steady GC CPU per GB %s and peak RSS %s",
+		kind, m.Points, lo, hi, m.Slope, m.RawSlope, math.Pow(2, m.Slope), GuideSlope, math.Pow(2, GuideSlope), word(m.GCFalls, "fell at every step", "did not fall at every step"),
 		word(m.RSSRises, "rose at every step", "did not rise at every step"))
 	return m, true
 }
 
 // trends says whether, in GOGC order, every step up lowered the GC CPU
-// per GB and raised the peak RSS.
+// per GB (figure) and raised the peak RSS.
 func trends(ps []results.FrontierPoint) (gcFalls, rssRises bool) {
 	ps = slices.Clone(ps)
 	slices.SortFunc(ps, func(a, b results.FrontierPoint) int { return cmp.Compare(a.GOGC, b.GOGC) })
 	gcFalls, rssRises = true, true
 	for i := 1; i < len(ps); i++ {
-		gcFalls = gcFalls && ps[i].GCCPUSPerGB < ps[i-1].GCCPUSPerGB
+		gcFalls = gcFalls && figure(ps[i]) < figure(ps[i-1])
 		rssRises = rssRises && ps[i].PeakRSS > ps[i-1].PeakRSS
 	}
 	return gcFalls, rssRises

@@ -80,7 +80,7 @@ func Run(ctx context.Context, p Plan) (Outcome, error) {
 		if res.Verdict.Class == results.Interrupted {
 			continue // a partial run confirms nothing
 		}
-		out.Recs[i] = Confirm(rec, Measure(res, p.Warmup))
+		out.Recs[i] = Confirm(rec, Measure(res, p.Warmup), SpanPeakRSS(res, p.PointDuration), p.PointDuration)
 	}
 	return out, nil
 }
@@ -97,9 +97,11 @@ func unconfirmed(out Outcome, why string) Outcome {
 	return out
 }
 
-// finish marks the Pareto set and fills the models and, with a container,
+// finish fills the steady figures, marks the Pareto set and fills the
+// models and, with a container,
 // the recommendations (unconfirmed), per kind and build environment.
 func finish(out Outcome, p Plan) Outcome {
+	Steady(out.Points)
 	MarkPareto(out.Points)
 	out.Models, out.Recs = nil, nil
 	for _, k := range p.Kinds {
