@@ -76,8 +76,9 @@ func kneePanels(cs []results.Capacity) []*panel {
 	return []*panel{gc, lat}
 }
 
-// kneeFits draws a search's fits: the GC share's and the p99's fitted
-// curves (dotted), and, on the panel of the figure that gave the
+// kneeFits draws a search's fits: the p99's fitted curve (dotted; the GC
+// share's is a share of unhealthy spans, another unit, and is not drawn),
+// and, on the panel of the figure that gave the
 // sustainable rate, its interval as a bar along the limit with the
 // crossing marked.
 func kneeFits(gc, lat *panel, c results.Capacity, st lineStyle) {
@@ -91,8 +92,14 @@ func kneeFits(gc, lat *panel, c results.Capacity, st lineStyle) {
 		default:
 			continue
 		}
+		limit, curve := f.Limit, f.Curve
+		if f.Model == results.FitUnhealthySpans {
+			// Its curve is a share of spans, not of CPU: only the
+			// interval is drawn, along the share's limit.
+			limit, curve = f.Threshold, nil
+		}
 		var xys plotter.XYs
-		for _, pt := range f.Curve {
+		for _, pt := range curve {
 			xys = append(xys, plotter.XY{X: pt.MBps, Y: math.Max(pt.Value, 1e-3)})
 		}
 		if l, err := plotter.NewLine(xys); err == nil && len(xys) > 1 {
@@ -102,12 +109,12 @@ func kneeFits(gc, lat *panel, c results.Capacity, st lineStyle) {
 		if f.Figure != c.FitFigure || c.SustainableHiMBps <= 0 {
 			continue
 		}
-		bar := plotter.XYs{{X: c.SustainableLoMBps, Y: f.Limit}, {X: c.SustainableHiMBps, Y: f.Limit}}
+		bar := plotter.XYs{{X: c.SustainableLoMBps, Y: limit}, {X: c.SustainableHiMBps, Y: limit}}
 		if l, err := plotter.NewLine(bar); err == nil {
 			l.Color, l.Width = st.colour, vg.Points(5)
 			p.Add(l)
 		}
-		if sc, err := plotter.NewScatter(plotter.XYs{{X: c.SustainableMBps, Y: f.Limit}}); err == nil {
+		if sc, err := plotter.NewScatter(plotter.XYs{{X: c.SustainableMBps, Y: limit}}); err == nil {
 			sc.Color, sc.Shape, sc.Radius = color.Black, draw.PyramidGlyph{}, vg.Points(4)
 			p.Add(sc)
 		}

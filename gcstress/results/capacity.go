@@ -106,6 +106,14 @@ type CapacityStep struct {
 	HeapGoalPct     float64 `json:"heap_goal_pct,omitempty"`
 	CPUSPerGB       float64 `json:"cpu_s_per_gb,omitempty"`
 	GCCPUSPerGB     float64 `json:"gc_cpu_s_per_gb,omitempty"`
+	// SpanGCPct and SpanAssistPct are the GC and assist shares of each
+	// classifier span (windows merged until one holds a completed GC
+	// cycle) that holds a window the step is judged on, in order: every
+	// unit the step's health was read from, which the capacity fit counts
+	// (GCPct and AssistPct are their maxima). Absent in summaries written
+	// before they were recorded.
+	SpanGCPct     []float64 `json:"span_gc_pct,omitempty"`
+	SpanAssistPct []float64 `json:"span_assist_pct,omitempty"`
 }
 
 // The capacity search's resolution and rate bar, which every capacity

@@ -34,11 +34,11 @@
 // figure (Capacity.StepMBps) is the rate every run held, and its spread
 // (max-min over median of the runs' achieved MB/s) is reported.
 //
-// The sustainable figure is fitted from every step (fit.go, Estimate): each
-// limiting figure (steady GC share, assist share, heap over goal, p99 from
-// intended start) against the offered rate, the rate where the lowest
-// bracketed fit reaches its limit, with an interval from the steps' own
-// noise. A flat knee moves one pass/fail step by 2x between runs; the fit
+// The sustainable figure is fitted from every step (fit.go, spanfit.go,
+// Estimate): each limiting figure (the share of spans unhealthy on GC CPU,
+// on assists, heap over goal, p99 from intended start) against the offered
+// rate, the rate where the lowest bracketed fit reaches its limit, with an
+// interval from the steps' own evidence. A flat knee moves one pass/fail step by 2x between runs; the fit
 // moves only as far as all the steps do. A search any of whose steps ran
 // while other processes and steal took more than results.BusyCores is
 // contended whatever stopped it (Mark): its figures are lower bounds.
@@ -338,7 +338,9 @@ func spreadPct(xs []float64) float64 {
 
 // Judge decides whether a step at target MB/s was healthy and, if not,
 // which limit failed it (the first in results.CapacityLimit's order); slo
-// is the latency limit (0: none), warmup the classifier's.
+// is the latency limit (0: none), warmup the classifier's. The step
+// records the shares of every span it was judged on (SpanGCPct,
+// SpanAssistPct), what the capacity fit counts.
 func Judge(r results.Result, target float64, slo, warmup time.Duration) results.CapacityStep {
 	st := results.CapacityStep{Scenario: r.Scenario.Name, TargetMBps: target, Class: r.Verdict.Class}
 	if r.End != nil {
@@ -368,11 +370,17 @@ func Judge(r results.Result, target float64, slo, warmup time.Duration) results.
 		// results.MinWindows); a longer -step-duration gives it that.
 		blame(results.LimitInconclusive, "%s", r.Verdict.Why)
 	}
+	lastSpan := -1
 	for i, wh := range r.Verdict.Windows {
 		if wh.T < warm && i < len(r.Verdict.Windows)-1 {
 			continue
 		}
 		st.GCPct, st.AssistPct = max(st.GCPct, wh.GCPct), max(st.AssistPct, wh.AssistPct)
+		if wh.Span[0] != lastSpan {
+			// One entry per span: its windows share its shares.
+			lastSpan = wh.Span[0]
+			st.SpanGCPct, st.SpanAssistPct = append(st.SpanGCPct, wh.GCPct), append(st.SpanAssistPct, wh.AssistPct)
+		}
 		if l := causeLimit[wh.Cause]; l != results.LimitNone {
 			why := wh.Why
 			if why == "" {

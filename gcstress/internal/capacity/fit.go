@@ -11,17 +11,18 @@ import (
 	"github.com/writegc/writegc/internal/stat"
 )
 
-// The fit: every limiting figure of every step (results.CapacityStep's
-// worst-window GC and assist shares, the heap's share of its goal, the p99 from
-// intended start) is fitted against the offered rate over all the steps of
-// a search (results.CapacityFit: an isotonic median curve), and the
-// sustainable rate is where the lowest bracketed fit reaches its limit. One pass/fail step
-// near a flat knee decides nothing: at 5dd86e1 three quiet heap searches
-// gave 10.1, 36.7 and 26.8 MB/s because heap's GC share sits near 10% over a
-// wide band of rates and one noisy window moved the step. A fit over every
-// step moves only as far as the steps do, and its interval (where the fit
-// shifted by the steps' own noise crosses the limit, and where the steps
-// disagree) says how flat the knee is.
+// The fit: every limiting figure of every step is fitted against the
+// offered rate over all the steps of a search, and the sustainable rate is
+// where the lowest bracketed fit reaches its limit. The collector's GC and
+// assist shares are counted: the fraction of the steps' classifier spans
+// that were unhealthy on them, read where a step passes half the time
+// (spanfit.go); the heap's share of its goal and the p99 from intended
+// start are levels (results.CapacityFit: an isotonic median curve). One
+// pass/fail step near a flat knee decides nothing: at 5dd86e1 three quiet
+// heap searches gave 10.1, 36.7 and 26.8 MB/s because heap's GC share sits
+// near 10% over a wide band of rates and one noisy window moved the step.
+// A fit over every step moves only as far as the steps do, and its
+// interval says how far the steps place the knee.
 
 // point is one step's figure y at x = ln(target MB/s).
 type point struct{ x, y float64 }
@@ -39,16 +40,10 @@ type figureSpec struct {
 	read func(st results.CapacityStep) (float64, bool)
 }
 
-// figures are the fitted figures under th and slo (no latency figure
-// without an SLO).
-func figures(th results.Thresholds, slo time.Duration) []figureSpec {
+// figures are the level figures fitted under slo (no latency figure
+// without an SLO); the collector's shares are counted (spanFigures).
+func figures(slo time.Duration) []figureSpec {
 	fs := []figureSpec{
-		// The worst window's share after the warm-up, the figure a step is
-		// judged on (every window must stay below the limit): the shares
-		// over the whole step (SteadyGCPct) reach 10% only at 2-3 times
-		// the rate where the first window does.
-		{results.FigureGCPct, th.HealthyGC, results.LimitGCCPU, func(st results.CapacityStep) (float64, bool) { return st.GCPct, true }},
-		{results.FigureAssistPct, th.HealthyAssist, results.LimitAssist, func(st results.CapacityStep) (float64, bool) { return st.AssistPct, true }},
 		{results.FigureHeapGoal, 100, results.LimitHeap, func(st results.CapacityStep) (float64, bool) { return st.HeapGoalPct, st.HeapGoalPct > 0 }},
 	}
 	if slo > 0 {
@@ -68,11 +63,18 @@ func usable(st results.CapacityStep) bool {
 		st.Class != results.Interrupted && st.Class != results.Inconclusive
 }
 
-// Fit fits every figure of steps against the offered rate, each held
-// against its limit under th and slo (no latency figure without an SLO).
+// Fit fits every figure of steps against the offered rate: the GC and
+// assist shares as the fraction of unhealthy spans (spanfit.go), the
+// heap's share of its goal and the p99 as levels against their limits
+// under th and slo (no latency figure without an SLO).
 func Fit(steps []results.CapacityStep, th results.Thresholds, slo time.Duration) []results.CapacityFit {
 	var out []results.CapacityFit
-	for _, f := range figures(th, slo) {
+	for _, f := range spanFigures(th) {
+		if fit, ok := fitSpans(f, steps); ok {
+			out = append(out, fit)
+		}
+	}
+	for _, f := range figures(slo) {
 		var ps []point
 		blamed := false
 		for _, st := range steps {
