@@ -1,0 +1,113 @@
+package frontier
+
+import (
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/writegc/writegc/gcstress/results"
+)
+
+// publishedRun is the published frontier (results/frontier/run: heap,
+// arena, offheap, btree and Pebble at 100 B in a 512 MiB container, 15 s
+// points, measured at 9a07131), with every window.
+const publishedRun = "../../../results/frontier/run"
+
+// replayFrontier re-measures every grid point of dir from its windows
+// (Measure, with the run's warm-up) and returns them with the run's
+// confirmation results by kind and its summary.
+func replayFrontier(t *testing.T, dir string) ([]results.FrontierPoint, map[string]results.Result, *results.Summary) {
+	t.Helper()
+	sum, err := results.ReadSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "samples.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, _, err := results.ReadSamples(zr, sum.Thresholds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pts []results.FrontierPoint
+	conf := map[string]results.Result{}
+	for _, r := range rs {
+		switch n := r.Scenario.Name; {
+		case strings.Contains(n, "/confirm/"):
+			conf[r.Scenario.Kind] = r
+		case strings.Contains(n, "gogc="):
+			pts = append(pts, Measure(r, sum.Thresholds.Warmup))
+		}
+	}
+	return pts, conf, sum
+}
+
+// TestReplayPublishedFrontier re-measures the published run: the points
+// equal the committed figures; heap's steady GC CPU per GB falls at every
+// step up in GOGC without a limit while its peak RSS rises (its own
+// figure did not); no recommendation is a failed, unhealthy or
+// over-container point. It logs each kind's points, pick and, at the
+// run's old pick, the steady prediction against the confirmation run
+// (results/frontier/README.md quotes it).
+func TestReplayPublishedFrontier(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(publishedRun, "samples.jsonl.gz")); err != nil {
+		t.Skipf("no published run: %v", err)
+	}
+	pts, conf, sum := replayFrontier(t, publishedRun)
+	if sum.FrontierRun == nil {
+		t.Fatal("no frontier_run in the summary")
+	}
+	if len(pts) != len(sum.Frontier) {
+		t.Fatalf("%d points re-measured, %d published", len(pts), len(sum.Frontier))
+	}
+	for i, p := range pts {
+		q := sum.Frontier[i]
+		if p.Scenario != q.Scenario || fmt.Sprintf("%.6g", p.GCCPUSPerGB) != fmt.Sprintf("%.6g", q.GCCPUSPerGB) || p.PeakRSS != q.PeakRSS {
+			t.Errorf("re-measured %s: %g s/GB, %d B; published %g, %d", p.Scenario, p.GCCPUSPerGB, p.PeakRSS, q.GCCPUSPerGB, q.PeakRSS)
+		}
+	}
+	Steady(pts)
+	MarkPareto(pts)
+	if m, ok := Model(pts, "heap"); !ok || !m.GCFalls || !m.RSSRises {
+		t.Errorf("heap model %+v: want the steady GC CPU per GB to fall and peak RSS to rise at every GOGC step", m)
+	}
+	l := Limits{Container: 512 << 20, Headroom: 0.1, SLO: 50 * time.Millisecond}
+	for _, k := range []string{"heap", "arena", "offheap", "btree", "pebble"} {
+		rec := Recommend(pts, k, l)
+		t.Logf("%s: %s", k, rec.Reason)
+		for _, p := range pts {
+			if p.Kind == k && rec.Fits && p.GOGC == rec.GOGC && p.MemLimit == rec.MemLimit {
+				if ok, why := l.fits(p); !ok {
+					t.Errorf("%s: recommended %s does not fit: %s", k, SettingOf(p).Label(), why)
+				}
+			}
+		}
+		r, ok := conf[k]
+		if !ok {
+			continue
+		}
+		for _, old := range sum.Recommendation {
+			if old.Kind != k {
+				continue
+			}
+			for _, p := range pts {
+				if p.Kind == k && p.GOGC == old.GOGC && p.MemLimit == old.MemLimit {
+					old.PredictedGCCPUSPerGB, old.PredictedGCCPUSE, old.PredictedPeakRSS = figure(p), p.SteadySE, p.PeakRSS
+				}
+			}
+			d := sum.FrontierRun.PointDuration
+			o := Confirm(old, Measure(r, sum.Thresholds.Warmup), SpanPeakRSS(r, d), d)
+			t.Logf("%s at the run's pick %s: %s", k, Setting{old.GOGC, old.MemLimit}.Label(), o.ConfirmNote)
+		}
+	}
+}
