@@ -12,8 +12,8 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/writegc/writegc/gcmetrics/gcbench"
 	"github.com/writegc/writegc/internal/latency"
+	"github.com/writegc/writegc/internal/putbench"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/memtable"
 	"github.com/writegc/writegc/writepath"
@@ -69,21 +69,12 @@ func benchWrite(b *testing.B, path, tr string, valueSize int) {
 		b.Fatal(err)
 	}
 	value := workload.Value(valueSize)
-	key := make([]byte, workload.KeySize)
 	hist := latency.NewHistogram()
 	var hmu sync.Mutex
 	async, _ := c.(*writepath.Async)
-	seed := rand.Uint64()
-
-	b.SetBytes(int64(workload.KeySize + valueSize))
-	b.ReportAllocs()
-	m := gcbench.Start(b)
-	b.ResetTimer()
-	for i := range b.N {
-		workload.KeyAt(key, seed, uint64(i))
-		t0 := time.Now()
+	m := putbench.Loop(b, valueSize, func(key []byte, t0 time.Time) error {
 		if async != nil {
-			err = async.PutAsync(key, value, func(err error) {
+			return async.PutAsync(key, value, func(err error) {
 				d := time.Since(t0)
 				if err != nil {
 					b.Error(err)
@@ -92,14 +83,11 @@ func benchWrite(b *testing.B, path, tr string, valueSize int) {
 				hist.RecordValue(int64(d))
 				hmu.Unlock()
 			})
-		} else {
-			err = c.Put(key, value)
-			hist.RecordValue(int64(time.Since(t0)))
 		}
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
+		err := c.Put(key, value)
+		hist.RecordValue(int64(time.Since(t0)))
+		return err
+	})
 	if err := c.Flush(); err != nil {
 		b.Fatal(err)
 	}
@@ -107,13 +95,8 @@ func benchWrite(b *testing.B, path, tr string, valueSize int) {
 	m.Stop()
 	c.Close()
 	hmu.Lock()
-	reportLatency(b, hist)
+	putbench.Report(b, hist)
 	hmu.Unlock()
-}
-
-func reportLatency(b *testing.B, h *hdrhistogram.Histogram) {
-	b.ReportMetric(float64(h.ValueAtQuantile(50)), "p50-ns")
-	b.ReportMetric(float64(h.ValueAtQuantile(99)), "p99-ns")
 }
 
 // multigetLatencies are the ServerOptions.ReadLatency values of
@@ -209,5 +192,5 @@ func benchMultiget(b *testing.B, mode string, regions, threads int, tr string, l
 	for _, g := range hists {
 		h.Merge(g)
 	}
-	reportLatency(b, h)
+	putbench.Report(b, h)
 }

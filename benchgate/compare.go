@@ -1,6 +1,7 @@
 package benchgate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -96,12 +97,8 @@ func checkSamples(side string, s *Set) error {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Alpha == 0 {
-		o.Alpha = DefaultAlpha
-	}
-	if o.Threshold == 0 {
-		o.Threshold = DefaultThreshold
-	}
+	o.Alpha = cmp.Or(o.Alpha, DefaultAlpha)
+	o.Threshold = cmp.Or(o.Threshold, DefaultThreshold)
 	if o.Threshold < 0 {
 		o.Threshold = 0
 	}

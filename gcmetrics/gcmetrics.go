@@ -45,9 +45,10 @@ package gcmetrics
 
 import (
 	"runtime/metrics"
+	"slices"
 )
 
-// Metric names, in the order of Reader's sample slice.
+// Metric names.
 const (
 	mCPUTotal   = "/cpu/classes/total:cpu-seconds"
 	mCPUIdle    = "/cpu/classes/idle:cpu-seconds"
@@ -69,10 +70,6 @@ const (
 	mAllocObjs  = "/gc/heap/allocs:objects"
 	mLiveObjs   = "/gc/heap/objects:objects"
 )
-
-var names = []string{mCPUTotal, mCPUIdle, mGCTotal, mGCIdle, mGCAssist, mGCDedic, mGCPause,
-	mCycles, mPauses, mHeapLive, mHeapGoal, mMemLimit, mLimiter, mHeapUnused, mHeapObj, mTotalMem,
-	mAllocBytes, mAllocObjs, mLiveObjs}
 
 // Snapshot is one reading of the collector's counters: cumulative counters
 // (CPU, cycles, allocations, pauses) to subtract with [Sub], and levels
@@ -99,21 +96,45 @@ type Snapshot struct {
 // and allocates nothing but the pause histogram's copy after the first Read.
 type Reader struct {
 	samples []metrics.Sample
+	last    Snapshot // Read's reading, before its Pauses copy
+}
+
+// snapshotFields are the metrics a Reader reads, in the order of its
+// samples, each with the Snapshot field it fills.
+var snapshotFields = []field[Snapshot]{
+	f64(mCPUTotal, func(s *Snapshot) *float64 { return &s.CPUTotal }),
+	f64(mCPUIdle, func(s *Snapshot) *float64 { return &s.CPUIdle }),
+	f64(mGCTotal, func(s *Snapshot) *float64 { return &s.GCTotal }),
+	f64(mGCIdle, func(s *Snapshot) *float64 { return &s.GCIdle }),
+	f64(mGCAssist, func(s *Snapshot) *float64 { return &s.GCAssist }),
+	f64(mGCDedic, func(s *Snapshot) *float64 { return &s.GCDedic }),
+	f64(mGCPause, func(s *Snapshot) *float64 { return &s.GCPause }),
+	u64(mCycles, func(s *Snapshot) *uint64 { return &s.Cycles }),
+	hist(mPauses, func(s *Snapshot, h *metrics.Float64Histogram) {
+		s.Pauses = Histogram{Counts: append(s.Pauses.Counts[:0], h.Counts...), Buckets: append(s.Pauses.Buckets[:0], h.Buckets...)}
+	}),
+	u64(mHeapLive, func(s *Snapshot) *uint64 { return &s.HeapLive }),
+	u64(mHeapGoal, func(s *Snapshot) *uint64 { return &s.HeapGoal }),
+	u64(mMemLimit, func(s *Snapshot) *uint64 { return &s.MemLimit }),
+	u64(mLimiter, func(s *Snapshot) *uint64 { return &s.LimiterLastEnabled }),
+	u64(mHeapUnused, func(s *Snapshot) *uint64 { return &s.HeapUnused }),
+	u64(mHeapObj, func(s *Snapshot) *uint64 { return &s.HeapObjects }),
+	u64(mTotalMem, func(s *Snapshot) *uint64 { return &s.TotalMem }),
+	u64(mAllocBytes, func(s *Snapshot) *uint64 { return &s.AllocBytes }),
+	u64(mAllocObjs, func(s *Snapshot) *uint64 { return &s.AllocObjects }),
+	u64(mLiveObjs, func(s *Snapshot) *uint64 { return &s.LiveObjects }),
 }
 
 // NewReader returns a Reader.
 func NewReader() *Reader {
-	r := &Reader{samples: make([]metrics.Sample, len(names))}
-	for i, n := range names {
-		r.samples[i].Name = n
-	}
-	return r
+	return &Reader{samples: samplesOf(snapshotFields)}
 }
 
 // Read takes a snapshot. The Pauses histogram is a fresh copy.
 func (r *Reader) Read() Snapshot {
-	var s Snapshot
-	r.ReadInto(&s)
+	r.ReadInto(&r.last)
+	s := r.last
+	s.Pauses = Histogram{Counts: slices.Clone(s.Pauses.Counts), Buckets: slices.Clone(s.Pauses.Buckets)}
 	return s
 }
 
@@ -123,59 +144,8 @@ func (r *Reader) Read() Snapshot {
 // sampler that reads every window keeps two Snapshots and alternates).
 func (r *Reader) ReadInto(dst *Snapshot) {
 	metrics.Read(r.samples)
-	s := Snapshot{Pauses: dst.Pauses}
-	for _, m := range r.samples {
-		switch m.Value.Kind() {
-		case metrics.KindFloat64:
-			v := m.Value.Float64()
-			switch m.Name {
-			case mCPUTotal:
-				s.CPUTotal = v
-			case mCPUIdle:
-				s.CPUIdle = v
-			case mGCTotal:
-				s.GCTotal = v
-			case mGCIdle:
-				s.GCIdle = v
-			case mGCAssist:
-				s.GCAssist = v
-			case mGCDedic:
-				s.GCDedic = v
-			case mGCPause:
-				s.GCPause = v
-			}
-		case metrics.KindUint64:
-			v := m.Value.Uint64()
-			switch m.Name {
-			case mCycles:
-				s.Cycles = v
-			case mHeapLive:
-				s.HeapLive = v
-			case mHeapGoal:
-				s.HeapGoal = v
-			case mMemLimit:
-				s.MemLimit = v
-			case mLimiter:
-				s.LimiterLastEnabled = v
-			case mHeapUnused:
-				s.HeapUnused = v
-			case mHeapObj:
-				s.HeapObjects = v
-			case mTotalMem:
-				s.TotalMem = v
-			case mAllocBytes:
-				s.AllocBytes = v
-			case mAllocObjs:
-				s.AllocObjects = v
-			case mLiveObjs:
-				s.LiveObjects = v
-			}
-		case metrics.KindFloat64Histogram:
-			h := m.Value.Float64Histogram()
-			s.Pauses = Histogram{Counts: append(s.Pauses.Counts[:0], h.Counts...), Buckets: append(s.Pauses.Buckets[:0], h.Buckets...)}
-		}
-	}
-	*dst = s
+	*dst = Snapshot{Pauses: dst.Pauses}
+	setFields(dst, r.samples, snapshotFields)
 }
 
 // Read takes a snapshot with a Reader of its own. Unlike Reader.Read it

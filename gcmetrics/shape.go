@@ -16,8 +16,6 @@ const (
 	mFreesBy     = "/gc/heap/frees-by-size:bytes"
 )
 
-var shapeNames = []string{mScanHeap, mScanGlobals, mScanStack, mHeapLive, mLiveObjs, mHeapObj, mAllocsBy, mFreesBy}
-
 // SizeBands are the upper bounds, in bytes, of HeapShape.Mix's bands: tiny
 // and small objects (up to 16 B, 128 B, 1 KiB), the rest of the size
 // classes (32 KiB) and large objects (MaxInt64: each on spans of its own).
@@ -69,42 +67,33 @@ func (h HeapShape) MeanObject() float64 {
 // ReadShape reads the heap's shape now. It allocates (two histograms): read
 // it once per run, not per window.
 func ReadShape() HeapShape {
-	s := make([]metrics.Sample, len(shapeNames))
-	for i, n := range shapeNames {
-		s[i].Name = n
-	}
+	s := samplesOf(shapeFields)
 	metrics.Read(s)
-	var h HeapShape
-	var heapObjBytes uint64
-	var allocs, frees *metrics.Float64Histogram
-	for _, m := range s {
-		switch m.Value.Kind() {
-		case metrics.KindUint64:
-			v := m.Value.Uint64()
-			switch m.Name {
-			case mScanHeap:
-				h.ScanHeap = v
-			case mScanGlobals:
-				h.ScanGlobals = v
-			case mScanStack:
-				h.ScanStack = v
-			case mHeapLive:
-				h.HeapLive = v
-			case mLiveObjs:
-				h.Objects = v
-			case mHeapObj:
-				heapObjBytes = v
-			}
-		case metrics.KindFloat64Histogram:
-			if m.Name == mAllocsBy {
-				allocs = m.Value.Float64Histogram()
-			} else {
-				frees = m.Value.Float64Histogram()
-			}
-		}
-	}
-	h.Mix = sizeMix(allocs, frees, heapObjBytes)
-	return h
+	var r shapeReading
+	setFields(&r, s, shapeFields)
+	r.Mix = sizeMix(r.allocs, r.frees, r.heapObjBytes)
+	return r.HeapShape
+}
+
+// shapeReading is what ReadShape reads: the shape's levels and what its
+// Mix is computed from.
+type shapeReading struct {
+	HeapShape
+	heapObjBytes  uint64
+	allocs, frees *metrics.Float64Histogram
+}
+
+// shapeFields are the metrics ReadShape reads, each with the field of a
+// shapeReading it fills.
+var shapeFields = []field[shapeReading]{
+	u64(mScanHeap, func(r *shapeReading) *uint64 { return &r.ScanHeap }),
+	u64(mScanGlobals, func(r *shapeReading) *uint64 { return &r.ScanGlobals }),
+	u64(mScanStack, func(r *shapeReading) *uint64 { return &r.ScanStack }),
+	u64(mHeapLive, func(r *shapeReading) *uint64 { return &r.HeapLive }),
+	u64(mLiveObjs, func(r *shapeReading) *uint64 { return &r.Objects }),
+	u64(mHeapObj, func(r *shapeReading) *uint64 { return &r.heapObjBytes }),
+	hist(mAllocsBy, func(r *shapeReading, h *metrics.Float64Histogram) { r.allocs = h }),
+	hist(mFreesBy, func(r *shapeReading, h *metrics.Float64Histogram) { r.frees = h }),
 }
 
 // sizeMix folds allocs minus frees (objects by size bucket) into

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/writegc/writegc/internal/registry"
 	"github.com/writegc/writegc/memtable"
 )
 
@@ -87,10 +88,7 @@ var ErrUnknownKind = errors.New("unknown kind")
 //
 // The registry is guarded by a mutex; registration is normally done at
 // start-up, before Run or RunChild.
-var engines struct {
-	mu    sync.RWMutex
-	kinds map[string]func(Scenario) (Engine, error)
-}
+var engines registry.Of[func(Scenario) (Engine, error)]
 
 // RegisterEngine makes kind a gcstress kind (-kinds, Config.Kinds) whose
 // scenarios Put into the Engine newEngine builds. newEngine is called once
@@ -111,37 +109,25 @@ func RegisterEngine(kind string, newEngine func(Scenario) (Engine, error)) {
 	if newEngine == nil {
 		panic(fmt.Sprintf("gcstress: RegisterEngine(%q): nil constructor", kind))
 	}
-	engines.mu.Lock()
-	defer engines.mu.Unlock()
-	if _, dup := engines.kinds[kind]; dup {
-		panic(fmt.Sprintf("gcstress: RegisterEngine: kind %q registered twice", kind))
-	}
-	if engines.kinds == nil {
-		engines.kinds = map[string]func(Scenario) (Engine, error){}
-	}
-	engines.kinds[kind] = newEngine
+	engines.Add("gcstress: RegisterEngine", kind, newEngine)
 }
 
 // Kinds lists every kind a scenario can run, sorted: the registered
 // engines and the memtable kinds.
 func Kinds() []string {
-	engines.mu.RLock()
 	ks := memtable.Kinds()
-	for k := range engines.kinds {
+	for _, k := range engines.Kinds() {
 		if !slices.Contains(ks, k) {
 			ks = append(ks, k)
 		}
 	}
-	engines.mu.RUnlock()
 	slices.Sort(ks)
 	return ks
 }
 
 // engineFor finds kind's constructor (see the registry's lookup order).
 func engineFor(kind string) (func(Scenario) (Engine, error), error) {
-	engines.mu.RLock()
-	newE, ok := engines.kinds[kind]
-	engines.mu.RUnlock()
+	newE, ok := engines.Lookup(kind)
 	switch {
 	case ok:
 		return newE, nil

@@ -3,8 +3,8 @@ package memtable
 import (
 	"errors"
 	"fmt"
-	"slices"
-	"sync"
+
+	"github.com/writegc/writegc/internal/registry"
 )
 
 // The kinds writegc ships. New and the writepath server take kinds as plain
@@ -20,10 +20,7 @@ const (
 // from init functions in this package; a user's kinds register with Register
 // before the first New that names them, typically first thing in main. It is
 // guarded by a mutex: Register, New and Kinds may run concurrently.
-var registry struct {
-	mu    sync.RWMutex
-	kinds map[string]func(Options) (Memtable, error)
-}
+var kinds registry.Of[func(Options) (Memtable, error)]
 
 // Register makes a memtable kind known to New and Kinds, and through New to
 // everything built on it: the writepath server (ServerOptions.Kind) and
@@ -45,15 +42,7 @@ func Register(kind string, newMemtable func(Options) (Memtable, error)) {
 	if newMemtable == nil {
 		panic(fmt.Sprintf("memtable: Register(%q): nil constructor", kind))
 	}
-	registry.mu.Lock()
-	defer registry.mu.Unlock()
-	if _, dup := registry.kinds[kind]; dup {
-		panic(fmt.Sprintf("memtable: Register: kind %q registered twice", kind))
-	}
-	if registry.kinds == nil {
-		registry.kinds = map[string]func(Options) (Memtable, error){}
-	}
-	registry.kinds[kind] = newMemtable
+	kinds.Add("memtable: Register", kind, newMemtable)
 }
 
 // MaxKindNameLen bounds the length of a kind name.
@@ -90,21 +79,7 @@ func ValidKindName(name string) error {
 func register(kind string, newMemtable func(Options) (Memtable, error)) { Register(kind, newMemtable) }
 
 // Kinds lists the registered kinds in sorted order.
-func Kinds() []string {
-	registry.mu.RLock()
-	defer registry.mu.RUnlock()
-	ks := make([]string, 0, len(registry.kinds))
-	for k := range registry.kinds {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
+func Kinds() []string { return kinds.Kinds() }
 
 // lookup returns kind's constructor.
-func lookup(kind string) (func(Options) (Memtable, error), bool) {
-	registry.mu.RLock()
-	defer registry.mu.RUnlock()
-	c, ok := registry.kinds[kind]
-	return c, ok
-}
+func lookup(kind string) (func(Options) (Memtable, error), bool) { return kinds.Lookup(kind) }

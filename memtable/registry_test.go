@@ -10,11 +10,7 @@ import (
 // unregister removes a kind a test registered, so other tests see only
 // writegc's own kinds. Registration has no public undo.
 func unregister(t *testing.T, kind string) {
-	t.Cleanup(func() {
-		registry.mu.Lock()
-		delete(registry.kinds, kind)
-		registry.mu.Unlock()
-	})
+	t.Cleanup(func() { kinds.Remove(kind) })
 }
 
 // TestRegister: a registered kind is listed by Kinds and built by New; a

@@ -1,6 +1,7 @@
 package writepath
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -68,15 +69,9 @@ type ClientOptions struct {
 }
 
 func (o *ClientOptions) defaults() error {
-	if o.BufferSize == 0 {
-		o.BufferSize = DefaultBufferSize
-	}
-	if o.MaxInFlight == 0 {
-		o.MaxInFlight = DefaultMaxInFlight
-	}
-	if o.MaxSends == 0 {
-		o.MaxSends = DefaultMaxSends
-	}
+	o.BufferSize = cmp.Or(o.BufferSize, DefaultBufferSize)
+	o.MaxInFlight = cmp.Or(o.MaxInFlight, DefaultMaxInFlight)
+	o.MaxSends = cmp.Or(o.MaxSends, DefaultMaxSends)
 	if o.BufferSize < 0 || o.BufferSize > DefaultMaxFrame/2 || o.MaxInFlight < 0 || o.MaxSends < 0 || o.FlushInterval < 0 {
 		return fmt.Errorf("%w: ClientOptions %+v (BufferSize at most %d)", ErrInvalidOption, *o, DefaultMaxFrame/2)
 	}

@@ -1,6 +1,7 @@
 package writepath
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -209,27 +210,13 @@ func NewServer(opts ServerOptions) (*Server, error) {
 
 // setDefaults fills the zero fields that have a default.
 func (o *ServerOptions) setDefaults() {
-	if o.Kind == "" {
-		o.Kind = DefaultKind
-	}
-	if o.Regions == 0 {
-		o.Regions = 1
-	}
-	if o.FlushThreshold == 0 {
-		o.FlushThreshold = DefaultFlushThreshold
-	}
-	if o.Flushers == 0 {
-		o.Flushers = 1
-	}
-	if o.MaxPendingFlushes == 0 {
-		o.MaxPendingFlushes = DefaultMaxPendingFlushes
-	}
-	if o.Handlers == 0 {
-		o.Handlers = DefaultHandlers
-	}
-	if o.QueueSize == 0 {
-		o.QueueSize = DefaultQueueSize
-	}
+	o.Kind = cmp.Or(o.Kind, DefaultKind)
+	o.Regions = cmp.Or(o.Regions, 1)
+	o.FlushThreshold = cmp.Or(o.FlushThreshold, DefaultFlushThreshold)
+	o.Flushers = cmp.Or(o.Flushers, 1)
+	o.MaxPendingFlushes = cmp.Or(o.MaxPendingFlushes, DefaultMaxPendingFlushes)
+	o.Handlers = cmp.Or(o.Handlers, DefaultHandlers)
+	o.QueueSize = cmp.Or(o.QueueSize, DefaultQueueSize)
 }
 
 // validate rejects options no server can run with (ErrInvalidOption).

@@ -2,14 +2,13 @@ package peers
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 
-	"github.com/writegc/writegc/gcmetrics/gcbench"
 	"github.com/writegc/writegc/internal/latency"
+	"github.com/writegc/writegc/internal/putbench"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/writepath"
 )
@@ -59,26 +58,19 @@ func BenchmarkServerPut(b *testing.B) {
 	}
 }
 
+// run times put on putbench's loop, one latency per Put.
 func run(b *testing.B, valueSize int, put func(key []byte) error) {
-	key := make([]byte, workload.KeySize)
-	seed := rand.Uint64()
 	h := latency.NewHistogram()
-	b.SetBytes(int64(workload.KeySize + valueSize))
-	b.ReportAllocs()
-	m := gcbench.Start(b)
-	b.ResetTimer()
-	for i := range b.N {
-		workload.KeyAt(key, seed, uint64(i))
-		t0 := time.Now()
+	m := putbench.Loop(b, valueSize, func(key []byte, t0 time.Time) error {
 		if err := put(key); err != nil {
-			b.Fatal(err)
+			return err
 		}
 		h.RecordValue(int64(time.Since(t0)))
-	}
+		return nil
+	})
 	b.StopTimer()
 	m.Stop()
-	b.ReportMetric(float64(h.ValueAtQuantile(50)), "p50-ns")
-	b.ReportMetric(float64(h.ValueAtQuantile(99)), "p99-ns")
+	putbench.Report(b, h)
 }
 
 // quietLogger keeps Pebble's "Found 0 WALs" lines out of benchmark output.

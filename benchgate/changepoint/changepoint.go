@@ -146,15 +146,9 @@ func (o Options) Validate() error {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Window == 0 {
-		o.Window = DefaultWindow
-	}
-	if o.P == 0 {
-		o.P = DefaultP
-	}
-	if o.MinSegment == 0 {
-		o.MinSegment = DefaultMinSegment
-	}
+	o.Window = cmp.Or(o.Window, DefaultWindow)
+	o.P = cmp.Or(o.P, DefaultP)
+	o.MinSegment = cmp.Or(o.MinSegment, DefaultMinSegment)
 	switch {
 	case o.MinMagnitude == 0:
 		o.MinMagnitude = DefaultMinMagnitude

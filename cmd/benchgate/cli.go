@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/benchgate"
+	"github.com/writegc/writegc/internal/flagval"
 	"github.com/writegc/writegc/internal/inputfile"
 )
 
@@ -189,11 +190,7 @@ func setTargets(cfg *benchgate.RunConfig, pkgs string, targets, headEnv, baseEnv
 		}
 		cfg.Targets = append(cfg.Targets, tg)
 	}
-	for _, p := range strings.Split(pkgs, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			cfg.Pkgs = append(cfg.Pkgs, p)
-		}
-	}
+	cfg.Pkgs = append(cfg.Pkgs, flagval.List(pkgs)...)
 	return nil
 }
 
@@ -450,11 +447,7 @@ func (r *runFlags) finish(stderr io.Writer) error {
 		return err
 	}
 	for _, v := range r.envDrop {
-		for _, name := range strings.Split(v, ",") {
-			if name = strings.TrimSpace(name); name != "" {
-				r.cfg.EnvDrop = append(r.cfg.EnvDrop, name)
-			}
-		}
+		r.cfg.EnvDrop = append(r.cfg.EnvDrop, flagval.List(v)...)
 	}
 	if err := benchgate.CheckEnvDrop(r.cfg.EnvDrop); err != nil {
 		return fmt.Errorf("-env-drop: %w", err)

@@ -101,14 +101,9 @@ func countWALKeys(opts writepath.ServerOptions, n int) (int, error) {
 	return k, nil
 }
 
-// runWALLockInProcess: a server holds the directory and acknowledges n
-// keys, half of them after a second server tried to open it in mode m.
-func runWALLockInProcess(m writepath.WALRecoveryMode, n int, sync writepath.SyncMode) (walLockRow, error) {
-	dir, err := os.MkdirTemp("", "writegc-reliability-wal-lock-")
-	if err != nil {
-		return walLockRow{}, err
-	}
-	defer os.RemoveAll(dir)
+// runWALLockInProcess: a server holds dir and acknowledges n keys, half of
+// them after a second server tried to open it in mode m.
+func runWALLockInProcess(dir string, m writepath.WALRecoveryMode, n int, sync writepath.SyncMode) (walLockRow, error) {
 	opts := writepath.ServerOptions{Kind: "btree", WAL: writepath.WALOptions{Dir: dir, Sync: sync}}
 	s, err := writepath.NewServer(opts)
 	if err != nil {
@@ -137,14 +132,9 @@ func runWALLockInProcess(m writepath.WALRecoveryMode, n int, sync writepath.Sync
 	return row, err
 }
 
-// runWALLockAcrossProcesses: a child process holds the directory with n
+// runWALLockAcrossProcesses: a child process holds dir with n
 // acknowledged keys while this one tries to open it in mode m.
-func runWALLockAcrossProcesses(m writepath.WALRecoveryMode, n int, sync writepath.SyncMode) (walLockRow, error) {
-	dir, err := os.MkdirTemp("", "writegc-reliability-wal-lock-")
-	if err != nil {
-		return walLockRow{}, err
-	}
-	defer os.RemoveAll(dir)
+func runWALLockAcrossProcesses(dir string, m writepath.WALRecoveryMode, n int, sync writepath.SyncMode) (walLockRow, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return walLockRow{}, err
@@ -198,14 +188,16 @@ func awaitReady(out io.Reader) error {
 	}
 }
 
-// runWALLockCells runs the lock cells: each holder, each recovery mode.
+// walLockCell is one lock cell's run on a WAL directory of its own.
+type walLockCell func(dir string, m writepath.WALRecoveryMode, n int, sync writepath.SyncMode) (walLockRow, error)
+
+// runWALLockCells runs the lock cells: each holder, each recovery mode,
+// each in a fresh temporary directory removed after it.
 func runWALLockCells(n int, sync writepath.SyncMode) ([]walLockRow, error) {
 	var rows []walLockRow
-	for _, cell := range []func(writepath.WALRecoveryMode, int, writepath.SyncMode) (walLockRow, error){
-		runWALLockInProcess, runWALLockAcrossProcesses,
-	} {
+	for _, cell := range []walLockCell{runWALLockInProcess, runWALLockAcrossProcesses} {
 		for _, m := range writepath.WALRecoveryModes() {
-			r, err := cell(m, n, sync)
+			r, err := cell.inTempDir(m, n, sync)
 			if err != nil {
 				return nil, fmt.Errorf("WAL lock, %v: %w", m, err)
 			}
@@ -213,6 +205,16 @@ func runWALLockCells(n int, sync writepath.SyncMode) ([]walLockRow, error) {
 		}
 	}
 	return rows, nil
+}
+
+// inTempDir runs the cell in a temporary directory it removes after.
+func (cell walLockCell) inTempDir(m writepath.WALRecoveryMode, n int, sync writepath.SyncMode) (walLockRow, error) {
+	dir, err := os.MkdirTemp("", "writegc-reliability-wal-lock-")
+	if err != nil {
+		return walLockRow{}, err
+	}
+	defer os.RemoveAll(dir)
+	return cell(dir, m, n, sync)
 }
 
 func writeWALLockTable(w io.Writer, sync writepath.SyncMode, rows []walLockRow) {

@@ -23,13 +23,14 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/writegc/writegc/internal/flagval"
 	"github.com/writegc/writegc/writepath"
 )
 
@@ -55,13 +56,13 @@ func run(args []string) int {
 	var err error
 	switch *exp {
 	case "18500":
-		cfg := cfg18500{out: *out, rows: or(*rows, 100_000), runs: or(*runs, 5), kind: *kind,
-			transports: orList(split(*transports), writepath.TransportInproc, writepath.TransportTCP)}
+		cfg := cfg18500{out: *out, rows: cmp.Or(*rows, 100_000), runs: cmp.Or(*runs, 5), kind: *kind,
+			transports: orList(flagval.List(*transports), writepath.TransportInproc, writepath.TransportTCP)}
 		err = run18500(cfg)
 	case "3553":
-		cfg := cfg3553{out: *out, rows: or(*rows, 1_000_000), runs: or(*runs, 3), kind: *kind,
-			transports: orList(split(*transports), writepath.TransportTCP)}
-		for i, s := range split(*requests) {
+		cfg := cfg3553{out: *out, rows: cmp.Or(*rows, 1_000_000), runs: cmp.Or(*runs, 3), kind: *kind,
+			transports: orList(flagval.List(*transports), writepath.TransportTCP)}
+		for i, s := range flagval.List(*requests) {
 			n, perr := strconv.Atoi(s)
 			if perr != nil || n <= 0 || i > 1 {
 				fmt.Fprintf(os.Stderr, "seedrun: bad -requests %q\n", *requests)
@@ -69,7 +70,7 @@ func run(args []string) int {
 			}
 			cfg.requests[i] = n
 		}
-		for _, s := range split(*latencies) {
+		for _, s := range flagval.List(*latencies) {
 			d, perr := time.ParseDuration(s)
 			if s == "0" {
 				d, perr = 0, nil
@@ -92,30 +93,12 @@ func run(args []string) int {
 	return 0
 }
 
-func or[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
-}
-
 // orList returns l, or def when l is empty.
 func orList(l []string, def ...string) []string {
 	if len(l) == 0 {
 		return def
 	}
 	return l
-}
-
-func split(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 func latencyName(d time.Duration) string {

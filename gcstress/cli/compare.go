@@ -56,7 +56,7 @@ func compareMain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *gate != "" {
 		opts.Gate = []benchtxt.Unit{}
-		for _, u := range splitList(*gate) {
+		for _, u := range flagval.List(*gate) {
 			opts.Gate = append(opts.Gate, benchtxt.Unit(u))
 		}
 	}

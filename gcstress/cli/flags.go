@@ -10,6 +10,7 @@ import (
 	"github.com/writegc/writegc/explain"
 	"github.com/writegc/writegc/gcstress"
 	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/flagval"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/writepath"
 )
@@ -131,7 +132,7 @@ func defineThresholds(fs *flag.FlagSet, t *results.Thresholds) {
 // -flush-bw and -latency-every reaching the failure and stall scenarios,
 // and -window and -warmup the collapse scenario.
 func (l *lists) apply(c *gcstress.Config, set map[string]bool) error {
-	c.Kinds = splitList(l.kinds)
+	c.Kinds = flagval.List(l.kinds)
 	if c.Count < 1 || c.Count > gcstress.MaxCount {
 		return usageErr("count", fmt.Errorf("%d: use 1 to %d runs of each scenario", c.Count, gcstress.MaxCount))
 	}
@@ -140,7 +141,7 @@ func (l *lists) apply(c *gcstress.Config, set map[string]bool) error {
 		return usageErr("values", err)
 	}
 	if l.keys != "" {
-		for _, f := range splitList(l.keys) {
+		for _, f := range flagval.List(l.keys) {
 			n, err := workload.ParseCount(f)
 			if err != nil {
 				return usageErr("keys", err)
@@ -158,7 +159,7 @@ func (l *lists) apply(c *gcstress.Config, set map[string]bool) error {
 		// unbounded, its progress in time.
 		c.Keys = []int64{results.UnboundedKeys}
 	}
-	c.Sets = splitList(l.sets)
+	c.Sets = flagval.List(l.sets)
 	if set["values"] {
 		c.CapacityValues = c.Values
 	}
@@ -282,19 +283,9 @@ func (s countFlag) Set(v string) error {
 	return nil
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 func parseSizes(s string) ([]int64, error) {
 	var out []int64
-	for _, f := range splitList(s) {
+	for _, f := range flagval.List(s) {
 		n, err := workload.ParseSize(f)
 		if err != nil {
 			return nil, err

@@ -66,6 +66,7 @@
 package compare
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -154,12 +155,8 @@ func (o Options) Validate() error {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Alpha == 0 {
-		o.Alpha = DefaultAlpha
-	}
-	if o.Threshold == 0 {
-		o.Threshold = DefaultThreshold
-	}
+	o.Alpha = cmp.Or(o.Alpha, DefaultAlpha)
+	o.Threshold = cmp.Or(o.Threshold, DefaultThreshold)
 	if o.Gate == nil {
 		o.Gate = Gated()
 	}

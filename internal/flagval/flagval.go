@@ -12,6 +12,8 @@
 //     strings, spaces and anything strconv.ParseFloat refuses.
 //   - Every error wraps ErrBadValue and is one line that shows an example
 //     of a value that is accepted, so a command can print it as is.
+//   - A list flag ("-kinds heap,arena") is split at commas by List: spaces
+//     around an item and empty items are dropped, so "a, b,," is [a b].
 //
 // The package holds no state; its functions are safe for concurrent use. A
 // Fraction is a flag.Value bound to one variable: use it from one
@@ -51,6 +53,18 @@ func parseFraction(s string) (float64, error) {
 		v /= 100
 	}
 	return v, nil
+}
+
+// List splits a comma-separated list flag into its items, each trimmed of
+// spaces; empty items are dropped, and a list without items is nil.
+func List(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // badValue is an error that says why and wraps ErrBadValue.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -54,5 +55,17 @@ func TestFractionFlag(t *testing.T) {
 	}
 	if s := (Fraction{}).String(); s != "" {
 		t.Errorf("zero String %q", s)
+	}
+}
+
+// TestList: items are trimmed, empty ones dropped, and no items is nil.
+func TestList(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{{"", nil}, {" , ,", nil}, {"a", []string{"a"}}, {"heap, arena,,btree ", []string{"heap", "arena", "btree"}}} {
+		if got := List(tc.in); !slices.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
+			t.Errorf("List(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
