@@ -3,6 +3,7 @@ package results
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -318,4 +319,54 @@ func MergeResults(replayed, recorded []Result, th Thresholds) []Result {
 		}
 	}
 	return replayed
+}
+
+// ReadArchived reads a results folder as results/ keeps it: dir/summary.json
+// (ReadSummary) and dir/samples.jsonl.gz, the samples replayed with the
+// summary's thresholds (ReadSamples). The compressed file is checked as
+// ReadSummary checks summary.json (regular, at most MaxSamplesBytes), and
+// its uncompressed stream is read to at most MaxSamplesBytes as well: a
+// longer one is an error wrapping inputfile.ErrTooLarge. It returns the
+// lines the replay skipped.
+func ReadArchived(dir string) (*Summary, []Result, []SkippedLine, error) {
+	sum, err := ReadSummary(dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	path := filepath.Join(dir, "samples.jsonl.gz")
+	f, err := inputfile.Open(path, MaxSamplesBytes)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("gcstress: %w", err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("gcstress: %s: %w", path, err)
+	}
+	lim := &limitedReader{r: zr, left: MaxSamplesBytes, limit: MaxSamplesBytes, path: path}
+	rs, skipped, err := ReadSamples(lim, sum.Thresholds)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return sum, rs, skipped, nil
+}
+
+// limitedReader fails with inputfile.ErrTooLarge past limit bytes (left
+// of them remain).
+type limitedReader struct {
+	r           io.Reader
+	left, limit int64
+	path        string
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		return 0, fmt.Errorf("%s uncompressed: %w (limit %d bytes)", l.path, inputfile.ErrTooLarge, l.limit)
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
 }

@@ -48,6 +48,16 @@ end=$(scripts/machine-header end "$state")
 # section FILE: the "Readers under GC" sections of a report.md.
 section() { awk '/^## /{p = ($0 ~ /^## Readers under GC/)} p' "$1"; }
 
+# machine_block: the run's machine header, fenced, between blank lines.
+machine_block() {
+	echo
+	echo '```'
+	echo "$start"
+	echo "$end"
+	echo '```'
+	echo
+}
+
 # trace_cost: the trace's own cost section, from runs/trace-on and trace-off.
 trace_cost() {
 	echo "## The trace's own cost"
@@ -70,12 +80,7 @@ trace_cost() {
 if [[ " $PARTS " != *" mixes "* ]]; then
 	{
 		echo "Command: \`$costcmd -read-trace=true|false\` (results/readers-under-gc/run.sh, PARTS=trace)."
-		echo
-		echo '```'
-		echo "$start"
-		echo "$end"
-		echo '```'
-		echo
+		machine_block
 		trace_cost
 	} >"$R/trace-cost.md"
 	for f in "$R"/runs/trace-*/samples.jsonl; do gzip -f "$f"; done
@@ -91,12 +96,7 @@ fi
 	echo "(with the pauses that bracket it) in a runtime trace of the measured phase. Manual: [docs/gcstress.md](../../docs/gcstress.md#readers-under-gc)."
 	echo
 	echo "Command: \`$cmd\` (results/readers-under-gc/run.sh), then \`$costcmd -read-trace=true|false\` for the trace's cost."
-	echo
-	echo '```'
-	echo "$start"
-	echo "$end"
-	echo '```'
-	echo
+	machine_block
 	for d in "$R"/runs/mix-*; do
 		section "$d/report.md" | sed 's/^## /## /'
 		echo

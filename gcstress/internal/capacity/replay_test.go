@@ -1,7 +1,6 @@
 package capacity
 
 import (
-	"compress/gzip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,20 +19,7 @@ const repeatsDir = "../../../results/capacity-repeats"
 // (Judge, so each step has its spans) and estimates each search again.
 func replayCapacity(t *testing.T, dir string) []results.Capacity {
 	t.Helper()
-	sum, err := results.ReadSummary(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(filepath.Join(dir, "samples.jsonl.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, _, err := results.ReadSamples(zr, sum.Thresholds)
+	sum, rs, _, err := results.ReadArchived(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package frontier
 
 import (
-	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,20 +21,7 @@ const publishedRun = "../../../results/frontier/run"
 // confirmation results by kind and its summary.
 func replayFrontier(t *testing.T, dir string) ([]results.FrontierPoint, map[string]results.Result, *results.Summary) {
 	t.Helper()
-	sum, err := results.ReadSummary(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(filepath.Join(dir, "samples.jsonl.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, _, err := results.ReadSamples(zr, sum.Thresholds)
+	sum, rs, _, err := results.ReadArchived(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

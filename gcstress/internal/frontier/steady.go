@@ -2,10 +2,10 @@ package frontier
 
 import (
 	"math"
-	"slices"
 	"time"
 
 	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/stat"
 )
 
 // The steady figure. A grid point's own GC CPU per GB rests on a few GC
@@ -54,7 +54,7 @@ func PoolCycleCost(points []results.FrontierPoint, kind string) (CycleCost, bool
 	if len(costs) == 0 {
 		return CycleCost{}, false
 	}
-	c := CycleCost{PerCycle: median(costs), Points: len(costs)}
+	c := CycleCost{PerCycle: stat.Median(costs), Points: len(costs)}
 	switch {
 	case c.PerCycle <= 0:
 		c.RelSE = 0
@@ -117,23 +117,13 @@ func SpanPeakRSS(r results.Result, d time.Duration) uint64 {
 	return peak
 }
 
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
 // mad is the median absolute deviation of xs from m.
 func mad(xs []float64, m float64) float64 {
 	d := make([]float64, len(xs))
 	for i, x := range xs {
 		d[i] = math.Abs(x - m)
 	}
-	return median(d)
+	return stat.Median(d)
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
