@@ -93,15 +93,15 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 	if err != nil {
 		return nil, err
 	}
-	defer bins.remove()
-	r.ExeFor = bins.exeFor
+	defer bins.Remove()
+	r.ExeFor = func(s Scenario) (string, []string, bool) { return bins.ExeFor(s.BuildEnv) }
 	out, samples, err := startRun(&cfg, opts.createTemp, progressW)
 	if err != nil {
 		return nil, err
 	}
 	scen := Expand(cfg)
 	sum := newSummary(cfg)
-	sum.BuildEnvs = bins.infos()
+	sum.BuildEnvs = bins.Infos()
 	r.Samples = samples
 	prog := progress.New(progressW, len(scen))
 	r.OnLine = prog.Line
