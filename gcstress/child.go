@@ -15,6 +15,7 @@ import (
 
 	"github.com/writegc/writegc/explain"
 	"github.com/writegc/writegc/gcstress/internal/childproto"
+	"github.com/writegc/writegc/gcstress/internal/mixload"
 	"github.com/writegc/writegc/gcstress/internal/proc"
 	"github.com/writegc/writegc/gcstress/internal/profiles"
 	"github.com/writegc/writegc/gcstress/internal/sampler"
@@ -97,7 +98,7 @@ func runChild(ctx context.Context, spec Scenario, out *childproto.Stream) error 
 		out.Emit(&Sample{Type: results.SampleEnd, Reason: results.StopError, Err: err.Error()})
 		return fmt.Errorf("%w: %v", ErrChild, err)
 	}
-	var mr *mixRun
+	var mr *mixload.Run
 	if spec.Mixed() { // mixload.go: the preload phase comes before the measured one
 		if mr, err = newMixRun(ctx, spec, eng); err != nil {
 			out.Emit(&Sample{Type: results.SampleEnd, Reason: results.StopError, Err: err.Error()})
@@ -107,7 +108,7 @@ func runChild(ctx context.Context, spec Scenario, out *childproto.Stream) error 
 	}
 	c := newChild(ctx, spec, eng, out)
 	c.mix = mr
-	mr.claimSingly(c)
+	c.claimSingly()
 	defer c.cancel()
 	return c.run()
 }
@@ -157,7 +158,7 @@ type child struct {
 	earlyClose        atomic.Bool // the engine was closed to release blocked writers
 	cause             childproto.StopCause
 
-	mix *mixRun // a mixed workload (mixload.go); nil for the write-only Put loop
+	mix *mixload.Run // a mixed workload (package gcstress/internal/mixload); nil for the write-only Put loop
 }
 
 func newChild(ctx context.Context, spec Scenario, eng drivenEngine, out *childproto.Stream) *child {
@@ -196,17 +197,17 @@ func (c *child) run() error {
 	// per entry 0.34 at 300 entries and 0.0034 at 30,000, so the figure
 	// depended on how many entries the engine held when the load stopped.
 	s := sampler.New(c.spec, time.Now(), c.recs)
-	c.heapBase = c.mix.heapBase(heapAfterGC())
+	c.heapBase = c.mix.HeapBase(heapAfterGC())
 	start := time.Now()
 	s.Restart(start)
 	c.t0 = start
-	c.mix.startTrace(start)
+	c.mix.StartTrace(start)
 	c.startWriters()
 	go c.releaseBlocked()
 	go c.watchRSS()
 	windows := c.sample(s)
 	elapsed := time.Since(start)
-	c.mix.stopTrace()
+	c.mix.StopTrace()
 	c.settleReason()
 	c.tailWindow(s, len(windows))
 	c.prof.Stop()
@@ -215,7 +216,7 @@ func (c *child) run() error {
 	// footprint divides by its entries (a mix: by its records, not its
 	// operations, when the engine reports none), and its flushes, memtable
 	// bytes and pending flushes are the same call's, taken before Close.
-	st, fp := footprint(c.heapBase, c.eng, c.mix.records(c.keys.Load()))
+	st, fp := footprint(c.heapBase, c.eng, c.mix.Records(c.keys.Load()))
 	fp.Impossible = impossibleFootprint(fp, c.spec)
 	end := c.endLine(s, elapsed, st)
 	end.Footprint = fp
@@ -442,7 +443,7 @@ func (c *child) sample(s *sampler.Sampler) []Sample {
 func (c *child) window(s *sampler.Sampler) Sample {
 	w := s.Window(c.keys.Load(), c.bytes.Load())
 	fillEngine(&w, c.eng.Stats())
-	c.mix.window(&w)
+	c.mix.Window(&w)
 	return w
 }
 
@@ -502,7 +503,7 @@ func (c *child) endLine(s *sampler.Sampler, elapsed time.Duration, st EngineStat
 	}
 	end := s.End(c.keys.Load(), c.bytes.Load(), elapsed)
 	fillEngine(&end, st)
-	c.mix.end(&end)
+	c.mix.End(&end)
 	if ne, ok := c.eng.(interface{ Notes() map[string]float64 }); ok {
 		end.Notes = ne.Notes()
 	}

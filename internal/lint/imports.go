@@ -49,6 +49,10 @@ var importRules = []importRule{
 	// run nothing of a scenario: no orchestration, no rendering.
 	{pkg: "gcstress/internal/buildenvs", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
 		denyExt: []string{"net/http", "gonum.org/"}},
+	// The mixed workload drives the engine it is given inside the child:
+	// no orchestration, no processes, no rendering.
+	{pkg: "gcstress/internal/mixload", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
+		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
 	{pkg: "benchgate", subtree: true, except: []string{"benchgate/internal/slowcal", "benchgate/internal/synthbench"},
 		allow: []string{"benchgate", "internal/flock", "internal/inputfile", "internal/childproc", "internal/direction", "internal/stat", "internal/buildenv"}},
 	// changepoint is a leaf but for two leaves it shares with benchgate:
