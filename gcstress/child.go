@@ -18,6 +18,7 @@ import (
 	"github.com/writegc/writegc/gcstress/internal/mixload"
 	"github.com/writegc/writegc/gcstress/internal/proc"
 	"github.com/writegc/writegc/gcstress/internal/profiles"
+	"github.com/writegc/writegc/gcstress/internal/runner"
 	"github.com/writegc/writegc/gcstress/internal/sampler"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/latency"
@@ -27,7 +28,7 @@ import (
 // ChildEnv is the environment variable that turns the binary into a
 // scenario's child: it holds the Scenario as JSON. A program whose main
 // finds it set hands the process to RunChild.
-const ChildEnv = "WRITEGC_GCSTRESS_CHILD"
+const ChildEnv = runner.ChildEnv
 
 // putBatch is how many keys a writer claims at once; progress counters move
 // per batch, so they cost one atomic add per batch, not per Put.

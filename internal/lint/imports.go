@@ -53,6 +53,10 @@ var importRules = []importRule{
 	// no orchestration, no processes, no rendering.
 	{pkg: "gcstress/internal/mixload", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
 		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
+	// The parent's side of a child process: it starts and reads children,
+	// never the orchestration that chose them nor a rendering.
+	{pkg: "gcstress/internal/runner", deny: []string{"gcstress", "gcstress/report", "gcstress/live"},
+		denyExt: []string{"net/http", "gonum.org/"}},
 	{pkg: "benchgate", subtree: true, except: []string{"benchgate/internal/slowcal", "benchgate/internal/synthbench"},
 		allow: []string{"benchgate", "internal/flock", "internal/inputfile", "internal/childproc", "internal/direction", "internal/stat", "internal/buildenv"}},
 	// changepoint is a leaf but for two leaves it shares with benchgate:
