@@ -131,18 +131,20 @@
 //     cover what ran, and Run returns ErrInterrupted.
 //
 // Packages: gcstress is the orchestration (Config, the sets, the engines,
-// Run, the child's load loop and the parent's runner). The schema of what
-// a run writes, the classifier and replay are package gcstress/results,
-// every report behind one registry of formats is gcstress/report, the
-// live page is gcstress/live and the command line is gcstress/cli; under
-// gcstress/internal are the capacity search (capacity), the GOGC x
-// GOMEMLIMIT frontier (frontier), the child's window
-// sampler (sampler) and profiles (profiles), the results folder's writer
-// (outfolder), the stream's record reader (record), the operation mixes
-// (mix) and the reads' attribution to GC phases from a trace (gctrace). docs/ARCHITECTURE.md
-// draws the graph. Scenario, Sample, Verdict, Result and Summary are
-// permanent aliases of package results's types: the vocabulary of a
-// program that registers an engine or reads a run's Summary.
+// Run). The schema of what a run writes, the classifier and replay are
+// package gcstress/results, every report behind one registry of formats
+// is gcstress/report, the live page is gcstress/live and the command line
+// is gcstress/cli; under gcstress/internal are the capacity search
+// (capacity), the GOGC x GOMEMLIMIT frontier (frontier), the build
+// environments (buildenvs), the parent's runner of child processes
+// (runner), the child's load loop (load) and mixed workloads (mixload),
+// the child's window sampler (sampler) and profiles (profiles), the
+// results folder's writer (outfolder), the stream's record reader
+// (record), the operation mixes (mix) and the reads' attribution to GC
+// phases from a trace (gctrace). docs/ARCHITECTURE.md draws the graph.
+// Scenario, Sample, Verdict, Result and Summary are permanent aliases of
+// package results's types: the vocabulary of a program that registers an
+// engine or reads a run's Summary.
 //
 // The manual (commands, flags, worked examples) is docs/gcstress.md in the repository.
 package gcstress

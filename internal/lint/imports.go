@@ -57,6 +57,10 @@ var importRules = []importRule{
 	// never the orchestration that chose them nor a rendering.
 	{pkg: "gcstress/internal/runner", deny: []string{"gcstress", "gcstress/report", "gcstress/live"},
 		denyExt: []string{"net/http", "gonum.org/"}},
+	// A child's load drives the engine it is given: it starts no process
+	// and knows nothing of the orchestration or the parent's side.
+	{pkg: "gcstress/internal/load", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/runner"},
+		denyExt: []string{"os/exec", "gonum.org/"}},
 	{pkg: "benchgate", subtree: true, except: []string{"benchgate/internal/slowcal", "benchgate/internal/synthbench"},
 		allow: []string{"benchgate", "internal/flock", "internal/inputfile", "internal/childproc", "internal/direction", "internal/stat", "internal/buildenv"}},
 	// changepoint is a leaf but for two leaves it shares with benchgate:

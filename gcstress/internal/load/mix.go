@@ -1,25 +1,11 @@
-package gcstress
+package load
 
 import (
-	"context"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/mixload"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/latency"
 )
-
-// newMixRun is a mixed workload's run (package gcstress/internal/mixload)
-// over the child's engine: it checks that the engine serves spec's mix,
-// prepares the key chooser and preloads spec.Preload records, before any
-// window or profile of the measured phase.
-func newMixRun(ctx context.Context, spec Scenario, eng drivenEngine) (*mixload.Run, error) {
-	inner := any(eng)
-	if ce, ok := eng.(*childEngine); ok {
-		inner = ce.Engine
-	}
-	return mixload.New(ctx, spec, mixload.Deps{Put: eng.Put, Engine: inner, Heap: heapAfterGC, Batch: putBatch})
-}
 
 // claimSingly makes an open-loop mix's workers claim one operation at a
 // time: a worker stuck in a slow read then holds no later slot of the
