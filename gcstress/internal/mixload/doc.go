@@ -20,7 +20,7 @@
 //     the sampling goroutine only, End once after every worker returned.
 //     StartTrace and StopTrace are called once each, around the load.
 //   - Reads pick only records whose insert returned (the acknowledged
-//     prefix: ack.go), so a miss is the engine's, never the harness's.
+//     prefix, ackCounter), so a miss is the engine's, never the harness's.
 //   - Memory is bounded before the load: each worker keeps at most
 //     maxReadRecords/spec.Writers timed reads (24 B each, pointer-free);
 //     reads past it are still timed and counted as dropped. Histograms

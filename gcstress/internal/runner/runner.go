@@ -17,7 +17,7 @@ import (
 )
 
 // The child's stream runs on a pipe of its own, not on the child's
-// stdout (gcstress's stream.go says why); these name it and bound what the
+// stdout (gcstress's StreamEnv says why); these name it and bound what the
 // parent keeps of the child's own output.
 const (
 	// ChildEnv is the environment variable that turns the binary into a
