@@ -4,6 +4,7 @@ import (
 	"reflect"
 
 	"github.com/writegc/writegc/gcstress/internal/mix"
+	"github.com/writegc/writegc/gcstress/internal/mixload"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -66,7 +67,7 @@ func probeMix(c *Config, kind string, m mix.Mix) error {
 		return nil
 	}
 	defer e.Close()
-	return mixSupport(kind, e, m)
+	return mixload.Support(kind, e, m)
 }
 
 // applyMix gives a matrix scenario the run's mix settings (nothing for

@@ -14,7 +14,8 @@
 // gcstress/cli does both sides, and is the command), with its own GOGC,
 // GOMEMLIMIT and a hard resident-memory cap. With Config.BuildEnvs
 // (-build-envs) the child is instead the command built in the scenario's
-// build environment (Scenario.BuildEnv; buildenvs.go), built once per
+// build environment (Scenario.BuildEnv; package gcstress/internal/
+// buildenvs), built once per
 // environment before anything is written, and every scenario runs under
 // each environment in turn (the capacity search per kind, the frontier
 // per grid point). The child streams one JSON
@@ -100,10 +101,11 @@
 //     below it, every kind on the same schedule), so it does not turn with
 //     the machine's load; the collapse set's does, and every report says so
 //     (CollapseNote).
-//   - A mixed workload (Scenario.Mixed: -mix other than w; mixload.go)
-//     preloads its records before the measured phase, whose windows,
-//     figures and trace cover only what follows; each of its operations
-//     takes one slot of the open-loop schedule and is timed like a Put.
+//   - A mixed workload (Scenario.Mixed: -mix other than w; package
+//     gcstress/internal/mixload) preloads its records before the measured
+//     phase, whose windows, figures and trace cover only what follows;
+//     each of its operations takes one slot of the open-loop schedule and
+//     is timed like a Put.
 //     Mix w runs the Put loop unchanged. A mix the engine cannot serve
 //     (no Getter or Scanner) is refused by Config.Validate (ErrUsage).
 //     The reads' attribution to GC phases (package gcstress/internal/
@@ -129,18 +131,20 @@
 //     cover what ran, and Run returns ErrInterrupted.
 //
 // Packages: gcstress is the orchestration (Config, the sets, the engines,
-// Run, the child's load loop and the parent's runner). The schema of what
-// a run writes, the classifier and replay are package gcstress/results,
-// every report behind one registry of formats is gcstress/report, the
-// live page is gcstress/live and the command line is gcstress/cli; under
-// gcstress/internal are the capacity search (capacity), the GOGC x
-// GOMEMLIMIT frontier (frontier), the child's window
-// sampler (sampler) and profiles (profiles), the results folder's writer
-// (outfolder), the stream's record reader (record), the operation mixes
-// (mix) and the reads' attribution to GC phases from a trace (gctrace). docs/ARCHITECTURE.md
-// draws the graph. Scenario, Sample, Verdict, Result and Summary are
-// permanent aliases of package results's types: the vocabulary of a
-// program that registers an engine or reads a run's Summary.
+// Run). The schema of what a run writes, the classifier and replay are
+// package gcstress/results, every report behind one registry of formats
+// is gcstress/report, the live page is gcstress/live and the command line
+// is gcstress/cli; under gcstress/internal are the capacity search
+// (capacity), the GOGC x GOMEMLIMIT frontier (frontier), the build
+// environments (buildenvs), the parent's runner of child processes
+// (runner), the child's load loop (load) and mixed workloads (mixload),
+// the child's window sampler (sampler) and profiles (profiles), the
+// results folder's writer (outfolder), the stream's record reader
+// (record), the operation mixes (mix) and the reads' attribution to GC
+// phases from a trace (gctrace). docs/ARCHITECTURE.md draws the graph.
+// Scenario, Sample, Verdict, Result and Summary are permanent aliases of
+// package results's types: the vocabulary of a program that registers an
+// engine or reads a run's Summary.
 //
 // The manual (commands, flags, worked examples) is docs/gcstress.md in the repository.
 package gcstress

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/writegc/writegc/gcstress/internal/childproto"
+	"github.com/writegc/writegc/gcstress/internal/load"
 	"github.com/writegc/writegc/gcstress/internal/outfolder"
 	"github.com/writegc/writegc/gcstress/internal/proc"
 	"github.com/writegc/writegc/internal/usage"
@@ -19,9 +20,9 @@ var (
 	// finished were still written.
 	ErrInterrupted = errors.New("interrupted")
 	// ErrRSSCap: a child passed its hard resident-memory cap.
-	ErrRSSCap = errors.New("resident memory above the hard cap")
+	ErrRSSCap = load.ErrRSSCap
 	// ErrChild: the child-side of a scenario failed (bad spec, engine error).
-	ErrChild = errors.New("scenario child failed")
+	ErrChild = load.ErrChild
 	// ErrStream: a scenario's stream could not be written (samples.jsonl,
 	// a child's capture files, the child's own stream to its parent) or
 	// read (a record over MaxRecord). A failed write is a tool failure:

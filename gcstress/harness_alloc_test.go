@@ -1,16 +1,12 @@
 package gcstress
 
 import (
-	"bytes"
 	"context"
-	"runtime/trace"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/childproto"
 	"github.com/writegc/writegc/gcstress/results"
-	"github.com/writegc/writegc/internal/workload"
 )
 
 // nopEngine allocates nothing: what a test of the harness's own
@@ -20,43 +16,6 @@ type nopEngine struct{}
 func (nopEngine) Put(key, value []byte) error { return nil }
 func (nopEngine) Stats() EngineStats          { return EngineStats{} }
 func (nopEngine) Close() error                { return nil }
-
-// TestHarnessAllocatesNothingPerPut: the child's write path around the
-// engine's Put (key generation, timing every Put, open-loop pacing off and
-// on, and a trace region every regionEvery Puts while tracing) allocates
-// nothing, so an engine's allocation figures are its own.
-func TestHarnessAllocatesNothingPerPut(t *testing.T) {
-	spec := Scenario{Name: "nop", Kind: "nop", Value: 100, Keys: 1 << 40, Writers: 1, LatencyEvery: 1}
-	out := childproto.NewStream(&bytes.Buffer{}, spec.Name, 0)
-	c := newChild(context.Background(), spec, nopEngine{}, out)
-	defer c.cancel()
-	key, value := make([]byte, workload.KeySize), workload.Value(int(spec.Value))
-	rec := c.recs[0]
-	var base int64
-	run := func() {
-		if err := c.putRange(key, value, base, base+regionEvery, rec); err != nil {
-			t.Fatal(err)
-		}
-		base += regionEvery
-	}
-	if n := testing.AllocsPerRun(100, run); n != 0 {
-		t.Fatalf("%v allocations per %d Puts, want 0", n, regionEvery)
-	}
-	var tr bytes.Buffer
-	if err := trace.Start(&tr); err != nil {
-		t.Skipf("trace: %v", err)
-	}
-	n := testing.AllocsPerRun(100, run)
-	trace.Stop()
-	if n != 0 {
-		t.Fatalf("tracing: %v allocations per %d Puts, want 0", n, regionEvery)
-	}
-	// Open loop: the schedule is far in the past, so no Put sleeps.
-	c.interval, c.t0 = 1, time.Now().Add(-time.Hour)
-	if n := testing.AllocsPerRun(100, run); n != 0 {
-		t.Fatalf("open loop: %v allocations per %d Puts, want 0", n, regionEvery)
-	}
-}
 
 // testNopKind is nopEngine registered: it holds nothing however long it runs.
 const testNopKind = "test-nop"

@@ -1,11 +1,6 @@
 package gcstress
 
-import (
-	"errors"
-	"fmt"
-
-	"github.com/writegc/writegc/gcstress/internal/mix"
-)
+import "github.com/writegc/writegc/gcstress/internal/mixload"
 
 // Getter is an Engine that serves reads: Get returns key's latest value
 // and whether it was found. Mixes that read (-mix a, b, c, d, f) need it;
@@ -18,9 +13,7 @@ import (
 // written. A miss is (nil, false, nil): the harness counts misses
 // (end.ops.read.misses) and times them like hits. An error ends the
 // scenario, as a Put error does.
-type Getter interface {
-	Get(key []byte) ([]byte, bool, error)
-}
+type Getter = mixload.Getter
 
 // Scanner is an Engine that serves short ordered scans: Scan calls fn
 // with up to n entries whose keys are at or above start, in ascending key
@@ -30,9 +23,7 @@ type Getter interface {
 // Concurrency: as Getter's. The slices fn gets are valid only during the
 // call; fn does not call the engine. n is 1 to mix.MaxScanLen (100) in
 // gcstress's mixes. An error ends the scenario.
-type Scanner interface {
-	Scan(start []byte, n int, fn func(key, value []byte) bool) error
-}
+type Scanner = mixload.Scanner
 
 // Get reads through the scenario's path: through the transport for a
 // client path, straight from the server otherwise. Both look in the active
@@ -57,31 +48,7 @@ func (e *serverEngine) Scan(start []byte, n int, fn func(key, value []byte) bool
 
 // ErrMixUnsupported is a mix an engine cannot serve (it lacks Getter or
 // Scanner); it wraps into ErrUsage when Config.Validate's probe finds it.
-var ErrMixUnsupported = errors.New("engine cannot serve the mix")
-
-// mixSupport says whether e can serve mix m: nil, or an error wrapping
-// ErrMixUnsupported that names what it lacks.
-func mixSupport(kind string, e Engine, m mix.Mix) error {
-	if _, ok := e.(Getter); m.NeedsGet() && !ok {
-		return fmt.Errorf("%w: kind %s has no Get (gcstress.Getter): -mix %s reads; use -mix w (or e, if it scans)", ErrMixUnsupported, kind, m.Name)
-	}
-	if _, ok := e.(Scanner); m.NeedsScan() && !ok {
-		return fmt.Errorf("%w: kind %s has no Scan (gcstress.Scanner): -mix %s scans; use -mix w (or a, b, c, d, f, if it reads)", ErrMixUnsupported, kind, m.Name)
-	}
-	return nil
-}
-
-// engineReads is the Getter and Scanner of a child's engine, nil where it
-// has none.
-func engineReads(e drivenEngine) (Getter, Scanner) {
-	inner := Engine(e)
-	if ce, ok := e.(*childEngine); ok {
-		inner = ce.Engine
-	}
-	g, _ := inner.(Getter)
-	s, _ := inner.(Scanner)
-	return g, s
-}
+var ErrMixUnsupported = mixload.ErrUnsupported
 
 var (
 	_ Getter  = (*serverEngine)(nil)

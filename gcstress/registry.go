@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/writegc/writegc/gcstress/internal/load"
 	"github.com/writegc/writegc/internal/registry"
 	"github.com/writegc/writegc/memtable"
 )
@@ -55,23 +56,13 @@ type NoteEngine interface {
 // EngineStats are an engine's counters, sampled once per window. Flushes,
 // FlushedBytes and BlockedNanos are cumulative since the engine was built;
 // PendingFlushes and MemtableBytes are values at the moment of the call.
-// A plain value.
-type EngineStats struct {
-	Flushes        int64 // memtables flushed
-	FlushedBytes   int64 // bytes those flushes wrote
-	PendingFlushes int64 // full memtables waiting for a flusher
-	MemtableBytes  int64 // bytes held in memtables (flushed or not yet)
-	BlockedNanos   int64 // time writers spent blocked by backpressure, summed over writers
-	// Entries is the entries the engine holds now (optional: 0 means
-	// unknown, and the keys written stand in): what the end record's
-	// objects and bytes per entry divide by.
-	Entries int64
-	// OffHeapBytes is what the engine holds outside the Go heap now
-	// (optional: mmap'd chunks, cgo allocations, a page cache it counts
-	// on), which GOMEMLIMIT cannot see: the frontier's recommendation adds
-	// it to the peak RSS when it checks a setting against the container.
-	OffHeapBytes int64
-}
+// BlockedNanos is the time writers spent blocked by backpressure, summed
+// over writers. Entries (optional: 0 means unknown, and the keys written
+// stand in) is the entries the engine holds now, what the end record's
+// objects and bytes per entry divide by. OffHeapBytes (optional) is what
+// the engine holds outside the Go heap now, which GOMEMLIMIT cannot see:
+// the frontier's recommendation adds it to the peak RSS. A plain value.
+type EngineStats = load.EngineStats
 
 // ErrUnknownKind: a scenario names a kind that is neither a registered
 // engine nor a memtable kind.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/gcstress/internal/capacity"
+	"github.com/writegc/writegc/gcstress/internal/load"
 	"github.com/writegc/writegc/gcstress/internal/outfolder"
 	"github.com/writegc/writegc/gcstress/internal/proc"
 	"github.com/writegc/writegc/gcstress/internal/profiles"
@@ -84,7 +85,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Summary, error) {
 // from the environment the parent set, and profiles and the flight
 // recorder are process-wide.
 func RunChild(ctx context.Context, spec string, stdout, stderr io.Writer) error {
-	return childMain(withChildWarnings(ctx, stderr), spec, stdout)
+	return childMain(load.WithWarnings(ctx, stderr), spec, stdout)
 }
 
 func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary, error) {
@@ -93,15 +94,15 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 	if err != nil {
 		return nil, err
 	}
-	defer bins.remove()
-	r.ExeFor = bins.exeFor
+	defer bins.Remove()
+	r.ExeFor = func(s Scenario) (string, []string, bool) { return bins.ExeFor(s.BuildEnv) }
 	out, samples, err := startRun(&cfg, opts.createTemp, progressW)
 	if err != nil {
 		return nil, err
 	}
 	scen := Expand(cfg)
 	sum := newSummary(cfg)
-	sum.BuildEnvs = bins.infos()
+	sum.BuildEnvs = bins.Infos()
 	r.Samples = samples
 	prog := progress.New(progressW, len(scen))
 	r.OnLine = prog.Line
@@ -362,25 +363,4 @@ func WriteReport(w io.Writer, format string, sum *Summary) error {
 		return err
 	}
 	return nil
-}
-
-// childWarningsKey is the context key of the writer RunChild gives for the
-// child's warnings (its stderr, which the parent keeps the tail of).
-type childWarningsKey struct{}
-
-// withChildWarnings returns ctx carrying w for the child's warnings.
-func withChildWarnings(ctx context.Context, w io.Writer) context.Context {
-	if w == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, childWarningsKey{}, w)
-}
-
-// childWarnings is the writer ctx carries for the child's warnings, or
-// io.Discard.
-func childWarnings(ctx context.Context) io.Writer {
-	if w, ok := ctx.Value(childWarningsKey{}).(io.Writer); ok {
-		return w
-	}
-	return io.Discard
 }

@@ -2,13 +2,10 @@ package gcstress
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 
-	"github.com/writegc/writegc/gcstress/internal/outfolder"
-	"github.com/writegc/writegc/gcstress/internal/record"
+	"github.com/writegc/writegc/gcstress/internal/runner"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -26,9 +23,9 @@ const (
 	// StreamEnv is the environment variable naming the child's stream
 	// descriptor. Without it (a child started by hand) RunChild streams on
 	// its stdout argument, as before protocol version 2.
-	StreamEnv = "WRITEGC_GCSTRESS_STREAM"
+	StreamEnv = runner.StreamEnv
 	// StreamFD is the descriptor the parent passes: ExtraFiles[0].
-	StreamFD = 3
+	StreamFD = runner.StreamFD
 	// StreamProto is the protocol version on every start line (Sample.Proto):
 	// 2 is the stream on its own descriptor, and the parent's exit lines.
 	StreamProto = results.StreamProto
@@ -37,60 +34,14 @@ const (
 	MaxRecord = results.MaxRecord
 	// CaptureKeep is how much of each end of a child's stdout and stderr
 	// the parent keeps.
-	CaptureKeep = 64 << 10
+	CaptureKeep = runner.CaptureKeep
 	// ChildStdoutFile and ChildStderrFile, in the scenario's folder
 	// (Scenario.Dir), hold what the child printed outside its stream: the
 	// first and last CaptureKeep bytes, with a line between them saying how
 	// many were left out. Written only when the child printed something.
-	ChildStdoutFile = "child-stdout.txt"
-	ChildStderrFile = "child-stderr.txt"
+	ChildStdoutFile = runner.ChildStdoutFile
+	ChildStderrFile = runner.ChildStderrFile
 )
-
-var errRecordTooLong = fmt.Errorf("%w: a record longer than the %d MiB limit (MaxRecord) was skipped", ErrStream, MaxRecord>>20)
-
-// writeFileAtomic writes b to path with writeAtomic (the results folder's
-// one atomic writer), creating the folder. Errors wrap ErrStream and
-// ErrWrite and name path.
-func writeFileAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("%w: %w: %s: %w", ErrStream, ErrWrite, path, err)
-	}
-	_, err := outfolder.WriteAtomic(nil, path, func(w io.Writer) error {
-		_, err := w.Write(b)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrStream, err)
-	}
-	return nil
-}
-
-// keepForeign writes a child's stdout and stderr captures that hold
-// anything into dir (none when dir is "") and returns the account.
-func keepForeign(dir string, stdout, stderr *record.Capture, exitedOK bool) (*results.ForeignOutput, error) {
-	f := &results.ForeignOutput{StdoutBytes: stdout.Total(), StderrBytes: stderr.Total(), ExitedOK: exitedOK}
-	if f.StdoutBytes == 0 && f.StderrBytes == 0 {
-		return nil, nil
-	}
-	if dir == "" {
-		return f, nil
-	}
-	for _, c := range []struct {
-		cap  *record.Capture
-		name string
-		dst  *string
-	}{{stdout, ChildStdoutFile, &f.StdoutFile}, {stderr, ChildStderrFile, &f.StderrFile}} {
-		if c.cap.Total() == 0 {
-			continue
-		}
-		p := filepath.Join(dir, c.name)
-		if err := writeFileAtomic(p, c.cap.Contents()); err != nil {
-			return f, err
-		}
-		*c.dst = p
-	}
-	return f, nil
-}
 
 // streamFDFromEnv returns the descriptor StreamEnv names, or -1 when it is
 // not set.

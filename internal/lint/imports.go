@@ -45,6 +45,22 @@ var importRules = []importRule{
 	// confirmation are pure functions of the Results its Runner gives it.
 	{pkg: "gcstress/internal/frontier", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
 		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
+	// The build environments parse, check and build (the go command) and
+	// run nothing of a scenario: no orchestration, no rendering.
+	{pkg: "gcstress/internal/buildenvs", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
+		denyExt: []string{"net/http", "gonum.org/"}},
+	// The mixed workload drives the engine it is given inside the child:
+	// no orchestration, no processes, no rendering.
+	{pkg: "gcstress/internal/mixload", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
+		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
+	// The parent's side of a child process: it starts and reads children,
+	// never the orchestration that chose them nor a rendering.
+	{pkg: "gcstress/internal/runner", deny: []string{"gcstress", "gcstress/report", "gcstress/live"},
+		denyExt: []string{"net/http", "gonum.org/"}},
+	// A child's load drives the engine it is given: it starts no process
+	// and knows nothing of the orchestration or the parent's side.
+	{pkg: "gcstress/internal/load", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/runner"},
+		denyExt: []string{"os/exec", "gonum.org/"}},
 	{pkg: "benchgate", subtree: true, except: []string{"benchgate/internal/slowcal", "benchgate/internal/synthbench"},
 		allow: []string{"benchgate", "internal/flock", "internal/inputfile", "internal/childproc", "internal/direction", "internal/stat", "internal/buildenv"}},
 	// changepoint is a leaf but for two leaves it shares with benchgate:

@@ -1,4 +1,4 @@
-package gcstress
+package load
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ func (e *goexitEngine) Put(key, value []byte) error {
 // "every key written" and reported a healthy run.
 func TestWriterGoexitFailsTheRun(t *testing.T) {
 	for _, after := range []int64{0, 1000} {
-		spec := Scenario{Name: "goexit", Kind: "nop", Value: 100, Keys: 1 << 20, Writers: 2}
+		spec := results.Scenario{Name: "goexit", Kind: "nop", Value: 100, Keys: 1 << 20, Writers: 2}
 		var buf bytes.Buffer
 		out := childproto.NewStream(&buf, spec.Name, 0)
 		eng := &goexitEngine{}
@@ -46,9 +46,9 @@ func TestWriterGoexitFailsTheRun(t *testing.T) {
 		if !errors.Is(err, ErrChild) || !strings.Contains(err.Error(), "Goexit") {
 			t.Fatalf("after %d Puts: run = %v, want ErrChild naming Goexit", after, err)
 		}
-		var end Sample
+		var end results.Sample
 		for line := range strings.Lines(buf.String()) {
-			var s Sample
+			var s results.Sample
 			if json.Unmarshal([]byte(line), &s) == nil && s.Type == results.SampleEnd {
 				end = s
 			}

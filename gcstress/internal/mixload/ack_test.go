@@ -1,4 +1,4 @@
-package gcstress
+package mixload
 
 import (
 	"sync"

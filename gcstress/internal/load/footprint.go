@@ -1,10 +1,11 @@
-package gcstress
+package load
 
 import (
 	"runtime"
 	"runtime/metrics"
 
 	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/memtable"
 )
 
@@ -63,9 +64,9 @@ func footprint(base results.HeapReading, eng interface{ Stats() EngineStats }, k
 // than one entry's key and value (results.Footprint.Impossible): the entry
 // count overstates what the engine holds, unless it keeps its data off the
 // Go heap, as writegc's offheap kind does by design (never flagged).
-func impossibleFootprint(fp results.Footprint, spec Scenario) bool {
+func impossibleFootprint(fp results.Footprint, spec results.Scenario) bool {
 	if spec.Kind == memtable.KindOffHeap || fp.Entries == 0 || fp.BytesPerEntry == 0 {
 		return false
 	}
-	return fp.BytesPerEntry < float64(int64(KeySize)+spec.Value)
+	return fp.BytesPerEntry < float64(int64(workload.KeySize)+spec.Value)
 }

@@ -1,0 +1,23 @@
+// Package buildenvs is gcstress's build environments (-build-envs): the
+// parsing and checking of a run's environments, and the building of one
+// binary of the command per environment, which the run's children then
+// run as (gcstress's Runner.ExeFor). The K=V form of one environment is
+// internal/buildenv's; this package adds names, the limits of a list and
+// the go command.
+//
+// Invariants:
+//   - Parse and Check are pure: every error wraps usage.ErrUsage, is one
+//     line and names -build-envs (or -build-pkg); a list holds at most
+//     MaxEnvs environments with distinct names of at most MaxName bytes of
+//     a-z 0-9 . _ -, none setting a variable a scenario sets (GOGC,
+//     GOMEMLIMIT).
+//   - Build runs `go list` once and `go build` once per environment, in
+//     order, in a temporary folder of its own; a build that fails removes
+//     everything it built and is one line naming the environment and go's
+//     first error line (at most maxBuildOutput bytes of go's output are
+//     kept). It writes only the progress lines it is given a writer for.
+//   - A Builds is read-only once Build returned, safe for concurrent use;
+//     a nil *Builds is none (ExeFor finds nothing, Infos is nil, Remove
+//     does nothing). Remove deletes its binaries; it is the caller's to
+//     call once the run's children are done.
+package buildenvs

@@ -1,0 +1,111 @@
+package mixload
+
+import (
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/writegc/writegc/gcstress/internal/gctrace"
+	"github.com/writegc/writegc/gcstress/internal/mix"
+	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/latency"
+)
+
+// Window drains the workers' recorders into the window's per-operation
+// figures (and the run's histograms).
+func (mr *Run) Window(w *results.Sample) {
+	if mr == nil {
+		return
+	}
+	w.Ops = mr.drain(true)
+}
+
+// drain moves the workers' counts into the window histograms and the
+// run's, and returns the window's ops (window) or the run's.
+func (mr *Run) drain(window bool) map[string]results.OpLatency {
+	out := map[string]results.OpLatency{}
+	for _, op := range mix.Ops() {
+		mr.wh[op].Reset()
+		mr.wih[op].Reset()
+		var count, miss int64
+		for _, mw := range mr.workers {
+			mw.pairs[op].DrainInto(mr.wh[op], mr.wih[op])
+			count += mw.count[op].Load()
+			miss += mw.miss[op].Load()
+		}
+		mr.rh[op].Merge(mr.wh[op])
+		mr.rih[op].Merge(mr.wih[op])
+		h, ih, c, m := mr.rh[op], mr.rih[op], count, miss
+		if window {
+			h, ih, c, m = mr.wh[op], mr.wih[op], count-mr.lastCount[op], miss-mr.lastMiss[op]
+			mr.lastCount[op], mr.lastMiss[op] = count, miss
+		}
+		if c == 0 && ih.TotalCount() == 0 {
+			continue
+		}
+		out[op.String()] = opLatency(h, ih, c, m)
+	}
+	return out
+}
+
+func opLatency(h, ih *hdrhistogram.Histogram, count, miss int64) results.OpLatency {
+	o := results.OpLatency{N: ih.TotalCount(), Count: count, Misses: miss}
+	if o.N > 0 {
+		o.ILatP50, o.ILatP99, o.ILatP999, o.ILatMax = ih.ValueAtQuantile(50), ih.ValueAtQuantile(99), ih.ValueAtQuantile(99.9), ih.Max()
+		o.LatP99 = h.ValueAtQuantile(99)
+	}
+	return o
+}
+
+// End fills the end record: the run's per-operation figures, the preload
+// phase, and the reads' attribution to the collector (parsing the trace,
+// after the run's figures were taken).
+func (mr *Run) End(e *results.Sample) {
+	if mr == nil {
+		return
+	}
+	e.Ops = mr.drain(false)
+	p := mr.preload
+	e.Preload = &p
+	mr.attribute(e)
+}
+
+// attribute ties the kept reads to the trace's phases.
+func (mr *Run) attribute(e *results.Sample) {
+	ra := &results.ReadAttribution{Source: results.AttributionOff, Note: mr.noTrace}
+	e.ReadAttribution = ra
+	var ops []gctrace.Op
+	for _, mw := range mr.workers {
+		ops = append(ops, mw.reads...)
+		ra.Dropped += mw.drop
+	}
+	ra.Reads = int64(len(ops))
+	if mr.rec == nil {
+		return
+	}
+	t0 := time.Now()
+	ph, events, err := mr.rec.Parse()
+	ra.ParseSeconds, ra.TraceBytes, ra.TraceEvents = time.Since(t0).Seconds(), mr.rec.Bytes(), events
+	if err != nil {
+		ra.Note = err.Error()
+		return
+	}
+	a := gctrace.Attribute(ph, ops, func() *hdrhistogram.Histogram { return latency.NewHistogramUpTo(opLatMax) })
+	ra.Source, ra.SlowNs, ra.Cycles = results.AttributionTrace, a.SlowNs, len(ph.Mark)
+	ra.SlowInMarkPct, ra.SlowInPausePct = gctrace.Pct(a.SlowInMark, a.Slow), gctrace.Pct(a.SlowInPause, a.Slow)
+	ra.SlowInAssistPct, ra.AllInMarkPct = gctrace.Pct(a.SlowInAssist, a.Slow), gctrace.Pct(a.AllInMark, a.Reads)
+	if el := int64(e.T * 1e9); el > 0 {
+		ra.MarkPct = gctrace.Pct(ph.MarkNanos(0, el), el)
+	}
+	e.ReadInMark, e.ReadOutsideMark = readLatency(a.InMark), readLatency(a.Outside)
+	pct := gctrace.Pct(a.SlowInGC, a.Slow)
+	e.SlowReadsInGCPct = &pct
+}
+
+func readLatency(h *hdrhistogram.Histogram) *results.ReadLatency {
+	r := &results.ReadLatency{N: h.TotalCount()}
+	if r.N > 0 {
+		r.ILatP50, r.ILatP99, r.ILatP999 = h.ValueAtQuantile(50), h.ValueAtQuantile(99), h.ValueAtQuantile(99.9)
+	}
+	return r
+}

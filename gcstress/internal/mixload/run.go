@@ -1,0 +1,246 @@
+package mixload
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/writegc/writegc/gcstress/internal/gctrace"
+	"github.com/writegc/writegc/gcstress/internal/mix"
+	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/latency"
+	"github.com/writegc/writegc/internal/workload"
+)
+
+// maxReadRecords bounds the timed reads a child keeps for attribution
+// (24 B each, pointer-free, allocated before the measured phase: 6 MiB,
+// the same for every kind). Reads past it are still timed (ops.read) and
+// counted as read_attribution.dropped.
+const maxReadRecords = 1 << 18
+
+// opLatMax is the per-operation histograms' range, as the Puts': 1 ns to
+// 100 s.
+const opLatMax = 100 * int64(time.Second)
+
+// Deps is what a Run takes from the child.
+type Deps struct {
+	// Put writes through the scenario's path (the child's engine).
+	Put func(key, value []byte) error
+	// Engine is the engine as its kind built it, probed for Getter and
+	// Scanner (Support).
+	Engine any
+	// Heap forces a collection and reads the heap: the footprint's base,
+	// taken before the preload.
+	Heap func() results.HeapReading
+	// Batch is how many records a preloading goroutine claims at once.
+	Batch int64
+}
+
+// Run is a mixed workload in the child (Scenario.Mixed): the engine's
+// read side, the key chooser, the workers' per-operation recorders, the
+// trace that attributes reads and the preload phase's figures. Built by
+// New before the load; the workers use their own worker; the sampling
+// goroutine calls Window and End.
+type Run struct {
+	m        mix.Mix
+	put      func(key, value []byte) error
+	get      Getter
+	scan     Scanner
+	chooser  *workload.Chooser
+	seed     uint64
+	kv       int64        // key+value bytes of one record
+	inserted atomic.Int64 // records claimed: the preload plus inserts begun
+	acked    ackCounter   // records written: what reads may pick
+	workers  []*worker
+	trace    bool
+	rec      *gctrace.Recorder // nil: attribution off
+	noTrace  string            // why rec is nil
+	preload  results.Preload
+	base     results.HeapReading // the heap with the engine built and empty, before the preload
+	// Histograms of the sampling goroutine: a window's, the run's.
+	wh, wih, rh, rih [mix.NumOps]*hdrhistogram.Histogram
+	lastCount        [mix.NumOps]int64
+	lastMiss         [mix.NumOps]int64
+}
+
+// worker is one worker's state: its random source, buffers,
+// per-operation recorders and counters, and the timed reads it kept.
+type worker struct {
+	idx    int
+	r      *rand.Rand
+	key    []byte
+	value  []byte
+	pairs  [mix.NumOps]*latency.Pair
+	count  [mix.NumOps]atomic.Int64
+	miss   [mix.NumOps]atomic.Int64
+	reads  []gctrace.Op // written by the worker only; read once it returned
+	drop   int64
+	seen   int
+	scanFn func(key, value []byte) bool
+}
+
+// New checks that the engine serves spec's mix, prepares the key
+// chooser and preloads spec.Preload records (closed loop, spec.Writers
+// goroutines), before any window or profile of the measured phase.
+func New(ctx context.Context, spec results.Scenario, d Deps) (*Run, error) {
+	m, err := mix.Parse(spec.Mix)
+	if err != nil {
+		return nil, err
+	}
+	g, _ := d.Engine.(Getter)
+	s, _ := d.Engine.(Scanner)
+	if err := Support(spec.Kind, d.Engine, m); err != nil {
+		return nil, err
+	}
+	if spec.Preload < 1 {
+		return nil, fmt.Errorf("-mix %s needs preloaded records (-preload)", m.Name)
+	}
+	dist := workload.KeyDist(spec.KeyDist)
+	if dist == "" { // a scenario built by hand: as gcstress's applyMix would
+		dist = workload.DistZipfian
+		if m.Name == mix.D {
+			dist = workload.DistLatest
+		}
+	}
+	theta := spec.ZipfTheta
+	if theta == 0 {
+		theta = workload.DefaultZipfTheta
+	}
+	ch, err := workload.NewChooser(dist, uint64(spec.Preload), theta)
+	if err != nil {
+		return nil, err
+	}
+	mr := &Run{m: m, put: d.Put, get: g, scan: s, chooser: ch, seed: spec.Seed,
+		kv: int64(workload.KeySize) + spec.Value, trace: spec.ReadTrace}
+	for op := range mix.NumOps {
+		mr.wh[op], mr.wih[op] = latency.NewHistogramUpTo(opLatMax), latency.NewHistogramUpTo(opLatMax)
+		mr.rh[op], mr.rih[op] = latency.NewHistogramUpTo(opLatMax), latency.NewHistogramUpTo(opLatMax)
+	}
+	for i := range spec.Writers {
+		mr.workers = append(mr.workers, newWorker(i, spec, maxReadRecords/spec.Writers))
+	}
+	mr.base = d.Heap()
+	if err := mr.load(ctx, spec, d.Batch); err != nil {
+		return nil, err
+	}
+	return mr, nil
+}
+
+func newWorker(i int, spec results.Scenario, keep int) *worker {
+	w := &worker{idx: i, r: rand.New(rand.NewPCG(spec.Seed, uint64(i)+1)),
+		key: make([]byte, workload.KeySize), value: workload.Value(int(spec.Value)),
+		reads: make([]gctrace.Op, 0, keep)}
+	for op := range mix.NumOps {
+		w.pairs[op] = latency.NewPair(opLatMax)
+	}
+	w.scanFn = func([]byte, []byte) bool { w.seen++; return true }
+	return w
+}
+
+// load is the preload phase: records 0..Preload-1, written by
+// spec.Writers goroutines closed loop, batch records claimed at once; its
+// time, rate and GC cycles go to the end record's preload, apart from
+// every figure of the measured phase.
+func (mr *Run) load(ctx context.Context, spec results.Scenario, batch int64) error {
+	cycles := func() uint64 {
+		s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	c0, t0 := cycles(), time.Now()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, spec.Writers)
+	for i := range spec.Writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			key, value := make([]byte, workload.KeySize), workload.Value(int(spec.Value))
+			for ctx.Err() == nil {
+				base := next.Add(batch) - batch
+				for j := base; j < min(base+batch, spec.Preload); j++ {
+					workload.KeyAt(key, spec.Seed, uint64(j))
+					if err := mr.put(key, value); err != nil {
+						errs[i] = fmt.Errorf("preload: %w", err)
+						return
+					}
+				}
+				if base+batch >= spec.Preload {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("preload: %w", err)
+	}
+	secs := time.Since(t0).Seconds()
+	mr.inserted.Store(spec.Preload)
+	mr.acked.start(spec.Preload)
+	mr.preload = results.Preload{Records: spec.Preload, Seconds: secs,
+		MBps: results.MBps(spec.Preload*mr.kv, secs), Cycles: cycles() - c0}
+	return nil
+}
+
+// StartTrace starts the trace of the measured phase, if asked, into a
+// file it removes once parsed; t0 is the load's start. A trace that cannot
+// start (another one runs: -profile trace) leaves attribution off, and
+// the end record says why.
+func (mr *Run) StartTrace(t0 time.Time) {
+	if mr == nil {
+		return
+	}
+	if !mr.trace {
+		mr.noTrace = "-read-trace off"
+		return
+	}
+	rec, err := gctrace.Start("", t0) // the system's temporary folder: never a stray file in the results folder
+	if err != nil {
+		mr.noTrace = "trace did not start: " + err.Error()
+		return
+	}
+	mr.rec = rec
+}
+
+// StopTrace stops the trace once the load ended.
+func (mr *Run) StopTrace() {
+	if mr == nil || mr.rec == nil {
+		return
+	}
+	if err := mr.rec.Stop(); err != nil {
+		mr.rec.Remove()
+		mr.rec, mr.noTrace = nil, "trace: "+err.Error()
+	}
+}
+
+// HeapBase is the footprint's base: for a mix the heap before its preload
+// (the preloaded records are what the engine holds, as a write-only run's
+// keys are), else now, the reading given.
+func (mr *Run) HeapBase(now results.HeapReading) results.HeapReading {
+	if mr == nil {
+		return now
+	}
+	return mr.base
+}
+
+// Records is the records a mixed workload's engine was given (preload and
+// inserts), what its footprint divides by when the engine reports no
+// Entries; keys (the operations) for the write-only loop.
+func (mr *Run) Records(keys int64) int64 {
+	if mr == nil {
+		return keys
+	}
+	return mr.inserted.Load()
+}

@@ -1,0 +1,18 @@
+package runner
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/writegc/writegc/gcstress/internal/childproto"
+)
+
+// TestRecordTooLongNamesTheLimit: the parent's error for an over-long
+// record names the limit and wraps ErrStream.
+func TestRecordTooLongNamesTheLimit(t *testing.T) {
+	err := error(ErrRecordTooLong)
+	if !strings.Contains(err.Error(), "16 MiB") || !errors.Is(err, childproto.ErrStream) {
+		t.Fatalf("error %q does not name the limit", err)
+	}
+}
