@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 // TestDefaultConfigExpands: the embedded default is valid and expands to
@@ -79,7 +81,7 @@ func TestCollapseSamplesFiner(t *testing.T) {
 		switch {
 		case s.Group == SetCollapse:
 			n++
-			if s.Window != DefaultCollapseWindow || s.Warmup != DefaultCollapseWarmup || s.Thresholds.Warmup != DefaultCollapseWarmup || s.MinRun != 0 {
+			if s.Window != DefaultCollapseWindow || s.Warmup != DefaultCollapseWarmup || s.Thresholds.Warmup != DefaultCollapseWarmup || s.MinRun != results.MinRunFor(s.Thresholds, s.Window) || s.MinRun == 0 {
 				t.Fatalf("%s: window %v warm-up %v thresholds' %v min run %v", s.Name, s.Window, s.Warmup, s.Thresholds.Warmup, s.MinRun)
 			}
 			if !strings.Contains(s.Describe(), "window 200ms, warm-up 1s") {

@@ -113,11 +113,13 @@
 //   - Every scenario needs results.MinWindows windows after its warm-up
 //     for a verdict. Matrix scenarios on the default key counts write on
 //     until the warm-up plus those windows passed (Scenario.MinRun); the
-//     collapse set's work cannot grow (more keys would take arena to its
-//     limit too), so it samples finer instead: DefaultCollapseWindow after
-//     a warm-up of its own, DefaultCollapseWarmup (Scenario.Warmup, also
-//     in the thresholds its child samples with), unless -window or
-//     -warmup is given (Config.CollapseWindow, Config.CollapseWarmup).
+//     collapse set samples finer, so that its least run time stays short
+//     (more keys would take arena to its limit too): DefaultCollapseWindow
+//     after a warm-up of its own, DefaultCollapseWarmup (Scenario.Warmup,
+//     also in the thresholds its child samples with), unless -window or
+//     -warmup is given (Config.CollapseWindow, Config.CollapseWarmup),
+//     and a kind that finishes its fixed work sooner writes on only until
+//     that least run time (1.7 s at the defaults) passed.
 //
 // Choices of this package:
 //   - Once a scenario is classified failed the parent stops its child
