@@ -150,6 +150,7 @@ func failureSettings(rs []results.Result) string {
 }
 
 // capacityFitNote says where the sustainable figure comes from.
-const capacityFitNote = "Sustainable is where the fit over every step of the worst window's GC share, assist share, heap over goal or p99 from intended start " +
-	"(the lowest) reaches its limit, in brackets the interval the steps' own noise and disagreement leave it (a flat knee gives a wide one); " +
+const capacityFitNote = "Sustainable is the lowest rate at which a fit over every step reaches its limit: for the GC and assist shares, the share of " +
+	"unhealthy spans (pooled over the steps, never falling as the rate rises) reaches the share at which a step passes half the time; for heap " +
+	"over goal and p99 from intended start, the fit of each step's figure reaches the threshold. In brackets its interval (a flat knee gives a wide one); " +
 	"Step is the highest rate every run of which was healthy. A contended figure is a lower bound: other processes took CPU from its steps.\n"
