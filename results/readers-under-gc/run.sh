@@ -82,7 +82,8 @@ if [[ " $PARTS " != *" mixes "* ]]; then
 		echo "Command: \`$costcmd -read-trace=true|false\` (results/readers-under-gc/run.sh, PARTS=trace)."
 		machine_block
 		trace_cost
-	} >"$R/trace-cost.md"
+	} >"$R/trace-cost.md.tmp"
+	mv "$R/trace-cost.md.tmp" "$R/trace-cost.md"
 	for f in "$R"/runs/trace-*/samples.jsonl; do gzip -f "$f"; done
 	echo "wrote $R/trace-cost.md"
 	exit 0
@@ -102,6 +103,7 @@ fi
 		echo
 	done
 	trace_cost
-} >"$R/README.md"
+} >"$R/README.md.tmp"
+mv "$R/README.md.tmp" "$R/README.md"
 for f in "$R"/runs/*/samples.jsonl; do gzip -f "$f"; done
 echo "wrote $R/README.md"
