@@ -32,14 +32,17 @@ type FrontierPoint struct {
 	// cycles' span (Cycles when the end record's figures stand).
 	SpanCycles uint64 `json:"gc_span_cycles"`
 	// SteadyGCCPUSPerGB is the figure the frontier ranks on and predicts
-	// with: CyclesPerGB times the kind's pooled GC CPU per cycle (the
-	// median over its measured points of GCCPUSPerGB/CyclesPerGB), steady
-	// where GCCPUSPerGB, resting on a point's few cycles of uneven cost,
-	// scatters; SteadySE is its standard error (the Poisson error of
-	// SpanCycles and the pooled cost's own). Both 0 for a point with no
-	// cycles or not measured.
+	// with: the GC CPU per GB of the point's class (the points of its kind,
+	// environment and GOGC whose GOMEMLIMIT bound alike, one that never
+	// bound counting as none), pooled over the class's SteadyPoints points,
+	// steady where GCCPUSPerGB, resting on a point's few cycles of uneven
+	// cost, scatters; SteadySE is its standard error (the kind's scatter of
+	// one point over the root of the class's points, at least the Poisson
+	// error of the class's cycles). All 0 for a point with no cycles or
+	// not measured.
 	SteadyGCCPUSPerGB float64 `json:"steady_gc_cpu_s_per_gb,omitempty"`
 	SteadySE          float64 `json:"steady_gc_cpu_se_s_per_gb,omitempty"`
+	SteadyPoints      int     `json:"steady_points,omitempty"`
 	PeakRSS           uint64  `json:"peak_rss_bytes"`
 	// OffHeapBytes is the most the engine reported holding outside the Go
 	// heap (EngineStats.OffHeapBytes) in any window: 0 for an engine that
@@ -81,26 +84,30 @@ type Recommendation struct {
 	// The grid's prediction for the recommended setting: its point's
 	// steady GC CPU per GB (FrontierPoint.SteadyGCCPUSPerGB) with its
 	// standard error, and its point's peak RSS. CycleCost is the kind's
-	// pooled GC CPU-seconds per cycle the prediction rests on.
+	// median GC CPU-seconds per cycle over its points, for the report.
 	PredictedGCCPUSPerGB float64 `json:"predicted_gc_cpu_s_per_gb,omitempty"`
 	PredictedGCCPUSE     float64 `json:"predicted_gc_cpu_se_s_per_gb,omitempty"`
 	PredictedPeakRSS     uint64  `json:"predicted_peak_rss_bytes,omitempty"`
 	CycleCost            float64 `json:"gc_cpu_s_per_cycle,omitempty"`
 	// The confirmation run at the recommended setting, longer than a grid
-	// point: Confirmed when its GC CPU per GB (over the whole run) and its
-	// peak RSS over the grid point's span (ConfirmSpanPeakRSS: its first
-	// point-duration, the span a grid point's peak is a maximum over) are
-	// both within FrontierConfirmTolerance of the prediction;
-	// ConfirmPeakRSS is its peak over the whole run, reported beside it.
-	// ConfirmNote gives the figures (or why there was no confirmation).
-	Confirmed          bool    `json:"confirmed"`
-	ConfirmGCCPUSPerGB float64 `json:"confirm_gc_cpu_s_per_gb"`
-	ConfirmPeakRSS     uint64  `json:"confirm_peak_rss_bytes"`
-	ConfirmSpanPeakRSS uint64  `json:"confirm_span_peak_rss_bytes,omitempty"`
-	ConfirmCyclesPerGB float64 `json:"confirm_gc_cycles_per_gb,omitempty"`
-	ConfirmScenario    string  `json:"confirm_scenario,omitempty"`
-	ConfirmClass       Class   `json:"confirm_class,omitempty"`
-	ConfirmNote        string  `json:"confirm_note,omitempty"`
+	// point: Confirmed when it is not failed, its GC CPU per GB and peak
+	// RSS over a grid point's span (its first point-duration:
+	// ConfirmSpanGCCPUSPerGB, ConfirmSpanPeakRSS) are both within
+	// FrontierConfirmTolerance of the prediction, and its GC CPU per GB
+	// over the whole run (ConfirmGCCPUSPerGB) is not above the prediction
+	// by more than it (a store that costs less once its start-up cycles
+	// are behind it still holds the recommendation). ConfirmPeakRSS is its
+	// peak over the whole run, reported beside it. ConfirmNote gives the
+	// figures (or why there was no confirmation).
+	Confirmed              bool    `json:"confirmed"`
+	ConfirmGCCPUSPerGB     float64 `json:"confirm_gc_cpu_s_per_gb"`
+	ConfirmPeakRSS         uint64  `json:"confirm_peak_rss_bytes"`
+	ConfirmSpanPeakRSS     uint64  `json:"confirm_span_peak_rss_bytes,omitempty"`
+	ConfirmSpanGCCPUSPerGB float64 `json:"confirm_span_gc_cpu_s_per_gb,omitempty"`
+	ConfirmCyclesPerGB     float64 `json:"confirm_gc_cycles_per_gb,omitempty"`
+	ConfirmScenario        string  `json:"confirm_scenario,omitempty"`
+	ConfirmClass           Class   `json:"confirm_class,omitempty"`
+	ConfirmNote            string  `json:"confirm_note,omitempty"`
 	// Env is the build environment the recommendation is for ("": none).
 	Env string `json:"env,omitempty"`
 }

@@ -6,7 +6,7 @@
 // prediction for it. It runs nothing itself: a Plan's Runner runs each
 // point (gcstress runs it as a child process) and its Point builds it, so
 // every figure is a pure function of the Results it is given, and Grid,
-// Measure, Steady, PoolCycleCost, MarkPareto, Recommend, SpanPeakRSS,
+// Measure, ClassOf, Steady, PoolCycleCost, MarkPareto, Recommend, Span,
 // Confirm and Model are pure functions.
 //
 // Invariants:
@@ -26,21 +26,22 @@
 //   - The Pareto set and the model fit use only measured points (healthy,
 //     elevated or degraded); failed and inconclusive points never take part.
 //   - The Pareto set, the model and the recommendation rank on the steady
-//     figure (Steady): a point's GC cycles per GB times its kind's GC CPU
-//     per cycle, pooled over the kind's measured points (PoolCycleCost),
-//     with a standard error; a point's own GC CPU per GB, which rests on
-//     a few cycles of uneven cost, is reported but not ranked on.
-//   - Recommend picks by the one-standard-error rule: the least memory
-//     among the fitting points whose steady figure is within the
-//     cheapest's plus its standard error. It never picks a point that is
+//     figure (Steady): the GC CPU per GB of the point's effective setting
+//     (ClassOf: a GOMEMLIMIT its heap goal never came near counts as
+//     none, so such points are replicates), pooled over that setting's
+//     points, with a standard error from the kind's scatter between
+//     replicates; a point's own GC CPU per GB, which rests on a few cycles
+//     of uneven cost, is reported but not ranked on.
+//   - Recommend picks by the least-upper-bound rule: the least memory
+//     among the fitting points whose steady figure is at most the least
+//     figure plus standard error of any. It never picks a point that is
 //     not healthy, whose peak RSS
 //     plus off-heap bytes passes the container less its headroom, or whose
 //     p99 from intended start passes the SLO. When none fits it picks
 //     nothing (Fits false, GOGC 0) and its reason names the nearest.
 //   - The confirmation runs only for a setting that fits, for longer than a
-//     grid point; it is confirmed only when its GC CPU per GB over the
-//     whole run lies within results.FrontierConfirmTolerance of the
-//     predicted steady figure, its peak RSS over a grid point's span
-//     (SpanPeakRSS) within it of the grid point's peak, and it is not
-//     failed.
+//     grid point; it is confirmed only when it is not failed, its GC CPU
+//     per GB and peak RSS over a grid point's span (Span) lie within
+//     results.FrontierConfirmTolerance of the prediction, and its GC CPU
+//     per GB over the whole run is not above the prediction by more.
 package frontier

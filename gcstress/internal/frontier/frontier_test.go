@@ -301,19 +301,28 @@ func TestRecommendNeverPicksBad(t *testing.T) {
 func TestConfirm(t *testing.T) {
 	rec := results.Recommendation{Kind: "heap", GOGC: 200, Fits: true, PredictedGCCPUSPerGB: 0.2, PredictedPeakRSS: 300 * mib}
 	got := pt("heap", 200, 0, 0.22, 320*mib, results.Healthy)
-	if c := Confirm(rec, got, 0, 15*time.Second); !c.Confirmed || !strings.HasPrefix(c.ConfirmNote, "confirmed") || c.ConfirmGCCPUSPerGB != 0.22 || c.ConfirmPeakRSS != 320*mib {
+	if c := Confirm(rec, got, got, 15*time.Second); !c.Confirmed || !strings.HasPrefix(c.ConfirmNote, "confirmed") || c.ConfirmGCCPUSPerGB != 0.22 || c.ConfirmPeakRSS != 320*mib {
 		t.Errorf("within 15%%: %+v", c)
 	}
-	got.GCCPUSPerGB = 0.24 // +20%
-	if c := Confirm(rec, got, 0, 15*time.Second); c.Confirmed || !strings.HasPrefix(c.ConfirmNote, "not confirmed") || !strings.Contains(c.ConfirmNote, "+20%") {
+	span := got
+	span.GCCPUSPerGB = 0.24 // +20% over the span
+	if c := Confirm(rec, got, span, 15*time.Second); c.Confirmed || !strings.HasPrefix(c.ConfirmNote, "not confirmed") || !strings.Contains(c.ConfirmNote, "+20%") {
 		t.Errorf("20%% off: %+v", c)
 	}
+	span.GCCPUSPerGB = 0.16 // -20% over the span: the grid's figure did not repeat
+	if c := Confirm(rec, got, span, 15*time.Second); c.Confirmed {
+		t.Errorf("-20%% over the span confirmed: %+v", c)
+	}
 	got.GCCPUSPerGB, got.PeakRSS = 0.2, 260*mib // -13% RSS: fine
-	if c := Confirm(rec, got, 0, 15*time.Second); !c.Confirmed {
+	if c := Confirm(rec, got, got, 15*time.Second); !c.Confirmed {
 		t.Errorf("-13%% RSS: %+v", c)
 	}
-	got.Class = results.Failed
-	if c := Confirm(rec, got, 0, 15*time.Second); c.Confirmed {
+	got.PeakRSS = 360 * mib // +20% over the span
+	if c := Confirm(rec, got, got, 15*time.Second); c.Confirmed {
+		t.Errorf("+20%% RSS confirmed: %+v", c)
+	}
+	got.PeakRSS, got.Class = 300*mib, results.Failed
+	if c := Confirm(rec, got, got, 15*time.Second); c.Confirmed {
 		t.Errorf("failed run confirmed: %+v", c)
 	}
 }
@@ -492,36 +501,47 @@ func cyc(gogc int, lim int64, gc, perGB float64, n uint64, rss uint64) results.F
 	return p
 }
 
-// TestSteady: the pooled cost per cycle is the median of the points'
-// own (one point's 100 ms cycle moves it not at all), and each point's
-// steady figure is its cycles per GB times it, with a standard error
-// from its cycle count and the pool's spread.
+// TestSteady: points whose GOMEMLIMIT never bound (heap goal under 90%
+// of it) pool their cycles and bytes with their GOGC's no-limit point; a
+// binding limit is a class of its own; the steady figure is the class's
+// cycles per GB times the kind's median cost per cycle (one point's 100 ms
+// cycle moves it not at all), with a standard error from the class's
+// cycle count and the pool's spread.
 func TestSteady(t *testing.T) {
 	ps := []results.FrontierPoint{
-		cyc(50, 0, 2.0, 200, 16, 90*mib),  // 10 ms a cycle
-		cyc(100, 0, 1.2, 100, 8, 100*mib), // 12 ms
-		cyc(200, 0, 0.4, 50, 4, 120*mib),  // 8 ms
-		cyc(400, 0, 3.0, 30, 1, 180*mib),  // 100 ms: one slow cycle
-		cyc(400, 1, 0.3, 30, 1, 0),        // inconclusive below: out
-		cyc(100, 0, 9.0, 100, 8, 100*mib), // another kind: out
-		cyc(GOGCOff, 0, 0, 0, 0, 200*mib), // no cycles: no steady figure
+		cyc(50, 0, 2.0, 200, 16, 90*mib),        // 10 ms a cycle
+		cyc(200, 0, 0.4, 50, 4, 120*mib),        // 8 ms, 0.08 GB
+		cyc(200, 256*mib, 0.6, 25, 4, 120*mib),  // 24 ms, 0.16 GB; goal 50 MiB: does not bind
+		cyc(200, 64*mib, 1.2, 100, 10, 100*mib), // 12 ms; goal 60 MiB of 64: binds
+		cyc(400, 0, 3.0, 30, 1, 180*mib),        // 100 ms: one slow cycle
+		cyc(400, 1, 0.3, 30, 1, 0),              // inconclusive below: out
+		cyc(100, 0, 9.0, 100, 8, 100*mib),       // another kind: out
+		cyc(GOGCOff, 0, 0, 0, 0, 200*mib),       // no cycles: no steady figure
+		cyc(200, 358*mib, 0.45, 50, 5, 120*mib), // 9 ms; no goal known: binds
 	}
-	ps[4].Class = results.Inconclusive
-	ps[5].Kind = "arena"
+	ps[2].HeapGoal, ps[3].HeapGoal = 50*mib, 60*mib
+	ps[5].Class = results.Inconclusive
+	ps[6].Kind = "arena"
+	if ClassOf(ps[2]).MemLimit != 0 || ClassOf(ps[3]).MemLimit != 64*mib || ClassOf(ps[8]).MemLimit != 358*mib {
+		t.Fatalf("classes %+v %+v %+v", ClassOf(ps[2]), ClassOf(ps[3]), ClassOf(ps[8]))
+	}
 	c, ok := PoolCycleCost(ps, "heap")
-	if !ok || c.Points != 4 || math.Abs(c.PerCycle-0.011) > 1e-12 {
-		t.Fatalf("pool %+v %v; want the median of 10, 12, 8 and 100 ms: 11 ms over 4 points", c, ok)
+	if !ok || c.Points != 6 || math.Abs(c.PerCycle-0.011) > 1e-12 {
+		t.Fatalf("pool %+v %v; want the median of 10, 8, 24, 12, 100 and 9 ms: 11 ms over 6 points", c, ok)
 	}
 	Steady(ps)
-	if math.Abs(ps[3].SteadyGCCPUSPerGB-0.33) > 1e-9 || math.Abs(ps[0].SteadyGCCPUSPerGB-2.2) > 1e-9 {
-		t.Errorf("steady %g %g; want 0.33 (30 cycles/GB x 11 ms) and 2.2", ps[3].SteadyGCCPUSPerGB, ps[0].SteadyGCCPUSPerGB)
+	want := 8 / 0.24 * 0.011 // the class's 8 cycles over 0.24 GB
+	if math.Abs(ps[1].SteadyGCCPUSPerGB-want) > 1e-9 || ps[2].SteadyGCCPUSPerGB != ps[1].SteadyGCCPUSPerGB || ps[1].SteadyPoints != 2 {
+		t.Errorf("pooled %g %g (%d points), want %g over 2", ps[1].SteadyGCCPUSPerGB, ps[2].SteadyGCCPUSPerGB, ps[1].SteadyPoints, want)
 	}
-	if ps[4].SteadyGCCPUSPerGB != 0 || ps[6].SteadyGCCPUSPerGB != 0 {
-		t.Errorf("inconclusive or cycle-free point got a steady figure: %+v %+v", ps[4], ps[6])
+	if math.Abs(ps[4].SteadyGCCPUSPerGB-0.33) > 1e-9 || math.Abs(ps[0].SteadyGCCPUSPerGB-2.2) > 1e-9 || ps[3].SteadyPoints != 1 {
+		t.Errorf("steady %g %g; want 0.33 (30 cycles/GB x 11 ms) and 2.2", ps[4].SteadyGCCPUSPerGB, ps[0].SteadyGCCPUSPerGB)
 	}
-	want := 2.2 * math.Sqrt(1.0/16+c.RelSE*c.RelSE)
-	if math.Abs(ps[0].SteadySE-want) > 1e-9 || ps[3].SteadySE < ps[3].SteadyGCCPUSPerGB {
-		t.Errorf("SE %g, want %g", ps[0].SteadySE, want)
+	if ps[5].SteadyGCCPUSPerGB != 0 || ps[7].SteadyGCCPUSPerGB != 0 {
+		t.Errorf("inconclusive or cycle-free point got a steady figure: %+v %+v", ps[5], ps[7])
+	}
+	if se := ps[1].SteadySE; math.Abs(se-want*math.Sqrt(1.0/8+c.RelSE*c.RelSE)) > 1e-9 || ps[4].SteadySE < ps[4].SteadyGCCPUSPerGB {
+		t.Errorf("SE %g, want %g", se, want*math.Sqrt(1.0/8+c.RelSE*c.RelSE))
 	}
 	if c, ok := PoolCycleCost(ps[:1], "heap"); !ok || math.Abs(c.RelSE-0.25) > 1e-12 {
 		t.Errorf("one point: %+v, want its Poisson error 1/sqrt(16)", c)
@@ -534,55 +554,71 @@ func TestSteady(t *testing.T) {
 	}
 }
 
-// TestRecommendOneSE: the cheapest fitting point's figure plus its
-// standard error is the bar; the least memory under it is picked.
-func TestRecommendOneSE(t *testing.T) {
+// TestRecommendByBound: the least figure plus standard error of any
+// fitting point is the bar; the least memory under it is picked; a point
+// cheap by a wide error does not set the bar.
+func TestRecommendByBound(t *testing.T) {
 	ps := []results.FrontierPoint{
 		pt("heap", 100, 0, 1, 100*mib, results.Healthy),
 		pt("heap", 200, 0, 0.5, 120*mib, results.Healthy),
 		pt("heap", 400, 0, 0.3, 180*mib, results.Healthy),
 	}
 	for i, f := range []float64{1, 0.5, 0.3} {
-		ps[i].SteadyGCCPUSPerGB, ps[i].SteadySE = f, f/4
+		ps[i].SteadyGCCPUSPerGB, ps[i].SteadySE, ps[i].SteadyPoints = f, f/4, 4
 	}
 	rec := Recommend(ps, "heap", lim512) // bar 0.375: only GOGC 400
-	if rec.GOGC != 400 || rec.PredictedGCCPUSPerGB != 0.3 || rec.PredictedGCCPUSE != 0.075 || !strings.Contains(rec.Reason, "least steady GC CPU per GB") {
+	if rec.GOGC != 400 || rec.PredictedGCCPUSPerGB != 0.3 || rec.PredictedGCCPUSE != 0.075 || !strings.Contains(rec.Reason, "the least upper bound on GC CPU per GB (0.3 ± 0.075 s/GB, pooled over the 4 points") {
 		t.Fatalf("narrow: %+v", rec)
 	}
-	ps[2].SteadySE = 0.25 // bar 0.55: GOGC 200 is as cheap within the error, for less memory
+	ps[2].SteadySE = 0.25 // bounds: 1.25, 0.625, 0.55: bar 0.55, GOGC 200 as cheap for less memory
 	rec = Recommend(ps, "heap", lim512)
 	if rec.GOGC != 200 || rec.PredictedGCCPUSPerGB != 0.5 || rec.PredictedPeakRSS != 120*mib ||
-		!strings.Contains(rec.Reason, "the least memory of the 2 whose steady GC CPU per GB") || !strings.Contains(rec.Reason, "GOGC 400 with no GOMEMLIMIT's 0.3 ± 0.25") {
+		!strings.Contains(rec.Reason, "the least memory of the 2 whose GC CPU per GB is at most the least upper bound, GOGC 400 with no GOMEMLIMIT's 0.3 ± 0.25") {
 		t.Fatalf("wide: %+v", rec)
 	}
-	ps[0].SteadyGCCPUSPerGB, ps[0].PeakRSS = 0.52, 150*mib // the default within the bar, but more memory
-	if rec := Recommend(ps, "heap", lim512); rec.GOGC != 200 || !strings.Contains(rec.Reason, "4% more GC CPU per GB than the default (0.5 vs 0.52") && !strings.Contains(rec.Reason, "less GC CPU per GB than the default") {
-		t.Errorf("default within the bar: %+v", rec)
+	ps[2].SteadyGCCPUSPerGB, ps[2].SteadySE = 0.45, 0.6 // cheapest but the widest: GOGC 200 sets the bar (0.625)
+	if rec := Recommend(ps, "heap", lim512); rec.GOGC != 200 || !strings.Contains(rec.Reason, "the least upper bound on GC CPU per GB (0.5 ± 0.12") {
+		t.Errorf("a wide cheap point set the bar: %+v", rec)
 	}
 }
 
-// TestConfirmSpan: the peak RSS compared is the confirmation's over the
-// grid point's span; the whole run's is reported; a prediction wider
-// than the tolerance says so.
+// TestConfirmSpan: the GC CPU per GB and the peak RSS compared are the
+// confirmation's over the grid point's span; the whole run's peak is
+// reported; a whole run that costs more than predicted is not confirmed,
+// one that costs less is, and says why; a prediction wider than the
+// tolerance says so.
 func TestConfirmSpan(t *testing.T) {
 	r := run("heap", Setting{GOGC: 200}, 45, func(i int, s *results.Sample, _ *results.WindowHealth) {
 		s.RSS = uint64(100+i) * mib // grows past the grid's span
 	})
 	r.Scenario.Window = time.Second
-	if got := SpanPeakRSS(r, 15*time.Second); got != 114*mib {
-		t.Fatalf("span peak %s, want 114 MiB (windows ending at 1..15 s)", results.MiB(got))
+	sp := Span(r, 15*time.Second)
+	if len(sp.Windows) != 15 || sp.Windows[14].T != 15 || sp.End == nil || sp.End.PeakRSS != 0 {
+		t.Fatalf("span: %d windows, end %+v; want the 15 ending at 1..15 s and no whole-run figures", len(sp.Windows), sp.End)
 	}
-	if SpanPeakRSS(results.Result{}, time.Second) != 0 {
-		t.Error("no windows: a peak")
+	if got := Measure(sp, 2*time.Second).PeakRSS; got != 114*mib {
+		t.Fatalf("span peak %s, want 114 MiB", results.MiB(got))
+	}
+	if n := len(Span(results.Result{}, time.Second).Windows); n != 0 {
+		t.Error("no windows: a span")
 	}
 	rec := results.Recommendation{Kind: "heap", GOGC: 200, Fits: true, PredictedGCCPUSPerGB: 0.5, PredictedGCCPUSE: 0.05, PredictedPeakRSS: 110 * mib}
-	got := Measure(r, 2*time.Second)
-	c := Confirm(rec, got, SpanPeakRSS(r, 15*time.Second), 15*time.Second)
-	if !c.Confirmed || c.ConfirmSpanPeakRSS != 114*mib || c.ConfirmPeakRSS != 144*mib || !strings.Contains(c.ConfirmNote, "over its first 15s") || !strings.Contains(c.ConfirmNote, "144 MiB over the whole run (+31%)") {
+	whole, span := Measure(r, 2*time.Second), Measure(sp, 2*time.Second)
+	c := Confirm(rec, whole, span, 15*time.Second)
+	if !c.Confirmed || c.ConfirmSpanPeakRSS != 114*mib || c.ConfirmPeakRSS != 144*mib || math.Abs(c.ConfirmSpanGCCPUSPerGB-0.5) > 1e-9 ||
+		!strings.Contains(c.ConfirmNote, "over its first 15s") || !strings.Contains(c.ConfirmNote, "peak RSS 144 MiB (+31%)") {
 		t.Fatalf("confirm %+v", c)
 	}
+	whole.GCCPUSPerGB = 0.6 // +20% over the whole run
+	if c := Confirm(rec, whole, span, 15*time.Second); c.Confirmed {
+		t.Errorf("a whole run 20%% dearer confirmed: %+v", c)
+	}
+	whole.GCCPUSPerGB = 0.1 // start-up cycles amortized
+	if c := Confirm(rec, whole, span, 15*time.Second); !c.Confirmed || !strings.Contains(c.ConfirmNote, "start-up cycles") {
+		t.Errorf("a whole run cheaper than its start: %+v", c)
+	}
 	rec.PredictedGCCPUSPerGB, rec.PredictedGCCPUSE = 0.3, 0.15
-	if c := Confirm(rec, got, 114*mib, 15*time.Second); c.Confirmed || !strings.Contains(c.ConfirmNote, "own standard error (±50%) is wider than the 15% tolerance") {
+	if c := Confirm(rec, whole, span, 15*time.Second); c.Confirmed || !strings.Contains(c.ConfirmNote, "own standard error (±50%) is wider than the 15% tolerance") {
 		t.Errorf("wide prediction: %+v", c)
 	}
 }

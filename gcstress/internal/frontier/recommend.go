@@ -43,13 +43,11 @@ func (l Limits) fits(p results.FrontierPoint) (bool, string) {
 
 // Recommend picks, among kind's points that fit (healthy, Need within
 // the container less its headroom, p99 from intended start within the
-// SLO), by the one-standard-error rule on the steady figure (Steady;
-// a point's own GC CPU per GB where it has none): the cheapest fitting
-// point's figure plus its standard error is the bar, and of the fitting
-// points at or under it the one with the least Need (then the least
-// figure) is picked. The least figure of a noisy set is biased low (the
-// point that measured cheap by chance wins), so a setting no cheaper
-// within the figures' own error is preferred when it takes less memory.
+// SLO), by the least-upper-bound rule (byBound) on the steady figure
+// (Steady; a point's own GC CPU per GB where it has none): the least
+// figure plus standard error of any fitting point is the bar, and of the
+// fitting points at or under it the one with the least Need (then the
+// least figure) is picked.
 // The reason says why, in one sentence, with the cost against Go's
 // default (GOGC 100, no GOMEMLIMIT). When none fits, GOGC and MemLimit
 // are 0 (Fits false) and the reason names the nearest point (the least
@@ -74,7 +72,7 @@ func Recommend(points []results.FrontierPoint, kind string, l Limits) results.Re
 	if len(fit) == 0 {
 		return noneFits(rec, points, l)
 	}
-	cheapest, best, within := oneSE(fit)
+	bound, best, within := byBound(fit)
 	rec.GOGC, rec.MemLimit, rec.Fits = best.GOGC, best.MemLimit, true
 	rec.PredictedGCCPUSPerGB, rec.PredictedGCCPUSE, rec.PredictedPeakRSS = figure(*best), best.SteadySE, best.PeakRSS
 	if c, ok := PoolCycleCost(points, kind); ok {
@@ -82,21 +80,26 @@ func Recommend(points []results.FrontierPoint, kind string, l Limits) results.Re
 	}
 	rec.Reason = fmt.Sprintf("%s: %s, peak %s of %s; of the %d healthy setting(s) within %s, %s",
 		SettingOf(*best).Label(), versusDefault(*best, base, l), memText(*best), results.MiB(uint64(l.Container)),
-		len(fit), limitsText(l), pickText(*cheapest, *best, within))
+		len(fit), limitsText(l), pickText(*bound, *best, within))
 	return rec
 }
 
-// oneSE applies the one-standard-error rule to the fitting points: the
-// cheapest by figure (then the least Need), the pick (the least Need,
-// then the least figure, among the points whose figure is at most the
-// cheapest's plus its SteadySE) and how many points met that bar.
-func oneSE(fit []*results.FrontierPoint) (cheapest, pick *results.FrontierPoint, within int) {
+// byBound applies the least-upper-bound rule to the fitting points: the
+// bound is the point whose figure plus its SteadySE is least (then the
+// least Need); the pick is the least Need (then the least figure) among
+// the points whose figure is at most that bound; within counts them. The
+// least figure of a noisy set is biased low (a point that measured cheap
+// by chance wins), so the bar is set by the setting whose cost is best
+// established, and a setting no cheaper within it is preferred when it
+// takes less memory.
+func byBound(fit []*results.FrontierPoint) (bound, pick *results.FrontierPoint, within int) {
+	upper := func(p *results.FrontierPoint) float64 { return figure(*p) + p.SteadySE }
 	for _, p := range fit {
-		if cheapest == nil || figure(*p) < figure(*cheapest) || (figure(*p) == figure(*cheapest) && Need(*p) < Need(*cheapest)) {
-			cheapest = p
+		if bound == nil || upper(p) < upper(bound) || (upper(p) == upper(bound) && Need(*p) < Need(*bound)) {
+			bound = p
 		}
 	}
-	bar := figure(*cheapest) + cheapest.SteadySE
+	bar := upper(bound)
 	for _, p := range fit {
 		if figure(*p) > bar {
 			continue
@@ -106,20 +109,20 @@ func oneSE(fit []*results.FrontierPoint) (cheapest, pick *results.FrontierPoint,
 			pick = p
 		}
 	}
-	return cheapest, pick, within
+	return bound, pick, within
 }
 
-// pickText says how the one-standard-error rule chose best.
-func pickText(cheapest, best results.FrontierPoint, within int) string {
+// pickText says how the least-upper-bound rule chose best.
+func pickText(bound, best results.FrontierPoint, within int) string {
 	if best.SteadyGCCPUSPerGB <= 0 {
 		return "the least GC CPU per GB"
 	}
-	if SettingOf(best) == SettingOf(cheapest) {
-		return fmt.Sprintf("the least steady GC CPU per GB (%.3g ± %.2g s/GB: GC cycles per GB times the kind's GC CPU per cycle) and the least memory of the %d within one standard error of it",
-			figure(best), best.SteadySE, within)
+	if SettingOf(best) == SettingOf(bound) {
+		return fmt.Sprintf("the least upper bound on GC CPU per GB (%.3g ± %.2g s/GB, pooled over the %d points of its effective setting) and the least memory of the %d at most that",
+			figure(best), best.SteadySE, best.SteadyPoints, within)
 	}
-	return fmt.Sprintf("the least memory of the %d whose steady GC CPU per GB (GC cycles per GB times the kind's GC CPU per cycle) is within one standard error of the least, %s's %.3g ± %.2g s/GB (this one %.3g ± %.2g)",
-		within, SettingOf(cheapest).Label(), figure(cheapest), cheapest.SteadySE, figure(best), best.SteadySE)
+	return fmt.Sprintf("the least memory of the %d whose GC CPU per GB is at most the least upper bound, %s's %.3g ± %.2g s/GB (this one %.3g ± %.2g, pooled over the %d points of its effective setting)",
+		within, SettingOf(bound).Label(), figure(bound), bound.SteadySE, figure(best), best.SteadySE, best.SteadyPoints)
 }
 
 // versusDefault is a pick's cost against the default's point.
@@ -207,36 +210,40 @@ func durText(ns int64) string {
 	return time.Duration(ns).Round(10 * time.Microsecond).String()
 }
 
-// Confirm compares a confirmation run's point with the recommendation's
-// prediction: confirmed when the run is not failed, its GC CPU per GB
-// over the whole run (got, longer than a grid point: more cycles, so the
-// steadiest measure there is) lies within
-// results.FrontierConfirmTolerance of the predicted steady figure, and
-// its peak RSS over the grid point's span (spanPeak: its first d, see
-// SpanPeakRSS; a peak is a maximum, which a longer run only raises, and
-// memtables and caches still fill past a grid point's span) lies within
-// it of the grid point's peak. The whole run's peak is reported beside
-// it. It fills rec's confirmation fields and returns rec. A pure
-// function.
-func Confirm(rec results.Recommendation, got results.FrontierPoint, spanPeak uint64, d time.Duration) results.Recommendation {
-	rec.ConfirmGCCPUSPerGB, rec.ConfirmPeakRSS, rec.ConfirmScenario, rec.ConfirmClass = got.GCCPUSPerGB, got.PeakRSS, got.Scenario, got.Class
-	rec.ConfirmSpanPeakRSS, rec.ConfirmCyclesPerGB = spanPeak, got.CyclesPerGB
-	if spanPeak == 0 {
-		rec.ConfirmSpanPeakRSS = got.PeakRSS
-	}
-	dGC := rel(got.GCCPUSPerGB, rec.PredictedGCCPUSPerGB)
-	dRSS := rel(float64(rec.ConfirmSpanPeakRSS), float64(rec.PredictedPeakRSS))
+// Confirm compares a confirmation run with the recommendation's
+// prediction: whole is the run measured (Measure), span the same over a
+// grid point's duration d (Measure of Span). It is confirmed when the run
+// is not failed, its GC CPU per GB and peak RSS over the span lie within
+// results.FrontierConfirmTolerance of the grid's prediction (the
+// measurement repeats: the grid's figure was not a lucky draw), and its
+// GC CPU per GB over the whole run is not above the prediction by more
+// than that (a longer run does not cost more; one that costs less, its
+// start-up cycles behind it, still holds the recommendation). A peak is a
+// maximum, which a longer run only raises while memtables and caches
+// fill, so the whole run's peak is reported, not compared. It fills rec's
+// confirmation fields and returns rec. A pure function.
+func Confirm(rec results.Recommendation, whole, span results.FrontierPoint, d time.Duration) results.Recommendation {
+	rec.ConfirmGCCPUSPerGB, rec.ConfirmPeakRSS, rec.ConfirmScenario, rec.ConfirmClass = whole.GCCPUSPerGB, whole.PeakRSS, whole.Scenario, whole.Class
+	rec.ConfirmSpanGCCPUSPerGB, rec.ConfirmSpanPeakRSS, rec.ConfirmCyclesPerGB = span.GCCPUSPerGB, span.PeakRSS, whole.CyclesPerGB
+	want := rec.PredictedGCCPUSPerGB
+	dSpan, dWhole := rel(span.GCCPUSPerGB, want), rel(whole.GCCPUSPerGB, want)
+	dRSS := rel(float64(span.PeakRSS), float64(rec.PredictedPeakRSS))
 	tol := results.FrontierConfirmTolerance
-	rec.Confirmed = got.Class != results.Failed && got.Class != results.Interrupted && math.Abs(dGC) <= tol && math.Abs(dRSS) <= tol
+	rec.Confirmed = whole.Class != results.Failed && whole.Class != results.Interrupted &&
+		math.Abs(dSpan) <= tol && math.Abs(dRSS) <= tol && dWhole <= tol
 	word := "not confirmed"
 	if rec.Confirmed {
 		word = "confirmed"
 	}
-	rec.ConfirmNote = fmt.Sprintf("%s: GC CPU %.3g s/GB over the whole run (%d cycles, %.3g per GB) against the grid's steady %.3g ± %.2g (%+.0f%%); peak RSS %s over its first %v (a grid point's span) against %s (%+.0f%%), %s over the whole run (%+.0f%%); the run was %s",
-		word, got.GCCPUSPerGB, got.SpanCycles, got.CyclesPerGB, rec.PredictedGCCPUSPerGB, rec.PredictedGCCPUSE, 100*dGC,
-		results.MiB(rec.ConfirmSpanPeakRSS), d, results.MiB(rec.PredictedPeakRSS), 100*dRSS, results.MiB(got.PeakRSS),
-		100*rel(float64(got.PeakRSS), float64(rec.PredictedPeakRSS)), got.Class)
-	if se := rec.PredictedGCCPUSE / rec.PredictedGCCPUSPerGB; !rec.Confirmed && se > tol {
+	rec.ConfirmNote = fmt.Sprintf("%s: over its first %v (a grid point's span) GC CPU %.3g s/GB (%d cycles) against the grid's %.3g ± %.2g (%+.0f%%) and peak RSS %s against %s (%+.0f%%); over the whole run GC CPU %.3g s/GB (%d cycles, %.3g per GB, %+.0f%%) and peak RSS %s (%+.0f%%); the run was %s",
+		word, d, span.GCCPUSPerGB, span.SpanCycles, want, rec.PredictedGCCPUSE, 100*dSpan,
+		results.MiB(span.PeakRSS), results.MiB(rec.PredictedPeakRSS), 100*dRSS,
+		whole.GCCPUSPerGB, whole.SpanCycles, whole.CyclesPerGB, 100*dWhole,
+		results.MiB(whole.PeakRSS), 100*rel(float64(whole.PeakRSS), float64(rec.PredictedPeakRSS)), whole.Class)
+	if dWhole < -tol {
+		rec.ConfirmNote += "; the whole run cost less per GB than its start: the grid's figure counts start-up cycles a long run amortizes"
+	}
+	if se := rec.PredictedGCCPUSE / want; !rec.Confirmed && se > tol {
 		rec.ConfirmNote += fmt.Sprintf("; the prediction's own standard error (±%.0f%%) is wider than the %.0f%% tolerance: more GC cycles per point (a longer -point-duration) narrow it", 100*se, 100*tol)
 	}
 	return rec

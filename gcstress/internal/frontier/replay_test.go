@@ -92,7 +92,7 @@ func TestReplayPublishedFrontier(t *testing.T) {
 				}
 			}
 			d := sum.FrontierRun.PointDuration
-			o := Confirm(old, Measure(r, sum.Thresholds.Warmup), SpanPeakRSS(r, d), d)
+			o := Confirm(old, Measure(r, sum.Thresholds.Warmup), Measure(Span(r, d), sum.Thresholds.Warmup), d)
 			t.Logf("%s at the run's pick %s: %s", k, Setting{old.GOGC, old.MemLimit}.Label(), o.ConfirmNote)
 		}
 	}

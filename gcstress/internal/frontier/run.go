@@ -80,7 +80,7 @@ func Run(ctx context.Context, p Plan) (Outcome, error) {
 		if res.Verdict.Class == results.Interrupted {
 			continue // a partial run confirms nothing
 		}
-		out.Recs[i] = Confirm(rec, Measure(res, p.Warmup), SpanPeakRSS(res, p.PointDuration), p.PointDuration)
+		out.Recs[i] = Confirm(rec, Measure(res, p.Warmup), Measure(Span(res, p.PointDuration), p.Warmup), p.PointDuration)
 	}
 	return out, nil
 }

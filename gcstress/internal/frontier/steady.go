@@ -12,11 +12,106 @@ import (
 // cycles (two to thirty in 15 s) whose costs differ by ten times and
 // more: a cycle's mark work follows the live heap at that moment, which
 // an engine that buffers writes swings from empty to full memtables and
-// back, so which few cycles a point happened to see decides its figure
-// (heap at GOGC 400 read 0.5, 3.6, 0.7 and 0.9 s/GB across four limits
-// that did not bind). Its GC cycles per GB is steady: it counts cycles,
-// not their cost. The steady figure is a point's cycles per GB times the
-// GC CPU a cycle costs, pooled over every measured point of the kind.
+// back, and the share of it the idle mark workers take (not counted as
+// GC CPU) varies from cycle to cycle, so which few cycles a point
+// happened to see decides its figure (heap at GOGC 400 read 0.65 to 3.6
+// s/GB across four limits that did not bind). Its GC cycles per GB is
+// steadier: it counts cycles, not their cost. The steady figure is the
+// GC cycles per GB of the point's effective setting times the GC CPU a
+// cycle costs, pooled over every measured point of the kind. The grid
+// holds replicates of each setting: a point whose GOMEMLIMIT never bound
+// (its heap goal stayed under bindFrac of the limit) ran the same
+// collector as its GOGC with no limit, so its cycles and bytes pool with
+// that setting's (ClassOf).
+
+// bindFrac is the share of a point's GOMEMLIMIT its heap goal must reach
+// for the limit to count as binding: under it the runtime's goal was
+// GOGC's, and the point is a replicate of its GOGC with no limit.
+const bindFrac = 0.9
+
+// Class is the setting a point ran in effect: its kind, build
+// environment and GOGC, and its GOMEMLIMIT where it bound (0 where it did
+// not). A plain value.
+type Class struct {
+	Kind, Env string
+	GOGC      int
+	MemLimit  int64
+}
+
+// ClassOf is p's effective setting: a limit under which p's highest heap
+// goal after the warm-up stayed below bindFrac of it did not bind (an
+// unknown goal counts as binding). A pure function.
+func ClassOf(p results.FrontierPoint) Class {
+	c := Class{Kind: p.Kind, Env: p.Env, GOGC: p.GOGC, MemLimit: p.MemLimit}
+	if c.MemLimit > 0 && p.HeapGoal > 0 && float64(p.HeapGoal) < bindFrac*float64(c.MemLimit) {
+		c.MemLimit = 0
+	}
+	return c
+}
+
+// spanGB is the bytes (in 10^9) p's GC CPU per GB is over; 0 when it has
+// no cycles.
+func spanGB(p results.FrontierPoint) float64 {
+	if p.SpanCycles == 0 || !(p.CyclesPerGB > 0) {
+		return 0
+	}
+	return float64(p.SpanCycles) / p.CyclesPerGB
+}
+
+// pooled is one class's points: their bytes (10^9) and cycles summed,
+// and how many.
+type pooled struct {
+	gb     float64
+	cycles uint64
+	n      int
+}
+
+// pools groups points' measured points with cycles into their classes.
+func pools(points []results.FrontierPoint) map[Class]*pooled {
+	out := map[Class]*pooled{}
+	for _, p := range points {
+		gb := spanGB(p)
+		if !measured(p.Class) || gb <= 0 {
+			continue
+		}
+		c := out[ClassOf(p)]
+		if c == nil {
+			c = &pooled{}
+			out[ClassOf(p)] = c
+		}
+		c.gb, c.cycles, c.n = c.gb+gb, c.cycles+p.SpanCycles, c.n+1
+	}
+	return out
+}
+
+// Steady fills SteadyGCCPUSPerGB, SteadySE and SteadyPoints on every
+// measured point with cycles over its span: its class's GC cycles per GB
+// (see ClassOf; the class's cycles over its bytes) times its kind's
+// pooled GC CPU per cycle (PoolCycleCost, in its environment); the
+// standard error combines the Poisson error of the class's cycles with
+// the pooled cost's. Other points' are cleared. A pure function over the
+// slice.
+func Steady(points []results.FrontierPoint) {
+	ps := pools(points)
+	type series struct{ kind, env string }
+	costs := map[series]CycleCost{}
+	for i := range points {
+		p := &points[i]
+		p.SteadyGCCPUSPerGB, p.SteadySE, p.SteadyPoints = 0, 0, 0
+		c, ok := ps[ClassOf(*p)]
+		if !ok || !measured(p.Class) || spanGB(*p) <= 0 {
+			continue
+		}
+		s := series{p.Kind, p.Env}
+		cost, ok := costs[s]
+		if !ok {
+			cost, _ = PoolCycleCost(pointsIn(points, p.Env), p.Kind)
+			costs[s] = cost
+		}
+		f := float64(c.cycles) / c.gb * cost.PerCycle
+		p.SteadyGCCPUSPerGB, p.SteadySE, p.SteadyPoints = f, f*math.Sqrt(1/float64(c.cycles)+cost.RelSE*cost.RelSE), c.n
+	}
+}
 
 // relSEMedian is the standard error of a sample median in units of
 // sigma/sqrt(n) for a normal sample (sqrt(pi/2)); madSigma turns a median
@@ -66,32 +161,6 @@ func PoolCycleCost(points []results.FrontierPoint, kind string) (CycleCost, bool
 	return c, true
 }
 
-// Steady fills SteadyGCCPUSPerGB and SteadySE on every measured point
-// with cycles over its span, per kind and build environment: its
-// CyclesPerGB times the pooled PoolCycleCost of its kind in its
-// environment; the standard error combines the Poisson error of the
-// point's cycle count (1/sqrt(SpanCycles)) with the pooled cost's. Other
-// points' are cleared. A pure function over the slice.
-func Steady(points []results.FrontierPoint) {
-	type series struct{ kind, env string }
-	pools := map[series]CycleCost{}
-	for i := range points {
-		p := &points[i]
-		p.SteadyGCCPUSPerGB, p.SteadySE = 0, 0
-		if !measured(p.Class) || p.CyclesPerGB <= 0 || p.SpanCycles == 0 {
-			continue
-		}
-		s := series{p.Kind, p.Env}
-		c, ok := pools[s]
-		if !ok {
-			c, _ = PoolCycleCost(pointsIn(points, p.Env), p.Kind)
-			pools[s] = c
-		}
-		p.SteadyGCCPUSPerGB = p.CyclesPerGB * c.PerCycle
-		p.SteadySE = p.SteadyGCCPUSPerGB * math.Sqrt(1/float64(p.SpanCycles)+c.RelSE*c.RelSE)
-	}
-}
-
 // figure is the GC CPU per GB the frontier ranks p on: its steady figure,
 // or its own where it has none.
 func figure(p results.FrontierPoint) float64 {
@@ -101,20 +170,26 @@ func figure(p results.FrontierPoint) float64 {
 	return p.GCCPUSPerGB
 }
 
-// SpanPeakRSS is the highest RSS of r's windows that end within d of its
-// start (plus half a window, for the window that ends at d): the peak
-// over the span a grid point of duration d is a maximum over, for a
-// confirmation run longer than d. 0 without such windows. A pure
-// function.
-func SpanPeakRSS(r results.Result, d time.Duration) uint64 {
+// Span is the part of r a grid point of duration d would have measured:
+// its windows that end within d of its start (plus half a window, for the
+// window that ends at d), and of the end record only the scale its GC
+// and assist CPU took (OnCPU; its figures are the whole run's). Measure of
+// it gives the GC CPU per GB and the peak RSS over a grid point's span of
+// a confirmation run longer than d. A pure function.
+func Span(r results.Result, d time.Duration) results.Result {
 	limit := d.Seconds() + r.Scenario.Window.Seconds()/2
-	var peak uint64
+	out := r
+	out.End, out.Windows = nil, nil
+	if r.End != nil {
+		out.End = &results.Sample{}
+		out.End.OnCPU = r.End.OnCPU
+	}
 	for _, w := range r.Windows {
 		if w.T <= limit {
-			peak = max(peak, w.RSS)
+			out.Windows = append(out.Windows, w)
 		}
 	}
-	return peak
+	return out
 }
 
 // mad is the median absolute deviation of xs from m.
