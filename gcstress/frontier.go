@@ -39,6 +39,12 @@ type FrontierConfig struct {
 	// ConfirmDuration (-confirm-duration) the confirmation's, longer.
 	PointDuration   time.Duration
 	ConfirmDuration time.Duration
+	// Settle (-settle) is how much writing every grid point and the
+	// confirmation start with: the records the open-loop rate writes in
+	// Settle, preloaded closed loop before the point's clock starts
+	// (Scenario.Preload), so a point measures a store whose memtables have
+	// filled and flushed, not one filling from empty. 0: none.
+	Settle time.Duration
 }
 
 // The frontier's defaults. A grid point of 15 s (a 2 s warm-up, then 13
@@ -49,6 +55,11 @@ const (
 	DefaultFrontierPoint    = 15 * time.Second
 	DefaultFrontierConfirm  = 45 * time.Second
 	DefaultFrontierHeadroom = 0.10
+	// DefaultFrontierSettle: in the published run heap's live heap (and
+	// with it the cost of a GC cycle) grew through its first 15-20 s at the
+	// probe's rate, the span of a whole grid point; 20 s of writing
+	// preloaded closed loop takes 1-3 s a point.
+	DefaultFrontierSettle = 20 * time.Second
 	// MinContainer is the least -container: what an empty Go process
 	// under gcstress's load needs (the runtime, the harness's writers,
 	// sampler and latency histograms) before any memtable.
@@ -60,7 +71,7 @@ const (
 // fractions), 10% headroom.
 func DefaultFrontierConfig() FrontierConfig {
 	return FrontierConfig{GOGC: frontier.DefaultGOGC, MemLimitFracs: frontier.DefaultFracs, Headroom: DefaultFrontierHeadroom,
-		PointDuration: DefaultFrontierPoint, ConfirmDuration: DefaultFrontierConfirm}
+		PointDuration: DefaultFrontierPoint, ConfirmDuration: DefaultFrontierConfirm, Settle: DefaultFrontierSettle}
 }
 
 // validateFrontier checks the frontier's settings when it runs.
@@ -91,6 +102,8 @@ func (c *Config) validateFrontier() error {
 		return usageErr("confirm-duration", "%v: use longer than -point-duration %v (e.g. -confirm-duration 45s)", f.ConfirmDuration, f.PointDuration)
 	case c.Rate == (Rate{}) && (c.StepDuration < least || c.StepDuration > time.Hour):
 		return usageErr("step-duration", "%v: the rate probe's steps need at least the warm-up plus %d windows (%v), at most 1h; or give -rate", c.StepDuration, results.MinWindows, least)
+	case f.Settle < 0 || f.Settle > time.Hour:
+		return usageErr("settle", "%v: from 0 (start empty) to 1h (e.g. -settle 20s)", f.Settle)
 	case len(c.CapacityValues) != 1:
 		return usageErr("values", "the frontier runs one value size: give one (e.g. -values 100)")
 	}
@@ -151,7 +164,7 @@ func settingName(st frontier.Setting) string {
 // the grid, the recommendation and its confirmation.
 func runFrontier(ctx context.Context, c Config, sum *Summary, run capacity.Runner) error {
 	f := c.Frontier
-	fr := &results.FrontierRun{Container: f.Container, Headroom: f.Headroom, PointDuration: f.PointDuration, ConfirmFor: f.ConfirmDuration, SLO: c.SLO}
+	fr := &results.FrontierRun{Container: f.Container, Headroom: f.Headroom, PointDuration: f.PointDuration, ConfirmFor: f.ConfirmDuration, SLO: c.SLO, Settle: f.Settle}
 	sum.FrontierRun = fr
 	value := c.CapacityValues[0]
 	mbps := c.Rate.Puts(value) * float64(int64(KeySize)+value) / results.BytesPerMB
@@ -174,11 +187,20 @@ func runFrontier(ctx context.Context, c Config, sum *Summary, run capacity.Runne
 			if confirm {
 				name = "confirm/" + name
 			}
-			return inBuildEnv(frontierScenario(c, kind, st, mbps, d, name), env, c.Out)
+			s := frontierScenario(c, kind, st, mbps, d, name)
+			s.Preload = settleRecords(mbps, s.Value, f.Settle)
+			return inBuildEnv(s, env, c.Out)
 		}}
 	out, err := frontier.Run(ctx, plan)
 	sum.Frontier, sum.Recommendation, sum.FrontierModel = out.Points, out.Recs, out.Models
 	return err
+}
+
+// settleRecords is the records an open-loop rate of mbps (key+value MB/s)
+// writes in d at value bytes a record, at most MaxPreload.
+func settleRecords(mbps float64, value int64, d time.Duration) int64 {
+	n := mbps * results.BytesPerMB * d.Seconds() / float64(int64(KeySize)+value)
+	return int64(min(n, float64(MaxPreload)))
 }
 
 // frontierRatePlan is the rate probe's plan: closed-loop probes and

@@ -90,12 +90,12 @@ func TestFrontierUserEngines(t *testing.T) {
 	c.Memstore, c.Regions, c.Window, c.Thresholds.Warmup = 1<<20, 1, 100*time.Millisecond, 300*time.Millisecond
 	c.Rate, c.Out, c.Format = Rate{PerSec: 4, Unit: RateMBps}, t.TempDir(), FormatJSON
 	c.Frontier = FrontierConfig{Container: 1 << 30, GOGC: []int{100}, MemLimitFracs: []float64{0, 1.0 / 64}, Headroom: 0.1,
-		PointDuration: 2 * time.Second, ConfirmDuration: 2500 * time.Millisecond}
+		PointDuration: 2 * time.Second, ConfirmDuration: 2500 * time.Millisecond, Settle: 500 * time.Millisecond}
 	sum, err := Run(context.Background(), c, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sum.Frontier) != 4 || sum.FrontierRun == nil || sum.FrontierRun.RateMBps < 3.999 || sum.FrontierRun.RateMBps > 4.001 {
+	if len(sum.Frontier) != 4 || sum.FrontierRun == nil || sum.FrontierRun.RateMBps < 3.999 || sum.FrontierRun.RateMBps > 4.001 || sum.FrontierRun.Settle != 500*time.Millisecond {
 		t.Fatalf("frontier %+v run %+v", sum.Frontier, sum.FrontierRun)
 	}
 	for _, p := range sum.Frontier {

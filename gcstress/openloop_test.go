@@ -3,6 +3,7 @@ package gcstress
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/writegc/writegc/gcstress/results"
@@ -55,5 +56,32 @@ func TestClosedLoopHasNoIntendedLatency(t *testing.T) {
 	}
 	if e := res.End; e == nil || e.ILatP99 != 0 || e.TargetMBps != 0 || e.LatP99 == 0 {
 		t.Fatalf("closed loop end %+v", e)
+	}
+}
+
+// TestWriteOnlyPreload: a write-only scenario with Preload writes those
+// records closed loop first, reported apart (end.Preload), then its Keys
+// keys on the open-loop schedule timed from the measured phase's start:
+// the run takes the schedule's time, not that plus the preload's slots.
+func TestWriteOnlyPreload(t *testing.T) {
+	s := tinyScenario(t, "heap/100B@preload", "heap", 10_000)
+	s.Rate, s.Preload = 5_000, 50_000
+	res, err := (&Runner{}).Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := res.End
+	if e == nil || e.Reason != results.StopKeys || e.Keys != s.Keys {
+		t.Fatalf("end %+v stderr %s", e, res.Stderr)
+	}
+	if e.Preload == nil || e.Preload.Records != s.Preload || e.Preload.Seconds <= 0 {
+		t.Fatalf("preload %+v, want %d records", e.Preload, s.Preload)
+	}
+	want := float64(s.Keys) / s.Rate // 2 s; the preload's keys would be 10 s of slots more
+	if e.T < 0.95*want || e.T > 3*want {
+		t.Errorf("ran %.2f s, the measured schedule takes %.2f s", e.T, want)
+	}
+	if !strings.Contains(s.Describe(), "50K records preloaded closed loop first") {
+		t.Errorf("describe: %s", s.Describe())
 	}
 }

@@ -24,6 +24,7 @@ func defineFrontier(fs *flag.FlagSet, c *gcstress.Config, l *frontierLists) {
 	fs.Float64Var(&f.Headroom, "headroom", f.Headroom, "frontier: share of -container the recommendation keeps free for what the runtime cannot see (0 to below 1)")
 	fs.DurationVar(&f.PointDuration, "point-duration", f.PointDuration, "frontier: the run of each grid point (at least the warm-up plus 3 windows)")
 	fs.DurationVar(&f.ConfirmDuration, "confirm-duration", f.ConfirmDuration, "frontier: the confirmation run at the recommended setting (longer than -point-duration)")
+	fs.DurationVar(&f.Settle, "settle", f.Settle, "frontier: before each grid point and the confirmation, write closed loop what the rate writes in this long, so the point measures a store that has filled and flushed (0: start empty)")
 }
 
 // apply parses the lists into c: -gogc's one value is every child's GOGC

@@ -65,6 +65,8 @@ func TestFrontierBadInput(t *testing.T) {
 		{append(fr, "-headroom", "-0.1"), "-headroom"},
 		{append(fr, "-point-duration", "1s"), "-point-duration"},
 		{append(fr, "-confirm-duration", "10s"), "-confirm-duration"},
+		{append(fr, "-settle", "-1s"), "-settle"},
+		{append(fr, "-settle", "2h"), "-settle"},
 		{append(fr, "-values", "10,100"), "-values"},
 		{append(fr, "-step-duration", "3s"), "-step-duration"},        // the rate probe's steps
 		{[]string{"-scenario", "matrix", "-gogc", "50,100"}, "-gogc"}, // a list is the frontier's
@@ -86,7 +88,7 @@ func TestHelpListsFrontierFlags(t *testing.T) {
 	if _, err := ParseFlags([]string{"-h"}, &stderr); ExitCode(err) != ExitOK {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"-container", "-memlimit-frac", "-headroom", "-point-duration", "-confirm-duration", "frontier"} {
+	for _, want := range []string{"-container", "-memlimit-frac", "-headroom", "-point-duration", "-confirm-duration", "-settle", "frontier"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("usage lacks %q", want)
 		}

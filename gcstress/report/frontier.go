@@ -82,6 +82,9 @@ func frontierSettingsLine(fr *results.FrontierRun, th results.Thresholds) string
 	rate := "no rate: " + fr.RateFrom
 	if fr.RateMBps > 0 {
 		rate = fmt.Sprintf("every point open loop at %.3g MB/s (%s)", fr.RateMBps, fr.RateFrom)
+		if fr.Settle > 0 {
+			rate += fmt.Sprintf(" after a closed-loop preload of what that rate writes in %v (the store filled and flushed first)", fr.Settle)
+		}
 	}
 	slo := "no latency limit"
 	if fr.SLO > 0 {

@@ -144,6 +144,9 @@ type FrontierRun struct {
 	PointDuration time.Duration `json:"point_duration_ns"`
 	ConfirmFor    time.Duration `json:"confirm_duration_ns"`
 	SLO           time.Duration `json:"slo_ns"`
+	// Settle is the writing every point started with (-settle: the
+	// records the rate writes in it, preloaded closed loop); 0: none.
+	Settle time.Duration `json:"settle_ns,omitempty"`
 }
 
 // The death-spiral rule's defaults (gchealth's Spiral defaults too).

@@ -84,7 +84,10 @@ type Scenario struct {
 	// count operations of every type, Preload records are inserted first
 	// (closed loop, reported apart), KeyDist and ZipfTheta pick the
 	// records read, updated and scanned, and ReadTrace traces the
-	// measured phase to tie each read to the collector's phases.
+	// measured phase to tie each read to the collector's phases. The
+	// write-only loop preloads too when Preload > 0 (the frontier's
+	// -settle): keys 0..Preload-1 closed loop, for at most Duration, then
+	// Keys keys from there.
 	Mix       string  `json:"mix,omitempty"`
 	KeyDist   string  `json:"keydist,omitempty"`
 	ZipfTheta float64 `json:"zipf_theta,omitempty"`
@@ -231,6 +234,8 @@ func (s Scenario) Describe() string {
 	}
 	if s.Mixed() {
 		fmt.Fprintf(&b, ", mix %s (keys %s, theta %g, %s records preloaded; rate and keys count operations)", s.Mix, s.KeyDist, s.ZipfTheta, workload.FormatCount(s.Preload))
+	} else if s.Preload > 0 {
+		fmt.Fprintf(&b, ", %s records preloaded closed loop first", workload.FormatCount(s.Preload))
 	}
 	if s.BuildEnv != "" {
 		fmt.Fprintf(&b, ", build environment %s", s.BuildEnv)

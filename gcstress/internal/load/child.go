@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime/trace"
 	"sync"
 	"sync/atomic"
@@ -49,7 +50,9 @@ type child struct {
 	interval float64                 // open loop: ns between scheduled Puts; 0 closed loop
 	heapBase results.HeapReading     // the heap with the engine built and empty (footprint)
 
-	next, keys, bytes atomic.Int64 // next key index to claim; keys and bytes written
+	first             int64            // the write-only loop's first key: its preload's records come before it
+	pre               *results.Preload // the write-only loop's preload; nil without one
+	next, keys, bytes atomic.Int64     // next key index to claim; keys and bytes written
 	peakRSS           atomic.Uint64
 	earlyClose        atomic.Bool // the engine was closed to release blocked writers
 	cause             childproto.StopCause
@@ -90,6 +93,9 @@ func (c *child) run() error {
 	// depended on how many entries the engine held when the load stopped.
 	s := sampler.New(c.spec, time.Now(), c.recs)
 	c.heapBase = c.mix.HeapBase(heapAfterGC())
+	if err := c.preload(); err != nil {
+		return err
+	}
 	start := time.Now()
 	if c.spec.Duration > 0 {
 		// Timed from the load's start, not the child's: the footprint's
@@ -115,7 +121,7 @@ func (c *child) run() error {
 	// footprint divides by its entries (a mix: by its records, not its
 	// operations, when the engine reports none), and its flushes, memtable
 	// bytes and pending flushes are the same call's, taken before Close.
-	st, fp := footprint(c.heapBase, c.eng, c.mix.Records(c.keys.Load()))
+	st, fp := footprint(c.heapBase, c.eng, c.first+c.mix.Records(c.keys.Load()))
 	fp.Impossible = impossibleFootprint(fp, c.spec)
 	end := c.endLine(s, elapsed, st)
 	end.Footprint = fp
@@ -124,6 +130,37 @@ func (c *child) run() error {
 		return err
 	}
 	return c.exitError(end)
+}
+
+// preload is the write-only loop's preload phase (Scenario.Preload > 0):
+// keys 0..Preload-1 Put closed loop before the load's clock starts, so
+// the measured phase writes on from there into a store already that full
+// (the frontier's points start settled this way); a mix preloads in
+// mixload.New instead. It stops early, and the load starts from where it
+// got, after the scenario's duration (a setting under which the store
+// cannot take the records closed loop shows it in the measured phase; a
+// preload must not stall the run). A failed Put ends the child as it
+// would in the load, with its end line written.
+func (c *child) preload() error {
+	if c.mix != nil || c.spec.Preload <= 0 {
+		return nil
+	}
+	ctx := c.parent
+	if c.spec.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.spec.Duration)
+		defer cancel()
+	}
+	p, next, err := mixload.Preload(ctx, c.spec, c.eng.Put, putBatch)
+	if err != nil && (ctx.Err() == nil || c.parent.Err() != nil) {
+		c.prof.Stop()
+		c.out.Emit(&results.Sample{Type: results.SampleEnd, Reason: results.StopError, Err: err.Error()})
+		_ = c.eng.Close()
+		return fmt.Errorf("%w: %v", ErrChild, err)
+	}
+	c.pre, c.first = &p, next
+	c.next.Store(c.first)
+	return nil
 }
 
 // errWriterExited is the cause of a run whose writer goroutine ended
@@ -165,7 +202,7 @@ func (c *child) write(rec *latency.Pair) {
 	value := workload.Value(int(c.spec.Value))
 	for c.load.Err() == nil {
 		base := c.next.Add(c.batch) - c.batch
-		limit := c.spec.Keys
+		limit := c.first + c.spec.Keys
 		if base >= limit && c.spec.MinRun > 0 && time.Since(c.t0) < c.spec.MinRun {
 			limit = results.UnboundedKeys // every key written, but too soon: write on (Scenario.MinRun)
 		}
@@ -215,7 +252,7 @@ func (c *child) putRange(key, value []byte, base, end int64, rec *latency.Pair) 
 // is more than paceSlack ahead; the zero Time when the load ended while
 // it slept.
 func (c *child) pace(i int64) time.Time {
-	due := c.t0.Add(time.Duration(float64(i) * c.interval))
+	due := c.t0.Add(time.Duration(float64(i-c.first) * c.interval))
 	for {
 		d := time.Until(due)
 		if d <= paceSlack {

@@ -110,6 +110,9 @@ func (c *child) endLine(s *sampler.Sampler, elapsed time.Duration, st EngineStat
 	end := s.End(c.keys.Load(), c.bytes.Load(), elapsed)
 	fillEngine(&end, st)
 	c.mix.End(&end)
+	if c.pre != nil {
+		end.Preload = c.pre
+	}
 	if ne, ok := c.eng.(interface{ Notes() map[string]float64 }); ok {
 		end.Notes = ne.Notes()
 	}

@@ -143,18 +143,36 @@ func newWorker(i int, spec results.Scenario, keep int) *worker {
 	return w
 }
 
-// load is the preload phase: records 0..Preload-1, written by
-// spec.Writers goroutines closed loop, batch records claimed at once; its
-// time, rate and GC cycles go to the end record's preload, apart from
-// every figure of the measured phase.
+// load is the preload phase of a mix (Preload), whose records the
+// measured phase then reads.
 func (mr *Run) load(ctx context.Context, spec results.Scenario, batch int64) error {
+	p, _, err := Preload(ctx, spec, mr.put, batch)
+	if err != nil {
+		return err
+	}
+	mr.inserted.Store(spec.Preload)
+	mr.acked.start(spec.Preload)
+	mr.preload = p
+	return nil
+}
+
+// Preload is the preload phase of any scenario (a mix's, or the
+// write-only loop's): records 0..spec.Preload-1 Put by spec.Writers
+// goroutines closed loop, batch records claimed at once. Its time, rate
+// and GC cycles are returned for the end record's preload, apart from
+// every figure of the measured phase. The first Put error ends it with
+// that error; ctx's end ends it with ctx's error, and the figures and
+// next (the first key no writer claimed: every key below it was written
+// or was being written) say how far it got. put is called from
+// spec.Writers goroutines at once.
+func Preload(ctx context.Context, spec results.Scenario, put func(key, value []byte) error, batch int64) (p results.Preload, next int64, err error) {
 	cycles := func() uint64 {
 		s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
 		metrics.Read(s)
 		return s[0].Value.Uint64()
 	}
 	c0, t0 := cycles(), time.Now()
-	var next atomic.Int64
+	var claim, done atomic.Int64
 	var wg sync.WaitGroup
 	errs := make([]error, spec.Writers)
 	for i := range spec.Writers {
@@ -163,13 +181,14 @@ func (mr *Run) load(ctx context.Context, spec results.Scenario, batch int64) err
 			defer wg.Done()
 			key, value := make([]byte, workload.KeySize), workload.Value(int(spec.Value))
 			for ctx.Err() == nil {
-				base := next.Add(batch) - batch
+				base := claim.Add(batch) - batch
 				for j := base; j < min(base+batch, spec.Preload); j++ {
 					workload.KeyAt(key, spec.Seed, uint64(j))
-					if err := mr.put(key, value); err != nil {
+					if err := put(key, value); err != nil {
 						errs[i] = fmt.Errorf("preload: %w", err)
 						return
 					}
+					done.Add(1)
 				}
 				if base+batch >= spec.Preload {
 					return
@@ -180,18 +199,16 @@ func (mr *Run) load(ctx context.Context, spec results.Scenario, batch int64) err
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return err
+			return results.Preload{}, 0, err
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("preload: %w", err)
+	secs, n := time.Since(t0).Seconds(), done.Load()
+	kv := int64(workload.KeySize) + spec.Value
+	p = results.Preload{Records: n, Seconds: secs, MBps: results.MBps(n*kv, secs), Cycles: cycles() - c0}
+	if n < spec.Preload {
+		return p, min(claim.Load(), spec.Preload), fmt.Errorf("preload: %d of %d records: %w", n, spec.Preload, ctx.Err())
 	}
-	secs := time.Since(t0).Seconds()
-	mr.inserted.Store(spec.Preload)
-	mr.acked.start(spec.Preload)
-	mr.preload = results.Preload{Records: spec.Preload, Seconds: secs,
-		MBps: results.MBps(spec.Preload*mr.kv, secs), Cycles: cycles() - c0}
-	return nil
+	return p, spec.Preload, nil
 }
 
 // StartTrace starts the trace of the measured phase, if asked, into a
