@@ -55,11 +55,12 @@ const (
 	DefaultFrontierPoint    = 15 * time.Second
 	DefaultFrontierConfirm  = 45 * time.Second
 	DefaultFrontierHeadroom = 0.10
-	// DefaultFrontierSettle: in the published run heap's live heap (and
-	// with it the cost of a GC cycle) grew through its first 15-20 s at the
-	// probe's rate, the span of a whole grid point; 20 s of writing
-	// preloaded closed loop takes 1-3 s a point.
-	DefaultFrontierSettle = 20 * time.Second
+	// DefaultFrontierSettle: in the first published run (5.66 MB/s) heap's
+	// live heap, and with it the cost of a GC cycle, grew through its first
+	// 15 s, about 90 MB, the span of a whole grid point. 10 s at the rate
+	// the probe picks now (about 25 MB/s on 2 cores) is 250 MB, preloaded
+	// closed loop in 2-5 s a point.
+	DefaultFrontierSettle = 10 * time.Second
 	// MinContainer is the least -container: what an empty Go process
 	// under gcstress's load needs (the runtime, the harness's writers,
 	// sampler and latency histograms) before any memtable.

@@ -174,3 +174,9 @@ const FrontierMinCycles = 2
 // GC CPU per GB and peak RSS may each lie from the grid's prediction for
 // the recommendation to be confirmed.
 const FrontierConfirmTolerance = 0.15
+
+// FrontierConfirmFloor is the GC CPU-seconds per GB within which a
+// confirmation's figure matches the prediction whatever their ratio: a
+// store whose collector (nearly) never runs predicts about 0, and one
+// cycle's 0.4 ms over 0.3 GB (0.0013) is no miss.
+const FrontierConfirmFloor = 0.01

@@ -622,3 +622,39 @@ func TestConfirmSpan(t *testing.T) {
 		t.Errorf("wide prediction: %+v", c)
 	}
 }
+
+// TestRecommendIdleCollector: a kind whose collector ran too few cycles
+// at every setting gets the least memory among the settings that bound
+// the heap (GOGC off without a limit bounds nothing), and its
+// confirmation matches a prediction of about 0 within the absolute floor.
+func TestRecommendIdleCollector(t *testing.T) {
+	few := func(gogc int, lim int64, rss uint64) results.FrontierPoint {
+		p := pt("arena", gogc, lim, 0, rss, results.Inconclusive)
+		p.Cause = results.CauseFewCycles
+		return p
+	}
+	ps := []results.FrontierPoint{
+		few(100, 0, 95*mib),
+		few(100, 358*mib, 97*mib),
+		few(GOGCOff, 0, 80*mib), // unbounded: out
+		few(GOGCOff, 358*mib, 93*mib),
+		few(200, 0, 600*mib), // over the container: out
+	}
+	rec := Recommend(ps, "arena", lim512)
+	if !rec.Fits || rec.GOGC != GOGCOff || rec.MemLimit != 358*mib || !strings.Contains(rec.Reason, "fewer than 2 cycles in every one of the 3 setting(s)") {
+		t.Fatalf("idle collector: %+v", rec)
+	}
+	whole, span := pt("arena", GOGCOff, 358*mib, 0.004, 95*mib, results.Healthy), pt("arena", GOGCOff, 358*mib, 0.001, 94*mib, results.Healthy)
+	if c := Confirm(rec, whole, span, 15*time.Second); !c.Confirmed {
+		t.Errorf("0.001 and 0.004 s/GB against 0: %+v", c)
+	}
+	whole.GCCPUSPerGB = 0.05 // five times the floor
+	if c := Confirm(rec, whole, span, 15*time.Second); c.Confirmed {
+		t.Errorf("0.05 s/GB over the whole run against 0 confirmed: %+v", c)
+	}
+	ps[0].Class = results.Failed // a failed point is never idle
+	ps[0].Cause = results.CauseRSSCap
+	if rec := Recommend(ps[:1], "arena", lim512); rec.Fits {
+		t.Errorf("recommended a failed point: %+v", rec)
+	}
+}

@@ -37,6 +37,10 @@ func (s Setting) Short() string {
 // IsDefault says whether s is Go's default: GOGC 100 and no GOMEMLIMIT.
 func (s Setting) IsDefault() bool { return s.GOGC == 100 && s.MemLimit == 0 }
 
+// Unbounded says whether s sets no bound on the heap: GOGC off with no
+// GOMEMLIMIT, under which the collector never runs on its own.
+func (s Setting) Unbounded() bool { return s.GOGC == GOGCOff && s.MemLimit == 0 }
+
 func gogcText(g int) string {
 	if g <= 0 {
 		return "off"

@@ -70,6 +70,9 @@ func Recommend(points []results.FrontierPoint, kind string, l Limits) results.Re
 		}
 	}
 	if len(fit) == 0 {
+		if idle := idleFits(points, kind, l); len(idle) > 0 {
+			return idleCollector(rec, idle)
+		}
 		return noneFits(rec, points, l)
 	}
 	bound, best, within := byBound(fit)
@@ -145,6 +148,46 @@ func versusDefault(best results.FrontierPoint, base *results.FrontierPoint, l Li
 		s = fmt.Sprintf("%.0f%% more GC CPU per GB than the default (%.3g vs %.3g s/GB), %s", -pct, figure(best), figure(*base), why)
 	}
 	return s
+}
+
+// idleFits are kind's points that would fit but for too few GC cycles:
+// inconclusive for few cycles under a setting that bounds the heap (GOGC
+// on, or a GOMEMLIMIT), within the container and the SLO. With such a
+// setting the collector runs when the heap reaches its goal, so a point
+// with no cycle (or one) is a store whose heap did not grow to it in the
+// span: at that rate it costs the collector next to nothing. GOGC off
+// with no limit bounds nothing: its lack of cycles says nothing.
+func idleFits(points []results.FrontierPoint, kind string, l Limits) []*results.FrontierPoint {
+	var out []*results.FrontierPoint
+	for i := range points {
+		p := &points[i]
+		if p.Kind != kind || p.Class != results.Inconclusive || p.Cause != results.CauseFewCycles || SettingOf(*p).Unbounded() {
+			continue
+		}
+		q := *p
+		q.Class = results.Healthy
+		if ok, _ := l.fits(q); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// idleCollector recommends, among points whose collector (nearly) never
+// ran, the one with the least memory (then the least GC CPU per GB): the
+// setting does not change the GC's cost there, only the memory.
+func idleCollector(rec results.Recommendation, idle []*results.FrontierPoint) results.Recommendation {
+	best := idle[0]
+	for _, p := range idle[1:] {
+		if Need(*p) < Need(*best) || (Need(*p) == Need(*best) && p.GCCPUSPerGB < best.GCCPUSPerGB) {
+			best = p
+		}
+	}
+	rec.GOGC, rec.MemLimit, rec.Fits = best.GOGC, best.MemLimit, true
+	rec.PredictedGCCPUSPerGB, rec.PredictedPeakRSS = best.GCCPUSPerGB, best.PeakRSS
+	rec.Reason = fmt.Sprintf("%s: the collector ran fewer than %d cycles in every one of the %d setting(s) that bound the heap and fit (%.3g GC CPU-s per GB here): at this rate the setting does not change what the GC costs, so the least memory, peak %s",
+		SettingOf(*best).Label(), results.FrontierMinCycles, len(idle), best.GCCPUSPerGB, memText(*best))
+	return rec
 }
 
 // noneFits is the recommendation when no point fits: the nearest named.
@@ -228,9 +271,10 @@ func Confirm(rec results.Recommendation, whole, span results.FrontierPoint, d ti
 	want := rec.PredictedGCCPUSPerGB
 	dSpan, dWhole := rel(span.GCCPUSPerGB, want), rel(whole.GCCPUSPerGB, want)
 	dRSS := rel(float64(span.PeakRSS), float64(rec.PredictedPeakRSS))
-	tol := results.FrontierConfirmTolerance
+	tol, floor := results.FrontierConfirmTolerance, results.FrontierConfirmFloor
+	gcNear := func(got float64, d float64) bool { return math.Abs(d) <= tol || math.Abs(got-want) <= floor }
 	rec.Confirmed = whole.Class != results.Failed && whole.Class != results.Interrupted &&
-		math.Abs(dSpan) <= tol && math.Abs(dRSS) <= tol && dWhole <= tol
+		gcNear(span.GCCPUSPerGB, dSpan) && math.Abs(dRSS) <= tol && (dWhole <= tol || whole.GCCPUSPerGB-want <= floor)
 	word := "not confirmed"
 	if rec.Confirmed {
 		word = "confirmed"
