@@ -641,8 +641,12 @@ func TestRecommendIdleCollector(t *testing.T) {
 		few(200, 0, 600*mib), // over the container: out
 	}
 	rec := Recommend(ps, "arena", lim512)
-	if !rec.Fits || rec.GOGC != GOGCOff || rec.MemLimit != 358*mib || !strings.Contains(rec.Reason, "fewer than 2 cycles in every one of the 3 setting(s)") {
-		t.Fatalf("idle collector: %+v", rec)
+	if !rec.Fits || !SettingOf(ps[0]).IsDefault() || rec.GOGC != 100 || rec.MemLimit != 0 || rec.PredictedPeakRSS != 95*mib ||
+		!strings.Contains(rec.Reason, "fewer than 2 cycles in every one of the 3 setting(s)") || !strings.Contains(rec.Reason, "Go's default") {
+		t.Fatalf("idle collector: %+v; want Go's default, predicted at the median peak (93, 95, 97 MiB)", rec)
+	}
+	if rec := Recommend(ps[1:], "arena", lim512); rec.GOGC != GOGCOff || rec.MemLimit != 358*mib || rec.PredictedPeakRSS != 95*mib || !strings.Contains(rec.Reason, "the least memory") {
+		t.Fatalf("idle collector without the default: %+v; want the least memory, predicted at the median (93, 97)", rec)
 	}
 	whole, span := pt("arena", GOGCOff, 358*mib, 0.004, 95*mib, results.Healthy), pt("arena", GOGCOff, 358*mib, 0.001, 94*mib, results.Healthy)
 	if c := Confirm(rec, whole, span, 15*time.Second); !c.Confirmed {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/stat"
 )
 
 // Budget is what a setting may use of a container of container bytes with
@@ -173,20 +174,35 @@ func idleFits(points []results.FrontierPoint, kind string, l Limits) []*results.
 	return out
 }
 
-// idleCollector recommends, among points whose collector (nearly) never
-// ran, the one with the least memory (then the least GC CPU per GB): the
-// setting does not change the GC's cost there, only the memory.
+// idleCollector recommends a setting among points whose collector
+// (nearly) never ran: these are replicates of one behaviour, since the
+// setting changes neither the GC's cost nor, beyond run-to-run scatter,
+// the peak RSS. So Go's default is kept when it is among them (no change
+// to make), else the least memory; the predicted peak RSS is the median
+// over them, not the pick's own (the least of a scattered figure is
+// biased low).
 func idleCollector(rec results.Recommendation, idle []*results.FrontierPoint) results.Recommendation {
 	best := idle[0]
-	for _, p := range idle[1:] {
-		if Need(*p) < Need(*best) || (Need(*p) == Need(*best) && p.GCCPUSPerGB < best.GCCPUSPerGB) {
+	rss := make([]float64, len(idle))
+	for i, p := range idle {
+		rss[i] = float64(p.PeakRSS)
+		if SettingOf(*best).IsDefault() {
+			continue
+		}
+		if SettingOf(*p).IsDefault() || Need(*p) < Need(*best) || (Need(*p) == Need(*best) && p.GCCPUSPerGB < best.GCCPUSPerGB) {
 			best = p
 		}
 	}
+	lo, hi := slices.Min(rss), slices.Max(rss)
 	rec.GOGC, rec.MemLimit, rec.Fits = best.GOGC, best.MemLimit, true
-	rec.PredictedGCCPUSPerGB, rec.PredictedPeakRSS = best.GCCPUSPerGB, best.PeakRSS
-	rec.Reason = fmt.Sprintf("%s: the collector ran fewer than %d cycles in every one of the %d setting(s) that bound the heap and fit (%.3g GC CPU-s per GB here): at this rate the setting does not change what the GC costs, so the least memory, peak %s",
-		SettingOf(*best).Label(), results.FrontierMinCycles, len(idle), best.GCCPUSPerGB, memText(*best))
+	rec.PredictedGCCPUSPerGB, rec.PredictedPeakRSS = best.GCCPUSPerGB, uint64(stat.Median(rss))
+	why := "Go's default, as good as any"
+	if !SettingOf(*best).IsDefault() {
+		why = "the least memory, peak " + memText(*best)
+	}
+	rec.Reason = fmt.Sprintf("%s: the collector ran fewer than %d cycles in every one of the %d setting(s) that bound the heap and fit (%.3g GC CPU-s per GB here), with peak RSS from %s to %s (median %s): at this rate the setting does not change what the GC costs, so %s",
+		SettingOf(*best).Label(), results.FrontierMinCycles, len(idle), best.GCCPUSPerGB,
+		results.MiB(uint64(lo)), results.MiB(uint64(hi)), results.MiB(rec.PredictedPeakRSS), why)
 	return rec
 }
 
