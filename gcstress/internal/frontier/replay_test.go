@@ -17,6 +17,10 @@ import (
 // points, measured at 9a07131), with every window.
 const publishedRun = "../../../results/frontier/run"
 
+// settledRun is the published run of heap and arena with the default
+// -settle (results/frontier/settled).
+const settledRun = "../../../results/frontier/settled"
+
 // replayFrontier re-measures every grid point of dir from its windows
 // (Measure, with the run's warm-up) and returns them with the run's
 // confirmation results by kind and its summary.
@@ -39,7 +43,8 @@ func replayFrontier(t *testing.T, dir string) ([]results.FrontierPoint, map[stri
 	return pts, conf, sum
 }
 
-// TestReplayPublishedFrontier re-measures the published run: the points
+// TestReplayPublishedFrontier re-measures each published run (the first,
+// of five kinds from empty stores, and the settled one of heap and arena): the points
 // equal the committed figures; heap's steady GC CPU per GB falls at every
 // step up in GOGC without a limit while its peak RSS rises (its own
 // figure did not); no recommendation is a failed, unhealthy or
@@ -47,10 +52,16 @@ func replayFrontier(t *testing.T, dir string) ([]results.FrontierPoint, map[stri
 // run's old pick, the steady prediction against the confirmation run
 // (results/frontier/README.md quotes it).
 func TestReplayPublishedFrontier(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(publishedRun, "samples.jsonl.gz")); err != nil {
+	for _, dir := range []string{publishedRun, settledRun} {
+		t.Run(filepath.Base(dir), func(t *testing.T) { replayPublished(t, dir) })
+	}
+}
+
+func replayPublished(t *testing.T, dir string) {
+	if _, err := os.Stat(filepath.Join(dir, "samples.jsonl.gz")); err != nil {
 		t.Skipf("no published run: %v", err)
 	}
-	pts, conf, sum := replayFrontier(t, publishedRun)
+	pts, conf, sum := replayFrontier(t, dir)
 	if sum.FrontierRun == nil {
 		t.Fatal("no frontier_run in the summary")
 	}
@@ -69,7 +80,7 @@ func TestReplayPublishedFrontier(t *testing.T) {
 		t.Errorf("heap model %+v: want the steady GC CPU per GB to fall and peak RSS to rise at every GOGC step", m)
 	}
 	l := Limits{Container: 512 << 20, Headroom: 0.1, SLO: 50 * time.Millisecond}
-	for _, k := range []string{"heap", "arena", "offheap", "btree", "pebble"} {
+	for _, k := range kindsOf(pts) {
 		rec := Recommend(pts, k, l)
 		t.Logf("%s: %s", k, rec.Reason)
 		idle := idleFits(pts, k, l)
@@ -98,4 +109,15 @@ func TestReplayPublishedFrontier(t *testing.T) {
 			t.Logf("%s at the run's pick %s: %s", k, Setting{old.GOGC, old.MemLimit}.Label(), o.ConfirmNote)
 		}
 	}
+}
+
+// kindsOf is the kinds of pts, in their first order.
+func kindsOf(pts []results.FrontierPoint) []string {
+	var ks []string
+	for _, p := range pts {
+		if !slices.Contains(ks, p.Kind) {
+			ks = append(ks, p.Kind)
+		}
+	}
+	return ks
 }
