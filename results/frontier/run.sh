@@ -73,5 +73,6 @@ rel=$(basename "$OUT")
 		echo "![${n%.png}]($rel/$n)"
 		echo
 	done
-} >"$readme"
+} >"$readme.tmp"
+mv "$readme.tmp" "$readme" # atomically: an interrupted run leaves the old README whole
 echo "wrote $readme"
