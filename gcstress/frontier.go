@@ -183,10 +183,10 @@ func runFrontier(ctx context.Context, c Config, sum *Summary, run capacity.Runne
 	plan := frontier.Plan{Kinds: c.Kinds, Envs: frontierEnvs(c), Settings: frontier.Grid(f.GOGC, f.MemLimitFracs, f.Container), Warmup: c.Thresholds.Warmup,
 		Limits:        frontier.Limits{Container: f.Container, Headroom: f.Headroom, SLO: c.SLO},
 		PointDuration: f.PointDuration, ConfirmDuration: f.ConfirmDuration, Run: run,
-		Point: func(kind, env string, st frontier.Setting, d time.Duration, confirm bool) Scenario {
+		Point: func(kind, env string, st frontier.Setting, d time.Duration, stage frontier.Stage) Scenario {
 			name := settingName(st)
-			if confirm {
-				name = "confirm/" + name
+			if stage != frontier.StageGrid {
+				name = string(stage) + "/" + name
 			}
 			s := frontierScenario(c, kind, st, mbps, d, name)
 			s.Preload = settleRecords(mbps, s.Value, f.Settle)

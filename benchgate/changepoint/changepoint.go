@@ -480,8 +480,8 @@ func (d *detector) welch(a, b []float64) tTest {
 	if len(a) < 2 || len(b) < 2 {
 		return tTest{0, 1}
 	}
-	ma, va := meanVar(a)
-	mb, vb := meanVar(b)
+	ma, va := stat.MeanVar(a)
+	mb, vb := stat.MeanVar(b)
 	na, nb := float64(len(a)), float64(len(b))
 	// A side whose variance is raised to the floor is only as certain as
 	// the floor's estimate: its degrees of freedom are the floor's.
@@ -504,17 +504,6 @@ func (d *detector) welch(a, b []float64) tTest {
 	df := se2 * se2 / (sa*sa/dfa + sb*sb/dfb)
 	p := 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(math.Abs(t))
 	return tTest{t, math.Min(p, 1)}
-}
-
-func meanVar(x []float64) (mean, variance float64) {
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	for _, v := range x {
-		variance += (v - mean) * (v - mean)
-	}
-	return mean, variance / float64(len(x)-1)
 }
 
 // relChange is (after-before)/before; from zero it is ±1 (or 0).

@@ -90,7 +90,7 @@ func frontierSettingsLine(fr *results.FrontierRun, th results.Thresholds) string
 	if fr.SLO > 0 {
 		slo = "p99 from intended start within " + fr.SLO.String()
 	}
-	return fmt.Sprintf("%s; %s, %v per point, %v for the confirmation; a recommendation is healthy with %s, and its peak RSS plus off-heap bytes within the container less headroom. "+
+	return fmt.Sprintf("%s; %s, %v per point, %v for the confirmation (and for a refine run first where the grid's prediction is too uncertain to confirm: over half the tolerance); a recommendation is healthy with %s, and its peak RSS plus off-heap bytes within the container less headroom. "+
 		"A point is failed (memlimit-spiral) when its live heap stayed at %g%% of GOMEMLIMIT or more with GC CPU >= %g%% or the limiter on for %d windows, "+
 		"failed (rss-cap) at the container, inconclusive (few-cycles) with fewer than %d GC cycles after the warm-up; the Pareto set is the measured points no other beats on both GC CPU per GB and peak RSS.",
 		c, rate, fr.PointDuration, fr.ConfirmFor, slo, results.SpiralHeapPct, th.DegradedGC, results.SpiralWindows, results.FrontierMinCycles)

@@ -27,7 +27,13 @@ type FrontierPoint struct {
 	GCCPUSPerGB  float64 `json:"gc_cpu_s_per_gb"`
 	AssistSPerGB float64 `json:"assist_s_per_gb"`
 	CyclesPerGB  float64 `json:"gc_cycles_per_gb"`
-	Cycles       uint64  `json:"gc_cycles"` // completed after the warm-up
+	// GCCPUSE is GCCPUSPerGB's standard error from the scatter of its
+	// cycles' costs (each window's GC CPU over its cycles ended, over the
+	// whole cycles' span): GCCPUSPerGB times their coefficient of
+	// variation over the root of their count. 0 with fewer than two
+	// windows of cycles.
+	GCCPUSE float64 `json:"gc_cpu_se_s_per_gb,omitempty"`
+	Cycles  uint64  `json:"gc_cycles"` // completed after the warm-up
 	// SpanCycles are the GC cycles CyclesPerGB counts: those of the whole
 	// cycles' span (Cycles when the end record's figures stand).
 	SpanCycles uint64 `json:"gc_span_cycles"`
@@ -81,16 +87,29 @@ type Recommendation struct {
 	// The nearest setting when none fits (Fits false).
 	NearestGOGC     int   `json:"nearest_gogc,omitempty"`
 	NearestMemLimit int64 `json:"nearest_memlimit_bytes,omitempty"`
-	// The grid's prediction for the recommended setting: its point's
-	// steady GC CPU per GB (FrontierPoint.SteadyGCCPUSPerGB) with its
-	// standard error, and its point's peak RSS. CycleCost is the kind's
-	// median GC CPU-seconds per cycle over its points, for the report.
+	// The prediction for the recommended setting: its grid point's steady
+	// GC CPU per GB (FrontierPoint.SteadyGCCPUSPerGB) with its standard
+	// error, and its point's peak RSS; or, where that error was too wide
+	// for a confirmation to decide (over half FrontierConfirmTolerance),
+	// the refined prediction: the refine run (RefineScenario, as long as
+	// the confirmation) pooled with the grid point over their bytes, and
+	// the refine run's peak RSS. GridGCCPUSPerGB is the grid's figure, kept
+	// when refined. CycleCost is the kind's median GC CPU-seconds per cycle
+	// over its points, for the report.
 	PredictedGCCPUSPerGB float64 `json:"predicted_gc_cpu_s_per_gb,omitempty"`
 	PredictedGCCPUSE     float64 `json:"predicted_gc_cpu_se_s_per_gb,omitempty"`
 	PredictedPeakRSS     uint64  `json:"predicted_peak_rss_bytes,omitempty"`
 	CycleCost            float64 `json:"gc_cpu_s_per_cycle,omitempty"`
+	GridGCCPUSPerGB      float64 `json:"grid_gc_cpu_s_per_gb,omitempty"`
+	RefineScenario       string  `json:"refine_scenario,omitempty"`
+	RefineGCCPUSPerGB    float64 `json:"refine_gc_cpu_s_per_gb,omitempty"`
+	RefinePeakRSS        uint64  `json:"refine_peak_rss_bytes,omitempty"`
 	// The confirmation run at the recommended setting, longer than a grid
-	// point: Confirmed when it is not failed, its GC CPU per GB and peak
+	// point. Refined (RefineScenario set): Confirmed when it is not
+	// failed and its GC CPU per GB and peak RSS over the whole run are
+	// within FrontierConfirmTolerance of the refined prediction (two runs
+	// of one length, like for like). Otherwise: Confirmed when it is not
+	// failed, its GC CPU per GB and peak
 	// RSS over a grid point's span (its first point-duration:
 	// ConfirmSpanGCCPUSPerGB, ConfirmSpanPeakRSS) are both within
 	// FrontierConfirmTolerance of the prediction, and its GC CPU per GB
@@ -101,6 +120,7 @@ type Recommendation struct {
 	// figures (or why there was no confirmation).
 	Confirmed              bool    `json:"confirmed"`
 	ConfirmGCCPUSPerGB     float64 `json:"confirm_gc_cpu_s_per_gb"`
+	ConfirmGCCPUSE         float64 `json:"confirm_gc_cpu_se_s_per_gb,omitempty"` // the whole run's (FrontierPoint.GCCPUSE)
 	ConfirmPeakRSS         uint64  `json:"confirm_peak_rss_bytes"`
 	ConfirmSpanPeakRSS     uint64  `json:"confirm_span_peak_rss_bytes,omitempty"`
 	ConfirmSpanGCCPUSPerGB float64 `json:"confirm_span_gc_cpu_s_per_gb,omitempty"`

@@ -31,6 +31,22 @@ func MedianOr(xs []float64, none float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
+// MeanVar is the mean of xs and their sample variance (over n-1); NaN
+// variance for fewer than two values, both NaN for none.
+func MeanVar(xs []float64) (mean, variance float64) {
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, v := range xs {
+		mean += v
+	}
+	mean /= float64(len(xs))
+	for _, v := range xs {
+		variance += (v - mean) * (v - mean)
+	}
+	return mean, variance / float64(len(xs)-1)
+}
+
 // Percent prints the share f (0.123) as a percentage with prec decimals
 // ("12.3%").
 func Percent(f float64, prec int) string {

@@ -52,3 +52,15 @@ func TestQuantile(t *testing.T) {
 		t.Error("Quantile of none is not NaN")
 	}
 }
+
+func TestMeanVar(t *testing.T) {
+	if m, v := MeanVar([]float64{1, 2, 3, 4}); m != 2.5 || math.Abs(v-5.0/3) > 1e-12 {
+		t.Errorf("1..4: %g %g", m, v)
+	}
+	if m, v := MeanVar([]float64{7}); m != 7 || !math.IsNaN(v) {
+		t.Errorf("one value: %g %g", m, v)
+	}
+	if m, v := MeanVar(nil); !math.IsNaN(m) || !math.IsNaN(v) {
+		t.Errorf("none: %g %g", m, v)
+	}
+}

@@ -351,16 +351,16 @@ func TestModel(t *testing.T) {
 // recommendation's confirmation runs longer, once per kind that fits.
 func TestRunInterleavesAndConfirms(t *testing.T) {
 	type call struct {
-		kind    string
-		s       Setting
-		d       time.Duration
-		confirm bool
+		kind  string
+		s     Setting
+		d     time.Duration
+		stage Stage
 	}
 	var calls []call
 	p := Plan{Kinds: []string{"heap", "arena"}, Settings: Grid([]int{100, 200}, []float64{0, 0.5}, 512*mib), Warmup: 2 * time.Second,
 		Limits: lim512, PointDuration: 15 * time.Second, ConfirmDuration: 45 * time.Second}
-	p.Point = func(kind, _ string, s Setting, d time.Duration, confirm bool) results.Scenario {
-		calls = append(calls, call{kind, s, d, confirm})
+	p.Point = func(kind, _ string, s Setting, d time.Duration, stage Stage) results.Scenario {
+		calls = append(calls, call{kind, s, d, stage})
 		return results.Scenario{Name: kind, Kind: kind, Value: 100, GOGC: s.GOGC, MemLimit: s.MemLimit, RSSCap: 512 * mib}
 	}
 	p.Run = func(_ context.Context, s results.Scenario) (results.Result, error) {
@@ -378,14 +378,20 @@ func TestRunInterleavesAndConfirms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(calls) != 9 || calls[0].kind != "heap" || calls[1].kind != "arena" || calls[1].s != calls[0].s || calls[2].s == calls[0].s {
+	if len(calls) != 10 || calls[0].kind != "heap" || calls[1].kind != "arena" || calls[1].s != calls[0].s || calls[2].s == calls[0].s {
 		t.Fatalf("calls %+v", calls)
 	}
-	last := calls[8]
-	if !last.confirm || last.kind != "heap" || last.d != 45*time.Second || last.s.GOGC != 200 {
+	// The pick's grid prediction rests on 16 pooled cycles (±25%): refined
+	// first, by a run as long as the confirmation.
+	if refine := calls[8]; refine.stage != StageRefine || refine.kind != "heap" || refine.d != 45*time.Second || refine.s != calls[9].s {
+		t.Errorf("refine %+v", refine)
+	}
+	last := calls[9]
+	if last.stage != StageConfirm || last.kind != "heap" || last.d != 45*time.Second || last.s.GOGC != 200 {
 		t.Errorf("confirmation %+v", last)
 	}
-	if len(out.Points) != 8 || len(out.Recs) != 2 || !out.Recs[0].Confirmed || out.Recs[1].Fits || !strings.Contains(out.Recs[1].ConfirmNote, "no confirmation") {
+	if len(out.Points) != 8 || len(out.Recs) != 2 || !out.Recs[0].Confirmed || out.Recs[0].RefineScenario == "" ||
+		!strings.Contains(out.Recs[0].ConfirmNote, "refined prediction") || out.Recs[1].Fits || !strings.Contains(out.Recs[1].ConfirmNote, "no confirmation") {
 		t.Errorf("outcome %+v", out)
 	}
 	if len(out.Models) != 2 {
@@ -425,7 +431,7 @@ func TestRunInterrupted(t *testing.T) {
 	n := 0
 	p := Plan{Kinds: []string{"heap"}, Settings: Grid([]int{100, 200, 400}, []float64{0}, 512*mib), Warmup: 2 * time.Second,
 		Limits: lim512, PointDuration: time.Second, ConfirmDuration: 2 * time.Second,
-		Point: func(kind, _ string, s Setting, _ time.Duration, _ bool) results.Scenario {
+		Point: func(kind, _ string, s Setting, _ time.Duration, _ Stage) results.Scenario {
 			return results.Scenario{Kind: kind, GOGC: s.GOGC, RSSCap: 512 * mib}
 		},
 		Run: func(_ context.Context, s results.Scenario) (results.Result, error) {
@@ -449,8 +455,8 @@ func TestRunPerEnv(t *testing.T) {
 	var order []string
 	p := Plan{Kinds: []string{"heap", "arena"}, Envs: []string{"a", "b"}, Settings: Grid([]int{100, 200}, []float64{0}, 512*mib),
 		Warmup: 2 * time.Second, Limits: lim512, PointDuration: time.Second, ConfirmDuration: 2 * time.Second,
-		Point: func(kind, env string, s Setting, _ time.Duration, confirm bool) results.Scenario {
-			return results.Scenario{Kind: kind, GOGC: s.GOGC, RSSCap: 512 * mib, BuildEnv: env, Flight: confirm}
+		Point: func(kind, env string, s Setting, _ time.Duration, stage Stage) results.Scenario {
+			return results.Scenario{Kind: kind, GOGC: s.GOGC, RSSCap: 512 * mib, BuildEnv: env, Flight: stage != StageGrid}
 		},
 		Run: func(_ context.Context, s results.Scenario) (results.Result, error) {
 			if !s.Flight {
@@ -660,5 +666,88 @@ func TestRecommendIdleCollector(t *testing.T) {
 	ps[0].Cause = results.CauseRSSCap
 	if rec := Recommend(ps[:1], "arena", lim512); rec.Fits {
 		t.Errorf("recommended a failed point: %+v", rec)
+	}
+}
+
+// TestAlignedCostSE: a point's GC CPU per GB carries the standard error
+// of its windows of cycles. The span is windows 2..10 (after the first
+// cycle end): five of 0.3 s and four of 0.1 s over 0.9 GB, whose sample
+// standard deviation is 1/root(90), so the error is root(9)/root(90)/0.9.
+func TestAlignedCostSE(t *testing.T) {
+	r := run("heap", Setting{GOGC: 400}, 10, func(i int, s *results.Sample, _ *results.WindowHealth) {
+		s.WinCycles, s.GCCPU = 1, 0.1+0.2*float64(i%2)
+	})
+	p := Measure(r, 0)
+	if want := 3 / math.Sqrt(90) / 0.9; math.Abs(p.GCCPUSE-want) > 1e-9 {
+		t.Errorf("se %g, want %g", p.GCCPUSE, want)
+	}
+	flat := Measure(run("heap", Setting{GOGC: 400}, 10, nil), 0)
+	if flat.GCCPUSE > 1e-12 {
+		t.Errorf("cycles of equal cost: se %g, want 0", flat.GCCPUSE)
+	}
+}
+
+// TestNeedsRefine: a prediction whose error is over half the tolerance,
+// and above the floor, is refined; a precise one, a collector that never
+// runs and a setting that does not fit are not.
+func TestNeedsRefine(t *testing.T) {
+	for _, c := range []struct {
+		pred, se float64
+		fits     bool
+		want     bool
+	}{
+		{0.21, 0.097, true, true},   // ±46%: the published heap pick
+		{0.21, 0.015, true, false},  // ±7%
+		{0.005, 0.004, true, false}, // under the floor: any confirmation within it holds
+		{0, 0, true, false},         // idle collector
+		{0.21, 0.097, false, false}, // no setting fits
+	} {
+		rec := results.Recommendation{Fits: c.fits, PredictedGCCPUSPerGB: c.pred, PredictedGCCPUSE: c.se}
+		if got := NeedsRefine(rec); got != c.want {
+			t.Errorf("%+v: %v, want %v", c, got, c.want)
+		}
+	}
+}
+
+// TestRefine: the refined prediction pools the grid point and the refine
+// run over their bytes, combines their errors, and takes the refine run's
+// peak; a refine run with no cycles leaves the figure.
+func TestRefine(t *testing.T) {
+	rec := results.Recommendation{Kind: "heap", GOGC: GOGCOff, MemLimit: 256 * mib, Fits: true, PredictedGCCPUSPerGB: 0.21, PredictedGCCPUSE: 0.097, PredictedPeakRSS: 270 * mib}
+	grid := pt("heap", GOGCOff, 256*mib, 0.14, 270*mib, results.Healthy)
+	grid.SpanCycles, grid.CyclesPerGB = 5, 10 // 0.5 GB, no window scatter: Poisson ±45%
+	ref := pt("heap", GOGCOff, 256*mib, 0.29, 280*mib, results.Healthy)
+	ref.Scenario, ref.SpanCycles, ref.CyclesPerGB, ref.GCCPUSE = "frontier/heap/100B/refine/x", 15, 10, 0.03 // 1.5 GB
+	got := Refine(rec, grid, ref)
+	wantGC := (0.14*0.5 + 0.29*1.5) / 2
+	wantSE := math.Hypot(0.14/math.Sqrt(5)*0.5, 0.03*1.5) / 2
+	if math.Abs(got.PredictedGCCPUSPerGB-wantGC) > 1e-12 || math.Abs(got.PredictedGCCPUSE-wantSE) > 1e-12 ||
+		got.PredictedPeakRSS != 280*mib || got.GridGCCPUSPerGB != 0.21 || got.RefineGCCPUSPerGB != 0.29 || got.RefineScenario != ref.Scenario {
+		t.Fatalf("refined %+v; want %g ± %g", got, wantGC, wantSE)
+	}
+	idle := ref
+	idle.SpanCycles, idle.CyclesPerGB, idle.Class = 0, 0, results.Inconclusive
+	if r := Refine(rec, grid, idle); r.PredictedGCCPUSPerGB != 0.21 || r.RefineScenario == "" {
+		t.Errorf("a refine run of no cycles: %+v", r)
+	}
+
+	// The confirmation of a refined prediction compares whole runs.
+	conf := ref
+	conf.Scenario, conf.GCCPUSPerGB, conf.PeakRSS = "frontier/heap/100B/confirm/x", wantGC*1.1, 285*mib
+	c := Confirm(got, conf, pt("heap", GOGCOff, 256*mib, 0.9, 270*mib, results.Healthy), 15*time.Second)
+	if !c.Confirmed || !strings.Contains(c.ConfirmNote, "refined prediction") || !strings.Contains(c.ConfirmNote, "+10%") {
+		t.Errorf("+10%% over the whole run (the span's +300%% not compared): %+v", c)
+	}
+	conf.GCCPUSPerGB = wantGC * 1.2
+	if c := Confirm(got, conf, conf, 15*time.Second); c.Confirmed || !strings.Contains(c.ConfirmNote, "do not decide") {
+		t.Errorf("+20%% within twice the combined error: %+v", c)
+	}
+	conf.GCCPUSPerGB = wantGC * 2
+	if c := Confirm(got, conf, conf, 15*time.Second); c.Confirmed || strings.Contains(c.ConfirmNote, "do not decide") {
+		t.Errorf("+100%%: %+v", c)
+	}
+	conf.GCCPUSPerGB, conf.PeakRSS = wantGC, 330*mib // +18% over the refine run's peak
+	if c := Confirm(got, conf, conf, 15*time.Second); c.Confirmed {
+		t.Errorf("+18%% RSS confirmed: %+v", c)
 	}
 }

@@ -2,9 +2,11 @@ package frontier
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/stat"
 )
 
 // Measure is the point a grid run's Result makes: GC and assist CPU per
@@ -46,7 +48,7 @@ func Measure(r results.Result, warmup time.Duration) results.FrontierPoint {
 	}
 	p.SpanCycles = p.Cycles
 	if sp, ok := alignedCost(r.Windows, warm, onCPU); ok {
-		p.GCCPUSPerGB, p.AssistSPerGB, p.CyclesPerGB, p.SpanCycles = sp.gc, sp.assist, sp.cyclesPerGB, sp.cycles
+		p.GCCPUSPerGB, p.AssistSPerGB, p.CyclesPerGB, p.SpanCycles, p.GCCPUSE = sp.gc, sp.assist, sp.cyclesPerGB, sp.cycles, sp.se
 	}
 	classify(&p, r)
 	return p
@@ -77,24 +79,37 @@ func alignedCost(ws []results.Sample, warm, onCPU float64) (span, bool) {
 	var gcs, as float64
 	var bytes int64
 	var n uint64
+	var costs []float64 // the GC CPU of each window in which cycles ended
 	for _, w := range ws[first+1 : last+1] {
 		gcs, as, bytes, n = gcs+w.GCCPU, as+w.Assist, bytes+w.WinBytes, n+w.WinCycles
+		if w.WinCycles > 0 {
+			costs = append(costs, w.GCCPU)
+		}
 	}
 	if bytes <= 0 {
 		return span{}, false
 	}
+	scale := 1.0
 	if onCPU > 0 {
-		gcs, as = gcs*onCPU, as*onCPU
+		scale = onCPU
 	}
 	gb := float64(bytes) / 1e9
-	return span{gc: gcs / gb, assist: as / gb, cyclesPerGB: float64(n) / gb, cycles: n}, true
+	sp := span{gc: gcs * scale / gb, assist: as * scale / gb, cyclesPerGB: float64(n) / gb, cycles: n}
+	if m := len(costs); m >= 2 {
+		// The span's GC CPU is the sum of its windows' cycles: its error is
+		// the root of their count times their standard deviation.
+		_, v := stat.MeanVar(costs)
+		sp.se = math.Sqrt(float64(m)*v) * scale / gb
+	}
+	return sp, true
 }
 
 // span is alignedCost's figures: GC and assist CPU-seconds and cycles per
-// GB over the whole cycles' span, and the cycles in it.
+// GB over the whole cycles' span, the cycles in it, and the standard
+// error of its GC CPU per GB (0: fewer than two windows of cycles).
 type span struct {
-	gc, assist, cyclesPerGB float64
-	cycles                  uint64
+	gc, assist, cyclesPerGB, se float64
+	cycles                      uint64
 }
 
 // classify applies the frontier's own rules over the verdict: the death

@@ -269,34 +269,96 @@ func durText(ns int64) string {
 	return time.Duration(ns).Round(10 * time.Microsecond).String()
 }
 
+// NeedsRefine says whether rec's prediction is too uncertain for a
+// confirmation to decide: its standard error is over half
+// results.FrontierConfirmTolerance of it (a confirmation within the
+// tolerance of a figure that uncertain confirms a draw, not the setting)
+// and it is above results.FrontierConfirmFloor. A grid point of a few GC
+// cycles predicts so: the cost of a cycle follows the live heap at its
+// mark, which an engine that buffers writes swings with its flushes, so a
+// point's few cycles are a draw from that swing.
+func NeedsRefine(rec results.Recommendation) bool {
+	want := rec.PredictedGCCPUSPerGB
+	return rec.Fits && want > results.FrontierConfirmFloor && rec.PredictedGCCPUSE > results.FrontierConfirmTolerance/2*want
+}
+
+// Refine makes rec's prediction from its setting's grid point and its
+// refine run (a run as long as the confirmation): their GC CPU per GB
+// pooled over their bytes, its standard error theirs combined (pointSE),
+// and the refine run's peak RSS (a peak rises with a run's length: the
+// confirmation is compared with a run of its own length). The grid's
+// figure is kept in GridGCCPUSPerGB. A refine run with no cycles over its
+// span leaves the prediction as it was. A pure function.
+func Refine(rec results.Recommendation, grid, refine results.FrontierPoint) results.Recommendation {
+	rec.GridGCCPUSPerGB, rec.RefineScenario = rec.PredictedGCCPUSPerGB, refine.Scenario
+	rec.RefineGCCPUSPerGB, rec.RefinePeakRSS = refine.GCCPUSPerGB, refine.PeakRSS
+	rec.PredictedPeakRSS = refine.PeakRSS
+	gbR := spanGB(refine)
+	if !measured(refine.Class) || gbR <= 0 {
+		return rec
+	}
+	gbG := spanGB(grid)
+	if !measured(grid.Class) {
+		gbG = 0
+	}
+	gb := gbG + gbR
+	rec.PredictedGCCPUSPerGB = (grid.GCCPUSPerGB*gbG + refine.GCCPUSPerGB*gbR) / gb
+	rec.PredictedGCCPUSE = math.Hypot(pointSE(grid)*gbG, pointSE(refine)*gbR) / gb
+	return rec
+}
+
+// pointSE is p's GC CPU per GB's standard error: GCCPUSE, or where that
+// is unknown (fewer than two windows of cycles) the Poisson error of its
+// cycles.
+func pointSE(p results.FrontierPoint) float64 {
+	if p.GCCPUSE > 0 || p.SpanCycles == 0 {
+		return p.GCCPUSE
+	}
+	return p.GCCPUSPerGB / math.Sqrt(float64(p.SpanCycles))
+}
+
 // Confirm compares a confirmation run with the recommendation's
 // prediction: whole is the run measured (Measure), span the same over a
-// grid point's duration d (Measure of Span). It is confirmed when the run
-// is not failed, its GC CPU per GB and peak RSS over the span lie within
-// results.FrontierConfirmTolerance of the grid's prediction (the
-// measurement repeats: the grid's figure was not a lucky draw), and its
-// GC CPU per GB over the whole run is not above the prediction by more
-// than that (a longer run does not cost more; one that costs less, its
-// start-up cycles behind it, still holds the recommendation). A peak is a
-// maximum, which a longer run only raises while memtables and caches
-// fill, so the whole run's peak is reported, not compared. It fills rec's
-// confirmation fields and returns rec. A pure function.
+// grid point's duration d (Measure of Span). It fills rec's confirmation
+// fields and returns rec. A refined prediction (Refine) is compared with
+// the whole run (confirmRefined); a grid prediction with the span
+// (confirmSpan). A pure function.
 func Confirm(rec results.Recommendation, whole, span results.FrontierPoint, d time.Duration) results.Recommendation {
 	rec.ConfirmGCCPUSPerGB, rec.ConfirmPeakRSS, rec.ConfirmScenario, rec.ConfirmClass = whole.GCCPUSPerGB, whole.PeakRSS, whole.Scenario, whole.Class
 	rec.ConfirmSpanGCCPUSPerGB, rec.ConfirmSpanPeakRSS, rec.ConfirmCyclesPerGB = span.GCCPUSPerGB, span.PeakRSS, whole.CyclesPerGB
-	want := rec.PredictedGCCPUSPerGB
+	rec.ConfirmGCCPUSE = whole.GCCPUSE
+	if rec.RefineScenario != "" {
+		return confirmRefined(rec, whole, span, d)
+	}
+	return confirmSpan(rec, whole, span, d)
+}
+
+// gcNear says whether got lies within results.FrontierConfirmTolerance of
+// want (d is their rel) or within results.FrontierConfirmFloor of it.
+func gcNear(got, want, d float64) bool {
+	return math.Abs(d) <= results.FrontierConfirmTolerance || math.Abs(got-want) <= results.FrontierConfirmFloor
+}
+
+// runs says whether a confirmation run's class lets it confirm.
+func runs(c results.Class) bool { return c != results.Failed && c != results.Interrupted }
+
+// confirmSpan confirms a grid prediction: the run is not failed, its GC
+// CPU per GB and peak RSS over the span lie within the tolerance of the
+// prediction (the measurement repeats: the grid's figure was not a lucky
+// draw), and its GC CPU per GB over the whole run is not above the
+// prediction by more than that (a longer run does not cost more; one that
+// costs less, its start-up cycles behind it, still holds the
+// recommendation). A peak is a maximum, which a longer run only raises
+// while memtables and caches fill, so the whole run's peak is reported,
+// not compared.
+func confirmSpan(rec results.Recommendation, whole, span results.FrontierPoint, d time.Duration) results.Recommendation {
+	want, tol, floor := rec.PredictedGCCPUSPerGB, results.FrontierConfirmTolerance, results.FrontierConfirmFloor
 	dSpan, dWhole := rel(span.GCCPUSPerGB, want), rel(whole.GCCPUSPerGB, want)
 	dRSS := rel(float64(span.PeakRSS), float64(rec.PredictedPeakRSS))
-	tol, floor := results.FrontierConfirmTolerance, results.FrontierConfirmFloor
-	gcNear := func(got float64, d float64) bool { return math.Abs(d) <= tol || math.Abs(got-want) <= floor }
-	rec.Confirmed = whole.Class != results.Failed && whole.Class != results.Interrupted &&
-		gcNear(span.GCCPUSPerGB, dSpan) && math.Abs(dRSS) <= tol && (dWhole <= tol || whole.GCCPUSPerGB-want <= floor)
-	word := "not confirmed"
-	if rec.Confirmed {
-		word = "confirmed"
-	}
+	rec.Confirmed = runs(whole.Class) && gcNear(span.GCCPUSPerGB, want, dSpan) && math.Abs(dRSS) <= tol &&
+		(dWhole <= tol || whole.GCCPUSPerGB-want <= floor)
 	rec.ConfirmNote = fmt.Sprintf("%s: over its first %v (a grid point's span) GC CPU %.3g s/GB (%d cycles) against the grid's %.3g ± %.2g (%+.0f%%) and peak RSS %s against %s (%+.0f%%); over the whole run GC CPU %.3g s/GB (%d cycles, %.3g per GB, %+.0f%%) and peak RSS %s (%+.0f%%); the run was %s",
-		word, d, span.GCCPUSPerGB, span.SpanCycles, want, rec.PredictedGCCPUSE, 100*dSpan,
+		confirmWord(rec.Confirmed), d, span.GCCPUSPerGB, span.SpanCycles, want, rec.PredictedGCCPUSE, 100*dSpan,
 		results.MiB(span.PeakRSS), results.MiB(rec.PredictedPeakRSS), 100*dRSS,
 		whole.GCCPUSPerGB, whole.SpanCycles, whole.CyclesPerGB, 100*dWhole,
 		results.MiB(whole.PeakRSS), 100*rel(float64(whole.PeakRSS), float64(rec.PredictedPeakRSS)), whole.Class)
@@ -307,6 +369,35 @@ func Confirm(rec results.Recommendation, whole, span results.FrontierPoint, d ti
 		rec.ConfirmNote += fmt.Sprintf("; the prediction's own standard error (±%.0f%%) is wider than the %.0f%% tolerance: more GC cycles per point (a longer -point-duration) narrow it", 100*se, 100*tol)
 	}
 	return rec
+}
+
+// confirmRefined confirms a refined prediction with a run of the refine
+// run's length: the run is not failed, and its GC CPU per GB and peak RSS
+// over the whole run lie within the tolerance of the prediction (the
+// refine run's peak). Where the GC figures differ by more than the
+// tolerance but less than twice their combined standard error, the note
+// says the runs do not decide it.
+func confirmRefined(rec results.Recommendation, whole, span results.FrontierPoint, d time.Duration) results.Recommendation {
+	want := rec.PredictedGCCPUSPerGB
+	dWhole, dRSS := rel(whole.GCCPUSPerGB, want), rel(float64(whole.PeakRSS), float64(rec.PredictedPeakRSS))
+	gcOK := gcNear(whole.GCCPUSPerGB, want, dWhole)
+	rec.Confirmed = runs(whole.Class) && gcOK && math.Abs(dRSS) <= results.FrontierConfirmTolerance
+	rec.ConfirmNote = fmt.Sprintf("%s: over the whole run GC CPU %.3g ± %.2g s/GB (%d cycles, %.3g per GB) against the refined prediction %.3g ± %.2g (%+.0f%%: the grid's point %.3g, pooled with the refine run's %.3g over their bytes) and peak RSS %s against the refine run's %s (%+.0f%%); over its first %v GC CPU %.3g s/GB (%d cycles); the run was %s",
+		confirmWord(rec.Confirmed), whole.GCCPUSPerGB, whole.GCCPUSE, whole.SpanCycles, whole.CyclesPerGB,
+		want, rec.PredictedGCCPUSE, 100*dWhole, rec.GridGCCPUSPerGB, rec.RefineGCCPUSPerGB,
+		results.MiB(whole.PeakRSS), results.MiB(rec.PredictedPeakRSS), 100*dRSS,
+		d, span.GCCPUSPerGB, span.SpanCycles, whole.Class)
+	if comb := math.Hypot(rec.PredictedGCCPUSE, whole.GCCPUSE) / want; !gcOK && math.Abs(dWhole) <= 2*comb {
+		rec.ConfirmNote += fmt.Sprintf("; the two differ by less than twice their combined standard error (±%.0f%%): the runs do not decide it (a longer -confirm-duration narrows it)", 100*comb)
+	}
+	return rec
+}
+
+func confirmWord(ok bool) string {
+	if ok {
+		return "confirmed"
+	}
+	return "not confirmed"
 }
 
 // rel is (got-want)/want; +Inf when want is 0 and got is not.

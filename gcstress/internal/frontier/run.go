@@ -31,11 +31,25 @@ type Plan struct {
 	// confirmation's (longer).
 	PointDuration, ConfirmDuration time.Duration
 	// Point is the scenario of kind in build environment env ("": none)
-	// under setting s run for d; confirm says it is a confirmation run
-	// (named apart).
-	Point func(kind, env string, s Setting, d time.Duration, confirm bool) results.Scenario
+	// under setting s run for d at stage (refine and confirmation runs are
+	// named apart).
+	Point func(kind, env string, s Setting, d time.Duration, stage Stage) results.Scenario
 	Run   Runner
 }
+
+// Stage is which of a frontier's runs a scenario is.
+type Stage string
+
+const (
+	// StageGrid is a grid point.
+	StageGrid Stage = "grid"
+	// StageRefine is the refine run of a recommended setting whose grid
+	// prediction is too uncertain for a confirmation to decide
+	// (NeedsRefine): as long as the confirmation.
+	StageRefine Stage = "refine"
+	// StageConfirm is the confirmation run.
+	StageConfirm Stage = "confirm"
+)
 
 // Outcome is what Run found. A plain value.
 type Outcome struct {
@@ -59,7 +73,7 @@ func Run(ctx context.Context, p Plan) (Outcome, error) {
 				if ctx.Err() != nil {
 					return unconfirmed(finish(out, p), "no confirmation: the run was interrupted"), nil
 				}
-				res, err := p.Run(ctx, p.Point(k, env, s, p.PointDuration, false))
+				res, err := p.Run(ctx, p.Point(k, env, s, p.PointDuration, StageGrid))
 				if err != nil {
 					return unconfirmed(finish(out, p), "no confirmation: the grid did not finish"), err
 				}
@@ -73,16 +87,46 @@ func Run(ctx context.Context, p Plan) (Outcome, error) {
 		if !rec.Fits || ctx.Err() != nil {
 			continue
 		}
-		res, err := p.Run(ctx, p.Point(rec.Kind, rec.Env, Setting{GOGC: rec.GOGC, MemLimit: rec.MemLimit}, p.ConfirmDuration, true))
+		rec, ok, err := confirmOne(ctx, p, rec, out.Points)
 		if err != nil {
 			return out, err
 		}
-		if res.Verdict.Class == results.Interrupted {
-			continue // a partial run confirms nothing
+		if ok {
+			out.Recs[i] = rec
 		}
-		out.Recs[i] = Confirm(rec, Measure(res, p.Warmup), Measure(Span(res, p.PointDuration), p.Warmup), p.PointDuration)
 	}
 	return out, nil
+}
+
+// confirmOne runs rec's refine run where its prediction needs one
+// (NeedsRefine), then its confirmation, and returns rec confirmed (or
+// not); ok is false when a run was interrupted (a partial run refines or
+// confirms nothing). An error is the Runner's.
+func confirmOne(ctx context.Context, p Plan, rec results.Recommendation, points []results.FrontierPoint) (results.Recommendation, bool, error) {
+	s := Setting{GOGC: rec.GOGC, MemLimit: rec.MemLimit}
+	if NeedsRefine(rec) {
+		res, err := p.Run(ctx, p.Point(rec.Kind, rec.Env, s, p.ConfirmDuration, StageRefine))
+		if err != nil || res.Verdict.Class == results.Interrupted {
+			return rec, false, err
+		}
+		grid, _ := gridPoint(points, rec)
+		rec = Refine(rec, grid, Measure(res, p.Warmup))
+	}
+	res, err := p.Run(ctx, p.Point(rec.Kind, rec.Env, s, p.ConfirmDuration, StageConfirm))
+	if err != nil || res.Verdict.Class == results.Interrupted {
+		return rec, false, err
+	}
+	return Confirm(rec, Measure(res, p.Warmup), Measure(Span(res, p.PointDuration), p.Warmup), p.PointDuration), true, nil
+}
+
+// gridPoint is the grid point of rec's kind, environment and setting.
+func gridPoint(points []results.FrontierPoint, rec results.Recommendation) (results.FrontierPoint, bool) {
+	for _, q := range points {
+		if q.Kind == rec.Kind && q.Env == rec.Env && q.GOGC == rec.GOGC && q.MemLimit == rec.MemLimit {
+			return q, true
+		}
+	}
+	return results.FrontierPoint{}, false
 }
 
 // unconfirmed gives every recommendation its note before a confirmation
