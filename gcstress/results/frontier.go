@@ -93,17 +93,22 @@ type Recommendation struct {
 	// for a confirmation to decide (over half FrontierConfirmTolerance),
 	// the refined prediction: the refine run (RefineScenario, as long as
 	// the confirmation) pooled with the grid point over their bytes, and
-	// the refine run's peak RSS. GridGCCPUSPerGB is the grid's figure, kept
-	// when refined. CycleCost is the kind's median GC CPU-seconds per cycle
+	// the refine run's peak RSS. GridGCCPUSPerGB is the grid's prediction
+	// (the steady figure), kept when refined; GridPointGCCPUSPerGB the grid
+	// point's own figure, the one pooled. CycleCost is the kind's median GC CPU-seconds per cycle
 	// over its points, for the report.
 	PredictedGCCPUSPerGB float64 `json:"predicted_gc_cpu_s_per_gb,omitempty"`
 	PredictedGCCPUSE     float64 `json:"predicted_gc_cpu_se_s_per_gb,omitempty"`
 	PredictedPeakRSS     uint64  `json:"predicted_peak_rss_bytes,omitempty"`
 	CycleCost            float64 `json:"gc_cpu_s_per_cycle,omitempty"`
 	GridGCCPUSPerGB      float64 `json:"grid_gc_cpu_s_per_gb,omitempty"`
+	GridPointGCCPUSPerGB float64 `json:"grid_point_gc_cpu_s_per_gb,omitempty"`
 	RefineScenario       string  `json:"refine_scenario,omitempty"`
 	RefineGCCPUSPerGB    float64 `json:"refine_gc_cpu_s_per_gb,omitempty"`
 	RefinePeakRSS        uint64  `json:"refine_peak_rss_bytes,omitempty"`
+	// RefineFor is the refine run's length and its confirmation's
+	// (frontier.RefineDuration), which replaces -confirm-duration for them.
+	RefineFor time.Duration `json:"refine_duration_ns,omitempty"`
 	// The confirmation run at the recommended setting, longer than a grid
 	// point. Refined (RefineScenario set): Confirmed when it is not
 	// failed and its GC CPU per GB and peak RSS over the whole run are

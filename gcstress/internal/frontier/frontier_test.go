@@ -751,3 +751,24 @@ func TestRefine(t *testing.T) {
 		t.Errorf("+18%% RSS confirmed: %+v", c)
 	}
 }
+
+// TestRefineDuration: long enough for RefineCycles cycles after the
+// warm-up at the grid point's cycles per GB and rate, within
+// [confirm, MaxRefineFactor x confirm].
+func TestRefineDuration(t *testing.T) {
+	p := results.FrontierPoint{CyclesPerGB: 7, MBps: 35} // 0.245 cycles/s: 30 in 122.4 s
+	if d := RefineDuration(p, 45*time.Second, 2*time.Second); d != 124*time.Second {
+		t.Errorf("off/358: %v, want 124s", d)
+	}
+	p.CyclesPerGB = 90 // 3.15 cycles/s: 30 in 9.5 s
+	if d := RefineDuration(p, 45*time.Second, 2*time.Second); d != 45*time.Second {
+		t.Errorf("GOGC 100: %v, want the confirmation's 45s", d)
+	}
+	p.CyclesPerGB = 1
+	if d := RefineDuration(p, 45*time.Second, 2*time.Second); d != 180*time.Second {
+		t.Errorf("rare cycles: %v, want the cap 180s", d)
+	}
+	if d := RefineDuration(results.FrontierPoint{}, 45*time.Second, 2*time.Second); d != 45*time.Second {
+		t.Errorf("no cycles: %v", d)
+	}
+}

@@ -290,7 +290,7 @@ func NeedsRefine(rec results.Recommendation) bool {
 // figure is kept in GridGCCPUSPerGB. A refine run with no cycles over its
 // span leaves the prediction as it was. A pure function.
 func Refine(rec results.Recommendation, grid, refine results.FrontierPoint) results.Recommendation {
-	rec.GridGCCPUSPerGB, rec.RefineScenario = rec.PredictedGCCPUSPerGB, refine.Scenario
+	rec.GridGCCPUSPerGB, rec.RefineScenario, rec.GridPointGCCPUSPerGB = rec.PredictedGCCPUSPerGB, refine.Scenario, grid.GCCPUSPerGB
 	rec.RefineGCCPUSPerGB, rec.RefinePeakRSS = refine.GCCPUSPerGB, refine.PeakRSS
 	rec.PredictedPeakRSS = refine.PeakRSS
 	gbR := spanGB(refine)
@@ -382,9 +382,9 @@ func confirmRefined(rec results.Recommendation, whole, span results.FrontierPoin
 	dWhole, dRSS := rel(whole.GCCPUSPerGB, want), rel(float64(whole.PeakRSS), float64(rec.PredictedPeakRSS))
 	gcOK := gcNear(whole.GCCPUSPerGB, want, dWhole)
 	rec.Confirmed = runs(whole.Class) && gcOK && math.Abs(dRSS) <= results.FrontierConfirmTolerance
-	rec.ConfirmNote = fmt.Sprintf("%s: over the whole run GC CPU %.3g ± %.2g s/GB (%d cycles, %.3g per GB) against the refined prediction %.3g ± %.2g (%+.0f%%: the grid's point %.3g, pooled with the refine run's %.3g over their bytes) and peak RSS %s against the refine run's %s (%+.0f%%); over its first %v GC CPU %.3g s/GB (%d cycles); the run was %s",
-		confirmWord(rec.Confirmed), whole.GCCPUSPerGB, whole.GCCPUSE, whole.SpanCycles, whole.CyclesPerGB,
-		want, rec.PredictedGCCPUSE, 100*dWhole, rec.GridGCCPUSPerGB, rec.RefineGCCPUSPerGB,
+	rec.ConfirmNote = fmt.Sprintf("%s: over the whole run (%v, as long as the refine run) GC CPU %.3g ± %.2g s/GB (%d cycles, %.3g per GB) against the refined prediction %.3g ± %.2g (%+.0f%%: the grid point's own %.3g pooled with the refine run's %.3g over their bytes; the grid's steady figure was %.3g) and peak RSS %s against the refine run's %s (%+.0f%%); over its first %v GC CPU %.3g s/GB (%d cycles); the run was %s",
+		confirmWord(rec.Confirmed), rec.RefineFor, whole.GCCPUSPerGB, whole.GCCPUSE, whole.SpanCycles, whole.CyclesPerGB,
+		want, rec.PredictedGCCPUSE, 100*dWhole, rec.GridPointGCCPUSPerGB, rec.RefineGCCPUSPerGB, rec.GridGCCPUSPerGB,
 		results.MiB(whole.PeakRSS), results.MiB(rec.PredictedPeakRSS), 100*dRSS,
 		d, span.GCCPUSPerGB, span.SpanCycles, whole.Class)
 	if comb := math.Hypot(rec.PredictedGCCPUSE, whole.GCCPUSE) / want; !gcOK && math.Abs(dWhole) <= 2*comb {

@@ -21,26 +21,32 @@ const publishedRun = "../../../results/frontier/run"
 // -settle (results/frontier/settled).
 const settledRun = "../../../results/frontier/settled"
 
+// refinedRun is the first published run with a refine run (heap and
+// arena, results/frontier/refined).
+const refinedRun = "../../../results/frontier/refined"
+
 // replayFrontier re-measures every grid point of dir from its windows
 // (Measure, with the run's warm-up) and returns them with the run's
-// confirmation results by kind and its summary.
-func replayFrontier(t *testing.T, dir string) ([]results.FrontierPoint, map[string]results.Result, *results.Summary) {
+// confirmation and refine results by kind and its summary.
+func replayFrontier(t *testing.T, dir string) ([]results.FrontierPoint, map[string]results.Result, map[string]results.Result, *results.Summary) {
 	t.Helper()
 	sum, rs, _, err := results.ReadArchived(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var pts []results.FrontierPoint
-	conf := map[string]results.Result{}
+	conf, refine := map[string]results.Result{}, map[string]results.Result{}
 	for _, r := range rs {
 		switch n := r.Scenario.Name; {
 		case strings.Contains(n, "/confirm/"):
 			conf[r.Scenario.Kind] = r
+		case strings.Contains(n, "/refine/"):
+			refine[r.Scenario.Kind] = r
 		case strings.Contains(n, "gogc="):
 			pts = append(pts, Measure(r, sum.Thresholds.Warmup))
 		}
 	}
-	return pts, conf, sum
+	return pts, conf, refine, sum
 }
 
 // TestReplayPublishedFrontier re-measures each published run (the first,
@@ -52,7 +58,7 @@ func replayFrontier(t *testing.T, dir string) ([]results.FrontierPoint, map[stri
 // run's old pick, the steady prediction against the confirmation run
 // (results/frontier/README.md quotes it).
 func TestReplayPublishedFrontier(t *testing.T) {
-	for _, dir := range []string{publishedRun, settledRun} {
+	for _, dir := range []string{publishedRun, settledRun, refinedRun} {
 		t.Run(filepath.Base(dir), func(t *testing.T) { replayPublished(t, dir) })
 	}
 }
@@ -61,7 +67,7 @@ func replayPublished(t *testing.T, dir string) {
 	if _, err := os.Stat(filepath.Join(dir, "samples.jsonl.gz")); err != nil {
 		t.Skipf("no published run: %v", err)
 	}
-	pts, conf, sum := replayFrontier(t, dir)
+	pts, conf, refine, sum := replayFrontier(t, dir)
 	if sum.FrontierRun == nil {
 		t.Fatal("no frontier_run in the summary")
 	}
@@ -99,10 +105,17 @@ func replayPublished(t *testing.T, dir string) {
 			if old.Kind != k {
 				continue
 			}
+			var grid results.FrontierPoint
 			for _, p := range pts {
 				if p.Kind == k && p.GOGC == old.GOGC && p.MemLimit == old.MemLimit {
 					old.PredictedGCCPUSPerGB, old.PredictedGCCPUSE, old.PredictedPeakRSS = figure(p), p.SteadySE, p.PeakRSS
+					grid = p
 				}
+			}
+			if rr, ok := refine[k]; ok {
+				old.RefineScenario = ""
+				old = Refine(old, grid, Measure(rr, sum.Thresholds.Warmup))
+				old.RefineFor = rr.Scenario.Duration
 			}
 			d := sum.FrontierRun.PointDuration
 			o := Confirm(old, Measure(r, sum.Thresholds.Warmup), Measure(Span(r, d), sum.Thresholds.Warmup), d)

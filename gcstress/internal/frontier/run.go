@@ -98,21 +98,46 @@ func Run(ctx context.Context, p Plan) (Outcome, error) {
 	return out, nil
 }
 
+// The refine run and its confirmation are long enough for RefineCycles GC
+// cycles at the grid point's cycles per GB and rate (after the warm-up),
+// at least the plan's ConfirmDuration and at most MaxRefineFactor times
+// it: a cycle's cost scatters (heap's under a binding GOMEMLIMIT by about
+// 60% from one to the next), so two runs of 10 cycles each differ by
+// ±45% at one standard error and of 30 by about ±15%.
+const (
+	RefineCycles    = 30
+	MaxRefineFactor = 4
+)
+
+// RefineDuration is how long the refine run and the confirmation of a
+// refined prediction run for grid, the recommended setting's point: see
+// RefineCycles. A pure function.
+func RefineDuration(grid results.FrontierPoint, confirm, warmup time.Duration) time.Duration {
+	perSec := grid.CyclesPerGB * grid.MBps * results.BytesPerMB / 1e9
+	if !(perSec > 0) {
+		return confirm
+	}
+	d := warmup + time.Duration(float64(RefineCycles)/perSec*float64(time.Second))
+	return min(max(d, confirm), MaxRefineFactor*confirm).Round(time.Second)
+}
+
 // confirmOne runs rec's refine run where its prediction needs one
-// (NeedsRefine), then its confirmation, and returns rec confirmed (or
-// not); ok is false when a run was interrupted (a partial run refines or
-// confirms nothing). An error is the Runner's.
+// (NeedsRefine), then its confirmation of the same length, and returns
+// rec confirmed (or not); ok is false when a run was interrupted (a
+// partial run refines or confirms nothing). An error is the Runner's.
 func confirmOne(ctx context.Context, p Plan, rec results.Recommendation, points []results.FrontierPoint) (results.Recommendation, bool, error) {
-	s := Setting{GOGC: rec.GOGC, MemLimit: rec.MemLimit}
+	s, d := Setting{GOGC: rec.GOGC, MemLimit: rec.MemLimit}, p.ConfirmDuration
 	if NeedsRefine(rec) {
-		res, err := p.Run(ctx, p.Point(rec.Kind, rec.Env, s, p.ConfirmDuration, StageRefine))
+		grid, _ := gridPoint(points, rec)
+		d = RefineDuration(grid, p.ConfirmDuration, p.Warmup)
+		res, err := p.Run(ctx, p.Point(rec.Kind, rec.Env, s, d, StageRefine))
 		if err != nil || res.Verdict.Class == results.Interrupted {
 			return rec, false, err
 		}
-		grid, _ := gridPoint(points, rec)
 		rec = Refine(rec, grid, Measure(res, p.Warmup))
+		rec.RefineFor = d
 	}
-	res, err := p.Run(ctx, p.Point(rec.Kind, rec.Env, s, p.ConfirmDuration, StageConfirm))
+	res, err := p.Run(ctx, p.Point(rec.Kind, rec.Env, s, d, StageConfirm))
 	if err != nil || res.Verdict.Class == results.Interrupted {
 		return rec, false, err
 	}
