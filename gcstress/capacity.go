@@ -73,6 +73,7 @@ func capacityScenario(c Config, kind string, value int64, mbpsTarget float64, d 
 		// Enough keys for the whole step at the target; the cap ends it.
 		s.Keys = int64(math.Ceil(s.Rate*d.Seconds())) + 1
 		s.Name = fmt.Sprintf("%s/%s/%s@%.4gMB/s", SetCapacity, kind, workload.FormatSize(value), mbpsTarget)
+		s.Preload = capacitySettle(c, value)
 	} else {
 		s.Keys = results.UnboundedKeys
 		s.Name = fmt.Sprintf("%s/%s/%s/probe", SetCapacity, kind, workload.FormatSize(value))
@@ -82,6 +83,23 @@ func capacityScenario(c Config, kind string, value int64, mbpsTarget float64, d 
 	}
 	s.Dir = filepath.Join(c.Out, s.DirName())
 	return s
+}
+
+// CapacitySettleFills is how many times over each step of a capacity
+// search first fills every region's memtable, closed loop, before its
+// open-loop clock starts (capacitySettle): the store's first flushes
+// behind it. From an empty store, heap's first flushes landed in the
+// first span after the warm-up and put its assists over 2% at any rate: at
+// dcc6be7 three quiet searches of heap failed steps at 9.3 to 45 MB/s, all
+// in the spans ending at 3 or 4 s, and read 69.9, 30.5 and 8.93 MB/s.
+const CapacitySettleFills = 3
+
+// capacitySettle is the records a capacity step preloads:
+// CapacitySettleFills times every region's memtable (-memstore x
+// -regions) of key+value at value bytes, at most MaxPreload.
+func capacitySettle(c Config, value int64) int64 {
+	n := CapacitySettleFills * c.Memstore * int64(max(c.Regions, 1)) / (int64(workload.KeySize) + value)
+	return min(n, MaxPreload)
 }
 
 // runCapacity runs the search for every kind x capacity value size, and
