@@ -103,7 +103,7 @@ func Run(ctx context.Context, p Plan) (Outcome, error) {
 // at least the plan's ConfirmDuration and at most MaxRefineFactor times
 // it: a cycle's cost scatters (heap's under a binding GOMEMLIMIT by about
 // 60% from one to the next), so two runs of 10 cycles each differ by
-// ±45% at one standard error and of 30 by about ±15%.
+// ±27% at one standard error (√2 x 60% / √10) and of 30 by about ±15%.
 const (
 	RefineCycles    = 30
 	MaxRefineFactor = 4
