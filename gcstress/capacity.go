@@ -142,7 +142,7 @@ func runCapacity(ctx context.Context, c Config, repeat int, run capacity.Runner)
 // step in build environment env ("": the running binary).
 func capacityPlan(c Config, kind string, value int64, env string, run capacity.Runner) capacity.Plan {
 	return capacity.Plan{Kind: kind, Value: value, SLO: c.SLO, StepDuration: c.StepDuration,
-		Warmup: c.Thresholds.Warmup, Run: run, Thresholds: c.Thresholds,
+		Run: run, Thresholds: c.Thresholds,
 		Scenario: func(mbps float64, d time.Duration) Scenario {
 			return inBuildEnv(capacityScenario(c, kind, value, mbps, d), env, c.Out)
 		}}

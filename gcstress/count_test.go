@@ -66,10 +66,13 @@ func kneeStep(probe, knee float64) capacity.Runner {
 		target := s.TargetMBps()
 		r.End = &Sample{Type: results.SampleEnd, SteadyMBps: target, SteadyILatP99: int64(time.Millisecond)}
 		wh := results.WindowHealth{T: 5, Class: results.Healthy, GCPct: 1}
+		w := Sample{T: 5, CPUUsed: 1, GCCPU: 0.01}
 		if target > knee {
-			wh.GCPct, wh.Class, wh.Cause = results.DefaultThresholds().HealthyGC+1, results.Elevated, results.CauseGCCPU
+			gc := results.DefaultThresholds().HealthyGC + 1
+			wh.GCPct, wh.Class, wh.Cause, w.GCCPU = gc, results.Elevated, results.CauseGCCPU, gc/100
 		}
 		r.Verdict.Windows = []results.WindowHealth{{T: 1, Class: results.Healthy}, wh}
+		r.Windows = []Sample{{T: 1, CPUUsed: 1}, w}
 		return r, nil
 	}
 }

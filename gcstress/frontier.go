@@ -210,7 +210,7 @@ func settleRecords(mbps float64, value int64, d time.Duration) int64 {
 func frontierRatePlan(c Config, run capacity.Runner) frontier.RatePlan {
 	def := frontier.Setting{GOGC: 100}
 	env := capacityEnvs(c)[0]
-	return frontier.RatePlan{Kinds: c.Kinds, SLO: c.SLO, Warmup: c.Thresholds.Warmup, Run: run,
+	return frontier.RatePlan{Kinds: c.Kinds, SLO: c.SLO, Thresholds: c.Thresholds, Run: run,
 		Probe: func(kind string) Scenario {
 			return inBuildEnv(frontierScenario(c, kind, def, 0, capacity.Probe, "probe"), env, c.Out)
 		},

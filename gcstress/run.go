@@ -136,7 +136,7 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 		if s.Group == SetCapacity && s.Rate > 0 {
 			// The step's own health (latency and rate too), as the search
 			// judges it from the same result.
-			prog.DoneStep(res, capacity.Judge(res, s.TargetMBps(), cfg.SLO, cfg.Thresholds.Warmup))
+			prog.DoneStep(res, capacity.Judge(res, s.TargetMBps(), cfg.SLO, cfg.Thresholds))
 		} else {
 			prog.Done(res)
 		}

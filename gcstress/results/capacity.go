@@ -12,8 +12,8 @@ type CapacityLimit string
 const (
 	LimitNone   CapacityLimit = ""       // the step was healthy
 	LimitMemory CapacityLimit = "memory" // hard cap passed, child died, or the failure condition
-	LimitGCCPU  CapacityLimit = "gc_cpu" // a window's GC CPU share at or above Thresholds.HealthyGC
-	LimitAssist CapacityLimit = "assist" // a window's assist share at or above Thresholds.HealthyAssist
+	LimitGCCPU  CapacityLimit = "gc_cpu" // the step's mean GC CPU share (SteadyGCPct) at or above Thresholds.HealthyGC
+	LimitAssist CapacityLimit = "assist" // the step's mean assist share (SteadyAssistPct) at or above Thresholds.HealthyAssist
 	LimitHeap   CapacityLimit = "heap"   // a window's heap passed its goal
 	// LimitBlocked: the writers were blocked by backpressure at least
 	// BlockedDegraded of their time (Verdict.Cause CauseBlocked).
@@ -86,8 +86,8 @@ type CapacityStep struct {
 	Scenario     string        `json:"scenario"`
 	TargetMBps   float64       `json:"target_mbps"`
 	AchievedMBps float64       `json:"achieved_mbps"` // after warm-up
-	GCPct        float64       `json:"gc_pct"`        // worst window after warm-up
-	AssistPct    float64       `json:"assist_pct"`    // worst window after warm-up
+	GCPct        float64       `json:"gc_pct"`        // worst window after warm-up (recorded, not judged)
+	AssistPct    float64       `json:"assist_pct"`    // worst window after warm-up (recorded, not judged)
 	P99          int64         `json:"ilat_p99_ns"`   // from intended start, after warm-up
 	Class        Class         `json:"class"`
 	Healthy      bool          `json:"healthy"`
@@ -97,7 +97,8 @@ type CapacityStep struct {
 	Contended    bool          `json:"contended,omitempty"` // failed on latency or rate while the machine was busy
 	Repeat       bool          `json:"repeat,omitempty"`    // a re-run (contention or confirmation)
 	// The step's steady figures, over its windows after the warm-up (what
-	// the capacity fit reads): GC and assist CPU over busy CPU summed over
+	// the step is judged on and the capacity fit reads): GC and assist CPU
+	// over busy CPU summed over
 	// those windows (both runtime P-time, so the share does not move when
 	// the OS takes the threads' CPUs away), the heap's worst share of its
 	// goal, and the end record's CPU and GC CPU seconds per GB (Cost).
@@ -108,10 +109,10 @@ type CapacityStep struct {
 	GCCPUSPerGB     float64 `json:"gc_cpu_s_per_gb,omitempty"`
 	// SpanGCPct and SpanAssistPct are the GC and assist shares of each
 	// classifier span (windows merged until one holds a completed GC
-	// cycle) that holds a window the step is judged on, in order: every
-	// unit the step's health was read from, which the capacity fit counts
-	// (GCPct and AssistPct are their maxima). Absent in summaries written
-	// before they were recorded.
+	// cycle) after the warm-up, in order (GCPct and AssistPct are their
+	// maxima): what one cycle did, recorded but not judged (a step is
+	// judged on its mean shares). Absent in summaries written before they
+	// were recorded.
 	SpanGCPct     []float64 `json:"span_gc_pct,omitempty"`
 	SpanAssistPct []float64 `json:"span_assist_pct,omitempty"`
 }

@@ -7,19 +7,16 @@ type CapacityFigure string
 
 // The fitted figures, in the order their limits are listed.
 const (
-	FigureGCPct     CapacityFigure = "gc_pct"        // the share of spans with SpanGCPct at or above Thresholds.HealthyGC (FitUnhealthySpans)
-	FigureAssistPct CapacityFigure = "assist_pct"    // the share of spans with SpanAssistPct at or above Thresholds.HealthyAssist
+	FigureGCPct     CapacityFigure = "gc_pct"        // SteadyGCPct against Thresholds.HealthyGC (FitUnhealthySpans in older summaries)
+	FigureAssistPct CapacityFigure = "assist_pct"    // SteadyAssistPct against Thresholds.HealthyAssist
 	FigureHeapGoal  CapacityFigure = "heap_goal_pct" // HeapGoalPct against 100
 	FigureP99       CapacityFigure = "ilat_p99_ms"   // P99 (ms) against the SLO
 )
 
 // CapacityFit is one figure's fit against the offered rate over a search's
-// steps. The GC and assist shares are FitUnhealthySpans fits: the fraction
-// of the steps' spans at or over the share's limit (Threshold), pooled
-// isotonically, against the fraction where a step passes half the time
-// (Limit, %), with an interval from one-sided binomial tests (package
-// capacity's spanfit.go documents it; Spread is 0). The other figures are
-// FitIsotonic fits: the isotonic median regression of the figure on the rate (the
+// steps. Every figure is a FitIsotonic fit (summaries written before
+// 2026-12-02 hold FitUnhealthySpans fits of the GC and assist shares, read
+// as they were): the isotonic median regression of the figure on the rate (the
 // non-decreasing curve closest to the steps, each level the median of the
 // steps it pools, so one noisy step cannot lift or sink it; no shape is
 // assumed, where a line through a search's steps missed its knee), and the
@@ -50,7 +47,7 @@ type CapacityFit struct {
 	Spread float64 `json:"spread"`
 	// Curve is the fitted level at each tested rate, by rate.
 	Curve []CapacityFitPoint `json:"curve,omitempty"`
-	// Threshold (FitUnhealthySpans only) is the share a span is unhealthy
+	// Threshold (FitUnhealthySpans only, older summaries) is the share a span is unhealthy
 	// at (Thresholds.HealthyGC or HealthyAssist, %); Limit is then the
 	// percentage of unhealthy spans the crossing is read at.
 	Threshold float64 `json:"threshold,omitempty"`
@@ -65,8 +62,9 @@ const (
 	FitIsotonic FitModel = "isotonic" // isotonic median regression
 	// FitUnhealthySpans: the share of the steps' spans that were unhealthy
 	// on the figure, an isotonic (pooled) proportion, read where a step
-	// passes half the time; its interval inverts one-sided binomial tests
-	// (see package capacity's spanfit.go).
+	// passes half the time; its interval inverted one-sided binomial
+	// tests. Written by searches before 2026-12-02 (CHANGELOG); read and
+	// drawn, no longer fitted.
 	FitUnhealthySpans FitModel = "unhealthy_spans"
 )
 

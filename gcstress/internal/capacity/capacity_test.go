@@ -23,10 +23,12 @@ func fakeStep(probe, knee float64, limit results.CapacityLimit) Runner {
 		target := s.TargetMBps()
 		end := &results.Sample{Type: results.SampleEnd, SteadyMBps: target, SteadyILatP99: int64(time.Millisecond)}
 		wh := results.WindowHealth{T: 5, Class: results.Healthy, GCPct: 1}
+		w := results.Sample{T: 5, CPUUsed: 1, GCCPU: 0.01}
 		if target > knee {
 			switch limit {
 			case results.LimitGCCPU:
 				wh.GCPct, wh.Class, wh.Cause = th.HealthyGC+1, results.Elevated, results.CauseGCCPU
+				w.GCCPU = (th.HealthyGC + 1) / 100
 			case results.LimitLatency:
 				end.SteadyILatP99 = int64(time.Second)
 			case results.LimitRate:
@@ -34,6 +36,7 @@ func fakeStep(probe, knee float64, limit results.CapacityLimit) Runner {
 			}
 		}
 		r.End, r.Verdict.Windows = end, []results.WindowHealth{{T: 1, Class: results.Healthy}, wh}
+		r.Windows = []results.Sample{{T: 1, CPUUsed: 1}, w}
 		return r, nil
 	}
 }
@@ -43,7 +46,7 @@ func fakeStep(probe, knee float64, limit results.CapacityLimit) Runner {
 func plan(kind string, run Runner) Plan {
 	const value = 100
 	return Plan{Kind: kind, Value: value, SLO: 50 * time.Millisecond, StepDuration: 6 * time.Second,
-		Warmup: results.DefaultThresholds().Warmup, Run: run,
+		Thresholds: results.DefaultThresholds(), Run: run,
 		Scenario: func(mbps float64, d time.Duration) results.Scenario {
 			s := results.Scenario{Name: fmt.Sprintf("capacity/%s@%g", kind, mbps), Group: results.SetCapacity, Kind: kind, Value: value, Duration: d}
 			if mbps > 0 {
@@ -53,10 +56,10 @@ func plan(kind string, run Runner) Plan {
 		}}
 }
 
-// judge is Judge with plan's SLO and warm-up.
+// judge is Judge with plan's SLO and thresholds.
 func judge(r results.Result, target float64) results.CapacityStep {
 	p := plan("heap", nil)
-	return Judge(r, target, p.SLO, p.Warmup)
+	return Judge(r, target, p.SLO, p.Thresholds)
 }
 
 func TestSearchCapacity(t *testing.T) {
@@ -104,9 +107,16 @@ func TestSearchCapacityEdges(t *testing.T) {
 	}
 }
 
+// shares sets r's windows after the warm-up to two of one second each
+// whose GC and assist CPU make the step's mean shares gc and assist (%).
+func shares(r *results.Result, gc, assist float64) {
+	r.Windows = []results.Sample{{T: 0.5, CPUUsed: 1, GCCPU: 0.5}, {T: 2, CPUUsed: 1, GCCPU: gc / 100, Assist: assist / 100}, {T: 3, CPUUsed: 1, GCCPU: gc / 100, Assist: assist / 100}}
+}
+
 func TestJudgeStep(t *testing.T) {
 	ok := results.Result{Scenario: results.Scenario{Name: "s"}, Verdict: results.Verdict{Class: results.Healthy, Windows: []results.WindowHealth{{T: 3, GCPct: 2}}},
 		End: &results.Sample{SteadyMBps: 10, SteadyILatP99: int64(time.Millisecond)}}
+	shares(&ok, 2, 0)
 	if st := judge(ok, 10); !st.Healthy || st.Limit != results.LimitNone {
 		t.Errorf("healthy step judged %+v", st)
 	}
@@ -121,12 +131,8 @@ func TestJudgeStep(t *testing.T) {
 		want results.CapacityLimit
 	}{
 		{"died", func(r *results.Result) { r.End = nil; r.Verdict.Class = results.Failed }, results.LimitMemory},
-		{"gc", func(r *results.Result) {
-			r.Verdict.Windows = []results.WindowHealth{{T: 3, GCPct: 12, Class: results.Elevated, Cause: results.CauseGCCPU}}
-		}, results.LimitGCCPU},
-		{"assist", func(r *results.Result) {
-			r.Verdict.Windows = []results.WindowHealth{{T: 3, AssistPct: 3, Class: results.Elevated, Cause: results.CauseAssist}}
-		}, results.LimitAssist},
+		{"gc", func(r *results.Result) { shares(r, 12, 0) }, results.LimitGCCPU},
+		{"assist", func(r *results.Result) { shares(r, 5, 3) }, results.LimitAssist},
 		{"heap", func(r *results.Result) {
 			r.Verdict.Windows = []results.WindowHealth{{T: 3, OverGoal: true, Class: results.Degraded, Cause: results.CauseHeapOverGoal}}
 		}, results.LimitHeap},
@@ -139,7 +145,8 @@ func TestJudgeStep(t *testing.T) {
 		{"gc before rate", func(r *results.Result) {
 			e := *r.End
 			e.SteadyMBps = 1
-			r.End, r.Verdict.Windows = &e, []results.WindowHealth{{T: 3, GCPct: 40, Class: results.Degraded, Cause: results.CauseGCCPU}}
+			r.End = &e
+			shares(r, 40, 0)
 		}, results.LimitGCCPU},
 	} {
 		r := ok
@@ -147,6 +154,25 @@ func TestJudgeStep(t *testing.T) {
 		if st := judge(r, 10); st.Healthy || st.Limit != tc.want || st.Why == "" {
 			t.Errorf("%s: %+v, want limit %q", tc.name, st, tc.want)
 		}
+	}
+}
+
+// TestJudgeSpikeIsNotALimit: one span's GC and assist shares over their
+// lines (a heavy cycle in a short span) do not fail a step whose mean
+// shares are under them; the step still records them as its worst.
+func TestJudgeSpikeIsNotALimit(t *testing.T) {
+	r := results.Result{Scenario: results.Scenario{Name: "s"}, End: &results.Sample{SteadyMBps: 10, SteadyILatP99: int64(time.Millisecond)},
+		Verdict: results.Verdict{Class: results.Elevated, Cause: results.CauseAssist, Windows: []results.WindowHealth{
+			{T: 2, GCPct: 3, Span: [2]int{1, 1}},
+			{T: 3, GCPct: 14, AssistPct: 4, Class: results.Elevated, Cause: results.CauseAssist, Span: [2]int{2, 2}},
+		}}}
+	shares(&r, 4, 1)
+	st := judge(r, 10)
+	if !st.Healthy || st.Limit != results.LimitNone {
+		t.Fatalf("a one-span spike failed the step: %+v", st)
+	}
+	if st.GCPct != 14 || st.AssistPct != 4 || len(st.SpanGCPct) != 2 || st.SteadyGCPct != 4 {
+		t.Errorf("step figures %+v", st)
 	}
 }
 

@@ -13,16 +13,15 @@ import (
 
 // The fit: every limiting figure of every step is fitted against the
 // offered rate over all the steps of a search, and the sustainable rate is
-// where the lowest bracketed fit reaches its limit. The collector's GC and
-// assist shares are counted: the fraction of the steps' classifier spans
-// that were unhealthy on them, read where a step passes half the time
-// (spanfit.go); the heap's share of its goal and the p99 from intended
-// start are levels (results.CapacityFit: an isotonic median curve). One
-// pass/fail step near a flat knee decides nothing: at 5dd86e1 three quiet
-// heap searches gave 10.1, 36.7 and 26.8 MB/s because heap's GC share sits
-// near 10% over a wide band of rates and one noisy window moved the step.
-// A fit over every step moves only as far as the steps do, and its
-// interval says how far the steps place the knee.
+// where the lowest bracketed fit reaches its limit. Each figure is a level
+// (results.CapacityFit: an isotonic median curve): the collector's mean GC
+// and assist shares over a step's windows after the warm-up (what Judge
+// holds a step to), the heap's worst share of its goal and the p99 from
+// intended start. One pass/fail step near a flat knee decides nothing: at
+// 5dd86e1 three quiet heap searches gave 10.1, 36.7 and 26.8 MB/s because
+// heap's worst-window GC share sat near 10% over a wide band of rates and
+// one noisy window moved the step. A fit over every step moves only as far
+// as the steps do, and its interval says how far the steps place the knee.
 
 // point is one step's figure y at x = ln(target MB/s).
 type point struct{ x, y float64 }
@@ -40,10 +39,13 @@ type figureSpec struct {
 	read func(st results.CapacityStep) (float64, bool)
 }
 
-// figures are the level figures fitted under slo (no latency figure
-// without an SLO); the collector's shares are counted (spanFigures).
-func figures(slo time.Duration) []figureSpec {
+// figures are the figures fitted under th and slo (no latency figure
+// without an SLO). The mean shares are P-time over P-time (runtime/metrics
+// CPU classes), so they do not move when the OS takes the threads' CPUs.
+func figures(th results.Thresholds, slo time.Duration) []figureSpec {
 	fs := []figureSpec{
+		{results.FigureGCPct, th.HealthyGC, results.LimitGCCPU, func(st results.CapacityStep) (float64, bool) { return st.SteadyGCPct, true }},
+		{results.FigureAssistPct, th.HealthyAssist, results.LimitAssist, func(st results.CapacityStep) (float64, bool) { return st.SteadyAssistPct, true }},
 		{results.FigureHeapGoal, 100, results.LimitHeap, func(st results.CapacityStep) (float64, bool) { return st.HeapGoalPct, st.HeapGoalPct > 0 }},
 	}
 	if slo > 0 {
@@ -63,18 +65,11 @@ func usable(st results.CapacityStep) bool {
 		st.Class != results.Interrupted && st.Class != results.Inconclusive
 }
 
-// Fit fits every figure of steps against the offered rate: the GC and
-// assist shares as the fraction of unhealthy spans (spanfit.go), the
-// heap's share of its goal and the p99 as levels against their limits
-// under th and slo (no latency figure without an SLO).
+// Fit fits every figure of steps against the offered rate, each against
+// its limit under th and slo (no latency figure without an SLO).
 func Fit(steps []results.CapacityStep, th results.Thresholds, slo time.Duration) []results.CapacityFit {
 	var out []results.CapacityFit
-	for _, f := range spanFigures(th) {
-		if fit, ok := fitSpans(f, steps); ok {
-			out = append(out, fit)
-		}
-	}
-	for _, f := range figures(slo) {
+	for _, f := range figures(th, slo) {
 		var ps []point
 		blamed := false
 		for _, st := range steps {

@@ -21,7 +21,7 @@ func gcSteps(rates []float64, gc func(mbps float64) float64) results.Capacity {
 	c := results.Capacity{Kind: "heap", Value: 100}
 	for _, r := range rates {
 		y := gc(r)
-		st := results.CapacityStep{TargetMBps: r, AchievedMBps: r, Class: results.Healthy, GCPct: y, Healthy: y < th.HealthyGC}
+		st := results.CapacityStep{TargetMBps: r, AchievedMBps: r, Class: results.Healthy, SteadyGCPct: y, Healthy: y < th.HealthyGC}
 		if !st.Healthy {
 			st.Class, st.Limit = results.Elevated, results.LimitGCCPU
 		}
@@ -97,7 +97,7 @@ func TestFitOneNoisyStep(t *testing.T) {
 	}{{"high at a low rate", 12.5, 30}, {"low at a high rate", 50, 0.5}, {"high near the knee", 17.7, 25}} {
 		c := gcSteps(append(searchRates, tc.at), flatKnee(rand.New(rand.NewPCG(3, 4)), 0))
 		last := &c.Steps[len(c.Steps)-1]
-		last.GCPct, last.Healthy = tc.gc, tc.gc < 10
+		last.SteadyGCPct, last.Healthy = tc.gc, tc.gc < 10
 		Estimate(&c, results.DefaultThresholds())
 		if r := c.SustainableMBps / clean.SustainableMBps; r < 0.8 || r > 1.25 {
 			t.Errorf("%s: one step moved the fit from %.3g to %.3g MB/s", tc.name, clean.SustainableMBps, c.SustainableMBps)

@@ -401,7 +401,7 @@ func TestRunInterleavesAndConfirms(t *testing.T) {
 
 func TestProbeRate(t *testing.T) {
 	var steps []float64
-	p := RatePlan{Kinds: []string{"heap", "arena"}, SLO: 50 * time.Millisecond, Warmup: 2 * time.Second,
+	p := RatePlan{Kinds: []string{"heap", "arena"}, SLO: 50 * time.Millisecond, Thresholds: warm2s(),
 		Probe: func(k string) results.Scenario { return results.Scenario{Kind: k} },
 		Step:  func(k string, mbps float64) results.Scenario { return results.Scenario{Kind: k, Rate: mbps} }}
 	p.Run = func(_ context.Context, s results.Scenario) (results.Result, error) {
@@ -771,4 +771,11 @@ func TestRefineDuration(t *testing.T) {
 	if d := RefineDuration(results.FrontierPoint{}, 45*time.Second, 2*time.Second); d != 45*time.Second {
 		t.Errorf("no cycles: %v", d)
 	}
+}
+
+// warm2s is the default thresholds with a 2 s warm-up.
+func warm2s() results.Thresholds {
+	th := results.DefaultThresholds()
+	th.Warmup = 2 * time.Second
+	return th
 }

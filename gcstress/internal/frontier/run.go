@@ -235,11 +235,12 @@ const (
 // kind holds it. Scenarios run at GOGC 100 with no GOMEMLIMIT. A plain
 // value; its functions are called from ProbeRate's goroutine only.
 type RatePlan struct {
-	Kinds       []string
-	Probe       func(kind string) results.Scenario               // closed loop, capacity.Probe long
-	Step        func(kind string, mbps float64) results.Scenario // open loop at mbps
-	SLO, Warmup time.Duration
-	Run         Runner
+	Kinds      []string
+	Probe      func(kind string) results.Scenario               // closed loop, capacity.Probe long
+	Step       func(kind string, mbps float64) results.Scenario // open loop at mbps
+	SLO        time.Duration
+	Thresholds results.Thresholds // a step's health (capacity.Judge)
+	Run        Runner
 }
 
 // ProbeRate finds a rate every kind sustains at GOGC 100 (see RatePlan)
@@ -286,7 +287,7 @@ func holds(ctx context.Context, p RatePlan, rate float64) (bool, string, error) 
 		if err != nil || ctx.Err() != nil {
 			return false, "", err
 		}
-		if st := capacity.Judge(res, rate, p.SLO, p.Warmup); !st.Healthy {
+		if st := capacity.Judge(res, rate, p.SLO, p.Thresholds); !st.Healthy {
 			return false, fmt.Sprintf("%s: %s", k, st.Why), nil
 		}
 	}
