@@ -103,8 +103,9 @@ func capacityNotes(cs []results.Capacity, th results.Thresholds, esc func(string
 	if cs[0].SLO > 0 {
 		slo = fmt.Sprintf("p99 from intended start within %v", cs[0].SLO)
 	}
-	fmt.Fprintf(&b, "A step is healthy when every window after the %v warm-up has GC CPU < %g%%, assist < %g%% and the heap within its goal, "+
-		"the %s, and the achieved rate at least %.0f%% of the target; the search doubles from 1/16 of the closed-loop rate, then bisects to within %.0f%%.\n",
+	fmt.Fprintf(&b, "A step is healthy when, over its windows after the %v warm-up, the collector's mean GC CPU is < %g%% and mean assists < %g%% of busy CPU "+
+		"and the heap is within its goal at most window ends, the %s, and the achieved rate at least %.0f%% of the target (one heavy GC cycle in a short span does not fail it: "+
+		"its cost to writers is in the p99); the search doubles from 1/16 of the closed-loop rate, then bisects to within %.0f%%.\n",
 		th.Warmup, th.HealthyGC, th.HealthyAssist, slo, 100*results.CapacityMinAchieved, 100*results.CapacityResolution)
 	b.WriteString(capacityFitNote)
 	for _, c := range cs {
@@ -150,7 +151,7 @@ func failureSettings(rs []results.Result) string {
 }
 
 // capacityFitNote says where the sustainable figure comes from.
-const capacityFitNote = "Sustainable is the lowest rate at which a fit over every step reaches its limit: for the GC and assist shares, the share of " +
-	"unhealthy spans (pooled over the steps, never falling as the rate rises) reaches the share at which a step passes half the time; for heap " +
-	"over goal and p99 from intended start, the fit of each step's figure reaches the threshold. In brackets its interval (a flat knee gives a wide one); " +
+const capacityFitNote = "Sustainable is the lowest rate at which a fit over every step reaches its limit: each step's mean GC and assist shares, " +
+	"median heap share of its goal and p99 from intended start, fitted against the rate (never falling as the rate rises), reach their thresholds. " +
+	"In brackets its interval (a flat knee gives a wide one); " +
 	"Step is the highest rate every run of which was healthy. A contended figure is a lower bound: other processes took CPU from its steps.\n"

@@ -14,7 +14,7 @@ const (
 	LimitMemory CapacityLimit = "memory" // hard cap passed, child died, or the failure condition
 	LimitGCCPU  CapacityLimit = "gc_cpu" // the step's mean GC CPU share (SteadyGCPct) at or above Thresholds.HealthyGC
 	LimitAssist CapacityLimit = "assist" // the step's mean assist share (SteadyAssistPct) at or above Thresholds.HealthyAssist
-	LimitHeap   CapacityLimit = "heap"   // a window's heap passed its goal
+	LimitHeap   CapacityLimit = "heap"   // the heap past its goal at most window ends (HeapGoalPct over 100)
 	// LimitBlocked: the writers were blocked by backpressure at least
 	// BlockedDegraded of their time (Verdict.Cause CauseBlocked).
 	LimitBlocked CapacityLimit = "blocked"
@@ -98,10 +98,11 @@ type CapacityStep struct {
 	Repeat       bool          `json:"repeat,omitempty"`    // a re-run (contention or confirmation)
 	// The step's steady figures, over its windows after the warm-up (what
 	// the step is judged on and the capacity fit reads): GC and assist CPU
-	// over busy CPU summed over
-	// those windows (both runtime P-time, so the share does not move when
-	// the OS takes the threads' CPUs away), the heap's worst share of its
-	// goal, and the end record's CPU and GC CPU seconds per GB (Cost).
+	// over busy CPU summed over those windows (both runtime P-time, so the
+	// share does not move when the OS takes the threads' CPUs away), the
+	// heap's median share of its goal at their ends (the worst, in
+	// summaries before 2026-12-02), and the end record's CPU and GC CPU
+	// seconds per GB (Cost).
 	SteadyGCPct     float64 `json:"steady_gc_pct,omitempty"`
 	SteadyAssistPct float64 `json:"steady_assist_pct,omitempty"`
 	HeapGoalPct     float64 `json:"heap_goal_pct,omitempty"`

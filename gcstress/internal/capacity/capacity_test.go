@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -134,7 +135,10 @@ func TestJudgeStep(t *testing.T) {
 		{"gc", func(r *results.Result) { shares(r, 12, 0) }, results.LimitGCCPU},
 		{"assist", func(r *results.Result) { shares(r, 5, 3) }, results.LimitAssist},
 		{"heap", func(r *results.Result) {
-			r.Verdict.Windows = []results.WindowHealth{{T: 3, OverGoal: true, Class: results.Degraded, Cause: results.CauseHeapOverGoal}}
+			r.Windows = slices.Clone(r.Windows)
+			for i := range r.Windows {
+				r.Windows[i].HeapObjects, r.Windows[i].HeapGoal = 40<<20, 32<<20
+			}
 		}, results.LimitHeap},
 		{"blocked", func(r *results.Result) {
 			r.Verdict.Class, r.Verdict.Cause, r.Verdict.Why = results.Degraded, results.CauseBlocked, "writers blocked by backpressure 80%"
@@ -159,14 +163,19 @@ func TestJudgeStep(t *testing.T) {
 
 // TestJudgeSpikeIsNotALimit: one span's GC and assist shares over their
 // lines (a heavy cycle in a short span) do not fail a step whose mean
-// shares are under them; the step still records them as its worst.
+// shares are under them, nor does one window's heap over its goal; the
+// step still records the spans' shares and their worst.
 func TestJudgeSpikeIsNotALimit(t *testing.T) {
 	r := results.Result{Scenario: results.Scenario{Name: "s"}, End: &results.Sample{SteadyMBps: 10, SteadyILatP99: int64(time.Millisecond)},
-		Verdict: results.Verdict{Class: results.Elevated, Cause: results.CauseAssist, Windows: []results.WindowHealth{
-			{T: 2, GCPct: 3, Span: [2]int{1, 1}},
+		Verdict: results.Verdict{Class: results.Degraded, Cause: results.CauseHeapOverGoal, Windows: []results.WindowHealth{
+			{T: 2, GCPct: 3, Span: [2]int{1, 1}, OverGoal: true, Class: results.Degraded, Cause: results.CauseHeapOverGoal},
 			{T: 3, GCPct: 14, AssistPct: 4, Class: results.Elevated, Cause: results.CauseAssist, Span: [2]int{2, 2}},
 		}}}
 	shares(&r, 4, 1)
+	// One window's end of three after the warm-up reads the heap over its
+	// goal (just after a flush).
+	r.Windows[1].HeapObjects, r.Windows[1].HeapGoal = 40<<20, 32<<20
+	r.Windows[2].HeapObjects, r.Windows[2].HeapGoal = 20<<20, 32<<20
 	st := judge(r, 10)
 	if !st.Healthy || st.Limit != results.LimitNone {
 		t.Fatalf("a one-span spike failed the step: %+v", st)
