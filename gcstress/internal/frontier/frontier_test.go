@@ -382,12 +382,13 @@ func TestRunInterleavesAndConfirms(t *testing.T) {
 		t.Fatalf("calls %+v", calls)
 	}
 	// The pick's grid prediction rests on 16 pooled cycles (±25%): refined
-	// first, by a run as long as the confirmation.
-	if refine := calls[8]; refine.stage != StageRefine || refine.kind != "heap" || refine.d != 45*time.Second || refine.s != calls[9].s {
+	// first, by a run as long as the confirmation, long enough for
+	// RefineCycles at the grid point's one cycle a second after the warm-up.
+	if refine := calls[8]; refine.stage != StageRefine || refine.kind != "heap" || refine.d != 102*time.Second || refine.s != calls[9].s {
 		t.Errorf("refine %+v", refine)
 	}
 	last := calls[9]
-	if last.stage != StageConfirm || last.kind != "heap" || last.d != 45*time.Second || last.s.GOGC != 200 {
+	if last.stage != StageConfirm || last.kind != "heap" || last.d != 102*time.Second || last.s.GOGC != 200 {
 		t.Errorf("confirmation %+v", last)
 	}
 	if len(out.Points) != 8 || len(out.Recs) != 2 || !out.Recs[0].Confirmed || out.Recs[0].RefineScenario == "" ||
@@ -756,17 +757,17 @@ func TestRefine(t *testing.T) {
 // warm-up at the grid point's cycles per GB and rate, within
 // [confirm, MaxRefineFactor x confirm].
 func TestRefineDuration(t *testing.T) {
-	p := results.FrontierPoint{CyclesPerGB: 7, MBps: 35} // 0.245 cycles/s: 30 in 122.4 s
-	if d := RefineDuration(p, 45*time.Second, 2*time.Second); d != 124*time.Second {
-		t.Errorf("off/358: %v, want 124s", d)
+	p := results.FrontierPoint{CyclesPerGB: 7, MBps: 35} // 0.245 cycles/s: 100 in 408.2 s
+	if d := RefineDuration(p, 45*time.Second, 2*time.Second); d != 410*time.Second {
+		t.Errorf("off/358: %v, want 410s", d)
 	}
-	p.CyclesPerGB = 90 // 3.15 cycles/s: 30 in 9.5 s
+	p.CyclesPerGB = 90 // 3.15 cycles/s: 100 in 31.7 s
 	if d := RefineDuration(p, 45*time.Second, 2*time.Second); d != 45*time.Second {
 		t.Errorf("GOGC 100: %v, want the confirmation's 45s", d)
 	}
 	p.CyclesPerGB = 1
-	if d := RefineDuration(p, 45*time.Second, 2*time.Second); d != 180*time.Second {
-		t.Errorf("rare cycles: %v, want the cap 180s", d)
+	if d := RefineDuration(p, 45*time.Second, 2*time.Second); d != 450*time.Second {
+		t.Errorf("rare cycles: %v, want the cap 450s", d)
 	}
 	if d := RefineDuration(results.FrontierPoint{}, 45*time.Second, 2*time.Second); d != 45*time.Second {
 		t.Errorf("no cycles: %v", d)

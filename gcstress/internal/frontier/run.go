@@ -103,10 +103,12 @@ func Run(ctx context.Context, p Plan) (Outcome, error) {
 // at least the plan's ConfirmDuration and at most MaxRefineFactor times
 // it: a cycle's cost scatters (heap's under a binding GOMEMLIMIT by about
 // 60% from one to the next), so two runs of 10 cycles each differ by
-// ±27% at one standard error (√2 x 60% / √10) and of 30 by about ±15%.
+// ±27% at one standard error (√2 x 60% / √10), of 30 by about ±15% (the
+// 15% tolerance itself: at 30, in three published runs, one confirmed and
+// two could not decide), and of 100 by about ±8.5%.
 const (
-	RefineCycles    = 30
-	MaxRefineFactor = 4
+	RefineCycles    = 100
+	MaxRefineFactor = 10
 )
 
 // RefineDuration is how long the refine run and the confirmation of a
