@@ -391,6 +391,9 @@ func TestRunInterleavesAndConfirms(t *testing.T) {
 	if last.stage != StageConfirm || last.kind != "heap" || last.d != 102*time.Second || last.s.GOGC != 200 {
 		t.Errorf("confirmation %+v", last)
 	}
+	if !strings.Contains(out.Recs[0].Reason, "its refine run (1m42s) puts it at") || !strings.Contains(out.Recs[0].Reason, "than the default's") {
+		t.Errorf("reason %q", out.Recs[0].Reason)
+	}
 	if len(out.Points) != 8 || len(out.Recs) != 2 || !out.Recs[0].Confirmed || out.Recs[0].RefineScenario == "" ||
 		!strings.Contains(out.Recs[0].ConfirmNote, "refined prediction") || out.Recs[1].Fits || !strings.Contains(out.Recs[1].ConfirmNote, "no confirmation") {
 		t.Errorf("outcome %+v", out)

@@ -25,6 +25,11 @@ const settledRun = "../../../results/frontier/settled"
 // arena, results/frontier/refined).
 const refinedRun = "../../../results/frontier/refined"
 
+// refine100Run is the first published run whose refine and confirmation
+// runs last 100 cycles (heap and arena at aa6da25): replayed, both kinds'
+// recommendations are confirmed.
+const refine100Run = "../../../results/frontier/refine-100"
+
 // replayFrontier re-measures every grid point of dir from its windows
 // (Measure, with the run's warm-up) and returns them with the run's
 // confirmation and refine results by kind and its summary.
@@ -58,7 +63,7 @@ func replayFrontier(t *testing.T, dir string) ([]results.FrontierPoint, map[stri
 // run's old pick, the steady prediction against the confirmation run
 // (results/frontier/README.md quotes it).
 func TestReplayPublishedFrontier(t *testing.T) {
-	for _, dir := range []string{publishedRun, settledRun, refinedRun} {
+	for _, dir := range []string{publishedRun, settledRun, refinedRun, refine100Run} {
 		t.Run(filepath.Base(dir), func(t *testing.T) { replayPublished(t, dir) })
 	}
 }
@@ -120,6 +125,9 @@ func replayPublished(t *testing.T, dir string) {
 			d := sum.FrontierRun.PointDuration
 			o := Confirm(old, Measure(r, sum.Thresholds.Warmup), Measure(Span(r, d), sum.Thresholds.Warmup), d)
 			t.Logf("%s at the run's pick %s: %s", k, Setting{old.GOGC, old.MemLimit}.Label(), o.ConfirmNote)
+			if dir == refine100Run && !o.Confirmed {
+				t.Errorf("%s: not confirmed on replay: %s", k, o.ConfirmNote)
+			}
 		}
 	}
 }
