@@ -40,7 +40,7 @@ func writeKneeChart(o Sink, cs []results.Capacity) ([]string, error) {
 func kneePanels(cs []results.Capacity) []*panel {
 	gc, lat := newPanel(), newPanel()
 	gc.Title.Text = "Capacity search: each step's GC CPU and p99 from intended start by target rate (o healthy, x unhealthy)"
-	gc.Y.Label.Text = "worst GC CPU % after warm-up"
+	gc.Y.Label.Text = "GC CPU % after warm-up (the step's mean; its worst window in older searches)"
 	lat.Y.Label.Text = "p99 from intended start (ms)"
 	lat.X.Label.Text = "target MB/s (key+value, log scale)"
 	lo, hi := math.Inf(1), 0.0
@@ -76,9 +76,9 @@ func kneePanels(cs []results.Capacity) []*panel {
 	return []*panel{gc, lat}
 }
 
-// kneeFits draws a search's fits: the p99's fitted curve (dotted; the GC
-// share's is a share of unhealthy spans, another unit, and is not drawn),
-// and, on the panel of the figure that gave the
+// kneeFits draws a search's fits: the GC share's and the p99's fitted
+// curves (dotted; an older search's GC fit, a share of unhealthy spans,
+// another unit, is not drawn), and, on the panel of the figure that gave the
 // sustainable rate, its interval as a bar along the limit with the
 // crossing marked.
 func kneeFits(gc, lat *panel, c results.Capacity, st lineStyle) {
@@ -128,12 +128,17 @@ func kneeLines(gc, lat *panel, c results.Capacity, st lineStyle) {
 		return cmp.Compare(a.TargetMBps, b.TargetMBps)
 	})
 	var g, l, gBad, lBad plotter.XYs
+	mean := meanJudged(c)
 	for _, st := range steps {
 		ms := math.Max(float64(st.P99)/1e6, 1e-3) // a log axis has no 0
-		g = append(g, plotter.XY{X: st.TargetMBps, Y: st.GCPct})
+		y := st.GCPct
+		if mean {
+			y = st.SteadyGCPct
+		}
+		g = append(g, plotter.XY{X: st.TargetMBps, Y: y})
 		l = append(l, plotter.XY{X: st.TargetMBps, Y: ms})
 		if !st.Healthy {
-			gBad = append(gBad, plotter.XY{X: st.TargetMBps, Y: st.GCPct})
+			gBad = append(gBad, plotter.XY{X: st.TargetMBps, Y: y})
 			lBad = append(lBad, plotter.XY{X: st.TargetMBps, Y: ms})
 		}
 	}
@@ -154,6 +159,19 @@ func kneeLines(gc, lat *panel, c results.Capacity, st lineStyle) {
 			pair.p.Add(sc)
 		}
 	}
+}
+
+// meanJudged reports whether c's steps were judged on their mean GC share
+// (SteadyGCPct, what its gc_pct fit is drawn in): a search recorded with
+// steady figures and without span-count fits. Older searches were judged
+// on each step's worst window (GCPct).
+func meanJudged(c results.Capacity) bool {
+	for _, f := range c.Fits {
+		if f.Model == results.FitUnhealthySpans {
+			return false
+		}
+	}
+	return slices.ContainsFunc(c.Steps, func(st results.CapacityStep) bool { return st.CPUSPerGB > 0 || st.SteadyGCPct > 0 })
 }
 
 // thresholdLine is the SLO as a dashed, labelled horizontal line (nil

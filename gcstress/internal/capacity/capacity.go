@@ -54,9 +54,9 @@
 //     (at most MaxDescents descents): it ends.
 //   - A step is healthy only when its Result says so: limits come from
 //     the step's mean GC and assist shares against the thresholds, the
-//     classifier's other causes (results.Cause: the heap over its goal,
-//     memory, blocked writers), then latency and the achieved rate; an
-//     interrupted or inconclusive step is unhealthy.
+//     heap's median share of its goal, the classifier's memory and
+//     blocked-writer causes (results.Cause), then latency and the achieved
+//     rate; an interrupted or inconclusive step is unhealthy.
 //   - The step figure is a rate every confirmation run held; the
 //     sustainable figure lies within its interval, and is the step figure
 //     when no fitted figure brackets its limit.
@@ -407,7 +407,7 @@ func Judge(r results.Result, target float64, slo time.Duration, th results.Thres
 // after the warm-up in st (and their worst), and blames the first window
 // after it whose cause is a limit (causeLimit: memory).
 //
-// The shares are judged over the step, not span by span (shareLimits). A
+// The shares are judged over the step, not span by span (Judge). A
 // span is the windows merged until one holds a completed GC cycle, so its
 // share is one cycle's, and one heavy cycle (a flush's, marking a third
 // more live heap and paying it in assists) lands in a short span at any
