@@ -16,8 +16,8 @@ import (
 // where the lowest bracketed fit reaches its limit. Each figure is a level
 // (results.CapacityFit: an isotonic median curve): the collector's mean GC
 // and assist shares over a step's windows after the warm-up (what Judge
-// holds a step to), the heap's worst share of its goal and the p99 from
-// intended start. One pass/fail step near a flat knee decides nothing: at
+// holds a step to), the heap's median share of its goal at the windows'
+// ends and the p99 from intended start. One pass/fail step near a flat knee decides nothing: at
 // 5dd86e1 three quiet heap searches gave 10.1, 36.7 and 26.8 MB/s because
 // heap's worst-window GC share sat near 10% over a wide band of rates and
 // one noisy window moved the step. A fit over every step moves only as far
