@@ -39,6 +39,14 @@
 #                        Unit lines (benchstat's better-direction metadata) to
 #                        each FILE
 #
+# A quiet start (the measuring rule: a run that goes into results/ starts at a
+# load below 0.5):
+#   wait_quiet [MAX]     waits until the 1-minute load average is below 0.5,
+#                        at most MAX seconds (default 300), and prints one line
+#                        "quiet wait: Ns, load L" (or "... still L after MAXs")
+#                        for the run's header; a series' later runs would
+#                        otherwise start on the load the earlier ones left
+#
 # One results-folder run (gcstress or gcstress-peers, after machine_state):
 #   out_run NAME LABEL CMD ARGS...
 #                        runs CMD ARGS -out $R/NAME -replace-out, its progress
@@ -128,6 +136,22 @@ out_run() {
 	} >"$R/$name.txt"
 	if [ -f "$R/$name/samples.jsonl" ]; then gzip -f "$R/$name/samples.jsonl"; fi
 	return "$rc"
+}
+
+wait_quiet() {
+	local max=${1:-300} start=$SECONDS load
+	while :; do
+		load=$(cut -d' ' -f1 /proc/loadavg)
+		if awk -v l="$load" 'BEGIN { exit !(l < 0.5) }'; then
+			echo "quiet wait: $((SECONDS - start))s, load $load"
+			return 0
+		fi
+		if [ $((SECONDS - start)) -ge "$max" ]; then
+			echo "quiet wait: load still $load after ${max}s"
+			return 0
+		fi
+		sleep 5
+	done
 }
 
 bench_binaries() {

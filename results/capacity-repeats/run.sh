@@ -32,12 +32,20 @@ RUNS=${RUNS:-cap matrix}
 machine_state
 
 # run NAME ARGS...: one gcstress run into $R/NAME (scripts/lib.sh's
-# gcstress_run), with uptime and vmstat in its header.
+# gcstress_run), with uptime and vmstat in its header. A quiet run first
+# waits (wait_quiet, up to QUIET_WAIT seconds, default 300; 0: no wait) for
+# the load the earlier runs left to fall below 0.5, and its header says how
+# long that took.
 machine_extra() {
+	if [ -n "${quiet_wait:-}" ]; then echo "$quiet_wait"; fi
 	echo "uptime: $(uptime)"
 	echo "vmstat: $(vmstat 1 2 2>/dev/null | tail -1 || echo unavailable)"
 }
-run() { EXTRA_HEADER=machine_extra gcstress_run "$bin" "$R" "$@"; }
+run() {
+	quiet_wait=
+	case $1 in *-busy) ;; *) if [ "${QUIET_WAIT:-300}" != 0 ]; then quiet_wait=$(wait_quiet "${QUIET_WAIT:-300}"); fi ;; esac
+	EXTRA_HEADER=machine_extra gcstress_run "$bin" "$R" "$@"
+}
 
 # shellcheck disable=SC2086 # CAP_ARGS and MATRIX_ARGS are word lists
 for part in $RUNS; do
