@@ -152,6 +152,7 @@ func failureSettings(rs []results.Result) string {
 
 // capacityFitNote says where the sustainable figure comes from.
 const capacityFitNote = "Sustainable is the lowest rate at which a fit over every step reaches its limit: each step's mean GC and assist shares, " +
-	"median heap share of its goal and p99 from intended start, fitted against the rate (never falling as the rate rises), reach their thresholds. " +
+	"median heap share of its goal and p99 from intended start, fitted against the rate (never falling as the rate rises), reach their thresholds, " +
+	"or the share of a rate's steps that failed reaches half. " +
 	"In brackets its interval (a flat knee gives a wide one); " +
 	"Step is the highest rate every run of which was healthy. A contended figure is a lower bound: other processes took CPU from its steps.\n"

@@ -78,7 +78,7 @@ func kneePanels(cs []results.Capacity) []*panel {
 
 // kneeFits draws a search's fits: the GC share's and the p99's fitted
 // curves (dotted; an older search's GC fit, a share of unhealthy spans,
-// another unit, is not drawn), and, on the panel of the figure that gave the
+// and the share of failing steps, other units, are not drawn), and, on the panel of the figure that gave the
 // sustainable rate, its interval as a bar along the limit with the
 // crossing marked.
 func kneeFits(gc, lat *panel, c results.Capacity, st lineStyle) {
@@ -89,13 +89,14 @@ func kneeFits(gc, lat *panel, c results.Capacity, st lineStyle) {
 		case results.FigureGCPct:
 		case results.FigureP99:
 			p = lat
+		case results.FigureUnhealthy:
 		default:
 			continue
 		}
 		limit, curve := f.Limit, f.Curve
-		if f.Model == results.FitUnhealthySpans {
-			// Its curve is a share of spans, not of CPU: only the
-			// interval is drawn, along the share's limit.
+		if f.Model == results.FitUnhealthySpans || f.Model == results.FitShare {
+			// Its curve is a share of spans or steps, not of CPU:
+			// only the interval is drawn, along the GC share's limit.
 			limit, curve = f.Threshold, nil
 		}
 		var xys plotter.XYs

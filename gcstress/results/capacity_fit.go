@@ -11,7 +11,20 @@ const (
 	FigureAssistPct CapacityFigure = "assist_pct"    // SteadyAssistPct against Thresholds.HealthyAssist
 	FigureHeapGoal  CapacityFigure = "heap_goal_pct" // HeapGoalPct against 100
 	FigureP99       CapacityFigure = "ilat_p99_ms"   // P99 (ms) against the SLO
+	// FigureUnhealthy is the share of a rate's steps that were unhealthy
+	// on any limit (0 or 100 a step), an isotonic mean (FitShare),
+	// against CapacityFailShare: the rate at which a step fails as often
+	// as it passes. It places the knee where a figure's level does not:
+	// heap's mean GC share saturates just under 10% past its knee
+	// (results/capacity-repeats/quiet-start: 9.8-10.2% from 46 to 77
+	// MB/s), so its fit crossed at 68.7 MB/s above steps that failed at
+	// 45.8, 49.9 and 54.4.
+	FigureUnhealthy CapacityFigure = "unhealthy_pct"
 )
+
+// CapacityFailShare is FigureUnhealthy's limit: the percentage of a rate's
+// steps that fail at which that rate is past the knee.
+const CapacityFailShare = 50.0
 
 // CapacityFit is one figure's fit against the offered rate over a search's
 // steps. Every figure is a FitIsotonic fit (summaries written before
@@ -47,9 +60,11 @@ type CapacityFit struct {
 	Spread float64 `json:"spread"`
 	// Curve is the fitted level at each tested rate, by rate.
 	Curve []CapacityFitPoint `json:"curve,omitempty"`
-	// Threshold (FitUnhealthySpans only, older summaries) is the share a span is unhealthy
+	// Threshold (FitUnhealthySpans, older summaries) is the share a span is unhealthy
 	// at (Thresholds.HealthyGC or HealthyAssist, %); Limit is then the
-	// percentage of unhealthy spans the crossing is read at.
+	// percentage of unhealthy spans the crossing is read at. A FitShare
+	// fit holds Thresholds.HealthyGC there, the line its interval is
+	// drawn along in the knee chart.
 	Threshold float64 `json:"threshold,omitempty"`
 }
 
@@ -60,6 +75,9 @@ type FitModel string
 // The fit models.
 const (
 	FitIsotonic FitModel = "isotonic" // isotonic median regression
+	// FitShare: the isotonic mean (pool-adjacent-violators of the steps'
+	// 0/100 verdicts), a share of failing steps; FigureUnhealthy's model.
+	FitShare FitModel = "isotonic_share"
 	// FitUnhealthySpans: the share of the steps' spans that were unhealthy
 	// on the figure, an isotonic (pooled) proportion, read where a step
 	// passes half the time; its interval inverted one-sided binomial

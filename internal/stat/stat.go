@@ -47,6 +47,12 @@ func MeanVar(xs []float64) (mean, variance float64) {
 	return mean, variance / float64(len(xs)-1)
 }
 
+// Mean is MeanVar's mean alone: NaN for none.
+func Mean(xs []float64) float64 {
+	m, _ := MeanVar(xs)
+	return m
+}
+
 // Percent prints the share f (0.123) as a percentage with prec decimals
 // ("12.3%").
 func Percent(f float64, prec int) string {

@@ -37,6 +37,9 @@ type figureSpec struct {
 	blame results.CapacityLimit
 	// read returns the step's figure and whether the step counts for it.
 	read func(st results.CapacityStep) (float64, bool)
+	// share: the figure is a 0/100 verdict, pooled as an isotonic mean
+	// (results.FitShare), blamed by any step failed on a named limit.
+	share bool
 }
 
 // figures are the figures fitted under th and slo (no latency figure
@@ -44,18 +47,27 @@ type figureSpec struct {
 // CPU classes), so they do not move when the OS takes the threads' CPUs.
 func figures(th results.Thresholds, slo time.Duration) []figureSpec {
 	fs := []figureSpec{
-		{results.FigureGCPct, th.HealthyGC, results.LimitGCCPU, func(st results.CapacityStep) (float64, bool) { return st.SteadyGCPct, true }},
-		{results.FigureAssistPct, th.HealthyAssist, results.LimitAssist, func(st results.CapacityStep) (float64, bool) { return st.SteadyAssistPct, true }},
-		{results.FigureHeapGoal, 100, results.LimitHeap, func(st results.CapacityStep) (float64, bool) { return st.HeapGoalPct, st.HeapGoalPct > 0 }},
+		{results.FigureGCPct, th.HealthyGC, results.LimitGCCPU, func(st results.CapacityStep) (float64, bool) { return st.SteadyGCPct, true }, false},
+		{results.FigureAssistPct, th.HealthyAssist, results.LimitAssist, func(st results.CapacityStep) (float64, bool) { return st.SteadyAssistPct, true }, false},
+		{results.FigureHeapGoal, 100, results.LimitHeap, func(st results.CapacityStep) (float64, bool) { return st.HeapGoalPct, st.HeapGoalPct > 0 }, false},
 	}
 	if slo > 0 {
 		// Latency depends on the neighbours: a step the machine's other
 		// load took CPU from says nothing about the path's own p99.
 		fs = append(fs, figureSpec{results.FigureP99, float64(slo) / 1e6, results.LimitLatency, func(st results.CapacityStep) (float64, bool) {
 			return float64(st.P99) / 1e6, st.P99 > 0 && st.OthersCores <= results.BusyCores
-		}})
+		}, false})
 	}
-	return fs
+	// The steps' own verdicts, whichever limit failed them: a rate whose
+	// steps fail more often than they pass is past the knee, whatever one
+	// figure's level says (results.FigureUnhealthy).
+	return append(fs, figureSpec{fig: results.FigureUnhealthy, limit: results.CapacityFailShare, share: true,
+		read: func(st results.CapacityStep) (float64, bool) {
+			if st.Healthy || st.Limit == results.LimitNone {
+				return 0, true
+			}
+			return 100, true
+		}})
 }
 
 // usable reports whether a step's figures are evidence: it ran to its end
@@ -75,14 +87,17 @@ func Fit(steps []results.CapacityStep, th results.Thresholds, slo time.Duration)
 		for _, st := range steps {
 			if y, ok := f.read(st); ok && usable(st) {
 				ps = append(ps, point{math.Log(st.TargetMBps), y})
-				blamed = blamed || st.Limit == f.blame
+				blamed = blamed || st.Limit == f.blame || (f.share && y > 0)
 			}
 		}
 		if len(ps) < 2 || f.limit <= 0 {
 			continue
 		}
-		fit := fitFigure(f.fig, f.limit, ps)
+		fit := fitFigure(f.fig, f.limit, ps, f.share)
 		fit.Bracketed = fit.Bracketed && blamed
+		if f.share {
+			fit.Threshold = th.HealthyGC
+		}
 		out = append(out, fit)
 	}
 	return out
@@ -97,7 +112,11 @@ func Fit(steps []results.CapacityStep, th results.Thresholds, slo time.Duration)
 // 4 to 28 MB/s, by 5 from 28 to 34 and then sat at 11-13% up to 60, and a
 // Theil-Sen line through those steps crossed 10% at 38-40 MB/s where the
 // steps cross it at 31 in both quiet runs.
-func fitFigure(fig results.CapacityFigure, limit float64, ps []point) results.CapacityFit {
+//
+// With share, ps are 0/100 verdicts and each level is the mean of the steps
+// its block pools (a share of failing steps, results.FitShare): a median of
+// verdicts is 0, 50 or 100 and says nothing about one failure in three.
+func fitFigure(fig results.CapacityFigure, limit float64, ps []point, share bool) results.CapacityFit {
 	lox, hix := math.Inf(1), math.Inf(-1)
 	below, above := false, false
 	for _, p := range ps {
@@ -107,14 +126,25 @@ func fitFigure(fig results.CapacityFigure, limit float64, ps []point) results.Ca
 	reach := math.Log(results.CapacityFitReach)
 	lox, hix = lox-reach, hix+reach
 	f := results.CapacityFit{Figure: fig, Limit: limit, Points: len(ps), Bracketed: below && above, Model: results.FitIsotonic}
-	iso := isotonic(ps)
+	pool := stat.Median
+	if share {
+		f.Model, pool = results.FitShare, stat.Mean
+	}
+	iso := isotonic(ps, pool)
 	f.Spread = robustSpread(ps, iso)
 	cross := crossing(iso, limit, lox, hix)
 	// Two spreads: a step's noise about an isotonic curve understates it
 	// (the curve follows the steps it pools), and another search of the
 	// same build should land inside the interval, about √2 times one
 	// search's own scatter away.
-	lo, hi := isoBand(iso, 2*f.Spread, limit, lox, hix)
+	band := 2 * f.Spread
+	if share {
+		// Residuals of verdicts about a share are ±its level, not noise
+		// of a figure: a share's band is where a step fails between a
+		// quarter and three quarters of the time.
+		band = results.CapacityFailShare / 2
+	}
+	lo, hi := isoBand(iso, band, limit, lox, hix)
 	for _, c := range iso {
 		f.Curve = append(f.Curve, results.CapacityFitPoint{MBps: math.Exp(c.x), Value: c.y})
 	}
@@ -191,11 +221,12 @@ func isoBand(curve []point, spread, limit, lox, hix float64) (lo, hi float64) {
 	return lo, hi
 }
 
-// isotonic is the isotonic median regression of ps: one point per distinct
-// x, in order, whose y never decreases, each the median of the steps its
-// block pools (pool-adjacent-violators with medians). A lone outlier pooled
-// with its neighbours takes their level, not a mean dragged toward it.
-func isotonic(ps []point) []point {
+// isotonic is the isotonic regression of ps under pool: one point per
+// distinct x, in order, whose y never decreases, each pool of the steps its
+// block pools (pool-adjacent-violators). With stat.Median, a lone outlier
+// pooled with its neighbours takes their level, not a mean dragged toward
+// it; stat.Mean pools verdicts into shares.
+func isotonic(ps []point, pool func([]float64) float64) []point {
 	sorted := slices.Clone(ps)
 	slices.SortFunc(sorted, func(a, b point) int { return cmp.Compare(a.x, b.x) })
 	type block struct {
@@ -208,12 +239,12 @@ func isotonic(ps []point) []point {
 		for ; i < len(sorted) && sorted[i].x == b.xs[0]; i++ {
 			b.ys = append(b.ys, sorted[i].y)
 		}
-		b.med = stat.Median(b.ys)
+		b.med = pool(b.ys)
 		for len(bs) > 0 && bs[len(bs)-1].med > b.med {
 			prev := bs[len(bs)-1]
 			bs = bs[:len(bs)-1]
 			b.xs, b.ys = append(prev.xs, b.xs...), append(prev.ys, b.ys...)
-			b.med = stat.Median(b.ys)
+			b.med = pool(b.ys)
 		}
 		bs = append(bs, b)
 	}

@@ -10,11 +10,30 @@ import (
 	"github.com/writegc/writegc/gcstress/results"
 )
 
-// repeatsDir holds three quiet capacity searches of heap and arena at
-// 100 B and one beside a busy loop, with every window (results/
-// capacity-repeats/mean-shares, judged on the mean shares); the test
-// skips until they are published.
-const repeatsDir = "../../../results/capacity-repeats/mean-shares"
+// repeatSeries are the committed capacity series (results/
+// capacity-repeats/<dir>: three quiet searches of heap and arena at 100 B
+// and one beside a busy loop, with every window). current: written by
+// today's Judge and Estimate, so a replay gives the published figures;
+// the older ones are replayed under today's rules. maxRatio bounds a kind's
+// quiet max/min and hold asks every quiet interval to hold the other quiet
+// figures (issue 35: 15%); a kind left out is not asserted, for the reason
+// its series' README gives.
+var repeatSeries = []struct {
+	dir      string
+	current  bool
+	maxRatio map[string]float64
+	hold     map[string]bool
+}{
+	// 62e36ab, AMD EPYC: heap 48.5, 45.3 and 39.2 MB/s replayed, the lowest
+	// in the search whose machine gave heap about 25% more CPU and twice
+	// the GC CPU per GB at the same rates.
+	{"mean-shares", false, map[string]float64{"arena": 1.15, "heap": 1.25}, map[string]bool{"arena": true}},
+	// ba9de66, Intel Xeon, each quiet run started below a load of 0.5:
+	// heap 46.1, 42.0 and 45.8 replayed (1.10x, each interval holding the
+	// others); arena 104, 90 and 150, while its CPU per GB at the same
+	// rates fell from 20-22 to 13 s/GB: the machine's speed moved.
+	{"quiet-start", false, map[string]float64{"heap": 1.15}, map[string]bool{"heap": true}},
+}
 
 // replayCapacity re-judges every step of dir's searches from its windows
 // (Judge, so each step has its spans) and estimates each search again.
@@ -50,29 +69,43 @@ func replayCapacity(t *testing.T, dir string) []results.Capacity {
 	return out
 }
 
-// TestReplayCapacityRepeats replays the committed searches: each gives the
-// figure it published (Judge and Estimate are pure functions of the
-// windows), the busy search is still contended, arena's quiet figures lie
-// within 15% of each other and in every other quiet search's interval, and
-// heap's lie within 25% (measured: 48.5, 45.5 and 40.2 MB/s, 1.21x, the
-// lowest in the search whose machine gave heap about 25% more CPU and twice
-// the GC CPU per GB at the same rates; issue 35's 15% is not met).
+// TestReplayCapacityRepeats replays the committed series: a current one
+// gives the figures it published (Judge and Estimate are pure functions of
+// the windows), every busy search is still contended, and each kind's
+// quiet figures repeat as repeatSeries says.
 func TestReplayCapacityRepeats(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(repeatsDir, "cap-1-quiet", "samples.jsonl.gz")); err != nil {
-		t.Skip("no results/capacity-repeats:", err)
+	for _, sr := range repeatSeries {
+		dir := filepath.Join("../../../results/capacity-repeats", sr.dir)
+		if _, err := os.Stat(filepath.Join(dir, "cap-1-quiet", "samples.jsonl.gz")); err != nil {
+			t.Errorf("no results/capacity-repeats/%s: %v", sr.dir, err)
+			continue
+		}
+		t.Run(sr.dir, func(t *testing.T) {
+			quiet := replaySeries(t, dir, sr.current)
+			for kind, cs := range quiet {
+				checkRepeats(t, kind, cs, sr.maxRatio[kind], sr.hold[kind])
+			}
+		})
 	}
+}
+
+// replaySeries replays dir's four searches and returns the quiet ones by
+// kind; with current, each must give the figure it published.
+func replaySeries(t *testing.T, dir string, current bool) map[string][]results.Capacity {
+	t.Helper()
 	quiet := map[string][]results.Capacity{}
 	for _, run := range []string{"cap-1-quiet", "cap-2-quiet", "cap-3-quiet", "cap-4-busy"} {
-		sum, _, _, err := results.ReadArchived(filepath.Join(repeatsDir, run))
+		sum, _, _, err := results.ReadArchived(filepath.Join(dir, run))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, c := range replayCapacity(t, filepath.Join(repeatsDir, run)) {
-			if pub := sum.Capacity[i]; c.SustainableMBps != pub.SustainableMBps || c.SustainableLoMBps != pub.SustainableLoMBps {
+		for i, c := range replayCapacity(t, filepath.Join(dir, run)) {
+			pub := sum.Capacity[i]
+			if current && (c.SustainableMBps != pub.SustainableMBps || c.SustainableLoMBps != pub.SustainableLoMBps) {
 				t.Errorf("%s %s: replayed %v (%v-), published %v (%v-)", run, c.Kind, c.SustainableMBps, c.SustainableLoMBps, pub.SustainableMBps, pub.SustainableLoMBps)
 			}
-			t.Logf("%s %s: %.3g (%.3g-%.3g) by %s, step %.3g, contended %v", run, c.Kind,
-				c.SustainableMBps, c.SustainableLoMBps, c.SustainableHiMBps, c.FitFigure, c.StepMBps, c.Contended)
+			t.Logf("%s %s: %.3g (%.3g-%.3g) by %s, step %.3g, contended %v (published %.3g by %s)", run, c.Kind,
+				c.SustainableMBps, c.SustainableLoMBps, c.SustainableHiMBps, c.FitFigure, c.StepMBps, c.Contended, pub.SustainableMBps, pub.FitFigure)
 			for _, f := range c.Fits {
 				t.Logf("    %s limit %.3g bracketed %v: %.3g (%.3g-%.3g)", f.Figure, f.Limit, f.Bracketed, f.CrossMBps, f.LoMBps, f.HiMBps)
 			}
@@ -85,25 +118,30 @@ func TestReplayCapacityRepeats(t *testing.T) {
 			quiet[c.Kind] = append(quiet[c.Kind], c)
 		}
 	}
-	for kind, cs := range quiet {
-		lo, hi := cs[0].SustainableMBps, cs[0].SustainableMBps
-		for _, a := range cs {
-			lo, hi = min(lo, a.SustainableMBps), max(hi, a.SustainableMBps)
-			for _, b := range cs {
-				if kind == "arena" && (b.SustainableMBps < a.SustainableLoMBps || b.SustainableMBps > a.SustainableHiMBps) {
-					t.Errorf("%s: %.3g outside another search's interval %.3g-%.3g", kind, b.SustainableMBps, a.SustainableLoMBps, a.SustainableHiMBps)
-				}
+	return quiet
+}
+
+// checkRepeats holds one kind's quiet searches to maxRatio (0: not
+// asserted) and, with hold, every interval to the other figures.
+func checkRepeats(t *testing.T, kind string, cs []results.Capacity, maxRatio float64, hold bool) {
+	t.Helper()
+	lo, hi := cs[0].SustainableMBps, cs[0].SustainableMBps
+	for _, a := range cs {
+		lo, hi = min(lo, a.SustainableMBps), max(hi, a.SustainableMBps)
+		for _, b := range cs {
+			if hold && (b.SustainableMBps < a.SustainableLoMBps || b.SustainableMBps > a.SustainableHiMBps) {
+				t.Errorf("%s: %.3g outside another search's interval %.3g-%.3g", kind, b.SustainableMBps, a.SustainableLoMBps, a.SustainableHiMBps)
 			}
 		}
-		pooled := cs[0]
-		for _, c := range cs[1:] {
-			pooled.Steps = append(slices.Clone(pooled.Steps), c.Steps...)
-		}
-		Estimate(&pooled, results.DefaultThresholds())
-		t.Logf("%s: quiet figures max/min %.2f; pooled steps: %.3g (%.3g-%.3g) by %s", kind, hi/lo,
-			pooled.SustainableMBps, pooled.SustainableLoMBps, pooled.SustainableHiMBps, pooled.FitFigure)
-		if want := map[string]float64{"arena": 1.15, "heap": 1.25}[kind]; hi/lo > want {
-			t.Errorf("%s's quiet figures %.3g-%.3g: more than %.2fx apart", kind, lo, hi, want)
-		}
+	}
+	pooled := cs[0]
+	for _, c := range cs[1:] {
+		pooled.Steps = append(slices.Clone(pooled.Steps), c.Steps...)
+	}
+	Estimate(&pooled, results.DefaultThresholds())
+	t.Logf("%s: quiet figures max/min %.2f; pooled steps: %.3g (%.3g-%.3g) by %s", kind, hi/lo,
+		pooled.SustainableMBps, pooled.SustainableLoMBps, pooled.SustainableHiMBps, pooled.FitFigure)
+	if maxRatio > 0 && hi/lo > maxRatio {
+		t.Errorf("%s's quiet figures %.3g-%.3g: more than %.2fx apart", kind, lo, hi, maxRatio)
 	}
 }
