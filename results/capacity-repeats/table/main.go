@@ -110,8 +110,22 @@ func capFigure(c results.Capacity) string {
 	return s
 }
 
+// kneeCPU is the median CPU-seconds per GB of a search's steps between
+// 0.8 and 1.2 times its sustainable rate: how much CPU the machine spent a
+// GB near the knee, which moves with the machine's speed (two searches of
+// one build whose figures differ by this much measured two machines).
+func kneeCPU(c results.Capacity) float64 {
+	var xs []float64
+	for _, st := range c.Steps {
+		if st.TargetMBps >= 0.8*c.SustainableMBps && st.TargetMBps <= 1.2*c.SustainableMBps && st.CPUSPerGB > 0 {
+			xs = append(xs, st.CPUSPerGB)
+		}
+	}
+	return stat.MedianOr(xs, 0)
+}
+
 func capacityTables(w io.Writer, rs []run) {
-	fmt.Fprintf(w, "\n## Capacity at 100 B\n\n| run | kind | sustainable MB/s (interval) | fit | step MB/s | first unhealthy | limit | busy steps | steps |\n|---|---|---|---|--:|--:|---|--:|--:|\n")
+	fmt.Fprintf(w, "\n## Capacity at 100 B\n\n| run | kind | sustainable MB/s (interval) | fit | step MB/s | first unhealthy | limit | busy steps | steps | CPU s/GB near the knee |\n|---|---|---|---|--:|--:|---|--:|--:|--:|\n")
 	byKind := map[string][]struct {
 		busy bool
 		c    results.Capacity
@@ -119,7 +133,7 @@ func capacityTables(w io.Writer, rs []run) {
 	var kinds []string
 	for _, r := range rs {
 		for _, c := range r.sum.Capacity {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %.3g | %.3g | %s | %d | %d |\n", r.name, c.Kind, capFigure(c), c.FitFigure, c.StepMBps, c.FirstUnhealthyMBps, c.Limit, c.BusySteps, len(c.Steps))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %.3g | %.3g | %s | %d | %d | %.3g |\n", r.name, c.Kind, capFigure(c), c.FitFigure, c.StepMBps, c.FirstUnhealthyMBps, c.Limit, c.BusySteps, len(c.Steps), kneeCPU(c))
 			if _, ok := byKind[c.Kind]; !ok {
 				kinds = append(kinds, c.Kind)
 			}
