@@ -112,7 +112,7 @@
 //   - Instruction mode (RunConfig.Measure = MeasureInstructions, `benchgate
 //     run -measure instructions`) counts instead of timing: each leaf
 //     benchmark runs in its own process under `valgrind --tool=callgrind
-//     --cache-sim=yes`, GOMAXPROCS=1 and GODEBUG=asyncpreemptoff=1, at 2 ops
+//     --cache-sim=yes`, GOMAXPROCS=1 and GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off, at 2 ops
 //     and at a fixed op count N+2, and the difference divided by N is the per
 //     op figure (startup, setup and the testing package's N=1 probe cancel):
 //     instructions/op, D1-misses/op (first-level data misses), LL-misses/op

@@ -25,7 +25,10 @@
 //   - The environment is fixed: GOMAXPROCS=1 (valgrind runs one thread at a
 //     time anyway; with more Ps idle threads spin, and their spinning counts)
 //     and GODEBUG=asyncpreemptoff=1 (callgrind aborts on the signal Go uses
-//     for asynchronous preemption).
+//     for asynchronous preemption) and cpu.rdtscp=off (the runtime's
+//     cputicks uses RDTSCP where the CPU has it, and valgrind 3.19 stops on
+//     it as an unrecognised instruction: seen on a 2-vCPU AMD EPYC VM, in
+//     the sysmon thread's lock spin, so only in some runs).
 //   - Runs are bounded: valgrind leads a process group of its own that is
 //     killed whole on cancel, on timeout and once valgrind exits (a child of
 //     the benchmark holding its stdout cannot keep Count waiting), runs with

@@ -26,7 +26,7 @@ const MaxStdout = 1 << 20
 const DefaultMaxOutput int64 = 256 << 20
 
 // Env is the environment Measure adds to the benchmark's: see the package doc.
-var Env = []string{"GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1"}
+var Env = []string{"GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off"}
 
 // Runner runs single benchmarks of compiled test binaries under callgrind.
 // The zero Runner uses "valgrind" from PATH and the system's temporary
