@@ -110,11 +110,15 @@
 //     commits=N, and CheckExpiry turns an expired one into ErrAcceptExpired.
 //     Compare itself reads no clock and no git history.
 //   - Instruction mode (RunConfig.Measure = MeasureInstructions, `benchgate
-//     run -measure instructions`) counts instead of timing: each leaf
-//     benchmark runs in its own process under `valgrind --tool=callgrind
-//     --cache-sim=yes`, GOMAXPROCS=1 and GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off, at 2 ops
-//     and at a fixed op count N+2, and the difference divided by N is the per
-//     op figure (startup, setup and the testing package's N=1 probe cancel):
+//     run -measure instructions`) counts instead of timing: each test
+//     binary runs once a round and side under `valgrind --tool=callgrind
+//     --cache-sim=yes`, GOMAXPROCS=1 and GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off,
+//     at a fixed op count N+1, and each leaf's figure is the difference of its
+//     N+1-op call and its N=1 probe, counted from the benchmark's ResetTimer
+//     to the call's end (callgrind dumps split the process's counts per call),
+//     divided by N; a binary whose run does not split so (a b.Loop benchmark)
+//     runs each leaf in two processes of its own, at 2 and N+2 ops, whose
+//     difference over N is the figure. Startup, set-up and the probe cancel:
 //     instructions/op, D1-misses/op (first-level data misses), LL-misses/op
 //     (last-level misses) and est-cycles/op = Ir + 10·(I1mr + D1mr + D1mw) +
 //     100·(ILmr + DLmr + DLmw). Counts do not depend on timing, so base and

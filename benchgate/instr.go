@@ -218,18 +218,21 @@ func (s *side) listLeaves(ctx context.Context, cfg RunConfig) error {
 	return nil
 }
 
-// instrTask is one callgrind measurement of a round: a leaf of one side.
+// instrTask is one round's callgrind measurement of one binary of a side:
+// every leaf in one run (callgrind.Runner.MeasureLeaves), or, where that
+// does not split, each leaf in two runs of its own (MeasureFuncs).
 type instrTask struct {
 	s     *side
 	b     *binary
-	leaf  string
-	n     int // the op count measured (the difference of n+LoOps and LoOps ops)
-	res   callgrind.PerOp
-	funcs map[string]callgrind.FuncPerOp
+	n     int // the op count measured (the difference of two calls or runs)
+	res   map[string]callgrind.PerOp
+	funcs map[string]map[string]callgrind.FuncPerOp
+	runs  int    // callgrind processes it ran
+	note  string // why the one-run measurement fell back, if it did
 }
 
 // runInstrRounds is runRounds for MeasureInstructions: it lists the leaves,
-// then in each round measures every leaf of both sides under callgrind, at
+// then in each round measures every binary of both sides under callgrind, at
 // most instrJobs at once (the counts do not depend on timing, so base and
 // head may share the machine), and writes one result line per leaf and side.
 func runInstrRounds(ctx context.Context, cfg RunConfig, res *RunResult, tmp string, base, head *side) error {
@@ -240,6 +243,50 @@ func runInstrRounds(ctx context.Context, cfg RunConfig, res *RunResult, tmp stri
 	}
 	order := orderedKeys(base, head)
 	res.instrFuncs = newInstrFuncs()
+	if err := checkLeaves(cfg, res, order, base, head); err != nil {
+		return err
+	}
+	for round := 1; round <= cfg.Count; round++ {
+		start := time.Now()
+		sides := []*side{base, head}
+		if round%2 == 0 {
+			sides = []*side{head, base}
+		}
+		var tasks []*instrTask
+		for _, k := range order {
+			for _, s := range sides {
+				if b := s.bins[k]; b != nil && len(b.leaves) > 0 {
+					tasks = append(tasks, &instrTask{s: s, b: b})
+				}
+			}
+		}
+		if err := measureAll(ctx, cfg, tmp, tasks); err != nil {
+			return fmt.Errorf("round %d: %w", round, err)
+		}
+		for _, s := range []*side{base, head} {
+			if err := writeInstr(s, order, tasks); err != nil {
+				return err
+			}
+		}
+		runs := 0
+		for _, t := range tasks {
+			for _, leaf := range t.b.leaves {
+				res.instrFuncs.add(t.s.name, leaf, t.funcs[leaf])
+			}
+			runs += t.runs
+			if t.note != "" {
+				fmt.Fprintf(cfg.Log, "benchgate: %s\n", t.note)
+			}
+		}
+		fmt.Fprintf(cfg.Log, "benchgate: round %d/%d done in %v (%d callgrind runs, %d at once)\n",
+			round, cfg.Count, time.Since(start).Round(time.Millisecond), runs, cfg.instrJobs())
+	}
+	return nil
+}
+
+// checkLeaves notes a head binary whose pattern matched no benchmark and
+// refuses a run with nothing to measure.
+func checkLeaves(cfg RunConfig, res *RunResult, order []string, base, head *side) error {
 	baseN, headN := 0, 0
 	for _, k := range order {
 		if b := base.bins[k]; b != nil {
@@ -257,36 +304,6 @@ func runInstrRounds(ctx context.Context, cfg RunConfig, res *RunResult, tmp stri
 	}
 	if cfg.AllowEmptyBase && baseN == 0 {
 		return ErrBaseEmpty
-	}
-	for round := 1; round <= cfg.Count; round++ {
-		start := time.Now()
-		sides := []*side{base, head}
-		if round%2 == 0 {
-			sides = []*side{head, base}
-		}
-		var tasks []*instrTask
-		for _, k := range order {
-			for _, s := range sides {
-				if b := s.bins[k]; b != nil {
-					for _, leaf := range b.leaves {
-						tasks = append(tasks, &instrTask{s: s, b: b, leaf: leaf})
-					}
-				}
-			}
-		}
-		if err := measureAll(ctx, cfg, tmp, tasks); err != nil {
-			return fmt.Errorf("round %d: %w", round, err)
-		}
-		for _, s := range []*side{base, head} {
-			if err := writeInstr(s, order, tasks); err != nil {
-				return err
-			}
-		}
-		for _, t := range tasks {
-			res.instrFuncs.add(t.s.name, t.leaf, t.funcs)
-		}
-		fmt.Fprintf(cfg.Log, "benchgate: round %d/%d done in %v (%d callgrind measurements, %d at once)\n",
-			round, cfg.Count, time.Since(start).Round(time.Millisecond), len(tasks), cfg.instrJobs())
 	}
 	return nil
 }
@@ -324,26 +341,72 @@ func measureAll(ctx context.Context, cfg RunConfig, tmp string, tasks []*instrTa
 	return first
 }
 
-// measure runs one callgrind measurement, bounded by cfg.Timeout.
+// measure runs the task's measurement: every leaf of its binary in one
+// callgrind run, bounded by cfg.Timeout for each leaf; where that run does
+// not split into the leaves' calls (callgrind.ErrNoSplit: a b.Loop
+// benchmark, another testing package) or fails, each leaf in two runs of
+// its own, each bounded by cfg.Timeout, which name a failing leaf. A binary
+// that did not split once is measured leaf by leaf from then on.
 func (t *instrTask) measure(ctx context.Context, cfg RunConfig, tmp string) error {
-	mctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-	defer cancel()
 	r := callgrind.Runner{Valgrind: cfg.Valgrind, Dir: t.b.dir, TmpDir: tmp,
 		Env: childEnv(ctx, t.s.binEnv(t.b)...), MaxOutput: cfg.MaxOutput}
-	n := instrOps(t.b.benchtime, cfg.Benchtime)
-	m, err := r.MeasureFuncs(mctx, t.b.path, t.leaf, n)
+	t.n = instrOps(t.b.benchtime, cfg.Benchtime)
+	t.res = make(map[string]callgrind.PerOp, len(t.b.leaves))
+	t.funcs = make(map[string]map[string]callgrind.FuncPerOp, len(t.b.leaves))
+	if !t.b.noSplit {
+		mctx, cancel := context.WithTimeout(ctx, cfg.Timeout*time.Duration(len(t.b.leaves)))
+		ms, err := r.MeasureLeaves(mctx, t.b.path, t.b.bench, t.b.leaves, t.n)
+		timedOut := mctx.Err() != nil
+		cancel()
+		t.runs++
+		switch {
+		case err == nil:
+			for leaf, m := range ms {
+				t.res[leaf], t.funcs[leaf] = m.PerOp, m.Funcs
+			}
+			return nil
+		case ctx.Err() != nil:
+			return fmt.Errorf("%s %s at %dx: %w", t.s.name, t.b.importPath, t.n, context.Cause(ctx))
+		case errors.Is(err, callgrind.ErrOutputTooLarge):
+			return fmt.Errorf("%w: %s %s: %v (raise RunConfig.MaxOutput, benchgate run -max-output-mib)", ErrOutputTooLarge, t.s.name, t.b.importPath, err)
+		case timedOut:
+			return fmt.Errorf("%w: %s %s at %dx: ran past the timeout of %v for %d leaves", ErrBenchFailed,
+				t.s.name, t.b.importPath, t.n, cfg.Timeout*time.Duration(len(t.b.leaves)), len(t.b.leaves))
+		case errors.Is(err, callgrind.ErrNoSplit):
+			t.b.noSplit = true
+		}
+		t.note = fmt.Sprintf("%s %s: one callgrind run for its %d leaves did not give each leaf's calls (%v); measuring each leaf in two runs of its own",
+			t.s.name, t.b.importPath, len(t.b.leaves), firstLine(err.Error()))
+	}
+	for _, leaf := range t.b.leaves {
+		m, err := t.measureLeaf(ctx, cfg, r, leaf)
+		if err != nil {
+			return err
+		}
+		t.res[leaf], t.funcs[leaf] = m.PerOp, m.Funcs
+	}
+	return nil
+}
+
+// measureLeaf measures one leaf in two callgrind runs of its own, bounded by
+// cfg.Timeout.
+func (t *instrTask) measureLeaf(ctx context.Context, cfg RunConfig, r callgrind.Runner, leaf string) (callgrind.Measurement, error) {
+	mctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	n := t.n
+	m, err := r.MeasureFuncs(mctx, t.b.path, leaf, n)
+	t.runs += 2
 	switch {
 	case err != nil && ctx.Err() != nil: // cancelled from outside, or by another task's failure
-		return fmt.Errorf("%s %s at %dx: %w", t.s.name, t.leaf, n, context.Cause(ctx))
+		return m, fmt.Errorf("%s %s at %dx: %w", t.s.name, leaf, n, context.Cause(ctx))
 	case errors.Is(err, callgrind.ErrOutputTooLarge):
-		return fmt.Errorf("%w: %s %s: %v (raise RunConfig.MaxOutput, benchgate run -max-output-mib)", ErrOutputTooLarge, t.s.name, t.leaf, err)
+		return m, fmt.Errorf("%w: %s %s: %v (raise RunConfig.MaxOutput, benchgate run -max-output-mib)", ErrOutputTooLarge, t.s.name, leaf, err)
 	case err != nil && mctx.Err() != nil:
-		return fmt.Errorf("%w: %s %s at %dx: ran past the timeout of %v", ErrBenchFailed, t.s.name, t.leaf, n, cfg.Timeout)
+		return m, fmt.Errorf("%w: %s %s at %dx: ran past the timeout of %v", ErrBenchFailed, t.s.name, leaf, n, cfg.Timeout)
 	case err != nil:
-		return fmt.Errorf("%w: %s %s at %dx: %v", ErrBenchFailed, t.s.name, t.leaf, n, err)
+		return m, fmt.Errorf("%w: %s %s at %dx: %v", ErrBenchFailed, t.s.name, leaf, n, err)
 	}
-	t.n, t.res, t.funcs = n, m.PerOp, m.Funcs
-	return nil
+	return m, nil
 }
 
 // writeInstr appends side s's results of a round to its output: each
@@ -356,14 +419,14 @@ func writeInstr(s *side, order []string, tasks []*instrTask) error {
 			continue
 		}
 		buf.WriteString(b.config)
-		var names []string
 		for _, t := range tasks {
 			if t.b == b {
-				writeInstrLine(&buf, t.leaf, t.n, t.res)
-				names = append(names, t.leaf)
+				for _, leaf := range b.leaves {
+					writeInstrLine(&buf, leaf, t.n, t.res[leaf])
+				}
+				s.record(b.leaves, b)
 			}
 		}
-		s.record(names, b)
 	}
 	_, err := s.out.Write(buf.Bytes())
 	return err

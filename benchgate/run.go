@@ -271,6 +271,7 @@ type binary struct {
 	headEnv    []string // the target's extra head environment
 	benchtime  string   // the target's -test.benchtime; "" means RunConfig's
 	leaves     []string // instruction mode: the leaf benchmarks it runs
+	noSplit    bool     // instruction mode: its leaves are measured one by one (callgrind.ErrNoSplit)
 	config     string   // instruction mode: the goos/goarch/pkg/cpu lines it printed
 }
 

@@ -17,11 +17,29 @@
 // The same difference, per function, names where added instructions went
 // (ParseProfile, FuncDiff).
 //
+// One process for many benchmarks. MeasureLeaves runs every leaf a
+// -test.bench pattern selects in one process, at N+1 ops, and splits the
+// counts per call with callgrind dumps at the entries of three functions
+// of the testing package (resetRaces, checkRaces, ResetTimer: each runN
+// enters them in a fixed order, whatever goroutine it runs on, where a dump
+// after runN returns is misplaced by goroutine switches). A leaf's figure
+// is the difference of its two calls' timed parts (from its last
+// ResetTimer to the end of the call: set-up and the forced GC before it
+// fall outside) over N. One process per binary instead of two per leaf:
+// the start-up and the probe's set-up, nearly all of a run for benchmarks
+// of a few µs an op, are paid once. A run whose dumps do not give two
+// calls of each leaf (a b.Loop benchmark makes one; another testing
+// package may make none) is ErrNoSplit, and the leaf is measured by
+// Measure instead.
+//
 // Invariants:
 //
-//   - One benchmark per process: callgrind counts a whole process, so
-//     Measure runs exactly one leaf benchmark (an anchored regexp per level of
-//     its name) and refuses a run whose output names any other.
+//   - Each count belongs to one benchmark: callgrind counts a whole process,
+//     so Measure runs exactly one leaf benchmark (an anchored regexp per
+//     level of its name) and refuses a run whose output names any other;
+//     MeasureLeaves counts only the parts between a leaf's dumps, and
+//     refuses (ErrNoSplit) a run whose result lines are not exactly the
+//     leaves it was given, in order, or whose dumps do not pair up.
 //   - The environment is fixed: GOMAXPROCS=1 (valgrind runs one thread at a
 //     time anyway; with more Ps idle threads spin, and their spinning counts)
 //     and GODEBUG=asyncpreemptoff=1 (callgrind aborts on the signal Go uses
@@ -35,7 +53,7 @@
 //     --vgdb=no (no FIFO is made in TMPDIR, so none is left by a killed
 //     run), and is stopped past Runner.MaxOutput bytes of output
 //     (ErrOutputTooLarge, never a missing result line).
-//   - Input is bounded: an output file is read up to MaxOutBytes and lines of
+//   - Input is bounded: at most MaxParts dump files are read; an output file is read up to MaxOutBytes and lines of
 //     at most MaxLineBytes, with at most MaxFuncs functions and MaxNames
 //     compressed names, each limit checked before the entry is kept; a file without both an events line and a totals
 //     (or summary) line is ErrNoTotals, never zero counts.

@@ -149,6 +149,26 @@ func BenchmarkWork(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSetup does a million iterations of set-up before its timer
+// starts, and allocates in its loop (a GC cycle may land in either call).
+func BenchmarkSetup(b *testing.B) {
+	work(1000000)
+	b.ResetTimer()
+	for range b.N {
+		work(1000)
+		sinkBuf = make([]byte, 64)
+	}
+}
+
+var sinkBuf []byte
+
+// BenchmarkLoop drives its op count with b.Loop: one call of N ops.
+func BenchmarkLoop(b *testing.B) {
+	for b.Loop() {
+		work(1000)
+	}
+}
 `
 
 // buildLoop compiles a throwaway package's test binary.

@@ -39,6 +39,10 @@ type FuncCost struct{ Self, Incl uint64 }
 type Profile struct {
 	Counts Counts
 	Funcs  map[string]FuncCost
+	// Trigger is the function whose entry or return made callgrind write
+	// this file, from its "desc: Trigger: --dump-before=NAME" line (the same
+	// for --dump-after); "" for the dump at program termination.
+	Trigger string
 }
 
 // nameTable resolves callgrind's name compression: "(12) name" defines id
@@ -90,6 +94,7 @@ type profileParser struct {
 	fn                      string // the current function; "" before the first fn=
 	afterCalls              bool   // the next cost line is a call's cost
 	funcs                   map[string]FuncCost
+	trigger                 string // the desc: Trigger: line's function
 }
 
 // ParseProfile reads a callgrind output file (the format callgrind writes,
@@ -133,7 +138,7 @@ func ParseProfile(r io.Reader) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Profile{Counts: c, Funcs: p.funcs}, nil
+	return &Profile{Counts: c, Funcs: p.funcs, Trigger: p.trigger}, nil
 }
 
 // line handles one line of the file.
@@ -173,8 +178,8 @@ func (p *profileParser) line(line string) error {
 	return nil
 }
 
-// header handles a "key: value" line; only events, positions, totals and
-// summary matter.
+// header handles a "key: value" line; only events, positions, totals,
+// summary and a dump's trigger (desc: Trigger:) matter.
 func (p *profileParser) header(line string) error {
 	key, val, ok := strings.Cut(line, ":")
 	if !ok {
@@ -199,6 +204,13 @@ func (p *profileParser) header(line string) error {
 		p.totals = strings.Fields(val)
 	case "summary":
 		p.summary = strings.Fields(val)
+	case "desc":
+		// "desc: Trigger: --dump-before=testing.(*B).ResetTimer"
+		if t, ok := strings.CutPrefix(strings.TrimSpace(val), "Trigger: --dump-"); ok {
+			if _, fn, ok := strings.Cut(t, "="); ok {
+				p.trigger = fn
+			}
+		}
 	}
 	return nil
 }

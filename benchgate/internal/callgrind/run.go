@@ -149,16 +149,29 @@ func (r Runner) Profile(ctx context.Context, bin, name string, n int) (*Profile,
 
 // run runs the benchmark once under callgrind, writing its output to out.
 func (r Runner) run(ctx context.Context, bin, name string, n int, out string) error {
+	stdout, err := r.valgrind(ctx, bin, name, n, []string{"--callgrind-out-file=" + out},
+		"-test.bench="+BenchRegexp(name), "-test.benchtime="+strconv.Itoa(n)+"x")
+	if err != nil {
+		return err
+	}
+	return checkRan(stdout, name)
+}
+
+// valgrind runs bin under callgrind with the tool options opts and the test
+// flags args (besides -test.run=^$ and -test.count=1) and returns what it
+// printed on its standard output (the last MaxStdout bytes). what and n
+// name the run in errors.
+func (r Runner) valgrind(ctx context.Context, bin, what string, n int, opts []string, args ...string) ([]byte, error) {
 	vg := r.Valgrind
 	if vg == "" {
 		vg = "valgrind"
 	}
-	args := []string{"--tool=callgrind", "--cache-sim=yes", "--vgdb=no", "--callgrind-out-file=" + out,
-		bin, "-test.run=^$", "-test.bench=" + BenchRegexp(name),
-		"-test.benchtime=" + strconv.Itoa(n) + "x", "-test.count=1"}
+	argv := append([]string{"--tool=callgrind", "--cache-sim=yes", "--vgdb=no"}, opts...)
+	argv = append(append(argv, bin, "-test.run=^$"), args...)
+	argv = append(argv, "-test.count=1")
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := childproc.Command(runCtx, vg, args...)
+	cmd := childproc.Command(runCtx, vg, argv...)
 	cmd.Dir = r.Dir
 	env := r.Env
 	if env == nil {
@@ -175,19 +188,18 @@ func (r Runner) run(ctx context.Context, bin, name string, n int, out string) er
 	err := childproc.Run(cmd)
 	switch {
 	case lim.exceeded():
-		return fmt.Errorf("%w: %s %s at %dx: output over the limit of %d bytes; it was stopped",
-			ErrOutputTooLarge, filepath.Base(bin), name, n, limit)
+		return nil, fmt.Errorf("%w: %s %s at %dx: output over the limit of %d bytes; it was stopped",
+			ErrOutputTooLarge, filepath.Base(bin), what, n, limit)
 	case err != nil:
-		return fmt.Errorf("%w: %s %s at %dx: %v\n%s", ErrBadRun, filepath.Base(bin), name, n, err, stderr.tail(2000))
+		return nil, fmt.Errorf("%w: %s %s at %dx: %v\n%s", ErrBadRun, filepath.Base(bin), what, n, err, stderr.tail(2000))
 	}
-	return checkRan(stdout.Bytes(), name)
+	return stdout.Bytes(), nil
 }
 
-// checkRan checks that the benchmark output holds a result line for name and
-// for no other benchmark.
-func checkRan(out []byte, name string) error {
-	want := TrimProcs(name)
-	found := false
+// resultNames lists the benchmark names of out's result lines, in order,
+// without their -GOMAXPROCS suffix.
+func resultNames(out []byte) []string {
+	var names []string
 	for _, line := range bytes.Split(out, []byte("\n")) {
 		f := strings.Fields(string(line))
 		if len(f) < 2 || !strings.HasPrefix(f[0], "Benchmark") {
@@ -196,12 +208,22 @@ func checkRan(out []byte, name string) error {
 		if _, err := strconv.Atoi(f[1]); err != nil {
 			continue
 		}
-		if TrimProcs(f[0]) != want {
-			return fmt.Errorf("%w: selecting %s also ran %s (one benchmark per process)", ErrBadRun, want, f[0])
-		}
-		found = true
+		names = append(names, TrimProcs(f[0]))
 	}
-	if !found {
+	return names
+}
+
+// checkRan checks that the benchmark output holds a result line for name and
+// for no other benchmark.
+func checkRan(out []byte, name string) error {
+	want := TrimProcs(name)
+	names := resultNames(out)
+	for _, got := range names {
+		if got != want {
+			return fmt.Errorf("%w: selecting %s also ran %s (one benchmark per process)", ErrBadRun, want, got)
+		}
+	}
+	if len(names) == 0 {
 		return fmt.Errorf("%w: no result line for %s", ErrBadRun, want)
 	}
 	return nil
