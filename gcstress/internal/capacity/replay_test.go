@@ -33,6 +33,14 @@ var repeatSeries = []struct {
 	// others); arena 104, 90 and 150, while its CPU per GB at the same
 	// rates fell from 20-22 to 13 s/GB: the machine's speed moved.
 	{"quiet-start", false, map[string]float64{"heap": 1.15}, map[string]bool{"heap": true}},
+	// 17f8a70, Intel Xeon, today's rules: heap 40.5, 46.2 and 35.8 (a knee
+	// flat in probability; run 3's heap CPU per GB 1.2-1.5x the others' at
+	// the same low rates), arena 103, 118 and 114.
+	{"share-fit", true, map[string]float64{"arena": 1.15, "heap": 1.30}, nil},
+	// 17f8a70's capacity code, AMD EPYC: heap 53.8, 47.7 and 63.4, arena
+	// 125, 97.2 and 123, both moving with the machine's CPU cost per GB
+	// (the CPU at the knee held within 4%).
+	{"share-fit-amd", true, map[string]float64{"arena": 1.30, "heap": 1.35}, nil},
 }
 
 // replayCapacity re-judges every step of dir's searches from its windows

@@ -124,8 +124,15 @@ func kneeCPU(c results.Capacity) float64 {
 	return stat.MedianOr(xs, 0)
 }
 
+// kneeCores is the CPU a search's process burned at its sustainable rate:
+// the rate times kneeCPU, in cores. Where a search's rate moved with the
+// machine's speed, this need not.
+func kneeCores(c results.Capacity) float64 {
+	return c.SustainableMBps * kneeCPU(c) / 1000
+}
+
 func capacityTables(w io.Writer, rs []run) {
-	fmt.Fprintf(w, "\n## Capacity at 100 B\n\n| run | kind | sustainable MB/s (interval) | fit | step MB/s | first unhealthy | limit | busy steps | steps | CPU s/GB near the knee |\n|---|---|---|---|--:|--:|---|--:|--:|--:|\n")
+	fmt.Fprintf(w, "\n## Capacity at 100 B\n\n| run | kind | sustainable MB/s (interval) | fit | step MB/s | first unhealthy | limit | busy steps | steps | CPU s/GB near the knee | cores at the knee |\n|---|---|---|---|--:|--:|---|--:|--:|--:|--:|\n")
 	byKind := map[string][]struct {
 		busy bool
 		c    results.Capacity
@@ -133,7 +140,7 @@ func capacityTables(w io.Writer, rs []run) {
 	var kinds []string
 	for _, r := range rs {
 		for _, c := range r.sum.Capacity {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %.3g | %.3g | %s | %d | %d | %.3g |\n", r.name, c.Kind, capFigure(c), c.FitFigure, c.StepMBps, c.FirstUnhealthyMBps, c.Limit, c.BusySteps, len(c.Steps), kneeCPU(c))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %.3g | %.3g | %s | %d | %d | %.3g | %.3g |\n", r.name, c.Kind, capFigure(c), c.FitFigure, c.StepMBps, c.FirstUnhealthyMBps, c.Limit, c.BusySteps, len(c.Steps), kneeCPU(c), kneeCores(c))
 			if _, ok := byKind[c.Kind]; !ok {
 				kinds = append(kinds, c.Kind)
 			}
@@ -148,7 +155,7 @@ func capacityTables(w io.Writer, rs []run) {
 	}
 	fmt.Fprintf(w, "\nDone means: the quiet figures within 15%% of each other, each quiet interval holding the other quiet figures; "+
 		"the busy figure within 25%% of the quiet median or marked contended.\n\n")
-	fmt.Fprintf(w, "| kind | quiet figures | max/min | intervals hold the others | busy | busy/quiet median | verdict |\n|---|---|--:|---|---|--:|---|\n")
+	fmt.Fprintf(w, "| kind | quiet figures | max/min | intervals hold the others | busy | busy/quiet median | verdict | quiet cores at the knee | max/min |\n|---|---|--:|---|---|--:|---|---|--:|\n")
 	for _, k := range kinds {
 		var quiet []results.Capacity
 		var busy []results.Capacity
@@ -159,9 +166,10 @@ func capacityTables(w io.Writer, rs []run) {
 				quiet = append(quiet, e.c)
 			}
 		}
-		var qs []float64
+		var qs, cores []float64
 		for _, c := range quiet {
 			qs = append(qs, c.SustainableMBps)
+			cores = append(cores, kneeCores(c))
 		}
 		spread, holds := 0.0, true
 		if len(qs) > 0 && slices.Min(qs) > 0 {
@@ -189,7 +197,11 @@ func capacityTables(w io.Writer, rs []run) {
 		if !ok {
 			verdict = "does not hold"
 		}
-		fmt.Fprintf(w, "| %s | %s | %.2f | %v | %s | %s | %s |\n", k, floats(qs), spread, holds, bs, ratio, verdict)
+		coreSpread := 0.0
+		if len(cores) > 0 && slices.Min(cores) > 0 {
+			coreSpread = slices.Max(cores) / slices.Min(cores)
+		}
+		fmt.Fprintf(w, "| %s | %s | %.2f | %v | %s | %s | %s | %s | %.2f |\n", k, floats(qs), spread, holds, bs, ratio, verdict, floats(cores), coreSpread)
 	}
 }
 
