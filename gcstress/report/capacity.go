@@ -30,14 +30,15 @@ func openLoopTable(rs []results.Result) (header []string, rows [][]string) {
 // capacityTable is one row per kind x value size of the capacity search
 // (per build environment too: its Kind column names it, capacityKind).
 // Sustainable is the fit over every step with its interval ("23 (19-27)",
-// capacityFigure), Fit the figure it came from, Step the search's own
+// capacityFigure), Fit the figure it came from, CPU at the knee the cores
+// burned at that rate and the CPU-s per GB near it (kneeFigure), Step the search's own
 // pass/fail figure beside it. A contended search's sustainable figure is a
 // lower bound, marked so: the machine's other load took CPU from its steps
 // (its Contended column says "yes" and the notes say why). Runs and Spread
 // are the confirmation of the step figure: how many of its runs were
 // healthy and how far their achieved rates lay apart.
 func capacityTable(cs []results.Capacity) (header []string, rows [][]string) {
-	header = []string{"Kind", "Value", "Closed-loop MB/s", "Sustainable MB/s", "Fit", "Step MB/s", "First unhealthy MB/s", "Limit", "Contended", "Runs", "Spread", "Steps"}
+	header = []string{"Kind", "Value", "Closed-loop MB/s", "Sustainable MB/s", "Fit", "CPU at the knee", "Step MB/s", "First unhealthy MB/s", "Limit", "Contended", "Runs", "Spread", "Steps"}
 	for _, c := range cs {
 		first, limit := "-", "-"
 		if c.FirstUnhealthyMBps > 0 {
@@ -59,9 +60,19 @@ func capacityTable(cs []results.Capacity) (header []string, rows [][]string) {
 			fit = string(c.FitFigure)
 		}
 		rows = append(rows, []string{capacityKind(c), workload.FormatSize(c.Value), fmt.Sprintf("%.3g", c.ProbeMBps),
-			capacityFigure(c, false), fit, fmt.Sprintf("%.3g", stepFigure(c)), first, limit, contended, runs, spread, fmt.Sprint(len(c.Steps))})
+			capacityFigure(c, false), fit, kneeFigure(c), fmt.Sprintf("%.3g", stepFigure(c)), first, limit, contended, runs, spread, fmt.Sprint(len(c.Steps))})
 	}
 	return header, rows
+}
+
+// kneeFigure is the CPU a search's process burned at its sustainable rate
+// and what a GB cost near it: "1.55 cores, 28.4 CPU-s/GB"; "-" for a
+// summary without it.
+func kneeFigure(c results.Capacity) string {
+	if c.KneeCPUSPerGB <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3g cores, %.3g CPU-s/GB", c.KneeCores, c.KneeCPUSPerGB)
 }
 
 // capacityFigure is how a search's sustainable rate reads wherever it is

@@ -36,6 +36,9 @@ func TestCapacityTableSaysContended(t *testing.T) {
 	if rows[1][con] != "yes" || rows[1][sus] != "≥ 54.8 (contended)" || rows[1][runs] != "-" {
 		t.Errorf("arena row %v: a contended figure must read as a lower bound", rows[1])
 	}
+	if knee := col("CPU at the knee"); rows[0][knee] != "-" {
+		t.Errorf("heap row %v: no CPU figure, want -", rows[0])
+	}
 	notes := capacityNotes(cs, results.Thresholds{}, noEscape)
 	if !strings.Contains(notes, "arena 100B: contended: at 60 MB/s") || !strings.Contains(notes, "a lower bound, not its capacity") {
 		t.Errorf("notes do not explain the contended search:\n%s", notes)
@@ -60,5 +63,32 @@ func TestCapacityConclusionBounds(t *testing.T) {
 	got = capacityConclusions([]results.Capacity{heap, arena}, noEscape)
 	if len(got) != 1 || !strings.Contains(got[0], "sustain about the same rate") {
 		t.Errorf("overlapping intervals: %q", got)
+	}
+}
+
+// TestKneeCPU: the CPU at the knee is the median CPU-s per GB of the steps
+// offered within 0.8-1.2x the sustainable rate (failed ones included, those
+// without a CPU figure left out) times the rate, and the table shows both.
+func TestKneeCPU(t *testing.T) {
+	c := results.Capacity{Kind: "heap", Value: 100, SustainableMBps: 50, Steps: []results.CapacityStep{
+		{TargetMBps: 10, CPUSPerGB: 60},                              // below the band
+		{TargetMBps: 40, CPUSPerGB: 30},                              // 0.8x: in
+		{TargetMBps: 50, CPUSPerGB: 32},                              // in
+		{TargetMBps: 55, CPUSPerGB: 0},                               // no CPU figure
+		{TargetMBps: 60, CPUSPerGB: 34, Limit: results.LimitLatency}, // 1.2x, failed: in
+		{TargetMBps: 80, CPUSPerGB: 20},                              // above
+	}}
+	c.SetKnee()
+	if c.KneeCPUSPerGB != 32 || c.KneeCores != 1.6 {
+		t.Fatalf("knee %v CPU-s/GB, %v cores; want 32 and 1.6 (50 MB/s x 32 s/GB)", c.KneeCPUSPerGB, c.KneeCores)
+	}
+	_, rows := capacityTable([]results.Capacity{c})
+	if !strings.Contains(strings.Join(rows[0], "|"), "|1.6 cores, 32 CPU-s/GB|") {
+		t.Errorf("row %v lacks the CPU at the knee", rows[0])
+	}
+	c.Steps = c.Steps[:1]
+	c.SetKnee()
+	if c.KneeCPUSPerGB != 0 || c.KneeCores != 0 {
+		t.Errorf("no step near the knee: %v, %v; want 0", c.KneeCPUSPerGB, c.KneeCores)
 	}
 }

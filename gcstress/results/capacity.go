@@ -1,6 +1,10 @@
 package results
 
-import "time"
+import (
+	"time"
+
+	"github.com/writegc/writegc/internal/stat"
+)
 
 // CapacityLimit names what made a capacity step unhealthy. The values are
 // JSON strings (summary.json's capacity[].limit) and do not change.
@@ -78,6 +82,43 @@ type Capacity struct {
 	// step of the search (its steps' Scenario.BuildEnv); "" when the run
 	// has none (json: omitted).
 	Env string `json:"env,omitempty"`
+	// KneeCPUSPerGB is what the machine spent a GB near the knee
+	// (KneeCPU), and KneeCores the CPU the process burned at its
+	// sustainable rate: SustainableMBps x KneeCPUSPerGB / 1000, in cores.
+	// A rate in MB/s moves with the machine's speed, and this says how much
+	// CPU a GB took there; it is context, not a steadier verdict (three
+	// searches on a 2-vCPU VM whose rates moved 1.3x held KneeCores within
+	// 4%, three other series within 14-24%).
+	// 0 when no step near the knee has a CPU figure (json: omitted).
+	KneeCPUSPerGB float64 `json:"knee_cpu_s_per_gb,omitempty"`
+	KneeCores     float64 `json:"knee_cores,omitempty"`
+}
+
+// KneeBand is the band of offered rates, as fractions of the sustainable
+// rate, whose steps KneeCPU reads.
+const (
+	KneeBandLo = 0.8
+	KneeBandHi = 1.2
+)
+
+// KneeCPU is the median CPU-seconds per GB (CapacityStep.CPUSPerGB) of the
+// search's steps offered between KneeBandLo and KneeBandHi times its
+// sustainable rate, failed steps included; 0 when none has a CPU figure.
+func (c Capacity) KneeCPU() float64 {
+	var xs []float64
+	for _, st := range c.Steps {
+		if st.CPUSPerGB > 0 && st.TargetMBps >= KneeBandLo*c.SustainableMBps && st.TargetMBps <= KneeBandHi*c.SustainableMBps {
+			xs = append(xs, st.CPUSPerGB)
+		}
+	}
+	return stat.MedianOr(xs, 0)
+}
+
+// SetKnee sets KneeCPUSPerGB and KneeCores from the steps and the
+// sustainable rate.
+func (c *Capacity) SetKnee() {
+	c.KneeCPUSPerGB = c.KneeCPU()
+	c.KneeCores = c.SustainableMBps * c.KneeCPUSPerGB / 1000
 }
 
 // CapacityStep is one step of a search: its target, what it achieved, and

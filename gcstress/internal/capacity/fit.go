@@ -300,6 +300,7 @@ func Estimate(c *results.Capacity, th results.Thresholds) {
 		sus, lo, hi = min(sus, cap), min(lo, cap), cap
 	}
 	c.SustainableMBps, c.SustainableLoMBps, c.SustainableHiMBps = sus, min(lo, sus), max(hi, sus)
+	c.SetKnee()
 	Mark(c)
 }
 

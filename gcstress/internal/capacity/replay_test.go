@@ -23,24 +23,27 @@ var repeatSeries = []struct {
 	current  bool
 	maxRatio map[string]float64
 	hold     map[string]bool
+	// coreRatio bounds a kind's quiet max/min of KneeCores, the CPU at
+	// the knee (0 or absent: not asserted).
+	coreRatio map[string]float64
 }{
 	// 62e36ab, AMD EPYC: heap 48.5, 45.3 and 39.2 MB/s replayed, the lowest
 	// in the search whose machine gave heap about 25% more CPU and twice
 	// the GC CPU per GB at the same rates.
-	{"mean-shares", false, map[string]float64{"arena": 1.15, "heap": 1.25}, map[string]bool{"arena": true}},
+	{"mean-shares", false, map[string]float64{"arena": 1.15, "heap": 1.25}, map[string]bool{"arena": true}, nil},
 	// ba9de66, Intel Xeon, each quiet run started below a load of 0.5:
 	// heap 46.1, 42.0 and 45.8 replayed (1.10x, each interval holding the
 	// others); arena 104, 90 and 150, while its CPU per GB at the same
 	// rates fell from 20-22 to 13 s/GB: the machine's speed moved.
-	{"quiet-start", false, map[string]float64{"heap": 1.15}, map[string]bool{"heap": true}},
+	{"quiet-start", false, map[string]float64{"heap": 1.15}, map[string]bool{"heap": true}, nil},
 	// 17f8a70, Intel Xeon, today's rules: heap 40.5, 46.2 and 35.8 (a knee
 	// flat in probability; run 3's heap CPU per GB 1.2-1.5x the others' at
 	// the same low rates), arena 103, 118 and 114.
-	{"share-fit", true, map[string]float64{"arena": 1.15, "heap": 1.30}, nil},
+	{"share-fit", true, map[string]float64{"arena": 1.15, "heap": 1.30}, nil, map[string]float64{"arena": 1.15, "heap": 1.16}},
 	// 17f8a70's capacity code, AMD EPYC: heap 53.8, 47.7 and 63.4, arena
 	// 125, 97.2 and 123, both moving with the machine's CPU cost per GB
 	// (the CPU at the knee held within 4%).
-	{"share-fit-amd", true, map[string]float64{"arena": 1.30, "heap": 1.35}, nil},
+	{"share-fit-amd", true, map[string]float64{"arena": 1.30, "heap": 1.35}, nil, map[string]float64{"arena": 1.05, "heap": 1.05}},
 }
 
 // replayCapacity re-judges every step of dir's searches from its windows
@@ -92,6 +95,7 @@ func TestReplayCapacityRepeats(t *testing.T) {
 			quiet := replaySeries(t, dir, sr.current)
 			for kind, cs := range quiet {
 				checkRepeats(t, kind, cs, sr.maxRatio[kind], sr.hold[kind])
+				checkKneeCores(t, kind, cs, sr.coreRatio[kind])
 			}
 		})
 	}
@@ -151,5 +155,22 @@ func checkRepeats(t *testing.T, kind string, cs []results.Capacity, maxRatio flo
 		pooled.SustainableMBps, pooled.SustainableLoMBps, pooled.SustainableHiMBps, pooled.FitFigure)
 	if maxRatio > 0 && hi/lo > maxRatio {
 		t.Errorf("%s's quiet figures %.3g-%.3g: more than %.2fx apart", kind, lo, hi, maxRatio)
+	}
+}
+
+// checkKneeCores holds one kind's quiet CPU at the knee to maxRatio (0:
+// not asserted).
+func checkKneeCores(t *testing.T, kind string, cs []results.Capacity, maxRatio float64) {
+	t.Helper()
+	var cores []float64
+	for _, c := range cs {
+		cores = append(cores, c.KneeCores)
+	}
+	t.Logf("%s: cores at the knee %.3g", kind, cores)
+	if maxRatio == 0 {
+		return
+	}
+	if lo := slices.Min(cores); lo <= 0 || slices.Max(cores)/lo > maxRatio {
+		t.Errorf("%s: cores at the knee %.3g: max/min over %.2f", kind, cores, maxRatio)
 	}
 }

@@ -110,25 +110,13 @@ func capFigure(c results.Capacity) string {
 	return s
 }
 
-// kneeCPU is the median CPU-seconds per GB of a search's steps between
-// 0.8 and 1.2 times its sustainable rate: how much CPU the machine spent a
-// GB near the knee, which moves with the machine's speed (two searches of
-// one build whose figures differ by this much measured two machines).
-func kneeCPU(c results.Capacity) float64 {
-	var xs []float64
-	for _, st := range c.Steps {
-		if st.TargetMBps >= 0.8*c.SustainableMBps && st.TargetMBps <= 1.2*c.SustainableMBps && st.CPUSPerGB > 0 {
-			xs = append(xs, st.CPUSPerGB)
-		}
-	}
-	return stat.MedianOr(xs, 0)
-}
-
 // kneeCores is the CPU a search's process burned at its sustainable rate:
-// the rate times kneeCPU, in cores. Where a search's rate moved with the
+// the rate times results.Capacity.KneeCPU, in cores (summaries written
+// before knee_cores existed lack the field, so it is computed here). Where a search's rate moved with the
 // machine's speed, this need not.
 func kneeCores(c results.Capacity) float64 {
-	return c.SustainableMBps * kneeCPU(c) / 1000
+	c.SetKnee()
+	return c.KneeCores
 }
 
 func capacityTables(w io.Writer, rs []run) {
@@ -140,7 +128,7 @@ func capacityTables(w io.Writer, rs []run) {
 	var kinds []string
 	for _, r := range rs {
 		for _, c := range r.sum.Capacity {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %.3g | %.3g | %s | %d | %d | %.3g | %.3g |\n", r.name, c.Kind, capFigure(c), c.FitFigure, c.StepMBps, c.FirstUnhealthyMBps, c.Limit, c.BusySteps, len(c.Steps), kneeCPU(c), kneeCores(c))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %.3g | %.3g | %s | %d | %d | %.3g | %.3g |\n", r.name, c.Kind, capFigure(c), c.FitFigure, c.StepMBps, c.FirstUnhealthyMBps, c.Limit, c.BusySteps, len(c.Steps), c.KneeCPU(), kneeCores(c))
 			if _, ok := byKind[c.Kind]; !ok {
 				kinds = append(kinds, c.Kind)
 			}
