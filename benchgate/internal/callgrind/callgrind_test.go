@@ -192,10 +192,10 @@ func buildLoop(t *testing.T) (bin, dir string) {
 	return bin, dir
 }
 
-// TestMeasure runs a real benchmark under callgrind: the per-op instructions
-// of twice the work are twice as many, two measurements agree, and the
-// function that does the work carries nearly all of them.
-func TestMeasure(t *testing.T) {
+// loopRunner skips a short run or one without valgrind, and returns a
+// Runner in buildLoop's package and its test binary.
+func loopRunner(t *testing.T) (Runner, string) {
+	t.Helper()
 	r := Runner{TmpDir: t.TempDir()}
 	if err := r.Available(); err != nil {
 		t.Skipf("valgrind not installed (apt-get install valgrind): %v", err)
@@ -205,6 +205,14 @@ func TestMeasure(t *testing.T) {
 	}
 	bin, dir := buildLoop(t)
 	r.Dir = dir
+	return r, bin
+}
+
+// TestMeasure runs a real benchmark under callgrind: the per-op instructions
+// of twice the work are twice as many, two measurements agree, and the
+// function that does the work carries nearly all of them.
+func TestMeasure(t *testing.T) {
+	r, bin := loopRunner(t)
 	ctx := context.Background()
 	m, err := r.MeasureFuncs(ctx, bin, "BenchmarkWork/k=1000", 20000)
 	if err != nil {

@@ -135,16 +135,7 @@ func (r Runner) Profile(ctx context.Context, bin, name string, n int) (*Profile,
 	if err := r.run(ctx, bin, name, n, out); err != nil {
 		return nil, err
 	}
-	of, err := os.Open(out)
-	if err != nil {
-		return nil, err
-	}
-	defer of.Close()
-	p, err := ParseProfile(of)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", out, err)
-	}
-	return p, nil
+	return readProfile(out)
 }
 
 // run runs the benchmark once under callgrind, writing its output to out.

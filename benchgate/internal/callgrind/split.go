@@ -111,6 +111,8 @@ func readParts(dir string) ([]*Profile, error) {
 	return parts, nil
 }
 
+// readProfile reads one callgrind output file (ParseProfile); an error
+// names the file.
 func readProfile(path string) (*Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {

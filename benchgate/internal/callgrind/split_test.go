@@ -80,15 +80,7 @@ func TestParseProfileTrigger(t *testing.T) {
 // twice the work gives twice the instructions, set-up before ResetTimer
 // stays out, and a b.Loop benchmark (one call) is ErrNoSplit.
 func TestMeasureLeaves(t *testing.T) {
-	r := Runner{TmpDir: t.TempDir()}
-	if err := r.Available(); err != nil {
-		t.Skipf("valgrind not installed (apt-get install valgrind): %v", err)
-	}
-	if testing.Short() {
-		t.Skip("runs valgrind")
-	}
-	bin, dir := buildLoop(t)
-	r.Dir = dir
+	r, bin := loopRunner(t)
 	ctx := context.Background()
 	leaves := []string{"BenchmarkWork/k=1000", "BenchmarkWork/k=2000", "BenchmarkSetup"}
 	ms, err := r.MeasureLeaves(ctx, bin, "^(BenchmarkWork|BenchmarkSetup)$", leaves, 20000)
