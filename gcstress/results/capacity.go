@@ -94,8 +94,8 @@ type Capacity struct {
 	KneeCores     float64 `json:"knee_cores,omitempty"`
 }
 
-// KneeBand is the band of offered rates, as fractions of the sustainable
-// rate, whose steps KneeCPU reads.
+// KneeBandLo and KneeBandHi bound the offered rates, as fractions of the
+// sustainable rate, whose steps KneeCPU reads.
 const (
 	KneeBandLo = 0.8
 	KneeBandHi = 1.2
