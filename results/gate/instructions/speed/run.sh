@@ -92,5 +92,6 @@ med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (
 		name=$([ "$col" = 4 ] && echo wall || echo CPU)
 		echo "- median $name: old ${o} s, new ${n} s: new/old = $(awk -v o="$o" -v n="$n" 'BEGIN { printf "%.2f", n / o }')"
 	done
-} >"$OUT/README.md"
+} >"$OUT/README.md.tmp"
+mv "$OUT/README.md.tmp" "$OUT/README.md"
 cat "$OUT/README.md"
