@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -84,12 +85,17 @@ func (r Runner) MeasureLeaves(ctx context.Context, bin, bench string, leaves []s
 // order, each bounded as ParseProfile bounds it; the file of the program's
 // end (out, unnumbered) is not needed.
 func readParts(dir string) ([]*Profile, error) {
-	ents, err := os.ReadDir(dir)
+	d, err := os.Open(dir)
 	if err != nil {
 		return nil, err
 	}
+	ents, err := d.ReadDir(MaxParts + 2) // the parts, the end's file, and one to see the limit passed
+	d.Close()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
 	if len(ents) > MaxParts+1 {
-		return nil, fmt.Errorf("%w: %d dump files, over %d", ErrTooLarge, len(ents), MaxParts)
+		return nil, fmt.Errorf("%w: over %d dump files", ErrTooLarge, MaxParts)
 	}
 	var nums []int
 	for _, e := range ents {

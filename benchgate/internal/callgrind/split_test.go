@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -120,4 +123,28 @@ func topFunc(funcs map[string]FuncPerOp) string {
 		}
 	}
 	return top
+}
+
+// A run that left more dump files than MaxParts is refused before any is
+// read; a sane one reads in part order.
+func TestReadPartsLimit(t *testing.T) {
+	dir := t.TempDir()
+	for _, k := range []int{2, 10, 1} {
+		body := "events: Ir\ndesc: Trigger: --dump-before=" + triggerCheck + "\ntotals: " + strconv.Itoa(k) + "\n"
+		if err := os.WriteFile(filepath.Join(dir, "out."+strconv.Itoa(k)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	parts, err := readParts(dir)
+	if err != nil || len(parts) != 3 || parts[0].Counts[evIr] != 1 || parts[2].Counts[evIr] != 10 {
+		t.Fatalf("parts %v, err %v: want out.1, out.2, out.10 in order", parts, err)
+	}
+	for k := 11; k <= MaxParts+10; k++ { // 3 + MaxParts files in all
+		if err := os.WriteFile(filepath.Join(dir, "out."+strconv.Itoa(k)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := readParts(dir); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("%d files: err = %v, want ErrTooLarge", MaxParts+3, err)
+	}
 }
