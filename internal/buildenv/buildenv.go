@@ -8,8 +8,11 @@
 //   - Parse and Check check the limits (MaxBytes, MaxPairs) before they
 //     allocate for the input; every error wraps ErrBadEnv.
 //   - A parsed environment has distinct, non-empty keys of printable
-//     characters without blanks, and no NUL in any value; Format writes it
-//     so that Parse reads it back unchanged.
+//     characters without blanks, and values of valid UTF-8 holding no
+//     control or other unprintable character but the plain blank (a value
+//     reaches a toolchain's environment and line-oriented files: a
+//     configuration line, base.txt); Format writes it so that Parse reads
+//     it back unchanged.
 //   - Everything here is a plain function of its arguments: no process is
 //     started, nothing is printed.
 package buildenv
@@ -20,6 +23,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Limits of one environment, checked before it is parsed or stored (it
@@ -83,7 +87,9 @@ func Parse(s string) ([]string, error) {
 }
 
 // Check checks an environment's entries: each K=V with a non-empty key of
-// printable characters without blanks, no NUL, and no key given twice
+// printable characters without blanks, a value of printable characters
+// and plain blanks (no newline, tab, NUL or other control character, no
+// invalid UTF-8), and no key given twice
 // (which of two values was meant cannot be told, and a report must name
 // one), within MaxPairs and MaxBytes.
 func Check(env []string) error {
@@ -105,16 +111,22 @@ func Check(env []string) error {
 			return fmt.Errorf("%w: %q: want K=V", ErrBadEnv, kv)
 		case k == "":
 			return fmt.Errorf("%w: %q: empty variable name", ErrBadEnv, kv)
-		case strings.ContainsFunc(k, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }):
+		case !utf8.ValidString(k) || strings.ContainsFunc(k, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }):
 			return fmt.Errorf("%w: %q: a variable name of printable characters without blanks is wanted", ErrBadEnv, kv)
-		case strings.ContainsRune(v, 0):
-			return fmt.Errorf("%w: %q: the value holds NUL", ErrBadEnv, kv)
+		case !printableValue(v):
+			return fmt.Errorf("%w: %q: the value holds a control or unprintable character (only printable characters and blanks)", ErrBadEnv, kv)
 		case seen[k]:
 			return fmt.Errorf("%w: %s given twice", ErrBadEnv, k)
 		}
 		seen[k] = true
 	}
 	return nil
+}
+
+// printableValue: v is valid UTF-8 of printable characters and plain
+// blanks, so it cannot start a line of its own in a file it is written to.
+func printableValue(v string) bool {
+	return utf8.ValidString(v) && !strings.ContainsFunc(v, func(r rune) bool { return r != ' ' && !unicode.IsPrint(r) })
 }
 
 // Format writes env (K=V entries) in Parse's form: blank-separated, a

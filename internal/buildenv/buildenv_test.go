@@ -50,3 +50,26 @@ func TestForBuildAndValue(t *testing.T) {
 		t.Errorf("GoErrorLine = %q", got)
 	}
 }
+
+// A value reaches the go command's environment and line-oriented files
+// (benchgate's base.txt, a configuration line): a newline, carriage
+// return, tab, NUL, DEL, a C1 control, a Unicode line separator or invalid
+// UTF-8 in a value or key is refused; printable text and blanks are not.
+func TestCheckRefusesControlCharacters(t *testing.T) {
+	for _, bad := range []string{
+		"X=a\npkg: x", "X=a\rb", "X=a\tb", "X=a\x00b", "X=a\x7fb", "X=a\u0085b", "X=a\u2028b", "X=a\xffb",
+		"X\xff=1", "X\u2028=1",
+	} {
+		if err := Check([]string{bad}); !errors.Is(err, ErrBadEnv) || strings.ContainsAny(err.Error(), "\n\r") {
+			t.Errorf("Check(%q) = %v, want one line of ErrBadEnv", bad, err)
+		}
+	}
+	if _, err := Parse(`X="a` + "\n" + `BenchmarkAlloc-2 1000 100000 ns/op"`); !errors.Is(err, ErrBadEnv) {
+		t.Errorf("Parse of a quoted newline = %v, want ErrBadEnv", err)
+	}
+	for _, good := range []string{"GOFLAGS=-tags=x -trimpath", "X=é ü 中", "X=", "X=a=b"} {
+		if err := Check([]string{good}); err != nil {
+			t.Errorf("Check(%q) = %v", good, err)
+		}
+	}
+}
