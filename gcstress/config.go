@@ -280,6 +280,11 @@ func (c *Config) Validate() error {
 	if err := c.validateFrontier(); err != nil {
 		return err
 	}
+	if c.wants(SetFrontier) {
+		if err := c.validateFracLimits(); err != nil {
+			return err
+		}
+	}
 	for _, r := range []struct {
 		flag string
 		r    Rate

@@ -94,3 +94,25 @@ func TestHelpListsFrontierFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestMemLimitFracRounding: a -memlimit-frac whose GOMEMLIMIT rounds below
+// what the memtables need (1e-9 of 512 MiB is 0 bytes, which ran as no
+// limit under the name memlimit=none) and two fractions that round to one
+// setting are usage errors naming -memlimit-frac and the value.
+func TestMemLimitFracRounding(t *testing.T) {
+	fr := []string{"-scenario", "frontier", "-container", "512MiB", "-memlimit-frac"}
+	for _, c := range []struct{ fracs, want string }{
+		{"1e-9", "1e-09"},
+		{"none,1e-10", "1e-10"},
+		{"0.01", "0.01"}, // 5.1 MiB, below 2 x 16 MiB memtables + the runtime
+		{"0.5,0.5001", "0.5 and 0.5001"},
+	} {
+		_, err := ParseFlags(append(fr, c.fracs), io.Discard)
+		if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "-memlimit-frac: "+c.want) {
+			t.Errorf("-memlimit-frac %s: %v, want a usage error naming %q", c.fracs, err, c.want)
+		}
+	}
+	if _, err := ParseFlags(append(fr, "none,0.1,0.5,0.9"), io.Discard); err != nil {
+		t.Errorf("a sane grid: %v", err)
+	}
+}
