@@ -82,10 +82,12 @@ type Config struct {
 	Window       time.Duration    // sampling window; 0 = no windows (-window)
 	Backpressure string           // "" (scenario default), "on", "off"
 	FlushBW      int64            // flush bandwidth bytes/s of matrix scenarios; 0 unlimited
-	RSSCap       int64            // hard resident-memory cap per child (-rss-cap); 0 = none
-	LatencyEvery int              // time one Put in N (-latency-every); 0 = off
-	Rate         Rate             // open-loop target of each matrix scenario (-rate); zero: closed loop
-	Sets         []string         // scenario sets, from ScenarioSets (-scenario)
+	// RSSCap (-rss-cap) is the hard resident-memory cap per child; 0 =
+	// none. Its default is DefaultRSSCapFor(MachineMemory()).
+	RSSCap       int64
+	LatencyEvery int      // time one Put in N (-latency-every); 0 = off
+	Rate         Rate     // open-loop target of each matrix scenario (-rate); zero: closed loop
+	Sets         []string // scenario sets, from ScenarioSets (-scenario)
 	Seed         uint64
 	// Count (-count) runs every scenario that many times, at most
 	// MaxCount, interleaved: round 1 runs each scenario once in Expand's
@@ -167,6 +169,11 @@ type Config struct {
 	BuildPkg string
 	// Frontier (-scenario frontier; frontier.go) settings.
 	Frontier FrontierConfig
+	// Host is the memory every hard cap (-rss-cap, -fail-rss-cap,
+	// -collapse-rss-cap, -container) must not exceed (config_host.go);
+	// zero: MachineMemory(). Tests and a program planning for another
+	// machine set it.
+	Host HostMemory
 }
 
 // usageErr wraps ErrUsage with a message naming the flag.
@@ -190,7 +197,7 @@ func DefaultConfig() Config {
 		Format:            FormatTable,
 		Window:            time.Second,
 		StallTimeout:      DefaultStallTimeout,
-		RSSCap:            DefaultRSSCap,
+		RSSCap:            DefaultRSSCapFor(MachineMemory()),
 		LatencyEvery:      DefaultLatencyEvery,
 		Sets:              []string{SetAll},
 		Seed:              1,
@@ -224,6 +231,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.validateMemory(); err != nil {
+		return err
+	}
+	if err := c.validateHost(); err != nil {
 		return err
 	}
 	if c.GOGC < -1 || c.GOGC == 0 {

@@ -102,3 +102,48 @@ func TestCollapseSamplesFiner(t *testing.T) {
 		}
 	}
 }
+
+// TestCapsFollowTheHost: the default RSS cap is at most 75% of the host's
+// memory, and a hard cap of a set that runs above the host's memory (or
+// its cgroup's limit) is a usage error naming the flag and the figure.
+func TestCapsFollowTheHost(t *testing.T) {
+	const gib = int64(1) << 30
+	for _, c := range []struct {
+		h    HostMemory
+		want int64
+	}{{HostMemory{}, DefaultRSSCap}, {HostMemory{Bytes: 24 * gib}, 8 * gib}, {HostMemory{Bytes: 4 * gib, Cgroup: true}, 3 * gib}} {
+		if got := DefaultRSSCapFor(c.h); got != c.want {
+			t.Errorf("DefaultRSSCapFor(%+v) = %d, want %d", c.h, got, c.want)
+		}
+	}
+	host := HostMemory{Bytes: 24*gib - 512<<20}
+	for _, c := range []struct {
+		set  func(*Config)
+		flag string
+		fig  string
+	}{
+		{func(c *Config) { c.Sets, c.Frontier.Container = []string{SetFrontier}, 1 << 40 }, "-container: 1024GB exceeds", "this machine's 23.5 GiB of memory"},
+		{func(c *Config) { c.RSSCap = 32 * gib }, "-rss-cap: 32GB exceeds", "this machine's 23.5 GiB"},
+		{func(c *Config) { c.Sets, c.FailRSSCap = []string{SetFailure}, 30 * gib }, "-fail-rss-cap", "23.5 GiB"},
+		{func(c *Config) { c.Sets, c.CollapseRSSCap = []string{SetCollapse}, 30 * gib }, "-collapse-rss-cap", "23.5 GiB"},
+		{func(c *Config) { c.Host = HostMemory{Bytes: 4 * gib, Cgroup: true} }, "-rss-cap", "the cgroup's memory limit of 4.0 GiB"},
+	} {
+		cfg := DefaultConfig()
+		cfg.Host, cfg.RSSCap = host, DefaultRSSCapFor(host)
+		cfg.Out = t.TempDir()
+		c.set(&cfg)
+		err := cfg.Validate()
+		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), c.flag) || !strings.Contains(err.Error(), c.fig) {
+			t.Errorf("%s: %v, want a usage error naming %q and %q", c.flag, err, c.flag, c.fig)
+		}
+	}
+	// A cap of a set that does not run is not checked.
+	cfg := DefaultConfig()
+	cfg.Host, cfg.RSSCap, cfg.Sets, cfg.CollapseRSSCap = host, DefaultRSSCapFor(host), []string{SetMatrix}, 30*gib
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("collapse cap without the collapse set: %v", err)
+	}
+	if m := MachineMemory(); ProcSupported && (m.Bytes <= 0 || DefaultConfig().RSSCap > max(m.Bytes*3/4, 1<<20)) {
+		t.Errorf("machine %+v: default RSS cap %d", m, DefaultConfig().RSSCap)
+	}
+}

@@ -20,7 +20,7 @@ const (
 	DefaultRegions  = 2
 	DefaultWriters  = 2
 	DefaultPath     = PathServer
-	DefaultRSSCap   = 8 << 30
+	DefaultRSSCap   = 8 << 30 // at most DefaultRSSCapShare of the host's memory (DefaultRSSCapFor)
 	// DefaultLatencyEvery: one Put in 16 is timed. Timing a Put (two clock
 	// reads and an HdrHistogram record) costs 120-170 ns here against 2.5-4
 	// µs per arena Put, 4-6% of throughput; one in 16 keeps it near 0.3%.

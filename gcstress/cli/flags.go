@@ -91,7 +91,7 @@ func defineFlags(fs *flag.FlagSet, c *gcstress.Config) *lists {
 	fs.DurationVar(&c.Window, "window", c.Window, "sampling window (0: no windows, only the end record); the collapse scenario samples every "+gcstress.DefaultCollapseWindow.String()+" unless this is given")
 	fs.StringVar(&c.Backpressure, "backpressure", "", "on|off: block writers while full memtables wait (default: on, off for the failure scenario)")
 	fs.Var(sizeFlag{&c.FlushBW}, "flush-bw", "flush bandwidth per second (0: unlimited; the failure and stall scenarios use -fail-flush-bw unless this is given)")
-	fs.Var(sizeFlag{&c.RSSCap}, "rss-cap", "hard resident-memory cap per child, watched by child and parent (off: none)")
+	fs.Var(sizeFlag{&c.RSSCap}, "rss-cap", "hard resident-memory cap per child, watched by child and parent (off: none; default 8GB, at most 75% of the machine's or its cgroup's memory; a cap above that memory is refused)")
 	fs.IntVar(&c.LatencyEvery, "latency-every", c.LatencyEvery, "time one Put in N for the latency histogram (0: off; 1: every Put, which costs 4-6% of arena throughput here; the stall scenario times every Put unless this is given)")
 	fs.StringVar(&l.rate, "rate", "", "open loop: pace each matrix scenario's Puts at this rate, split across its writers (20MB, 20MB/s, 1.5GB/s: decimal MB of key+value bytes; 50000ops, 50Kops/s: Puts); latency is then also measured from each Put's intended start (ilat_*). Default: closed loop")
 	fs.StringVar(&l.failRate, "fail-rate", c.FailRate.String(), "open-loop rate of the failure scenario (every kind runs the same schedule)")

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/writegc/writegc/gcstress/results"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/writegc/writegc/gcstress"
+	"github.com/writegc/writegc/gcstress/results"
 )
 
 func TestParseFlagsDefault(t *testing.T) {
@@ -257,5 +258,27 @@ func TestHelpHasNoPanic(t *testing.T) {
 	out := stdout.String() + stderr.String()
 	if strings.Contains(out, "panic") || !strings.Contains(out, "-duration") || !strings.Contains(out, "-build-envs") {
 		t.Errorf("-h output:\n%s", out)
+	}
+}
+
+// TestCapAboveTheMachine: a -container or -rss-cap above this machine's
+// memory (or its cgroup's limit) is one usage line naming the flag and
+// the figure.
+func TestCapAboveTheMachine(t *testing.T) {
+	m := gcstress.MachineMemory()
+	if m.Bytes <= 0 {
+		t.Skip("no memory reading on this system")
+	}
+	over := strconv.FormatInt((m.Bytes*2)>>20, 10) + "MB"
+	for _, args := range [][]string{
+		{"-scenario", "frontier", "-container", over},
+		{"-scenario", "matrix", "-rss-cap", over},
+	} {
+		var stderr strings.Builder
+		code := Main(context.Background(), args, io.Discard, &stderr)
+		if code != ExitUsage || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), args[2]) ||
+			!strings.Contains(stderr.String(), m.String()) {
+			t.Errorf("%v: exit %d, stderr %q: want one usage line naming %s and %q", args, code, stderr.String(), args[2], m)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package proc
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -109,7 +110,6 @@ func readStatm(path string) uint64 {
 // machine reads the CPU model and total memory from /proc (Linux).
 func Machine() (string, uint64) {
 	var model string
-	var mem uint64
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
@@ -120,16 +120,45 @@ func Machine() (string, uint64) {
 		}
 		f.Close()
 	}
-	if f, err := os.Open("/proc/meminfo"); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			var kb uint64
-			if n, _ := fmt.Sscanf(sc.Text(), "MemTotal: %d kB", &kb); n == 1 {
-				mem = kb << 10
-				break
-			}
-		}
-		f.Close()
+	return model, memTotal()
+}
+
+// memTotal reads the machine's memory from /proc/meminfo; 0 when it
+// cannot.
+func memTotal() uint64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
 	}
-	return model, mem
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var kb uint64
+		if n, _ := fmt.Sscanf(sc.Text(), "MemTotal: %d kB", &kb); n == 1 && kb < 1<<53 {
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// MachineMemory is what this process may use: the smaller of the
+// machine's memory (/proc/meminfo) and its cgroup's memory limit (v2
+// memory.max, v1 memory.limit_in_bytes, along the path to the root).
+func MachineMemory() Memory {
+	self := readLimited("/proc/self/cgroup", maxSelfCgroup)
+	return memoryOf(int64(memTotal()), self, func(p string) []byte { return readLimited(p, MaxCgroupFile+1) })
+}
+
+// readLimited reads at most n bytes of file p; nil when it cannot be read.
+func readLimited(p string, n int64) []byte {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, n))
+	if err != nil {
+		return nil
+	}
+	return b
 }
