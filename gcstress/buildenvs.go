@@ -2,10 +2,13 @@ package gcstress
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/writegc/writegc/gcstress/internal/buildenvs"
+	"github.com/writegc/writegc/internal/escape"
 )
 
 // BuildEnv is one build environment of Config.BuildEnvs (-build-envs): a
@@ -72,10 +75,14 @@ func inBuildEnv(s Scenario, env, out string) Scenario {
 	return s
 }
 
-// validateBuildEnvs checks BuildEnvs (buildenvs.Check). Every set runs
-// under them: the capacity search per kind (capacityEnvs), the frontier
-// per grid point (frontierEnvs).
+// validateBuildEnvs checks BuildEnvs (buildenvs.Check) and BuildPkg
+// (buildenvs.CheckPkg: one package, never a go flag or a pattern). Every
+// set runs under them: the capacity search per kind (capacityEnvs), the
+// frontier per grid point (frontierEnvs).
 func (c *Config) validateBuildEnvs() error {
+	if err := buildenvs.CheckPkg(c.BuildPkg); err != nil {
+		return err
+	}
 	if len(c.BuildEnvs) == 0 {
 		if c.BuildPkg != "" {
 			return usageErr("build-pkg", "%s: given without -build-envs (e.g. -build-envs 'greentea=;classic=GOEXPERIMENT=nogreenteagc')", c.BuildPkg)
@@ -87,8 +94,13 @@ func (c *Config) validateBuildEnvs() error {
 
 // validateAndBuild checks cfg and, with build environments, builds them
 // before anything of the results folder is written (a build that fails
-// leaves nothing). The builds are nil without environments.
+// leaves nothing). The builds are nil without environments. Every run
+// first removes the build folders that killed runs left in TMPDIR
+// (buildenvs.SweepStale), noting how many.
 func validateAndBuild(ctx context.Context, cfg Config, notes io.Writer) (*buildenvs.Builds, error) {
+	if n := buildenvs.SweepStale(os.TempDir()); n > 0 {
+		fmt.Fprintf(notes, "gcstress: note: removed %d build folder(s) (%s*) that runs which died left in %s\n", n, buildenvs.DirPrefix, escape.Terminal(os.TempDir()))
+	}
 	if len(cfg.BuildEnvs) == 0 {
 		return nil, nil
 	}

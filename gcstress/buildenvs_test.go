@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,6 +37,10 @@ func TestParseBuildEnvs(t *testing.T) {
 		"a=GOMEMLIMIT=1GiB",                     // likewise
 		strings.Repeat("a=;", 9),                // too many
 		"a=" + strings.Repeat("K", 5000) + "=1", // over buildenv's limit
+		".=", "..=", "a=;..=X=1",                // a path, not a name
+		"-a=", "_a=", ".a=", // must start with a-z or 0-9
+		"a\nb=", "a\x00=", // control characters in a name
+		"a=X=\"1\n2\"", "a=X=\"1\t2\"", "a=X=1\x7f", // and in a value
 	} {
 		_, err := ParseBuildEnvs(bad)
 		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "-build-envs") || strings.Contains(err.Error(), "\n") {
@@ -239,5 +244,108 @@ func reportHas(t *testing.T, out string, wants ...string) {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("report.md lacks %q", w)
 		}
+	}
+}
+
+// A build environment's name is never a path: "..", "." and names that do
+// not start with a letter or digit are refused by Validate too (a Config
+// built without ParseBuildEnvs), before anything is built.
+func TestBuildEnvNameNotAPath(t *testing.T) {
+	for _, name := range []string{"..", ".", "-x", "_x", "a/b", "a\nb"} {
+		cfg := quickConfig(t)
+		cfg.BuildEnvs = []BuildEnv{{Name: name}}
+		err := cfg.Validate()
+		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "-build-envs") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("name %q: Validate = %v; want one line of usage naming -build-envs", name, err)
+		}
+	}
+}
+
+// -build-pkg is one package, never a go flag, a pattern or one of the go
+// command's reserved names: each is one line of usage naming -build-pkg
+// and the value, from Validate and before any go command runs.
+func TestBuildPkgRefused(t *testing.T) {
+	for _, pkg := range []string{"-toolexec=/path/prog", "-n", "./...", "example.com/x/...", "std", "cmd", "all", "tool", "work",
+		"./a b", "./a\nb", strings.Repeat("a", 2000)} {
+		cfg := quickConfig(t)
+		cfg.BuildEnvs, cfg.BuildPkg = []BuildEnv{{Name: "a"}}, pkg
+		err := cfg.Validate()
+		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "-build-pkg") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("-build-pkg %.30q: Validate = %v; want one line of usage naming -build-pkg", pkg, err)
+			continue
+		}
+		if len(pkg) < 100 && !strings.ContainsAny(pkg, "\n") && !strings.Contains(err.Error(), pkg) {
+			t.Errorf("-build-pkg %q: %v does not name the value", pkg, err)
+		}
+	}
+}
+
+// A -build-pkg that is a go flag is never passed to the go command: run
+// from a main package's folder, -toolexec would have run the program for
+// every compile step of `go build`.
+func TestBuildPkgNotAGoFlag(t *testing.T) {
+	dir := t.TempDir()
+	ran := filepath.Join(dir, "ran")
+	prog := filepath.Join(dir, "prog")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\ntouch '"+ran+"'\nexec \"$@\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs("testdata/brokenmain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := quickConfig(t)
+	cfg.Out = filepath.Join(dir, "out")
+	cfg.BuildEnvs, cfg.BuildPkg = []BuildEnv{{Name: "a"}}, "-toolexec="+prog
+	t.Chdir(abs) // a main package: `go list` of no package lists this one
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, err = Run(ctx, cfg, Options{})
+	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "-build-pkg") || !strings.Contains(err.Error(), "-toolexec=") {
+		t.Errorf("Run = %v; want usage naming -build-pkg and its value", err)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Errorf("the -toolexec program ran")
+	}
+}
+
+// A run whose stdout is a closed pipe (gcstress ... | head) fails the
+// report's write instead of dying of SIGPIPE, so its build folder is
+// removed: the command (testdata/envmain, cli.Main) runs under one build
+// environment with TMPDIR a folder of the test's.
+func TestBuildFolderRemovedOnClosedStdout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a gcstress command twice and runs it")
+	}
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "envmain")
+	if out, err := exec.Command("go", "build", "-o", exe, "--", "./testdata/envmain").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	var stderr strings.Builder
+	cmd := exec.Command(exe, "-out", filepath.Join(dir, "out"), "-quick", "-kinds", "arena", "-values", "100", "-keys", "1K",
+		"-scenario", "matrix", "-memstore", "1MB", "-regions", "1", "-build-envs", "a=", "-build-pkg", "./testdata/envmain")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	err = cmd.Run()
+	w.Close()
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() == -1 {
+		t.Fatalf("the command was killed (%v); want a write error\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "gcstress: building") {
+		t.Fatalf("nothing was built: %v\n%s", err, stderr.String())
+	}
+	left, _ := filepath.Glob(filepath.Join(tmp, "gcstress-build-*"))
+	if len(left) != 0 {
+		t.Errorf("build folders left in TMPDIR: %q (exit %v)", left, err)
 	}
 }

@@ -13,9 +13,9 @@ type buildEnvFlags struct{ envs string }
 func defineBuildEnvFlags(fs *flag.FlagSet, c *gcstress.Config) *buildEnvFlags {
 	b := &buildEnvFlags{}
 	fs.StringVar(&b.envs, "build-envs", "", "build the command once per environment and run every scenario under each, interleaved: "+
-		"NAME=K=V ... separated by ';' (NAME= alone: the current environment), e.g. 'greentea=;classic=GOEXPERIMENT=nogreenteagc'; "+
+		"NAME=K=V ... separated by ';' (NAME= alone: the current environment; a NAME of a-z 0-9 . _ - starting with a-z or 0-9), e.g. 'greentea=;classic=GOEXPERIMENT=nogreenteagc'; "+
 		"toolchains as the go command fetches them (GOTOOLCHAIN=go1.27.3). Results, bench.txt (/env=NAME) and the reports name each")
-	fs.StringVar(&c.BuildPkg, "build-pkg", "", "the command -build-envs builds: a package the go command resolves from here (./cmd/mystore); default: the running command's main package")
+	fs.StringVar(&c.BuildPkg, "build-pkg", "", "the command -build-envs builds: one package main the go command resolves from here (./cmd/mystore; not a pattern, flag or std package); default: the running command's main package")
 	return b
 }
 

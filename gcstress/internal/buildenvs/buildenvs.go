@@ -3,6 +3,8 @@ package buildenvs
 import (
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/writegc/writegc/internal/buildenv"
 	"github.com/writegc/writegc/internal/usage"
@@ -64,8 +66,10 @@ func Parse(s string) ([]Env, error) {
 	return out, nil
 }
 
-// Check checks a list of environments: names of [a-z0-9._-], distinct;
-// each environment within buildenv's limits and without the variables a
+// Check checks a list of environments: names that start with a-z or 0-9
+// and go on in a-z 0-9 . _ - (never "." or ".."; a name is a bench.txt
+// name part, not a path), distinct; each environment within buildenv's
+// limits (no control character in a value) and without the variables a
 // scenario sets. Errors wrap usage.ErrUsage and name -build-envs.
 func Check(envs []Env) error {
 	if len(envs) > MaxEnvs {
@@ -73,7 +77,7 @@ func Check(envs []Env) error {
 	}
 	for i, e := range envs {
 		if !validName(e.Name) {
-			return usage.Errorf("build-envs", "environment name %q: want 1 to %d of a-z 0-9 . _ - (e.g. greentea)", e.Name, MaxName)
+			return usage.Errorf("build-envs", "environment name %q: want 1 to %d of a-z 0-9 . _ -, starting with a-z or 0-9 (e.g. greentea)", e.Name, MaxName)
 		}
 		if slices.ContainsFunc(envs[:i], func(o Env) bool { return o.Name == e.Name }) {
 			return usage.Errorf("build-envs", "environment %s given twice: each name runs once", e.Name)
@@ -90,14 +94,48 @@ func Check(envs []Env) error {
 	return nil
 }
 
+// validName: 1 to MaxName bytes of a-z 0-9 . _ -, the first a-z or 0-9
+// (so never ".", ".." or an option-like "-x").
 func validName(n string) bool {
-	if n == "" || len(n) > MaxName {
+	if n == "" || len(n) > MaxName || !alnum(n[0]) {
 		return false
 	}
 	for _, c := range []byte(n) {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+		if !(alnum(c) || c == '.' || c == '_' || c == '-') {
 			return false
 		}
 	}
 	return true
+}
+
+func alnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+
+// MaxPkg bounds -build-pkg (an import path or a directory).
+const MaxPkg = 1024
+
+// metaPackages are the go command's reserved package names (go help
+// packages): std, cmd, all, tool and work stand for many packages.
+var metaPackages = []string{"all", "std", "cmd", "tool", "work", "main"}
+
+// CheckPkg checks -build-pkg before the go command sees it: "" (the
+// running command's package) or one package, never an option (a leading
+// '-' would be a go flag such as -toolexec), a pattern ("..."), one of the
+// go command's reserved names (std, cmd, all, ...) or text holding a blank
+// or a control character. Errors wrap usage.ErrUsage and name -build-pkg.
+func CheckPkg(pkg string) error {
+	switch {
+	case pkg == "":
+		return nil
+	case len(pkg) > MaxPkg:
+		return usage.Errorf("build-pkg", "%d bytes, more than the limit of %d", len(pkg), MaxPkg)
+	case strings.HasPrefix(pkg, "-"):
+		return usage.Errorf("build-pkg", "%q starts with '-': want a package such as ./cmd/mystore, not a go flag", pkg)
+	case strings.Contains(pkg, "..."):
+		return usage.Errorf("build-pkg", "%q is a pattern: want one command's package such as ./cmd/mystore", pkg)
+	case slices.Contains(metaPackages, pkg):
+		return usage.Errorf("build-pkg", "%q is a name the go command reserves (std, cmd, all, ...): want one command's package such as ./cmd/mystore", pkg)
+	case !utf8.ValidString(pkg) || strings.ContainsFunc(pkg, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }):
+		return usage.Errorf("build-pkg", "%q holds a blank or a control character: want a package such as ./cmd/mystore", pkg)
+	}
+	return nil
 }
