@@ -49,16 +49,31 @@ var envMachineKeys = map[string]string{
 // `benchgate run -base-env 'GOEXPERIMENT=nogreenteagc GOAMD64=v3'` takes
 // them. Quotes are not needed; a value holding blanks is written in double
 // quotes (GOFLAGS="-tags=x -trimpath"), which are removed. "" (or only
-// blanks) is the current environment: no pairs. Each pair must have a '='
-// after a non-empty key, and a key may be given once (see CheckEnv). Errors
-// wrap ErrBadEnv.
-func ParseEnv(s string) ([]string, error) { return buildenv.Parse(s) }
+// blanks) is the current environment: no pairs. Each pair must pass
+// CheckEnv. Errors wrap ErrBadEnv.
+func ParseEnv(s string) ([]string, error) {
+	env, err := buildenv.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkEnvValues(env); err != nil {
+		return nil, err
+	}
+	return env, nil
+}
 
 // CheckEnv checks a side's environment additions: each entry K=V with a
-// non-empty key of printable characters without blanks, no NUL, and no key
-// given twice (which of two values was meant cannot be told, and the
+// key that is an identifier (a letter or '_', then letters, digits or
+// '_'), a value without control characters (a newline would inject lines
+// into the env: line of base.txt or head.txt) nor double quotes, and no
+// key given twice (which of two values was meant cannot be told, and the
 // report and the history series must name one). Errors wrap ErrBadEnv.
-func CheckEnv(env []string) error { return buildenv.Check(env) }
+func CheckEnv(env []string) error {
+	if err := buildenv.Check(env); err != nil {
+		return err
+	}
+	return checkEnvValues(env)
+}
 
 // FormatEnv writes env (K=V entries) in ParseEnv's form: blank-separated,
 // a value holding blanks in double quotes. nil or empty gives "".

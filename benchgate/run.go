@@ -48,7 +48,9 @@ type Target struct {
 }
 
 // RunConfig configures Run. Only Base is required. A RunConfig is read, never
-// modified, by Run.
+// modified, by Run. Its values that reach a header line of the outputs, git
+// or the go command are checked first (ErrBadOption): no control
+// character, no package or revision starting with '-' (see CheckText).
 type RunConfig struct {
 	// Dir is any directory inside the git repository; "" means ".".
 	Dir string
@@ -203,6 +205,9 @@ func (c RunConfig) validate() error {
 	}
 	if err := CheckEnv(c.HeadEnv); err != nil {
 		return fmt.Errorf("%w: HeadEnv: %w", ErrBadOption, err)
+	}
+	if err := c.checkText(); err != nil {
+		return err
 	}
 	for _, t := range c.Targets {
 		if err := CheckBenchtime(t.Benchtime); err != nil {
@@ -569,12 +574,12 @@ func openOutputs(ctx context.Context, cfg RunConfig, res *RunResult, base, head 
 			return err
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "commit: %s\nbenchgate-side: %s\n", s.commit, s.name)
+		b.WriteString(configLine("commit", s.commit) + configLine("benchgate-side", s.name))
 		if s.tags != "" {
-			fmt.Fprintf(&b, "tags: %s\n", s.tags)
+			b.WriteString(configLine("tags", s.tags))
 		}
 		if len(s.env) > 0 {
-			fmt.Fprintf(&b, "%s: %s\n", ConfigEnv, FormatEnv(s.env))
+			b.WriteString(configLine(ConfigEnv, FormatEnv(s.env)))
 		}
 		env := childEnv(ctx, s.env...)
 		if cfg.Measure == MeasureInstructions {
@@ -582,9 +587,9 @@ func openOutputs(ctx context.Context, cfg RunConfig, res *RunResult, base, head 
 		}
 		b.WriteString(machineHeader(ctx, s.tree, s.goEnv(), env))
 		if cfg.Measure == MeasureInstructions {
-			fmt.Fprintf(&b, "measure: %s\n", MeasureInstructions)
+			b.WriteString(configLine("measure", string(MeasureInstructions)))
 			if v := valgrindVersion(ctx, cfg.Valgrind); v != "" {
-				fmt.Fprintf(&b, "valgrind: %s\n", v)
+				b.WriteString(configLine("valgrind", v))
 			}
 		}
 		b.WriteString(cfg.Preamble)
@@ -703,7 +708,7 @@ func (s *side) build(ctx context.Context, targets []Target, binDir string) (note
 	s.bins = map[string]*binary{}
 	built := map[string]string{} // importPath -> binary path ("" = no tests)
 	for _, t := range targets {
-		out, err := goCmd(ctx, s.tree, s.goEnv(), "list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}\t{{if .Error}}{{.Error}}{{end}}", t.Pkg)
+		out, err := goCmd(ctx, s.tree, s.goEnv(), "list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}\t{{if .Error}}{{.Error}}{{end}}", "--", t.Pkg)
 		if err != nil {
 			return nil, s.buildErr(fmt.Errorf("%w: %s: go list %s: %v", ErrBuild, s.name, t.Pkg, err), "go list "+t.Pkg, err)
 		}
@@ -722,6 +727,9 @@ func (s *side) build(ctx context.Context, targets []Target, binDir string) (note
 			}
 			if f[2] == "0" && f[3] == "0" {
 				continue // no tests, so no benchmarks
+			}
+			if strings.HasPrefix(ip, "-") { // go test takes no -- before its packages
+				return nil, fmt.Errorf("%w: %s: go list gave the import path %q, which go test would read as a flag", ErrBuild, s.name, ip)
 			}
 			bin, ok := built[ip]
 			if !ok {

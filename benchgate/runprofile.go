@@ -26,13 +26,13 @@ func machineHeader(ctx context.Context, tree string, goEnv, env []string) string
 	if out, err := goCmd(ctx, tree, goEnv, "env", "GOVERSION", "GOOS", "GOARCH", "GOAMD64", "GOEXPERIMENT"); err == nil {
 		for i, v := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 			if i < len(keys) && strings.TrimSpace(v) != "" {
-				fmt.Fprintf(&b, "%s: %s\n", keys[i], strings.TrimSpace(v))
+				b.WriteString(configLine(keys[i], strings.TrimSpace(v)))
 			}
 		}
 	}
 	fmt.Fprintf(&b, "gomaxprocs: %d\nnproc: %d\n", gomaxprocsOf(env), runtime.NumCPU())
 	if k := kernelRelease(ctx); k != "" {
-		fmt.Fprintf(&b, "kernel: %s\n", k)
+		b.WriteString(configLine("kernel", k))
 	}
 	return b.String()
 }

@@ -62,10 +62,14 @@
 #                                (a warning), exit 0
 #   BENCHGATE_GITHUB_TOKEN=tok   comment the report on the pull request with `gh pr comment`
 #                                (comment and all phases only)
-#   BENCHGATE_PR_NUMBER=n        that pull request (default: from GITHUB_REF refs/pull/N/...)
+#   BENCHGATE_PR_NUMBER=n        that pull request, a number (default: from GITHUB_REF
+#                                refs/pull/N/...)
 #   BENCHGATE_COMMENT_ON=always|regression  when to comment (default always)
 #   BENCHGATE_RESULT=r           comment phase: the gate's result (default: BENCHGATE_OUT/result)
 #   BENCHGATE_SUMMARY_MAX_BYTES, BENCHGATE_COMMENT_MAX_BYTES  see Limits
+#   No input may hold a control character (a newline, a tab, ...; BENCHGATE_ARGS may hold
+#   line breaks and tabs, read as blanks): exit 2 naming it. benchgate itself refuses a
+#   package or revision that starts with '-' and control characters in its flags.
 #   GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, GITHUB_REPOSITORY  as GitHub Actions sets them;
 #                                outputs written: result (pass, regression or error),
 #                                summary (the report file) and out (BENCHGATE_OUT).
@@ -106,6 +110,24 @@ comment_on=${BENCHGATE_COMMENT_ON:-always}
 summary_max=${BENCHGATE_SUMMARY_MAX_BYTES:-1000000}
 comment_max=${BENCHGATE_COMMENT_MAX_BYTES:-60000}
 
+# no_control refuses an input holding a control character: a newline would be a line of
+# its own in GITHUB_OUTPUT or in benchgate's base.txt and head.txt. The value is shown
+# quoted (printf %q), so the message stays one line.
+no_control() {
+	[[ $2 != *[[:cntrl:]]* ]] || die "$1=$(printf '%q' "$2"): holds a control character (newline, tab, ...)"
+}
+# BENCHGATE_ARGS is split on white space, line breaks and tabs included (a YAML block).
+extra=${extra//[$'\n\r\t']/ }
+no_control BENCHGATE_ARGS "$extra"
+for v in BENCHGATE_WORKDIR BENCHGATE_PACKAGES BENCHGATE_BENCH BENCHGATE_TARGETS_FILE BENCHGATE_COUNT \
+	BENCHGATE_THRESHOLD BENCHGATE_BENCHTIME BENCHGATE_MODE BENCHGATE_BASE BENCHGATE_UNITS BENCHGATE_OUT \
+	BENCHGATE_BIN BENCHGATE_VERSION BENCHGATE_SRC BENCHGATE_FAIL_ON_REGRESSION BENCHGATE_FAIL_ON_NOISY \
+	BENCHGATE_COMMENT_ON BENCHGATE_PR_NUMBER BENCHGATE_RESULT BENCHGATE_SUMMARY_MAX_BYTES \
+	BENCHGATE_COMMENT_MAX_BYTES; do
+	no_control "$v" "${!v:-}"
+done
+pr=${BENCHGATE_PR_NUMBER:-}
+[[ -z $pr || $pr =~ ^[1-9][0-9]*$ ]] || die "BENCHGATE_PR_NUMBER=$(printf '%q' "$pr"): want a pull request number"
 case $mode in wall | instructions) ;; *) die "BENCHGATE_MODE=$mode: want wall or instructions" ;; esac
 case $fail_on_regression in true | false) ;; *) die "BENCHGATE_FAIL_ON_REGRESSION=$fail_on_regression: want true or false" ;; esac
 case $fail_on_noisy in true | false) ;; *) die "BENCHGATE_FAIL_ON_NOISY=$fail_on_noisy: want true or false" ;; esac
@@ -124,6 +146,7 @@ if [[ -z $out ]]; then
 fi
 mkdir -p "$out" || die "BENCHGATE_OUT=$out: cannot create it"
 out=$(cd "$out" && pwd)
+no_control BENCHGATE_OUT "$out"
 summary=$out/summary.md
 
 # resolve_bin sets bin: BENCHGATE_BIN, else a go install of BENCHGATE_VERSION, else a
@@ -156,6 +179,7 @@ gate_args() {
 		[[ -f $targets_file ]] || die "BENCHGATE_TARGETS_FILE=$targets_file: no such file"
 		local n=0 line
 		while IFS= read -r line || [[ -n $line ]]; do
+			line=${line%$'\r'}
 			line=${line%%#*}
 			[[ $line =~ [^[:space:]] ]] || continue
 			args+=(-target "$line")
@@ -264,7 +288,6 @@ gate() {
 comment() {
 	[[ -n $token ]] || return 0
 	[[ $comment_on == always || $result == regression || $result == noisy ]] || return 0
-	local pr=${BENCHGATE_PR_NUMBER:-}
 	if [[ -z $pr && ${GITHUB_REF:-} =~ ^refs/pull/([0-9]+)/ ]]; then
 		pr=${BASH_REMATCH[1]}
 	fi

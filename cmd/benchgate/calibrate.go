@@ -35,6 +35,8 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	switch {
 	case fs.NArg() != 0:
 		return fmt.Errorf("calibrate: unexpected argument %q (flags only)", fs.Arg(0))
+	case revFlag("-rev", *rev) != nil:
+		return revFlag("-rev", *rev)
 	case *outPath == "":
 		return fmt.Errorf("calibrate: -o is required")
 	case *rounds < 1:

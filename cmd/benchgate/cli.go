@@ -171,6 +171,12 @@ func checkRunFlags(cfg *benchgate.RunConfig) error {
 	case cfg.Nice < -20 || cfg.Nice > 19:
 		return fmt.Errorf("-nice %d: want -20 to 19", cfg.Nice)
 	}
+	// calibrate checked its -rev, which it gives as both, before.
+	for _, f := range [][2]string{{"-base", cfg.Base}, {"-head", cfg.Head}} {
+		if err := revFlag(f[0], f[1]); err != nil {
+			return err
+		}
+	}
 	return checkBenchtime(cfg.Benchtime)
 }
 
@@ -217,6 +223,9 @@ func envFlag(name string, values listFlag) ([]string, error) {
 // reads as one ("200000x", "50ms"); otherwise the '@' belongs to the regexp.
 func parseTarget(t string) (benchgate.Target, error) {
 	const want = "want 'PKG:REGEXP[@BENCHTIME] [K=V ...]'"
+	if err := textFlag("-target", t); err != nil {
+		return benchgate.Target{}, err
+	}
 	f := strings.Fields(t)
 	if len(f) == 0 {
 		return benchgate.Target{}, fmt.Errorf("-target %q: %s", t, want)
@@ -224,6 +233,9 @@ func parseTarget(t string) (benchgate.Target, error) {
 	pkg, re, ok := strings.Cut(f[0], ":")
 	if !ok || pkg == "" || re == "" {
 		return benchgate.Target{}, fmt.Errorf("-target %q: %s", t, want)
+	}
+	if benchgate.CheckPackage(pkg) != nil {
+		return benchgate.Target{}, fmt.Errorf("-target %q: package %q: want a package path or pattern, not a flag", t, pkg)
 	}
 	var bt string
 	if i := strings.LastIndexByte(re, '@'); i >= 0 && benchgate.CheckBenchtime(re[i+1:]) == nil && re[i+1:] != "" {
@@ -236,6 +248,9 @@ func parseTarget(t string) (benchgate.Target, error) {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
 			return benchgate.Target{}, fmt.Errorf("-target %q: %q: want K=V after the regexp", t, kv)
 		}
+	}
+	if err := benchgate.CheckEnv(f[1:]); err != nil {
+		return benchgate.Target{}, fmt.Errorf("-target %q: %w", t, err)
 	}
 	return benchgate.Target{Pkg: pkg, Bench: re, HeadEnv: f[1:], Benchtime: bt}, nil
 }
@@ -439,6 +454,9 @@ func (r *runFlags) finish(stderr io.Writer) error {
 	if err := checkRunFlags(&r.cfg); err != nil {
 		return err
 	}
+	if err := checkTextFlags(&r.cfg, r.pkgs); err != nil {
+		return err
+	}
 	if r.maxOutputMiB < 1 || r.maxOutputMiB > 1<<20 {
 		return fmt.Errorf("-max-output-mib %d: want 1 to %d", r.maxOutputMiB, 1<<20)
 	}
@@ -456,6 +474,9 @@ func (r *runFlags) finish(stderr io.Writer) error {
 		b, err := readSmall(r.units, maxUnitsBytes)
 		if err != nil {
 			return fmt.Errorf("-units: %w", err)
+		}
+		if err := benchgate.CheckPreamble(string(b)); err != nil {
+			return fmt.Errorf("-units %q: %w", r.units, err)
 		}
 		r.cfg.Preamble = string(b)
 	}
