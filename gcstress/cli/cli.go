@@ -134,6 +134,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "compare" {
 		return compareMain(args[1:], stdout, stderr)
 	}
+	// A closed stdout (gcstress | head) fails the report's write instead of
+	// killing the run with SIGPIPE, so its cleanup (the build folder) runs.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 	liveAddr.Store("")
 	cfg, err := ParseFlags(args, stderr)
 	if err != nil {
