@@ -169,6 +169,9 @@ type Config struct {
 	BuildPkg string
 	// Frontier (-scenario frontier; frontier.go) settings.
 	Frontier FrontierConfig
+	// MaxRun (-max-run) bounds the run's planned length (PlanRun): a run
+	// planned longer is refused before it starts; 0: DefaultMaxRun.
+	MaxRun time.Duration
 	// Host is the memory every hard cap (-rss-cap, -fail-rss-cap,
 	// -collapse-rss-cap, -container) must not exceed (config_host.go);
 	// zero: MachineMemory(). Tests and a program planning for another
@@ -310,7 +313,7 @@ func (c *Config) Validate() error {
 		}
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	return nil
+	return c.validatePlan() // last: the plan expands a valid Config
 }
 
 // validateCapacity checks the capacity search's settings when it runs.
@@ -353,10 +356,12 @@ func (c *Config) validateMatrix() error {
 	if len(c.Values) == 0 {
 		return usageErr("values", "no value size given")
 	}
-	for i, v := range c.Values {
-		if slices.ContainsFunc(c.Values[:i], func(w int64) bool { return workload.FormatSize(w) == workload.FormatSize(v) }) {
+	seen := make(map[string]bool, len(c.Values))
+	for _, v := range c.Values {
+		if seen[workload.FormatSize(v)] {
 			return usageErr("values", "value size %s given twice: each size runs once", workload.FormatSize(v))
 		}
+		seen[workload.FormatSize(v)] = true
 		if v <= 0 {
 			return usageErr("values", "value size %d: must be at least 1 B", v)
 		}

@@ -122,10 +122,10 @@ func TestCapsFollowTheHost(t *testing.T) {
 		flag string
 		fig  string
 	}{
-		{func(c *Config) { c.Sets, c.Frontier.Container = []string{SetFrontier}, 1 << 40 }, "-container: 1024GB exceeds", "this machine's 23.5 GiB of memory"},
+		{func(c *Config) { c.Sets, c.Frontier.Container = []string{SetFrontier}, 1<<40 }, "-container: 1024GB exceeds", "this machine's 23.5 GiB of memory"},
 		{func(c *Config) { c.RSSCap = 32 * gib }, "-rss-cap: 32GB exceeds", "this machine's 23.5 GiB"},
-		{func(c *Config) { c.Sets, c.FailRSSCap = []string{SetFailure}, 30 * gib }, "-fail-rss-cap", "23.5 GiB"},
-		{func(c *Config) { c.Sets, c.CollapseRSSCap = []string{SetCollapse}, 30 * gib }, "-collapse-rss-cap", "23.5 GiB"},
+		{func(c *Config) { c.Sets, c.FailRSSCap = []string{SetFailure}, 30*gib }, "-fail-rss-cap", "23.5 GiB"},
+		{func(c *Config) { c.Sets, c.CollapseRSSCap = []string{SetCollapse}, 30*gib }, "-collapse-rss-cap", "23.5 GiB"},
 		{func(c *Config) { c.Host = HostMemory{Bytes: 4 * gib, Cgroup: true} }, "-rss-cap", "the cgroup's memory limit of 4.0 GiB"},
 	} {
 		cfg := DefaultConfig()

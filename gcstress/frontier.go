@@ -167,11 +167,7 @@ func runFrontier(ctx context.Context, c Config, sum *Summary, run capacity.Runne
 	f := c.Frontier
 	fr := &results.FrontierRun{Container: f.Container, Headroom: f.Headroom, PointDuration: f.PointDuration, ConfirmFor: f.ConfirmDuration, SLO: c.SLO, Settle: f.Settle}
 	sum.FrontierRun = fr
-	value := c.CapacityValues[0]
-	mbps := c.Rate.Puts(value) * float64(int64(KeySize)+value) / results.BytesPerMB
-	if c.Rate.Unit == RateMBps {
-		mbps = c.Rate.PerSec // as given, not through Puts/s and back
-	}
+	mbps := frontierRateMBps(c)
 	fr.RateFrom = "-rate"
 	if mbps <= 0 {
 		var err error

@@ -147,6 +147,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !gcstress.ProcSupported {
 		fmt.Fprintf(stderr, "gcstress: note: %s: memory caps, RSS and machine load are measured on Linux only; this run reports them as 0\n", runtime.GOOS)
 	}
+	// The planned work and its estimate, before anything starts.
+	fmt.Fprint(stderr, gcstress.PlanRun(cfg).String())
 	opts := gcstress.Options{Report: stdout, Progress: stderr}
 	if addr := liveAddr.Load().(string); addr != "" {
 		ls := live.NewServer(live.Options{})

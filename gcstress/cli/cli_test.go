@@ -188,3 +188,30 @@ func TestWriteFailureExitsOne(t *testing.T) {
 		t.Fatalf("ErrWrite: exit %d, want 1", code)
 	}
 }
+
+// TestPlanPrintedAndBounded: the plan and its estimate go to stderr before
+// the first scenario starts, and a run planned past -max-run is one usage
+// line naming the flag that drives it, unless -max-run is raised.
+func TestPlanPrintedAndBounded(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // nothing runs: the plan is printed all the same
+	var stderr syncBuf
+	args := []string{"-out", t.TempDir(), "-quick", "-kinds", "arena", "-values", "100", "-scenario", "matrix,stall"}
+	if code := Main(ctx, args, io.Discard, &stderr); code != ExitInterrupted {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	out := stderr.String()
+	if !strings.HasPrefix(out, "plan: matrix: 1 run(s) × ≈ ") || !strings.Contains(out, "\nplan: stall: ") || !strings.Contains(out, "plan: the whole run ≈ ") {
+		t.Errorf("stderr does not start with the plan:\n%s", out)
+	}
+	absurd := []string{"-scenario", "frontier", "-kinds", "heap,arena,offheap", "-values", "100", "-container", "512MiB",
+		"-point-duration", "1h", "-confirm-duration", "2h", "-gogc", "25,50,75,100,125,150,175,200,250,300,400,off", "-memlimit-frac", "none,0.5,0.6,0.7,0.8,0.9"}
+	var e syncBuf
+	if code := Main(context.Background(), absurd, io.Discard, &e); code != ExitUsage || strings.Count(e.String(), "\n") != 1 ||
+		!strings.Contains(e.String(), "-point-duration: the run is planned at ≈ ") || !strings.Contains(e.String(), "days") {
+		t.Errorf("absurd frontier: exit %d, stderr %q", code, e.String())
+	}
+	if _, err := ParseFlags(append(absurd, "-max-run", "10000h"), io.Discard); err != nil {
+		t.Errorf("-max-run 10000h: %v", err)
+	}
+}

@@ -102,6 +102,7 @@ func defineFlags(fs *flag.FlagSet, c *gcstress.Config) *lists {
 	fs.StringVar(&l.sets, "scenario", gcstress.SetAll, "scenario sets: "+strings.Join(gcstress.ScenarioSets, ",")+" (comma-separated)")
 	fs.BoolVar(&l.quick, "quick", false, "tiny scenarios (for tests and smoke runs)")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "key seed")
+	fs.DurationVar(&c.MaxRun, "max-run", gcstress.DefaultMaxRun, "refuse a run planned longer than this: the plan and its estimate are printed before a run starts (raise it for a longer run)")
 	fs.IntVar(&c.Count, "count", c.Count, fmt.Sprintf("run each scenario this many times (1 to %d), interleaved: every scenario once, then again (the capacity search too, after each round); bench.txt holds every run, for gcstress compare and benchstat", gcstress.MaxCount))
 	fs.Var(sizeFlag{&c.FailMemLimit}, "fail-memlimit", "GOMEMLIMIT of the failure scenario")
 	fs.Var(sizeFlag{&c.FailFlushBW}, "fail-flush-bw", "flush bandwidth per second of the failure scenario")
