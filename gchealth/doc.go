@@ -40,14 +40,23 @@
 //     change allocates its Change) and take a few microseconds
 //     (BenchmarkWindow).
 //   - Nothing here prints, parses flags or exits, except what the service
-//     asks for: Exit, passed as Options.OnSpiral, logs one line and exits.
+//     asks for: Exit, passed as Options.OnSpiral, logs one line and exits
+//     with a failure code (never 0).
+//   - Close returns whatever the service's functions do: it never waits
+//     for OnChange or OnSpiral (one may be the caller), only for a window
+//     being sampled or captured.
 //   - Captures (Options.CaptureDir) are folders that appear whole or not at
 //     all (temporary folder, fsync, rename, fsync of the parent), bounded
-//     in count and bytes, oldest removed first; a capture that cannot be
-//     written is reported in the Change and in State, and the Monitor goes
-//     on. Each folder holds flight.out (runtime/trace.FlightRecorder's last
-//     seconds), heap.pprof and change.json: `gcstress explain FOLDER` reads
-//     it as it reads a scenario's folder.
+//     in count and bytes per Monitor, its oldest removed first; a capture
+//     that cannot be written is reported in the Change and in State, and
+//     the Monitor goes on. Each folder holds flight.out
+//     (runtime/trace.FlightRecorder's last seconds), heap.pprof and
+//     change.json: `gcstress explain FOLDER` reads it as it reads a
+//     scenario's folder. A capture folder that was not written by this
+//     Monitor is never modified or removed: each Monitor has a random ID in
+//     its folders' names and change.json, removes only folders it wrote
+//     and proves so first (same directory, only its three files, its ID),
+//     file by file, never recursively.
 //   - Handler serves GET and HEAD only, refuses a query over MaxQuery bytes
 //     (414) and more than Options.MaxInFlight requests at once (503), and
 //     its page loads nothing from anywhere (charts are inline SVG).

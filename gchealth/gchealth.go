@@ -3,7 +3,6 @@ package gchealth
 import (
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
@@ -18,6 +17,8 @@ const (
 	DefaultWindow = time.Second
 	MinWindow     = 10 * time.Millisecond
 	MaxWindow     = time.Hour
+	// MaxHistory bounds Options.History (about 40 bytes a window).
+	MaxHistory = 100000
 )
 
 // Sentinel errors; compare with errors.Is.
@@ -44,14 +45,25 @@ type Options struct {
 	Spiral Spiral
 	// OnSpiral, if set, is called (after OnChange's functions) when the
 	// state becomes failing with cause memlimit-spiral; Exit(code) makes the
-	// process log one line and exit.
+	// process log one line and exit. Like OnChange's functions it runs on
+	// the Monitor's goroutine and may call Close: Close does not wait for a
+	// function that is running (see Close).
 	OnSpiral func(Change)
 	// CaptureDir, if set, receives a capture on every transition into
-	// degraded or failing (see Capture*). It is created if missing.
+	// degraded or failing (see Capture*). It is created if missing. It may
+	// hold anything else, and be shared by several Monitors (replicas, a
+	// process and its restart): a Monitor writes only folders named
+	// gchealth-<its ID>-<UTC time>-<sequence>-<state> (and, while writing,
+	// .tmp-gchealth-<its ID>-*), and removes only folders it wrote itself,
+	// proven so before it touches them (the same directory, only the three
+	// capture files, a change.json naming its ID); it never removes
+	// anything recursively. Captures of other Monitors, or of this process
+	// before a restart, and a folder a crash left half written, are never
+	// touched: remove them yourself.
 	CaptureDir string
 	// MaxCaptures (default 8) and MaxCaptureBytes (default 256 MiB) bound
-	// the captures kept in CaptureDir; the oldest go first, the newest
-	// always stays.
+	// the captures this Monitor keeps in CaptureDir; the oldest go first,
+	// the newest always stays.
 	MaxCaptures     int
 	MaxCaptureBytes int64
 	// CaptureEvery is the least time between two captures (default 1 min):
@@ -70,11 +82,14 @@ type Options struct {
 }
 
 func (o *Options) resolve() (results.Thresholds, error) {
+	bad := func(name string, v any, want string) error {
+		return fmt.Errorf("%w: %s %v: %s", ErrOptions, name, v, want)
+	}
 	switch {
 	case o.Window == 0:
 		o.Window = DefaultWindow
 	case o.Window < MinWindow || o.Window > MaxWindow:
-		return results.Thresholds{}, fmt.Errorf("%w: Window %v: give 0 (1s) or %v to %v", ErrOptions, o.Window, MinWindow, MaxWindow)
+		return results.Thresholds{}, bad("Window", o.Window, fmt.Sprintf("give 0 (1s) or %v to %v", MinWindow, MaxWindow))
 	}
 	th := results.DefaultThresholds()
 	if o.Thresholds != nil {
@@ -84,14 +99,41 @@ func (o *Options) resolve() (results.Thresholds, error) {
 		}
 	}
 	o.Spiral.defaults()
-	if p := o.Spiral; p.HeapPct < 0 || p.HeapPct > 100 || p.GCPct < 0 || p.GCPct > 100 || p.Windows < 1 ||
-		math.IsNaN(p.HeapPct) || math.IsNaN(p.GCPct) {
-		return th, fmt.Errorf("%w: Spiral %+v: percentages from 0 to 100, at least 1 window", ErrOptions, p)
+	switch p := o.Spiral; {
+	case !(p.HeapPct >= 0 && p.HeapPct <= 100): // NaN fails too
+		return th, bad("Spiral.HeapPct", p.HeapPct, "give a percentage from 0 to 100")
+	case !(p.GCPct >= 0 && p.GCPct <= 100):
+		return th, bad("Spiral.GCPct", p.GCPct, "give a percentage from 0 to 100")
+	case p.Windows < 1:
+		return th, bad("Spiral.Windows", p.Windows, "give at least 1")
 	}
-	if o.MaxCaptures < 0 || o.MaxCaptureBytes < 0 || o.History < 0 || o.History > 100000 || o.MaxInFlight < 0 ||
-		o.CaptureEvery < 0 || o.FlightWindow < 0 {
-		return th, fmt.Errorf("%w: a negative bound (or History above 100000)", ErrOptions)
+	if err := o.checkBounds(bad); err != nil {
+		return th, err
 	}
+	o.defaults()
+	return th, nil
+}
+
+// checkBounds refuses a negative bound or too long a History, naming the
+// option.
+func (o *Options) checkBounds(bad func(name string, v any, want string) error) error {
+	for _, b := range []struct {
+		name string
+		v    int64
+	}{{"MaxCaptures", int64(o.MaxCaptures)}, {"MaxCaptureBytes", o.MaxCaptureBytes}, {"History", int64(o.History)},
+		{"MaxInFlight", int64(o.MaxInFlight)}, {"CaptureEvery", int64(o.CaptureEvery)}, {"FlightWindow", int64(o.FlightWindow)}} {
+		if b.v < 0 {
+			return bad(b.name, b.v, "give 0 (the default) or more")
+		}
+	}
+	if o.History > MaxHistory {
+		return bad("History", o.History, fmt.Sprintf("give at most %d", MaxHistory))
+	}
+	return nil
+}
+
+// defaults fills the zero fields with their defaults.
+func (o *Options) defaults() {
 	def := func(v *int, d int) {
 		if *v == 0 {
 			*v = d
@@ -112,11 +154,11 @@ func (o *Options) resolve() (results.Thresholds, error) {
 	if o.FlightMaxBytes == 0 {
 		o.FlightMaxBytes = 16 << 20
 	}
-	return th, nil
 }
 
 // Status is the Monitor's state now: what State returns and the Handler's
-// JSON. A plain value, a snapshot.
+// JSON. A plain value, a snapshot; it holds no path outside CaptureDir and
+// no OS error text (the status page shows it to whoever reaches it).
 type Status struct {
 	State       State     `json:"state"`
 	Causes      []Cause   `json:"causes"`
@@ -125,8 +167,10 @@ type Status struct {
 	Since       time.Time `json:"since"`       // when the state began (New, before the first window)
 	Windows     uint64    `json:"windows"`     // windows classified
 	Transitions uint64    `json:"transitions"` // state changes
-	// LastCapture names the files of the latest capture; LastCaptureError
-	// is the latest capture's failure ("" when it succeeded or none ran).
+	// LastCapture names the files of the latest capture, relative to
+	// CaptureDir (folder/file); LastCaptureError is the class of the
+	// latest capture's failure ("capture failed: disk full"; "" when it
+	// succeeded or none ran): Change.CaptureErr has the details.
 	LastCapture      []string `json:"last_capture,omitempty"`
 	LastCaptureError string   `json:"last_capture_error,omitempty"`
 }
@@ -139,9 +183,10 @@ type Change struct {
 	Figures  Figures
 	At       time.Time
 	// Capture names the files written for this transition (into degraded
-	// or failing, with Options.CaptureDir set), CaptureErr why some or all
-	// could not be (it wraps ErrCapture); both empty when no capture was
-	// due (none configured, a better state, or within CaptureEvery).
+	// or failing, with Options.CaptureDir set; paths inside CaptureDir),
+	// CaptureErr why some or all could not be (it wraps ErrCapture and the
+	// OS's error); both empty when no capture was due (none configured, a
+	// better state, or within CaptureEvery).
 	Capture    []string
 	CaptureErr error
 }
@@ -152,10 +197,12 @@ type Change struct {
 // windows) and, with a CaptureDir, the runtime's flight recorder (one per
 // process: a second Monitor with a CaptureDir reports the failure in its
 // captures' CaptureErr). Functions given to OnChange run on its goroutine,
-// one after the other: they must not block for long nor call Close.
+// one after the other: they should not block for long (windows wait), and
+// may call Close.
 type Monitor struct {
 	opts Options
 	th   results.Thresholds
+	id   string
 
 	// sampler-owned
 	reader    *gcmetrics.Reader
@@ -164,6 +211,8 @@ type Monitor struct {
 	last      time.Time
 	cls       classifier
 	cap       *capturer
+	win       results.Sample                         // the window being classified (reused: no allocation)
+	read      func(s *results.Sample, now time.Time) // fills a window; tests replace it
 
 	mu          sync.Mutex
 	v           verdict
@@ -174,6 +223,10 @@ type Monitor struct {
 	lastCapErr  string
 	hist        history
 	subs        []func(Change)
+	// The sampler's phase, for Close: delivering while it runs the
+	// service's functions, exited once it returned; parked signals both.
+	delivering, exited bool
+	parked             *sync.Cond
 
 	sem       chan struct{} // the Handler's slots
 	stop      chan struct{}
@@ -182,23 +235,37 @@ type Monitor struct {
 }
 
 // New starts a Monitor with opts. Its only errors wrap ErrOptions, in one
-// line naming the option; a capture directory that cannot be written is
-// no error here (captures report it).
+// line naming the option and its value; a capture directory that cannot
+// be written is no error here (captures report it).
 func New(opts Options) (*Monitor, error) {
+	return newWith(opts, nil)
+}
+
+// newWith is New with a window source: nil reads the runtime's metrics.
+func newWith(opts Options, read func(*results.Sample, time.Time)) (*Monitor, error) {
 	th, err := opts.resolve()
 	if err != nil {
 		return nil, err
 	}
-	m := &Monitor{opts: opts, th: th, reader: gcmetrics.NewReader(), cls: newClassifier(th, opts.Spiral),
+	m := &Monitor{opts: opts, th: th, id: newID(), reader: gcmetrics.NewReader(), cls: newClassifier(th, opts.Spiral),
 		v: verdict{state: Healthy}, hist: newHistory(opts.History),
 		sem: make(chan struct{}, opts.MaxInFlight), stop: make(chan struct{}), done: make(chan struct{})}
+	m.parked = sync.NewCond(&m.mu)
+	m.read = read
+	if read == nil {
+		m.read = m.readRuntime
+	}
 	m.start(time.Now())
 	if opts.CaptureDir != "" {
-		m.cap = newCapturer(opts)
+		m.cap = newCapturer(opts, m.id)
 	}
 	go m.run()
 	return m, nil
 }
+
+// ID returns the Monitor's id: random, 12 hex digits, in the names of its
+// capture folders (gchealth-<ID>-...) and their change.json.
+func (m *Monitor) ID() string { return m.id }
 
 // start takes the baseline reading the first window is measured from.
 func (m *Monitor) start(now time.Time) {
@@ -210,7 +277,13 @@ func (m *Monitor) start(now time.Time) {
 }
 
 func (m *Monitor) run() {
-	defer close(m.done)
+	defer func() {
+		m.mu.Lock()
+		m.exited = true
+		m.parked.Broadcast()
+		m.mu.Unlock()
+		close(m.done)
+	}()
 	t := time.NewTicker(m.opts.Window)
 	defer t.Stop()
 	for {
@@ -218,8 +291,15 @@ func (m *Monitor) run() {
 		case <-m.stop:
 			return
 		case <-t.C:
-			if ch, ok := m.step(time.Now()); ok {
-				m.changed(ch)
+		}
+		select { // a Close wins over a tick that was ready with it
+		case <-m.stop:
+			return
+		default:
+		}
+		if ch, ok := m.step(time.Now()); ok {
+			if !m.changed(ch) {
+				return
 			}
 		}
 	}
@@ -228,13 +308,18 @@ func (m *Monitor) run() {
 // step samples and classifies one window ending at now and publishes it;
 // on a change of state it returns the Change (allocated then only).
 func (m *Monitor) step(now time.Time) (Change, bool) {
+	m.win = results.Sample{}
+	m.read(&m.win, now)
+	return m.observe(&m.win, now)
+}
+
+// readRuntime fills s with the runtime's window ending at now.
+func (m *Monitor) readRuntime(s *results.Sample, now time.Time) {
 	m.reader.ReadInto(&m.cur)
 	gcmetrics.SubInto(m.prev, m.cur, &m.delta)
-	var s results.Sample
 	s.Type, s.Dur, s.WinCycles = results.SampleWindow, now.Sub(m.last).Seconds(), m.delta.Cycles
 	s.SetGC(m.delta, m.cur)
 	m.prev, m.cur, m.last = m.cur, m.prev, now
-	return m.observe(&s, now)
 }
 
 // observe classifies window s, ending at now, and publishes it; on a
@@ -256,27 +341,46 @@ func (m *Monitor) observe(s *results.Sample, now time.Time) (Change, bool) {
 }
 
 // changed writes the capture a change calls for and tells the functions.
-func (m *Monitor) changed(ch Change) {
+// It returns false, having told no one, when Close was called first.
+func (m *Monitor) changed(ch Change) bool {
 	if m.cap != nil && ch.To.Rank() >= Degraded.Rank() && ch.To.Rank() > ch.From.Rank() {
-		ch.Capture, ch.CaptureErr = m.cap.capture(ch)
-		if ch.Capture != nil || ch.CaptureErr != nil {
+		if due, _ := m.cap.due(ch); due {
+			ch.Capture, ch.CaptureErr = m.cap.capture(ch)
 			m.mu.Lock()
-			m.lastCapture, m.lastCapErr = ch.Capture, ""
-			if ch.CaptureErr != nil {
-				m.lastCapErr = ch.CaptureErr.Error()
-			}
+			m.lastCapture, m.lastCapErr = relative(m.opts.CaptureDir, ch.Capture), errorClass(ch.CaptureErr)
 			m.mu.Unlock()
 		}
 	}
+	return m.deliver(ch)
+}
+
+// deliver runs the service's functions with ch, marked as delivering so
+// that a Close (from one of them or from anywhere) does not wait for
+// them. It returns false, having run none, when Close was called first.
+func (m *Monitor) deliver(ch Change) bool {
 	m.mu.Lock()
+	select {
+	case <-m.stop:
+		m.mu.Unlock()
+		return false
+	default:
+	}
+	m.delivering = true
+	m.parked.Broadcast()
 	subs := m.subs
 	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.delivering = false
+		m.mu.Unlock()
+	}()
 	for _, f := range subs {
 		f(ch)
 	}
 	if ch.To == Failing && m.opts.OnSpiral != nil && len(ch.Causes) > 0 && ch.Causes[0] == CauseMemlimitSpiral {
 		m.opts.OnSpiral(ch)
 	}
+	return true
 }
 
 // State returns the state now: the latest window's (healthy before the
@@ -290,7 +394,9 @@ func (m *Monitor) State() Status {
 }
 
 // OnChange adds f to the functions called, on the Monitor's goroutine and
-// in the order added, with every change of state from now on.
+// in the order added, with every change of state from now on. f may call
+// Close (Close does not wait for it); it should not block for long, the
+// next window waiting for it.
 func (m *Monitor) OnChange(f func(Change)) {
 	if f == nil {
 		return
@@ -300,13 +406,22 @@ func (m *Monitor) OnChange(f func(Change)) {
 	m.subs = append(m.subs, f)
 }
 
-// Close stops sampling (waiting for a window in progress and its
-// OnChange calls) and the flight recorder. State and Handler go on
-// answering with the last state. Idempotent; it returns nil.
+// Close stops sampling and the flight recorder, and returns nil. It waits
+// for a window being sampled or captured, never for the service's
+// functions (OnChange, OnSpiral): if they are running when Close is called
+// (one of them may be the caller), they finish the Change they were given,
+// and none is called for a later window. State and Handler go on answering
+// with the last state. Idempotent: a later Close returns at once.
 func (m *Monitor) Close() error {
 	m.closeOnce.Do(func() {
+		m.mu.Lock()
 		close(m.stop)
-		<-m.done
+		for !m.exited && !m.delivering {
+			m.parked.Wait()
+		}
+		m.mu.Unlock()
+		// The sampler has ended, or is in the functions and ends when they
+		// return, without touching the capturer again.
 		if m.cap != nil {
 			m.cap.close()
 		}

@@ -40,44 +40,52 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "gchealth: query longer than "+strconv.Itoa(MaxQuery)+" bytes", http.StatusRequestURITooLong)
 		return
 	}
-	select {
-	case h.m.sem <- struct{}{}:
-		defer func() { <-h.m.sem }()
-	default:
-		w.Header().Set("Retry-After", "1")
-		http.Error(w, "gchealth: busy", http.StatusServiceUnavailable)
-		return
-	}
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		http.Error(w, "gchealth: bad query", http.StatusBadRequest)
 		return
 	}
-	hd := w.Header()
-	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Cache-Control", "no-store")
-	var body []byte
-	switch q.Get("format") {
-	case "json":
-		hd.Set("Content-Type", "application/json")
-		body, err = json.Marshal(h.m.State())
-		body = append(body, '\n')
-	case "", "html":
-		hd.Set("Content-Type", "text/html; charset=utf-8")
-		hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
-		body, err = h.m.page()
-	default:
+	format := q.Get("format")
+	if format != "" && format != "html" && format != "json" {
 		http.Error(w, "gchealth: format must be json or html", http.StatusBadRequest)
 		return
 	}
-	if err != nil {
-		http.Error(w, "gchealth: "+err.Error(), http.StatusInternalServerError)
+	select {
+	case h.m.sem <- struct{}{}:
+	default:
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "gchealth: busy", http.StatusServiceUnavailable)
 		return
+	}
+	body, err := h.render(format)
+	<-h.m.sem // the slot bounds rendering, not a client's reading: a slow reader holds none
+	if err != nil {
+		http.Error(w, "gchealth: cannot render the status", http.StatusInternalServerError)
+		return
+	}
+	hd := w.Header()
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Cache-Control", "no-store")
+	if format == "json" {
+		hd.Set("Content-Type", "application/json")
+	} else {
+		hd.Set("Content-Type", "text/html; charset=utf-8")
+		hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
 	}
 	hd.Set("Content-Length", strconv.Itoa(len(body)))
 	if r.Method == http.MethodGet {
 		w.Write(body)
 	}
+}
+
+// render renders the status in format ("json", or "" and "html" for the
+// page) into a buffer.
+func (h handler) render(format string) ([]byte, error) {
+	if format == "json" {
+		body, err := json.Marshal(h.m.State())
+		return append(body, '\n'), err
+	}
+	return h.m.page()
 }
 
 // chart is one SVG chart of the page.

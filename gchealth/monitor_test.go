@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -34,16 +35,23 @@ func TestNewOptions(t *testing.T) {
 	m.Close() // idempotent
 	bad := results.DefaultThresholds()
 	bad.HealthyGC = 200
-	for _, o := range []Options{{Window: time.Nanosecond}, {Window: -time.Second}, {Window: 9 * time.Millisecond},
-		{Window: 2 * time.Hour}, {Thresholds: &bad}, {Spiral: Spiral{HeapPct: 101}}, {MaxCaptures: -1}, {History: 1 << 20}} {
-		m, err := New(o)
+	for _, c := range []struct {
+		o    Options
+		name string
+	}{{Options{Window: time.Nanosecond}, "Window"}, {Options{Window: -time.Second}, "Window"}, {Options{Window: 9 * time.Millisecond}, "Window"},
+		{Options{Window: 2 * time.Hour}, "Window"}, {Options{Thresholds: &bad}, "Thresholds"}, {Options{Spiral: Spiral{HeapPct: 101}}, "Spiral.HeapPct"},
+		{Options{Spiral: Spiral{GCPct: math.NaN()}}, "Spiral.GCPct"}, {Options{Spiral: Spiral{Windows: -1}}, "Spiral.Windows"},
+		{Options{MaxCaptures: -1}, "MaxCaptures -1"}, {Options{MaxCaptureBytes: -5}, "MaxCaptureBytes -5"}, {Options{History: 1 << 20}, "History 1048576"},
+		{Options{History: -1}, "History -1"}, {Options{MaxInFlight: -2}, "MaxInFlight -2"}, {Options{CaptureEvery: -time.Second}, "CaptureEvery"},
+		{Options{FlightWindow: -time.Second}, "FlightWindow"}} {
+		m, err := New(c.o)
 		if err == nil {
 			m.Close()
-			t.Errorf("%+v: no error", o)
+			t.Errorf("%+v: no error", c.o)
 			continue
 		}
-		if !errors.Is(err, ErrOptions) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%+v: %q", o, err)
+		if !errors.Is(err, ErrOptions) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), ": "+c.name) {
+			t.Errorf("%s: %q, want one line naming %q", c.name, err, c.name)
 		}
 	}
 }
@@ -259,15 +267,11 @@ func TestCaptureExplain(t *testing.T) {
 	_ = sink
 }
 
-// TestCapturePrune: captures stay within MaxCaptures, the oldest removed.
+// TestCapturePrune: a Monitor's captures stay within MaxCaptures, the
+// oldest removed; the newest stays whatever its size.
 func TestCapturePrune(t *testing.T) {
 	dir := t.TempDir()
-	o := Options{CaptureDir: dir, MaxCaptures: 2, CaptureEvery: time.Nanosecond, MaxCaptureBytes: 1 << 40}
-	o.resolve()
-	c := newCapturer(o)
-	defer c.close()
-	os.Mkdir(filepath.Join(dir, tmpPrefix+"stale"), 0o755)
-	c.removeStale()
+	c := testCapturer(t, dir, 2)
 	at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	var firsts []string
 	for i := range 4 {
@@ -303,9 +307,11 @@ func TestCaptureFailures(t *testing.T) {
 	os.WriteFile(file, nil, 0o644)
 	full := t.TempDir()
 	for name, c := range map[string]struct {
-		dir  string
-		full bool
-	}{"not a directory": {filepath.Join(file, "captures"), false}, "full": {full, true}} {
+		dir   string
+		full  bool
+		class string
+	}{"not a directory": {filepath.Join(file, "captures"), false, "capture failed: capture folder missing or not a folder"},
+		"full": {full, true, "capture failed: disk full"}} {
 		m, err := New(Options{Window: time.Hour, CaptureDir: c.dir})
 		if err != nil {
 			t.Fatal(err)
@@ -323,7 +329,7 @@ func TestCaptureFailures(t *testing.T) {
 		if c.full && !errors.Is(ch.CaptureErr, ErrCapture) || c.full && !strings.Contains(ch.CaptureErr.Error(), "no space") {
 			t.Errorf("%s: %v", name, ch.CaptureErr)
 		}
-		if st := m.State(); st.LastCaptureError == "" || st.State != Degraded {
+		if st := m.State(); st.LastCaptureError != c.class || st.State != Degraded {
 			t.Errorf("%s: state %+v", name, st)
 		}
 		if c.full {
