@@ -14,7 +14,7 @@ const MaxPreload = workload.MaxZipfItems
 
 // validateMix checks the mixed-workload settings: a known mix and key
 // distribution, a zipfian theta in (0, 1), preloaded records for a mix
-// that reads, and kinds that serve the mix's reads (probeMix).
+// that reads (and none for the write-only load), and kinds that serve the mix's reads (probeMix).
 func (c *Config) validateMix() error {
 	m, err := mix.Parse(c.Mix)
 	if err != nil {
@@ -33,6 +33,11 @@ func (c *Config) validateMix() error {
 		}
 	}
 	if m.WriteOnly() {
+		if c.Preload != 0 {
+			// Nothing reads the records: a preload would only lengthen the
+			// run and change what the write-only load measures.
+			return usageErr("preload", "%d records with -mix %s: the write-only load reads no preloaded record; give -preload only with a mix that reads (e.g. -mix b -preload 100K)", c.Preload, m.Name)
+		}
 		return nil
 	}
 	if c.Preload < 1 {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -40,5 +41,21 @@ func TestMixFlags(t *testing.T) {
 		if _, err := ParseFlags(args, io.Discard); !errors.Is(err, gcstress.ErrUsage) {
 			t.Errorf("%v: %v, want a usage error", args, err)
 		}
+	}
+}
+
+// TestPreloadNeedsAReadingMix: -preload with the write-only load (-mix w,
+// the default) is one usage line naming -preload and -mix.
+func TestPreloadNeedsAReadingMix(t *testing.T) {
+	for _, args := range [][]string{{"-mix", "w", "-preload", "5"}, {"-preload", "100K"}} {
+		var stderr strings.Builder
+		code := Main(context.Background(), args, io.Discard, &stderr)
+		if code != ExitUsage || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "-preload: ") ||
+			!strings.Contains(stderr.String(), "-mix w") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr.String())
+		}
+	}
+	if _, err := ParseFlags([]string{"-mix", "b", "-preload", "5", "-kinds", "heap", "-scenario", "matrix"}, io.Discard); err != nil {
+		t.Errorf("-mix b -preload 5: %v", err)
 	}
 }
