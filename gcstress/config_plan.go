@@ -324,8 +324,7 @@ func frontierRateMBps(c Config) float64 {
 // kind at frontier.RateShare of the slowest: up to frontier.RateTries
 // tries), every grid point per kind and build environment after its
 // settle, and with -container one confirmation per kind and environment
-// (up to frontier.MaxRefineFactor times longer, twice, when a refine run
-// is needed).
+// (a refine run, where one is needed, comes on top).
 func frontierStage(c Config) PlanStage {
 	f := c.Frontier
 	value, kinds, envs := c.CapacityValues[0], len(c.Kinds), len(capacityEnvs(c))
@@ -364,8 +363,7 @@ func frontierStage(c Config) PlanStage {
 		st.Text += fmt.Sprintf(" + rate probe ≈ %s (up to %d tries)", EstimateText(probe), frontier.RateTries)
 	}
 	if confirm > 0 {
-		st.Text += fmt.Sprintf(" + %d confirmation(s) of %s (up to 2 × %s with a refine run)", kinds*envs, EstimateText(f.ConfirmDuration),
-			EstimateText(mulDur(f.ConfirmDuration, frontier.MaxRefineFactor)))
+		st.Text += fmt.Sprintf(" + %d confirmation(s) of %s (longer with a refine run)", kinds*envs, EstimateText(f.ConfirmDuration))
 	}
 	st.Text += " ≈ " + EstimateText(st.Estimate)
 	st.Flag = frontierFlag(c, grid, confirm)
