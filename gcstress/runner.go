@@ -21,7 +21,12 @@ import "github.com/writegc/writegc/gcstress/internal/runner"
 // after SIGINT/SIGTERM before it is killed (0: 5 s). ParentCapSlack: the
 // parent kills a child whose RSS passes RSSCap*(1+slack) (0: 0.10).
 // ExeFor, when set, gives the binary and environment additions of a
-// scenario that names a build environment (Scenario.BuildEnv).
+// scenario that names a build environment (Scenario.BuildEnv). HangAfter
+// is how long past its run-time cap a child may run before it is killed
+// as hung (0: 2 minutes); its verdict says so ("killed by gcstress: no
+// exit 2m0s past its 30s run-time cap (a Put or Get hung)"). Each child's
+// TMPDIR is a private folder the parent removes once the child exited,
+// however it ended.
 //
 // Run runs scenario s in a child process and returns its Result. The
 // error is non-nil only for a tool failure: the child could not be

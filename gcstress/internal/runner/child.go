@@ -30,6 +30,7 @@ type childProc struct {
 	stream   *os.File        // the read end of the child's stream
 	stdout   *record.Capture // what the child prints on stdout (foreign)
 	stderr   *record.Capture
+	tmp      string // the child's TMPDIR, removed once it exited
 	t0       time.Time
 	done     chan struct{} // closed once the child was waited for
 	killOnce sync.Once
@@ -102,7 +103,7 @@ func (p *childProc) stallTimeout() time.Duration {
 
 // watch stops the child when ctx is cancelled (SIGINT, then SIGKILL after
 // the grace period), kills it when its RSS passes the parent's cap, kills
-// a child still running two minutes past its run-time cap (hung), and
+// a child still running hangAfter past its run-time cap (hung), and
 // stops one that streamed no progress for its stall timeout (SIGTERM,
 // then SIGKILL after the grace period). It returns when the child was
 // waited for, or once it stopped the child.
@@ -111,7 +112,7 @@ func (p *childProc) watch(ctx context.Context) {
 	defer tick.Stop()
 	var deadline <-chan time.Time
 	if p.s.Duration > 0 {
-		deadline = time.After(p.s.Duration + 2*time.Minute)
+		deadline = time.After(p.s.Duration + p.hangAfter())
 	}
 	stall := p.stallTimeout()
 	for {
@@ -136,6 +137,14 @@ func (p *childProc) watch(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// hangAfter is Runner.HangAfter, DefaultHangAfter when 0.
+func (p *childProc) hangAfter() time.Duration {
+	if p.r.HangAfter > 0 {
+		return p.r.HangAfter
+	}
+	return DefaultHangAfter
 }
 
 // killOverCap kills the child when its RSS passes RSSCap by more than the
@@ -268,6 +277,10 @@ func (p *childProc) finish(res *results.Result, waitErr error) {
 	defer p.mu.Unlock()
 	res.Stopped, res.Exit = p.stopped, p.exit
 	switch {
+	case res.Stopped == results.StopHung && res.End == nil && !res.Exit.RSSCap:
+		// Not a death: the parent killed a child whose load never ended.
+		res.Exit.Died, res.Exit.Stalled = true, true
+		res.Exit.Message = fmt.Sprintf("killed by gcstress: no exit %v past its %v run-time cap (a Put or Get hung)", p.hangAfter(), p.s.Duration)
 	case res.Stopped == results.StopStalled && !res.Exit.RSSCap:
 		res.Exit.Died, res.Exit.Stalled = true, true
 		res.Exit.Message = fmt.Sprintf("stalled: no progress for %v, stopped by the parent's watchdog (-stall-timeout)", p.stallTimeout())

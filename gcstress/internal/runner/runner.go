@@ -72,7 +72,20 @@ type Runner struct {
 	// environment additions of a scenario that names a build environment
 	// (Scenario.BuildEnv); ok false: Exe and Args as for any scenario.
 	ExeFor func(s results.Scenario) (exe string, env []string, ok bool)
+	// HangAfter is how long past its run-time cap a child may take to
+	// exit before the parent kills it as hung (a Put or Get that never
+	// returns); 0 means DefaultHangAfter.
+	HangAfter time.Duration
 }
+
+// DefaultHangAfter is Runner.HangAfter's default.
+const DefaultHangAfter = 2 * time.Minute
+
+// TempPrefix names each child's private temporary folder (its TMPDIR,
+// under the parent's), which the parent removes once the child exited,
+// however it ended: a killed child leaves no read trace or other
+// temporary file behind.
+const TempPrefix = "gcstress-child-"
 
 // pipeDelay is how long the parent waits, once a child exited, for the
 // child's stream, stdout and stderr to reach their end: a process the
@@ -114,6 +127,7 @@ func (r *Runner) Run(ctx context.Context, s results.Scenario) (results.Result, e
 	waitErr := <-waited
 	_ = p.stream.Close() // the read end; nothing was written through it
 	p.finish(&res, waitErr)
+	_ = os.RemoveAll(p.tmp) // the child is gone: nothing writes there any more
 	var child time.Duration
 	if ps := p.cmd.ProcessState; ps != nil {
 		child = ps.UserTime() + ps.SystemTime()
@@ -127,10 +141,11 @@ func (r *Runner) Run(ctx context.Context, s results.Scenario) (results.Result, e
 }
 
 // command builds the child's command: the scenario in ChildEnv, its own
-// GOGC and GOMEMLIMIT, its stream's descriptor in StreamEnv, its own process
+// GOGC and GOMEMLIMIT, its stream's descriptor in StreamEnv, tmp as its
+// TMPDIR (the last value of a name wins), its own process
 // group (a terminal's Ctrl-C reaches the parent only, which forwards it)
 // and SIGKILL when the parent dies.
-func (r *Runner) command(s results.Scenario) (*exec.Cmd, error) {
+func (r *Runner) command(s results.Scenario, tmp string) (*exec.Cmd, error) {
 	exe, args := r.Exe, r.Args
 	var buildEnv []string
 	if r.ExeFor != nil && s.BuildEnv != "" {
@@ -150,7 +165,7 @@ func (r *Runner) command(s results.Scenario) (*exec.Cmd, error) {
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(append(os.Environ(), buildEnv...), s.Env()...)
-	cmd.Env = append(cmd.Env, ChildEnv+"="+string(spec), fmt.Sprintf("%s=%d", StreamEnv, StreamFD))
+	cmd.Env = append(cmd.Env, ChildEnv+"="+string(spec), fmt.Sprintf("%s=%d", StreamEnv, StreamFD), "TMPDIR="+tmp)
 	cmd.SysProcAttr = proc.ChildSysProcAttr()
 	cmd.WaitDelay = pipeDelay
 	return cmd, nil
@@ -159,17 +174,23 @@ func (r *Runner) command(s results.Scenario) (*exec.Cmd, error) {
 // start starts scenario s's child with its stream on a pipe of its own
 // (descriptor StreamFD) and its stdout and stderr drained into captures.
 func (r *Runner) start(s results.Scenario) (*childProc, error) {
-	cmd, err := r.command(s)
+	tmp, err := os.MkdirTemp("", TempPrefix+"*")
 	if err != nil {
+		return nil, fmt.Errorf("gcstress: the child's temporary folder: %w", err)
+	}
+	cmd, err := r.command(s, tmp)
+	if err != nil {
+		_ = os.RemoveAll(tmp)
 		return nil, err
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
+		_ = os.RemoveAll(tmp)
 		return nil, fmt.Errorf("gcstress: stream pipe: %w", err)
 	}
 	cmd.ExtraFiles = []*os.File{pw} // StreamFD = 3 + index 0
 	p := &childProc{r: r, s: s, cmd: cmd, stream: pr, stdout: record.NewCapture(CaptureKeep), stderr: record.NewCapture(CaptureKeep),
-		done: make(chan struct{})}
+		done: make(chan struct{}), tmp: tmp}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	p.t0 = time.Now()
 	p.progressAt.Store(p.t0.UnixNano())
@@ -177,6 +198,7 @@ func (r *Runner) start(s results.Scenario) (*childProc, error) {
 	_ = pw.Close() // the child has its own copy; EOF comes when it exits
 	if err != nil {
 		_ = pr.Close()
+		_ = os.RemoveAll(tmp)
 		return nil, fmt.Errorf("gcstress: start child for %s: %w", s.Name, err)
 	}
 	return p, nil
