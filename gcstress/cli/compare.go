@@ -21,6 +21,9 @@ var (
 	// errInconclusive: with -strict, a gated figure is inconclusive (and
 	// none regressed).
 	errInconclusive = errors.New("inconclusive (-strict)")
+	// errMissing: with -strict, a figure one side only has (and none
+	// regressed).
+	errMissing = errors.New("missing (-strict)")
 )
 
 // compareExample is the command line a flag error shows.
@@ -28,11 +31,12 @@ const compareExample = "gcstress compare -threshold 10% -alpha 0.05 OLD NEW"
 
 // compareMain is `gcstress compare [-alpha A] [-threshold T] [-gate UNITS]
 // [-strict] OLD NEW`: it compares the bench.txt of two results folders,
-// prints the table on stdout and returns an error wrapping errRegressed
-// (exit 1) when a gated figure regressed (or, with -strict, is
-// inconclusive), and one wrapping gcstress.ErrUsage (exit 2) for bad flags
-// or bad input. A flag error is one line with an example; -h prints the
-// usage.
+// prints the settings the runs differ in and the table on stdout and
+// returns an error wrapping errRegressed (exit 1) when a gated figure
+// regressed (or, with -strict, wrapping errInconclusive or errMissing,
+// when a gated figure is inconclusive or a figure is on one side only),
+// and one wrapping gcstress.ErrUsage (exit 2) for bad flags or bad input.
+// A flag error is one line with an example; -h prints the usage.
 func compareMain(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gcstress compare", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -42,7 +46,7 @@ func compareMain(args []string, stdout, stderr io.Writer) error {
 	fs.Var(flagval.Fraction{P: &opts.Threshold, Max: compare.MaxThreshold}, "threshold",
 		"relative change of the median past which a figure is better, worse, regressed or inconclusive (10% or 0.1)")
 	gate := fs.String("gate", "", "figures gated, comma-separated (default: "+units(compare.Gated())+"; known: "+units(benchtxt.Units())+")")
-	fs.BoolVar(&opts.Strict, "strict", false, "also fail (exit 1) on a gated figure that is inconclusive: past the threshold with too few runs a side for the U test")
+	fs.BoolVar(&opts.Strict, "strict", false, "also fail (exit 1) on a gated figure that is inconclusive (past the threshold with too few runs a side for the U test) and on a figure one side only has (missing)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stderr)
@@ -74,35 +78,47 @@ func compareMain(args []string, stdout, stderr io.Writer) error {
 }
 
 // failures is the error naming the failed rows: "compare: regressed: ROW;
-// inconclusive (-strict): ROW", wrapping errRegressed when a row regressed
-// and errInconclusive when none did; nil for no rows.
+// inconclusive (-strict): ROW; missing (-strict): ROW", wrapping
+// errRegressed when a row regressed, else errInconclusive or errMissing
+// (the first of them that has rows); nil for no rows.
 func failures(rows []compare.Row) error {
-	var regs, inc []string
+	groups := []struct {
+		err  error
+		rows []string
+	}{{err: errRegressed}, {err: errInconclusive}, {err: errMissing}}
 	for _, r := range rows {
-		if r.Regressed() {
-			regs = append(regs, r.Message())
-		} else {
-			inc = append(inc, r.Message())
+		i := 1
+		switch r.Verdict {
+		case compare.Regressed:
+			i = 0
+		case compare.Missing:
+			i = 2
+		}
+		groups[i].rows = append(groups[i].rows, r.Message())
+	}
+	var first error
+	var head, tail string
+	for _, g := range groups {
+		switch {
+		case len(g.rows) == 0:
+		case first == nil:
+			first, head = g.err, strings.Join(g.rows, "; ")
+		default:
+			tail += "; " + g.err.Error() + ": " + strings.Join(g.rows, "; ")
 		}
 	}
-	tail := ""
-	if len(regs) > 0 && len(inc) > 0 {
-		tail = "; " + errInconclusive.Error() + ": " + strings.Join(inc, "; ")
+	if first == nil {
+		return nil
 	}
-	switch {
-	case len(regs) > 0:
-		return fmt.Errorf("compare: %w: %s%s", errRegressed, strings.Join(regs, "; "), tail)
-	case len(inc) > 0:
-		return fmt.Errorf("compare: %w: %s", errInconclusive, strings.Join(inc, "; "))
-	}
-	return nil
+	return fmt.Errorf("compare: %w: %s%s", first, head, tail)
 }
 
 func compareUsage(fs *flag.FlagSet) {
 	fmt.Fprintf(fs.Output(), "usage: gcstress compare [flags] OLD NEW\n\ncompares the bench.txt of two results folders "+
 		"(run both with -count %d or more for p-values at alpha %g);\n"+
-		"verdicts: same, better, worse (not gated), regressed (gated), inconclusive (too few runs to test);\n"+
-		"exit 0: nothing regressed (inconclusive rows pass unless -strict), 1: a gated figure regressed, 2: bad input or flags\n\nflags:\n",
+		"names the settings the runs differ in (GOGC, GOMEMLIMIT, rate, mix, Go version, ...: from each folder's summary.json) before the table;\n"+
+		"verdicts: same, better, worse (not gated), regressed (gated), inconclusive (too few runs to test), missing (one side only);\n"+
+		"exit 0: nothing regressed (inconclusive and missing rows pass unless -strict), 1: a gated figure regressed, 2: bad input or flags\n\nflags:\n",
 		compare.RunsFor(compare.DefaultAlpha)+1, compare.DefaultAlpha)
 	fs.PrintDefaults()
 }

@@ -320,7 +320,8 @@ func TestCompareBadFigures(t *testing.T) {
 
 // TestCompareFailureMessage: regressed rows come first and wrap
 // errRegressed; -strict's inconclusive rows follow, or alone wrap
-// errInconclusive.
+// errInconclusive; -strict's missing rows come last, or alone wrap
+// errMissing.
 func TestCompareFailureMessage(t *testing.T) {
 	k := benchtxt.Key{Set: "matrix", Kind: "heap", Value: 100}
 	reg := compare.Row{Key: k, Unit: benchtxt.ObjectsPerEntry, Tested: true, P: 0.008, Delta: 1, Verdict: compare.Regressed}
@@ -335,7 +336,57 @@ func TestCompareFailureMessage(t *testing.T) {
 	if err := failures([]compare.Row{inc}); !errors.Is(err, errInconclusive) || errors.Is(err, errRegressed) {
 		t.Errorf("inconclusive alone: %v", err)
 	}
+	miss := compare.Row{Key: k, Unit: benchtxt.MBps, Missing: true, Only: "OLD", Verdict: compare.Missing}
+	if err := failures([]compare.Row{miss, inc}); !errors.Is(err, errInconclusive) || errors.Is(err, errMissing) ||
+		!strings.HasSuffix(fmt.Sprint(err), "; missing (-strict): matrix/heap/100B MB/s: missing in NEW (only OLD has it: the scenario did not run or failed in NEW)") {
+		t.Errorf("inconclusive and missing: %v", err)
+	}
+	if err := failures([]compare.Row{miss}); !errors.Is(err, errMissing) || errors.Is(err, errRegressed) {
+		t.Errorf("missing alone: %v", err)
+	}
 	if err := failures(nil); err != nil {
 		t.Errorf("none: %v", err)
+	}
+}
+
+// settingsFolder is a results folder of one run of each kind at 100 B
+// values and GOGC gogc: bench.txt and the summary.json that records the
+// scenarios' settings.
+func settingsFolder(t *testing.T, dir, name string, gogc int, kinds ...string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("goversion: go1.26.0\ngcstress-count: 1\n")
+	sum := gcstress.Summary{GoVersion: "go1.26.0", GOOS: "linux", GOARCH: "amd64"}
+	for _, k := range kinds {
+		s := gcstress.Scenario{Name: k + "/100B", Group: "matrix", Kind: k, Value: 100, Keys: 400_000, GOGC: gogc, Writers: 2}
+		fmt.Fprintf(&b, "%s \t1000\t40 MB/s\t2 objects/entry\n", benchtxt.KeyOf(s).Name())
+		sum.Results = append(sum.Results, gcstress.Result{Scenario: s})
+	}
+	j, err := json.Marshal(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return testfs.Dir(t, dir, name, map[string]string{benchtxt.FileName: b.String(), "summary.json": string(j)})
+}
+
+// TestCompareSettingsAndMissing: compare of a GOGC 100 run with a GOGC 25
+// run names the difference before the table and on the rows across it;
+// the kind only OLD ran is missing, exit 0, and with -strict exit 1
+// naming it.
+func TestCompareSettingsAndMissing(t *testing.T) {
+	dir := t.TempDir()
+	old, new := settingsFolder(t, dir, "gogc100", 100, "heap", "arena"), settingsFolder(t, dir, "gogc25", 25, "heap")
+	var stdout, stderr syncBuf
+	code := Main(context.Background(), []string{"compare", old, new}, &stdout, &stderr)
+	out := stdout.String()
+	row := regexp.MustCompile(`matrix/arena/100B +objects/entry +2 ± ∞ +- .* missing`)
+	if code != ExitOK || !strings.Contains(out, "GOGC: 100 (OLD), 25 (NEW)  [matrix/heap/100B]") ||
+		strings.Index(out, "GOGC: 100") > strings.Index(out, "scenario ") || !strings.Contains(out, "differ: GOGC") || !row.MatchString(out) {
+		t.Errorf("exit %d, want 0 naming GOGC and the missing arena\n%s%s", code, out, stderr.String())
+	}
+	stdout, stderr = syncBuf{}, syncBuf{}
+	code = Main(context.Background(), []string{"compare", "-strict", old, new}, &stdout, &stderr)
+	if code != ExitFailure || !strings.Contains(stderr.String(), "compare: missing (-strict): matrix/arena/100B MB/s: missing in NEW") {
+		t.Errorf("-strict: exit %d, want 1 naming arena\n%s%s", code, stdout.String(), stderr.String())
 	}
 }

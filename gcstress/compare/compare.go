@@ -10,7 +10,12 @@
 // sides' interval ends: conservative), and the p-value of the two-sided
 // Mann-Whitney U test (benchmath).
 //
-// Every row's Verdict is one of five, decided in this order:
+// Every row's Verdict is one of six, decided in this order:
+//   - Missing: one side has the figure and the other does not (a kind,
+//     value size or scenario one run had and the other did not, or that
+//     failed there; Row.Missing, Row.Only). It passes unless
+//     Options.Strict: two runs of different kinds are not a regression,
+//     but a gate that must see every figure fails on it.
 //   - Same: the centres differ by less than the unit's absolute floor
 //     (benchtxt.Unit.Floor: 0.01 objects/entry, 1 gc-cpu-ns/put, ...), or
 //     by at most Threshold of the old centre; or the sides have enough
@@ -32,10 +37,18 @@
 //     significant and past the threshold in the bad direction. Reported,
 //     never failed.
 //
-// A figure OLD has and NEW lacks (the scenario failed or did not run) is
-// Regressed when gated and Worse when not (Row.Missing): nothing passes by
-// going missing. A figure only NEW has, and a unit benchtxt does not know
-// (no direction), are named in the report's notes, not compared.
+// A unit benchtxt does not know (no direction) is named in the report's
+// notes, not compared.
+//
+// Settings (settings.go): the report names, before any row, every
+// setting the two runs differ in (Report.Settings: GOGC, GOMEMLIMIT, the
+// rate, the mix, the key distribution, the Go version, GOEXPERIMENT, the
+// build environment, the container, the machine, ...), and each row
+// measured across one lists it (Row.Differs): its verdict stands, but it
+// judges the settings as much as the code. What each side ran that the
+// other did not is named there too (Report.Ran), and a side whose
+// settings are known only from bench.txt (no summary.json) is said to be
+// (Report.Unknown).
 //
 // Why alpha 0.05 (DefaultAlpha), where benchgate gates at 0.01: benchgate
 // gates wall time over many short benchmarks run interleaved, where
@@ -174,11 +187,13 @@ const (
 	Worse        Verdict = "worse"
 	Regressed    Verdict = "regressed"
 	Inconclusive Verdict = "inconclusive"
+	// Missing: one side only has the figure.
+	Missing Verdict = "missing"
 )
 
-// Verdicts lists the five verdicts: the four that pass by default, then
+// Verdicts lists the six verdicts: the five that pass by default, then
 // Regressed.
-func Verdicts() []Verdict { return []Verdict{Same, Better, Worse, Inconclusive, Regressed} }
+func Verdicts() []Verdict { return []Verdict{Same, Better, Worse, Inconclusive, Missing, Regressed} }
 
 // Centre is one side of a row: the median of its N values and the
 // median's confidence interval (±Inf ends when N is too small).
@@ -196,8 +211,10 @@ type Row struct {
 	Better benchtxt.Better
 	// Gated: the unit is one of Options.Gate.
 	Gated bool
-	// Missing: OLD has the figure and NEW does not (New.N is 0).
+	// Missing: one side has the figure and the other does not (Old.N or
+	// New.N is 0); Only names the side that has it, "OLD" or "NEW".
 	Missing  bool
+	Only     string
 	Old, New Centre
 	// Delta is (new-old)/old of the centres (±Inf when old is 0 and new
 	// is not, NaN when Missing); DeltaLo and DeltaHi bound it.
@@ -211,6 +228,10 @@ type Row struct {
 	// which the U test can reach p < Alpha (RunsFor); 0 on other rows,
 	// and when more than 100 would be needed.
 	RunsNeeded int
+	// Differs names the settings (Report.Settings) the row's two sides
+	// were measured across; nil when they were measured alike (or a side
+	// is missing).
+	Differs []string
 }
 
 // Regressed reports whether r regressed (its Verdict is Regressed).
@@ -218,7 +239,7 @@ func (r Row) Regressed() bool { return r.Verdict == Regressed }
 
 // fails reports whether r fails a comparison, strict or not.
 func (r Row) fails(strict bool) bool {
-	return r.Verdict == Regressed || strict && r.Gated && r.Verdict == Inconclusive
+	return r.Verdict == Regressed || strict && (r.Verdict == Missing || r.Gated && r.Verdict == Inconclusive)
 }
 
 // Report is a comparison's outcome: its rows, in the old file's order,
@@ -228,6 +249,12 @@ type Report struct {
 	Old, New string  // the files compared
 	Rows     []Row
 	Notes    []string
+	// Settings are the settings the runs differ in (settings.go); Ran
+	// says what one side ran and the other did not; Unknown, per side,
+	// why its settings are known only from bench.txt.
+	Settings []Setting
+	Ran      []string
+	Unknown  []string
 }
 
 // Regressions are the rows whose Verdict is Regressed.
@@ -238,8 +265,13 @@ func (r *Report) Inconclusives() []Row {
 	return r.filter(func(row Row) bool { return row.Verdict == Inconclusive })
 }
 
+// Missings are the rows whose Verdict is Missing.
+func (r *Report) Missings() []Row {
+	return r.filter(func(row Row) bool { return row.Verdict == Missing })
+}
+
 // Failures are the rows that fail the comparison: the Regressions, and
-// under Options.Strict the gated Inconclusive rows too.
+// under Options.Strict the Missing and the gated Inconclusive rows too.
 func (r *Report) Failures() []Row {
 	return r.filter(func(row Row) bool { return row.fails(r.Options.Strict) })
 }
@@ -255,39 +287,82 @@ func (r *Report) filter(keep func(Row) bool) []Row {
 }
 
 // Compare compares every series of old with the same scenario and unit of
-// new. Errors: ErrBadOption for opts out of range; ErrBadInput when the
-// files share no scenario, or (with ErrBadFigure or ErrExtraRuns) when a
-// file holds a value or a count of runs it cannot hold. Either comes with
-// no Report.
+// new, knowing the runs' settings from the files' configuration lines
+// only: CompareSides with no summary.json.
 func Compare(old, new *benchtxt.File, opts Options) (*Report, error) {
+	return CompareSides(Side{Bench: old}, Side{Bench: new}, opts)
+}
+
+// CompareSides compares every series of old.Bench with the same scenario
+// and unit of new.Bench (a series one side only has is a Missing row,
+// after OLD's in NEW's order) and names the settings the runs differ in.
+// Errors: ErrBadOption for opts out of range; ErrBadInput when the files
+// share no scenario (naming the settings that differ), or (with
+// ErrBadFigure or ErrExtraRuns) when a file holds a value or a count of
+// runs it cannot hold. Either comes with no Report.
+func CompareSides(old, new Side, opts Options) (*Report, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkFile("OLD", old); err != nil {
+	if err := checkFile("OLD", old.Bench); err != nil {
 		return nil, err
 	}
-	if err := checkFile("NEW", new); err != nil {
+	if err := checkFile("NEW", new.Bench); err != nil {
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	rep := &Report{Options: opts, Old: old.Path, New: new.Path}
+	o, n := old.Bench, new.Bench
+	rep := &Report{Options: opts, Old: o.Path, New: n.Path, Ran: ranDiff(o, n), Unknown: unknownSettings(old, new)}
 	needed := RunsFor(opts.Alpha)
-	common := false
-	for _, s := range old.Series {
+	var common []benchtxt.Key
+	for _, s := range o.Series {
 		if s.Unit.Better() == benchtxt.Unknown {
 			continue
 		}
 		var nv []float64
-		if n := new.Find(s.Key, s.Unit); n != nil {
-			nv, common = n.Values, true
+		if ns := n.Find(s.Key, s.Unit); ns != nil {
+			nv = ns.Values
+			if !slices.Contains(common, s.Key) {
+				common = append(common, s.Key)
+			}
 		}
 		rep.Rows = append(rep.Rows, compareRow(s.Key, s.Unit, s.Values, nv, opts, needed))
 	}
-	if !common {
-		return nil, fmt.Errorf("%w: %s and %s have no scenario figure in common", ErrBadInput, old.Path, new.Path)
+	for _, s := range n.Series {
+		if s.Unit.Better() != benchtxt.Unknown && o.Find(s.Key, s.Unit) == nil {
+			rep.Rows = append(rep.Rows, compareRow(s.Key, s.Unit, nil, s.Values, opts, needed))
+		}
 	}
-	rep.Notes = notes(rep, old, new)
+	rep.Settings = settingsDiff(old, new, common)
+	if len(common) == 0 {
+		var differ []string
+		for _, s := range settingsDiff(old, new, nil) {
+			differ = append(differ, s.String())
+		}
+		why := ""
+		if d := append(differ, rep.Ran...); len(d) > 0 {
+			why = " (" + strings.Join(d, "; ") + ")"
+		}
+		return nil, fmt.Errorf("%w: %s and %s have no scenario figure in common%s", ErrBadInput, o.Path, n.Path, why)
+	}
+	markDiffers(rep)
+	rep.Notes = notes(rep, o, n)
 	return rep, nil
+}
+
+// markDiffers sets each compared row's Differs from rep.Settings.
+func markDiffers(rep *Report) {
+	for i := range rep.Rows {
+		row := &rep.Rows[i]
+		if row.Missing {
+			continue
+		}
+		for _, s := range rep.Settings {
+			if (s.Rows == nil || slices.Contains(s.Rows, row.Key.String())) && !slices.Contains(row.Differs, s.Name) {
+				row.Differs = append(row.Differs, s.Name)
+			}
+		}
+	}
 }
 
 // checkFile refuses what the statistics cannot take (a NaN does not end
@@ -320,18 +395,18 @@ func checkFile(side string, f *benchtxt.File) error {
 	return nil
 }
 
-// compareRow compares one scenario's figure (new may be empty); needed is
-// RunsFor(opts.Alpha).
+// compareRow compares one scenario's figure (one side may be empty: a
+// Missing row); needed is RunsFor(opts.Alpha).
 func compareRow(k benchtxt.Key, u benchtxt.Unit, old, new []float64, opts Options, needed int) Row {
 	row := Row{Key: k, Unit: u, Better: u.Better(), P: math.NaN(), Delta: math.NaN(), DeltaLo: math.NaN(), DeltaHi: math.NaN()}
 	row.Gated = slices.Contains(opts.Gate, u)
 	th := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
 	so, sn := benchmath.NewSample(slices.Clone(old), th), benchmath.NewSample(slices.Clone(new), th)
 	row.Old, row.New = centre(so), centre(sn)
-	if len(new) == 0 {
-		row.Missing, row.Verdict = true, Worse
-		if row.Gated {
-			row.Verdict = Regressed
+	if len(old) == 0 || len(new) == 0 {
+		row.Missing, row.Verdict, row.Only = true, Missing, "OLD"
+		if len(old) == 0 {
+			row.Only = "NEW"
 		}
 		return row
 	}
@@ -437,8 +512,9 @@ func runsText(n int) string {
 	return strconv.Itoa(n)
 }
 
-// notes says what the comparison could not see: rows without a p-value,
-// figures it did not compare, and machines that differ.
+// notes says what the comparison could not see: rows without a p-value
+// and figures it did not compare (the settings that differ are the
+// report's Settings).
 func notes(rep *Report, old, new *benchtxt.File) []string {
 	var out []string
 	o := rep.Options
@@ -457,12 +533,7 @@ func notes(rep *Report, old, new *benchtxt.File) []string {
 			"run both sides with -count %s or more to decide them",
 			untested, o.Alpha, runsText(RunsFor(o.Alpha)), inconclusive, 100*o.Threshold, runsText(RunsFor(o.Alpha))))
 	}
-	var onlyNew, unknown []string
-	for _, s := range new.Series {
-		if s.Unit.Better() != benchtxt.Unknown && old.Find(s.Key, s.Unit) == nil {
-			onlyNew = append(onlyNew, s.Key.String()+" "+string(s.Unit))
-		}
-	}
+	var unknown []string
 	for _, f := range []*benchtxt.File{old, new} {
 		for _, s := range f.Series {
 			if s.Unit.Better() == benchtxt.Unknown && !slices.Contains(unknown, string(s.Unit)) {
@@ -470,16 +541,8 @@ func notes(rep *Report, old, new *benchtxt.File) []string {
 			}
 		}
 	}
-	if len(onlyNew) > 0 {
-		out = append(out, fmt.Sprintf("%d figure(s) only in NEW, not compared: %s", len(onlyNew), list(onlyNew)))
-	}
 	if len(unknown) > 0 {
 		out = append(out, fmt.Sprintf("unit(s) bench.txt does not define, not compared (no better direction): %s", list(unknown)))
-	}
-	for _, key := range []string{"goos", "goarch", "cpu", "goversion"} {
-		if a, b := old.Config[key], new.Config[key]; a != "" && b != "" && a != b {
-			out = append(out, fmt.Sprintf("%s differs: %q (OLD) and %q (NEW): the runs were not on the same machine and toolchain", key, a, b))
-		}
 	}
 	return out
 }

@@ -198,10 +198,10 @@ func TestSignificanceAndThreshold(t *testing.T) {
 	}
 }
 
-// TestMissingFailsAddedDoesNot: a figure gone in NEW regresses on a gated
-// row and is worse on another; one only NEW has is a note, not a row;
-// -gate narrows what fails.
-func TestMissingFailsAddedDoesNot(t *testing.T) {
+// TestMissingEitherSide: a figure one side only has (a kind gone in NEW,
+// one new in NEW) is a row with verdict missing, naming the side that has
+// it; it passes, gated or not, and fails only under Strict.
+func TestMissingEitherSide(t *testing.T) {
 	arena := benchtxt.Key{Set: "matrix", Kind: "arena", Value: 100}
 	old := file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: {1}, benchtxt.ObjectsPerEntry: {1}})
 	new := file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: {1}})
@@ -210,16 +210,26 @@ func TestMissingFailsAddedDoesNot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	regs := rep.Regressions()
-	if len(regs) != 1 || regs[0].Verdict != Regressed || !regs[0].Missing || !strings.Contains(regs[0].Message(), "missing in NEW") {
-		t.Fatalf("regressions %+v", regs)
+	if len(rep.Regressions()) != 0 || len(rep.Failures()) != 0 || len(rep.Rows) != 3 {
+		t.Fatalf("rows %+v", rep.Rows)
 	}
-	if len(rep.Rows) != 2 || !strings.Contains(fmt.Sprint(rep.Notes), "1 figure(s) only in NEW, not compared: matrix/arena/100B MB/s") {
-		t.Errorf("rows %+v notes %q", rep.Rows, rep.Notes)
+	miss := rep.Missings()
+	if len(miss) != 2 || miss[0].Only != "OLD" || miss[1].Only != "NEW" || !miss[0].Gated {
+		t.Fatalf("missing rows %+v", miss)
 	}
-	rep, err = Compare(old, new, Options{Gate: []benchtxt.Unit{benchtxt.MBps}})
-	if err != nil || len(rep.Failures()) != 0 || row(t, rep, benchtxt.ObjectsPerEntry).Verdict != Worse {
-		t.Fatalf("-gate MB/s: %v %+v", err, rep.Rows)
+	for i, want := range []string{"matrix/heap/100B objects/entry: missing in NEW", "matrix/arena/100B MB/s: missing in OLD"} {
+		if m := miss[i].Message(); !strings.HasPrefix(m, want) {
+			t.Errorf("message %q, want %q...", m, want)
+		}
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil || !strings.Contains(b.String(), "missing: matrix/arena/100B MB/s: missing in OLD") ||
+		!strings.Contains(b.String(), "kinds run: heap (OLD), arena, heap (NEW)") {
+		t.Errorf("text (%v):\n%s", err, b.String())
+	}
+	rep, err = Compare(old, new, Options{Strict: true})
+	if err != nil || len(rep.Failures()) != 2 {
+		t.Fatalf("strict: %v %+v", err, rep.Failures())
 	}
 }
 
@@ -339,8 +349,9 @@ func TestMinP(t *testing.T) {
 	}
 }
 
-// TestMachineNote: runs from different machines are compared, with a note.
-func TestMachineNote(t *testing.T) {
+// TestMachineSetting: runs from different machines are compared, and the
+// machine is named among the settings that differ, on every row.
+func TestMachineSetting(t *testing.T) {
 	a := file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: {1}})
 	b := file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: {1}})
 	a.Config["cpu"], b.Config["cpu"] = "A", "B"
@@ -348,8 +359,11 @@ func TestMachineNote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(fmt.Sprint(rep.Notes), `cpu differs: "A" (OLD) and "B" (NEW)`) {
-		t.Errorf("notes %q", rep.Notes)
+	if len(rep.Settings) != 1 || rep.Settings[0].String() != "CPU model: A (OLD), B (NEW)" || rep.Settings[0].Rows != nil {
+		t.Errorf("settings %+v", rep.Settings)
+	}
+	if d := rep.Rows[0].Differs; len(d) != 1 || d[0] != "CPU model" {
+		t.Errorf("row differs %q", d)
 	}
 }
 
@@ -379,13 +393,13 @@ func TestDefaultGateIsObjectsPerEntry(t *testing.T) {
 	}
 }
 
-// TestVerdictNames: the five verdicts print as the contract names them.
+// TestVerdictNames: the six verdicts print as the contract names them.
 func TestVerdictNames(t *testing.T) {
 	var got []string
 	for _, v := range Verdicts() {
 		got = append(got, string(v))
 	}
-	if want := "same better worse inconclusive regressed"; strings.Join(got, " ") != want {
+	if want := "same better worse inconclusive missing regressed"; strings.Join(got, " ") != want {
 		t.Errorf("verdicts %q, want %q", got, want)
 	}
 }

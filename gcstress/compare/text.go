@@ -13,12 +13,16 @@ import (
 
 	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/gcstress/benchtxt"
+	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/internal/inputfile"
 	"github.com/writegc/writegc/internal/stat"
 )
 
-// Dirs compares the bench.txt of the results folders oldDir and newDir.
+// Dirs compares the bench.txt of the results folders oldDir and newDir,
+// and their settings as each folder's summary.json records them (a folder
+// without one, or whose summary.json cannot be read, is compared on
+// bench.txt's configuration lines, and the report says so).
 // Errors: ErrBadOption for opts out of range; ErrBadInput, naming the
 // folder, for a folder that is missing or not a folder, one without
 // bench.txt (a folder written before bench.txt existed gets one from
@@ -36,7 +40,18 @@ func Dirs(oldDir, newDir string, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Compare(old, new, opts)
+	return CompareSides(readSummary(old, oldDir), readSummary(new, newDir), opts)
+}
+
+// readSummary is dir's Side: its bench.txt f and its summary.json, read
+// under results.ReadSummary's limits (nil when there is none).
+func readSummary(f *benchtxt.File, dir string) Side {
+	side := Side{Bench: f}
+	if _, err := os.Lstat(filepath.Join(dir, "summary.json")); errors.Is(err, fs.ErrNotExist) {
+		return side
+	}
+	side.Summary, side.SummaryErr = results.ReadSummary(dir)
+	return side
 }
 
 // readDir reads dir's bench.txt; side names the argument in errors.
@@ -102,10 +117,17 @@ func malformed(err error, me *benchgate.MalformedError) string {
 // inconclusive, the U test needs 4 runs a side)".
 func (r Row) Message() string {
 	name := r.Key.String() + " " + string(r.Unit)
-	if r.Missing {
-		return name + ": in OLD, missing in NEW (the scenario failed or did not run)"
+	switch {
+	case r.Missing && r.Only == "NEW":
+		return name + ": missing in OLD (only NEW has it: the scenario did not run or failed in OLD)"
+	case r.Missing:
+		return name + ": missing in NEW (only OLD has it: the scenario did not run or failed in NEW)"
 	}
-	return fmt.Sprintf("%s %s (%s)", name, pct(r.Delta), r.significance())
+	m := fmt.Sprintf("%s %s (%s)", name, pct(r.Delta), r.significance())
+	if len(r.Differs) > 0 {
+		m += " across different settings: " + strings.Join(r.Differs, ", ")
+	}
+	return m
 }
 
 // significance is "p=0.008", or for a row without a p-value its runs a
@@ -124,8 +146,11 @@ func (r Row) significance() string {
 	return n + ", no p-value"
 }
 
-// WriteText writes the report as a table, its notes and one line per
-// regressed or inconclusive row. The first write error is returned.
+// WriteText writes the report: the folders, the settings they differ in
+// (before any figure: writeSettings), the table (with a "settings" column
+// naming those each row was measured across, when any differ), its notes
+// and one line per regressed, inconclusive or missing row. The first
+// write error is returned.
 func (r *Report) WriteText(w io.Writer) error {
 	o := r.Options
 	gate := make([]string, len(o.Gate))
@@ -134,13 +159,74 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	strict := ""
 	if o.Strict {
-		strict = "; strict: gated inconclusive rows fail"
+		strict = "; strict: missing and gated inconclusive rows fail"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "OLD: %s\nNEW: %s\n", escape.Terminal(r.Old), escape.Terminal(r.New))
+	r.writeSettings(&b)
 	fmt.Fprintf(&b, "alpha %g, threshold %g%%, intervals %g%%; gated: %s%s\n\n", o.Alpha, 100*o.Threshold, 100*Confidence, strings.Join(gate, ", "), strict)
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tfigure\told\tnew\tdelta\tinterval\tp\tgated\tverdict")
+	r.writeTable(&b)
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "\nnote: %s", escape.Terminal(n))
+	}
+	if len(r.Notes) > 0 {
+		b.WriteString("\n")
+	}
+	regs, inc, miss := r.Regressions(), r.Inconclusives(), r.Missings()
+	if len(regs)+len(inc)+len(miss) > 0 {
+		b.WriteString("\n")
+	}
+	for _, rows := range []struct {
+		v    Verdict
+		rows []Row
+	}{{Regressed, regs}, {Inconclusive, inc}, {Missing, miss}} {
+		for _, row := range rows.rows {
+			fmt.Fprintf(&b, "%s: %s\n", rows.v, escape.Terminal(row.Message()))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeSettings writes what the runs' settings say before any figure:
+// each setting that differs with the rows measured across it, what one
+// side ran and the other did not, and whose settings are unknown; or that
+// the settings are the same.
+func (r *Report) writeSettings(b *strings.Builder) {
+	esc := escape.Terminal
+	switch {
+	case len(r.Settings) > 0:
+		fmt.Fprintf(b, "settings differ (a row measured across one judges the setting as much as the code):\n")
+	case len(r.Ran) > 0:
+		fmt.Fprintf(b, "settings: the same on the rows both sides have; the runs differ in what they ran:\n")
+	}
+	for _, s := range r.Settings {
+		where := "every row"
+		if s.Rows != nil {
+			where = list(s.Rows)
+		}
+		fmt.Fprintf(b, "  %s  [%s]\n", esc(s.String()), esc(where))
+	}
+	for _, s := range r.Ran {
+		fmt.Fprintf(b, "  %s: a row one side only has is missing\n", esc(s))
+	}
+	for _, s := range r.Unknown {
+		fmt.Fprintf(b, "settings: %s\n", esc(s))
+	}
+	if len(r.Settings)+len(r.Ran)+len(r.Unknown) == 0 {
+		b.WriteString("settings: the same on both sides (summary.json and bench.txt)\n")
+	}
+}
+
+// writeTable writes the rows as a table; the "settings" column is there
+// when any setting differs.
+func (r *Report) writeTable(b *strings.Builder) {
+	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
+	head := "scenario\tfigure\told\tnew\tdelta\tinterval\tp\tgated\tverdict"
+	if len(r.Settings) > 0 {
+		head += "\tsettings"
+	}
+	fmt.Fprintln(tw, head)
 	for _, row := range r.Rows {
 		p, gated := "-", "no"
 		if row.Tested {
@@ -151,28 +237,23 @@ func (r *Report) WriteText(w io.Writer) error {
 		if row.Gated {
 			gated = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.Key, row.Unit, side(row.Old), side(row.New),
-			pct(row.Delta), interval(row.DeltaLo, row.DeltaHi), p, gated, row.Verdict)
+		cells := []string{row.Key.String(), string(row.Unit), side(row.Old), side(row.New),
+			pct(row.Delta), interval(row.DeltaLo, row.DeltaHi), p, gated, string(row.Verdict)}
+		if len(r.Settings) > 0 {
+			across := "same"
+			if len(row.Differs) > 0 {
+				across = "differ: " + strings.Join(row.Differs, ", ")
+			} else if row.Missing {
+				across = "-"
+			}
+			cells = append(cells, across)
+		}
+		for i, c := range cells {
+			cells[i] = escape.Terminal(c)
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
-	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "\nnote: %s", escape.Terminal(n))
-	}
-	if len(r.Notes) > 0 {
-		b.WriteString("\n")
-	}
-	regs, inc := r.Regressions(), r.Inconclusives()
-	if len(regs)+len(inc) > 0 {
-		b.WriteString("\n")
-	}
-	for _, row := range regs {
-		fmt.Fprintf(&b, "regressed: %s\n", row.Message())
-	}
-	for _, row := range inc {
-		fmt.Fprintf(&b, "inconclusive: %s\n", row.Message())
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // side is "41.5 ± 3%", or "-" without values.
