@@ -75,11 +75,15 @@ var settingNames = map[string]string{
 // settingFormat prints a field's JSON value the way the flags take it; ""
 // is the field's zero value (JSON omits most).
 var settingFormat = map[string]func(string) string{
-	"gogc":              func(v string) string { return zeroAs(v, "off", func(n int64) string { return strconv.FormatInt(n, 10) }) },
-	"memlimit":          sizeOr("off"),
-	"rss_cap":           sizeOr("none"),
-	"memstore":          sizeOr("0"),
-	"flush_bw":          func(v string) string { return zeroAs(v, "unlimited", func(n int64) string { return workload.FormatSize(n) + "/s" }) },
+	"gogc": func(v string) string {
+		return zeroAs(v, "off", func(n int64) string { return strconv.FormatInt(n, 10) })
+	},
+	"memlimit": sizeOr("off"),
+	"rss_cap":  sizeOr("none"),
+	"memstore": sizeOr("0"),
+	"flush_bw": func(v string) string {
+		return zeroAs(v, "unlimited", func(n int64) string { return workload.FormatSize(n) + "/s" })
+	},
 	"keys":              countOr("0"),
 	"preload":           countOr("none"),
 	"duration":          durationOr("none"),
@@ -130,7 +134,9 @@ func countOr(zero string) func(string) string {
 }
 
 func durationOr(zero string) func(string) string {
-	return func(v string) string { return zeroAs(v, zero, func(n int64) string { return time.Duration(n).String() }) }
+	return func(v string) string {
+		return zeroAs(v, zero, func(n int64) string { return time.Duration(n).String() })
+	}
 }
 
 // scenarioSettings flattens s into its settings, by JSON field name
