@@ -322,63 +322,41 @@ func frontierRateMBps(c Config) float64 {
 // frontierStage is the frontier, once after every round: the rate probe
 // when no -rate is given (a closed-loop probe per kind, then one step per
 // kind at frontier.RateShare of the slowest: up to frontier.RateTries
-// tries), every grid point per kind and build environment after its
-// settle, and with -container one confirmation per kind and environment
-// (a refine run, where one is needed, comes on top).
+// tries), then its points and confirmations as frontier.Plan.Estimate
+// plans them (model-guided, or every setting of a grid the user gave),
+// each after its settle phase; the estimate is their expected length,
+// and the text gives the upper one too.
 func frontierStage(c Config) PlanStage {
-	f := c.Frontier
-	value, kinds, envs := c.CapacityValues[0], len(c.Kinds), len(capacityEnvs(c))
+	kinds := len(c.Kinds)
 	mbps, probe := frontierRateMBps(c), time.Duration(0)
-	def := frontier.Setting{GOGC: 100}
+	def, beside := frontier.Setting{GOGC: 100}, frontierBeside(c)
 	if mbps <= 0 {
-		mbps = frontier.RateShare * closedLoopMBps(value)
-		step := frontierScenario(c, c.Kinds[0], def, mbps, c.StepDuration, "rate")
-		step.Preload = settleRecords(mbps, value, f.Settle)
-		one := addDur(scenarioEstimate(frontierScenario(c, c.Kinds[0], def, 0, capacity.Probe, "probe")), scenarioEstimate(step))
+		mbps = frontier.RateShare * closedLoopMBps(c.CapacityValues[0])
+		step := addDur(addDur(EstimateChildStart, beside.Settle), c.StepDuration)
+		one := addDur(scenarioEstimate(frontierScenario(c, c.Kinds[0], def, 0, capacity.Probe, "probe")), step)
 		probe = mulDur(one, kinds)
 	}
-	point := func(d time.Duration) (time.Duration, time.Duration) {
-		s := frontierScenario(c, c.Kinds[0], def, mbps, d, "point")
-		s.Preload = settleRecords(mbps, value, f.Settle)
-		return scenarioEstimate(s), min(closedLoop(s.Preload, value), d)
-	}
-	settings := len(frontier.Grid(f.GOGC, f.MemLimitFracs, f.Container))
-	points := settings * kinds * envs
-	each, settle := point(f.PointDuration)
-	grid := mulDur(each, points)
-	var confirm time.Duration
-	if f.Container > 0 {
-		one, _ := point(f.ConfirmDuration)
-		confirm = mulDur(one, kinds*envs)
-	}
-	st := PlanStage{Set: SetFrontier, Runs: points, Estimate: addDur(addDur(probe, grid), confirm)}
+	e := frontierPlan(c, mbps, nil).Estimate(beside)
+	st := PlanStage{Set: SetFrontier, Runs: e.Points + e.Confirms, Estimate: addDur(probe, e.Expected)}
 	if probe > 0 {
 		st.Runs += 2 * kinds
 	}
-	if confirm > 0 {
-		st.Runs += kinds * envs
-	}
-	st.Text = fmt.Sprintf("frontier: %d points × (%s + settle %s + start %s)", points, EstimateText(f.PointDuration), EstimateText(settle), EstimateText(EstimateChildStart))
+	st.Text = "frontier: " + e.Text
 	if probe > 0 {
 		st.Text += fmt.Sprintf(" + rate probe ≈ %s (up to %d tries)", EstimateText(probe), frontier.RateTries)
 	}
-	if confirm > 0 {
-		st.Text += fmt.Sprintf(" + %d confirmation(s) of %s (longer with a refine run)", kinds*envs, EstimateText(f.ConfirmDuration))
-	}
-	st.Text += " ≈ " + EstimateText(st.Estimate)
-	st.Flag = frontierFlag(c, grid, confirm)
+	st.Text += fmt.Sprintf(" ≈ %s (at most %s)", EstimateText(st.Estimate), EstimateText(addDur(probe, e.Upper)))
+	st.Flag = frontierFlag(c)
 	return st
 }
 
 // frontierFlag is the flag that drives the frontier's length.
-func frontierFlag(c Config, grid, confirm time.Duration) string {
+func frontierFlag(c Config) string {
 	f := c.Frontier
 	switch {
-	case confirm > grid:
-		return "confirm-duration"
 	case f.Settle > f.PointDuration:
 		return "settle"
-	case f.PointDuration > DefaultFrontierPoint:
+	case f.PointDuration > DefaultFrontierPoint || f.Adaptive:
 		return "point-duration"
 	case len(c.Kinds) > max(len(f.GOGC), len(f.MemLimitFracs)):
 		return "kinds"

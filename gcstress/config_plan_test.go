@@ -16,7 +16,7 @@ func absurdFrontier() Config {
 	c.Sets, c.Kinds = []string{SetFrontier}, Kinds()[:4]
 	c.Values, c.CapacityValues = []int64{100}, []int64{100}
 	c.Frontier.Container, c.Frontier.PointDuration, c.Frontier.ConfirmDuration = 512<<20, time.Hour, 2*time.Hour
-	c.Frontier.GOGC = nil
+	c.Frontier.GOGC, c.Frontier.Adaptive = nil, false // the grid given runs whole
 	for g := 1; g <= 32; g++ {
 		c.Frontier.GOGC = append(c.Frontier.GOGC, 25*g)
 	}
@@ -83,12 +83,17 @@ func TestPlanIsHonest(t *testing.T) {
 	c := DefaultConfig()
 	c.Sets, c.Values, c.CapacityValues, c.Frontier.Container = []string{SetFrontier}, []int64{100}, []int64{100}, 512<<20
 	p := PlanRun(c)
-	points := 20 * 3
+	points := (2 + 2) * 3 // model-guided: two fit settings, a pick and a neighbour, per kind
 	if least := time.Duration(points)*(DefaultFrontierPoint+EstimateChildStart) + 3*DefaultFrontierConfirm; p.Estimate < least {
 		t.Errorf("default frontier of 3 kinds: %v, want at least %v", p.Estimate, least)
 	}
-	if p.Estimate > time.Hour || !strings.Contains(p.String(), "frontier: 60 points × (15 s + settle") || !strings.Contains(p.String(), "rate probe") {
+	if p.Estimate > time.Hour || !strings.Contains(p.String(), "frontier: model-guided: 6 fit point(s)") || !strings.Contains(p.String(), "rate probe") {
 		t.Errorf("default frontier: %v\n%s", p.Estimate, p)
+	}
+	grid := c
+	grid.Frontier.Adaptive = false
+	if g := PlanRun(grid); g.Estimate < time.Duration(20*3)*(DefaultFrontierPoint+EstimateChildStart) || !strings.Contains(g.String(), "frontier: the grid you gave: 60 point(s)") {
+		t.Errorf("the whole default grid: %v\n%s", g.Estimate, g)
 	}
 	noSettle := c
 	noSettle.Frontier.Settle = 0
@@ -102,7 +107,7 @@ func TestPlanIsHonest(t *testing.T) {
 	}
 	noContainer := c
 	noContainer.Frontier.Container, noContainer.Frontier.MemLimitFracs = 0, []float64{0}
-	if PlanRun(noContainer).Stages[0].Runs != 5*3+2*3 { // the points and the rate probe's runs
+	if PlanRun(noContainer).Stages[0].Runs != 2*3+2*3 { // the fit points and the rate probe's runs
 		t.Errorf("without a container: %+v", PlanRun(noContainer).Stages[0])
 	}
 

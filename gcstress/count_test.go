@@ -3,6 +3,7 @@ package gcstress
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -100,7 +101,7 @@ func TestRunAllRounds(t *testing.T) {
 		return inner(ctx, s)
 	}
 	sum := &Summary{}
-	if err := runAll(context.Background(), c, Expand(c), sum, step); err != nil {
+	if err := runAll(context.Background(), c, Expand(c), sum, step, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	// Round 1: its two matrix scenarios, then its capacity steps; round 2 likewise.
@@ -174,7 +175,7 @@ func TestCapacityPerBuildEnv(t *testing.T) {
 		return inner(ctx, s)
 	}
 	sum := &Summary{}
-	if err := runAll(context.Background(), c, Expand(c), sum, step); err != nil {
+	if err := runAll(context.Background(), c, Expand(c), sum, step, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"heap plain", "heap madv", "arena plain", "arena madv"}; !slices.Equal(order, want) {
@@ -199,7 +200,7 @@ func TestCapacityPerBuildEnv(t *testing.T) {
 	}
 	c.BuildEnvs = nil
 	sum = &Summary{}
-	if err := runAll(context.Background(), c, Expand(c), sum, inner); err != nil || len(sum.Capacity) != 2 || sum.Capacity[0].Env != "" {
+	if err := runAll(context.Background(), c, Expand(c), sum, inner, io.Discard); err != nil || len(sum.Capacity) != 2 || sum.Capacity[0].Env != "" {
 		t.Errorf("without environments: %v, %+v", err, sum.Capacity)
 	}
 }
@@ -210,7 +211,7 @@ func TestCapacityPerBuildEnv(t *testing.T) {
 func TestFrontierPerBuildEnv(t *testing.T) {
 	c := DefaultConfig()
 	c.Out, c.Kinds, c.Sets, c.CapacityValues = t.TempDir(), []string{"heap", "arena"}, []string{SetFrontier}, []int64{100}
-	c.Frontier.Container, c.Frontier.GOGC, c.Frontier.MemLimitFracs = 512<<20, []int{100, 200}, []float64{0}
+	c.Frontier.Container, c.Frontier.GOGC, c.Frontier.MemLimitFracs, c.Frontier.Adaptive = 512<<20, []int{100, 200}, []float64{0}, false
 	c.BuildEnvs = []BuildEnv{{Name: "plain"}, {Name: "madv", Env: []string{"GODEBUG=madvdontneed=1"}}}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
@@ -229,7 +230,7 @@ func TestFrontierPerBuildEnv(t *testing.T) {
 		return inner(ctx, s)
 	}
 	sum := &Summary{}
-	if err := runFrontier(context.Background(), c, sum, step); err != nil {
+	if err := runFrontier(context.Background(), c, sum, step, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"100 heap plain", "100 heap madv", "100 arena plain", "100 arena madv", "200 heap plain", "200 heap madv", "200 arena plain", "200 arena madv"}

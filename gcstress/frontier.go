@@ -3,6 +3,7 @@ package gcstress
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"time"
@@ -10,14 +11,16 @@ import (
 	"github.com/writegc/writegc/gcstress/internal/capacity"
 	"github.com/writegc/writegc/gcstress/internal/frontier"
 	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/internal/workload"
 )
 
 // The frontier (SetFrontier, -scenario frontier) is package
 // gcstress/internal/frontier; this file builds its scenarios and runs it
-// once, after every round: per kind a grid of GOGC x GOMEMLIMIT settings
-// at one open-loop rate, each point a child run under the container's
-// hard RSS cap, then a recommendation per kind and its confirmation run.
+// once, after every round: per kind the model-guided settings (or every
+// setting of a grid the user gave) at one open-loop rate, each point a
+// child run under the container's hard RSS cap that settles first, then
+// a recommendation per kind and its confirmation run.
 
 // FrontierConfig is the frontier's settings (Config.Frontier). A plain
 // value; Validate checks it when SetFrontier is wanted.
@@ -29,6 +32,11 @@ type FrontierConfig struct {
 	Container int64
 	// GOGC (-gogc LIST) are the grid's GOGC values (frontier.GOGCOff: off).
 	GOGC []int
+	// Adaptive: the model chooses which settings of the grid run (the
+	// fit settings, then the cheapest predicted to fit and a neighbour);
+	// false: every setting runs (the command's -gogc or -memlimit-frac
+	// list: the grid the user asked for).
+	Adaptive bool
 	// MemLimitFracs (-memlimit-frac) are its GOMEMLIMIT settings as
 	// fractions of Container in (0,1]; 0 is no GOMEMLIMIT.
 	MemLimitFracs []float64
@@ -39,39 +47,37 @@ type FrontierConfig struct {
 	// ConfirmDuration (-confirm-duration) the confirmation's, longer.
 	PointDuration   time.Duration
 	ConfirmDuration time.Duration
-	// Settle (-settle) is how much writing every grid point and the
-	// confirmation start with: the records the open-loop rate writes in
-	// Settle, preloaded closed loop before the point's clock starts
-	// (Scenario.Preload), so a point measures a store whose memtables have
-	// filled and flushed, not one filling from empty. 0: none.
+	// Settle (-settle) caps each run's settle phase: before its clock
+	// starts every point, rate-probe step and confirmation writes closed
+	// loop until its memory (live heap plus the engine's off-heap bytes)
+	// is steady (Scenario.Settle), so it measures a store whose buffers
+	// have filled, not one filling from empty; at the cap the point notes
+	// that it did not settle. 0: none.
 	Settle time.Duration
 }
 
-// The frontier's defaults. A grid point of 15 s (a 2 s warm-up, then 13
-// windows) and a 45 s confirmation: the default grid (20 points a kind)
-// for two kinds takes about 12 minutes on 2 cores (40 points of 15 s and
-// their children's start, the rate probe, two confirmations).
+// The frontier's defaults. A point of at least 15 s (a 2 s warm-up, then
+// 13 windows; longer while it waits for its GC cycles) and a confirmation
+// of at least 45 s; each settles first, for at most 30 s.
 const (
 	DefaultFrontierPoint    = 15 * time.Second
 	DefaultFrontierConfirm  = 45 * time.Second
 	DefaultFrontierHeadroom = 0.10
-	// DefaultFrontierSettle: in the first published run (5.66 MB/s) heap's
-	// live heap, and with it the cost of a GC cycle, grew through its first
-	// 15 s, about 90 MB, the span of a whole grid point. 10 s at the rate
-	// the probe picks now (about 25 MB/s on 2 cores) is 250 MB, preloaded
-	// closed loop in 2-5 s a point.
-	DefaultFrontierSettle = 10 * time.Second
+	// DefaultFrontierSettle caps a run's settle phase: a store of a few
+	// hundred MB fills closed loop in seconds, and its steadiness takes
+	// 2 x results.SettleReadings readings (4 s) more.
+	DefaultFrontierSettle = 30 * time.Second
 	// MinContainer is the least -container: what an empty Go process
 	// under gcstress's load needs (the runtime, the harness's writers,
 	// sampler and latency histograms) before any memtable.
 	MinContainer = 32 << 20
 )
 
-// DefaultFrontierConfig is the frontier's default: frontier.DefaultGOGC
-// by frontier.DefaultFracs, no container (-container is needed for the
-// fractions), 10% headroom.
+// DefaultFrontierConfig is the frontier's default: model-guided over
+// frontier.DefaultGOGC by frontier.DefaultFracs, no container
+// (-container is needed for the fractions), 10% headroom.
 func DefaultFrontierConfig() FrontierConfig {
-	return FrontierConfig{GOGC: frontier.DefaultGOGC, MemLimitFracs: frontier.DefaultFracs, Headroom: DefaultFrontierHeadroom,
+	return FrontierConfig{GOGC: frontier.DefaultGOGC, MemLimitFracs: frontier.DefaultFracs, Adaptive: true, Headroom: DefaultFrontierHeadroom,
 		PointDuration: DefaultFrontierPoint, ConfirmDuration: DefaultFrontierConfirm, Settle: DefaultFrontierSettle}
 }
 
@@ -149,6 +155,23 @@ func frontierScenario(c Config, kind string, st frontier.Setting, mbps float64, 
 	return s
 }
 
+// settled is s with the frontier's settle phase (-settle) in place of
+// the capacity step's preload.
+func settled(c Config, s Scenario) Scenario {
+	s.Preload, s.Settle = 0, c.Frontier.Settle
+	return s
+}
+
+// frontierPoint is a point or confirmation of length n at mbps: it
+// settles, then runs at least n.Min, until n.Cycles GC cycles after the
+// warm-up, at most n.Cap (Scenario.MinCycles), its keys bounded by the
+// cap alone.
+func frontierPoint(c Config, kind string, st frontier.Setting, mbps float64, n frontier.Length, name string) Scenario {
+	s := settled(c, frontierScenario(c, kind, st, mbps, n.Cap, name))
+	s.Keys, s.MinRun, s.MinCycles = results.UnboundedKeys, n.Min, n.Cycles
+	return s
+}
+
 // settingName is a setting in a scenario name: "gogc=200,memlimit=410MiB".
 func settingName(st frontier.Setting) string {
 	g, l := "off", "none"
@@ -162,42 +185,62 @@ func settingName(st frontier.Setting) string {
 }
 
 // runFrontier runs the frontier into sum: the rate (-rate, or the probe),
-// the grid, the recommendation and its confirmation.
-func runFrontier(ctx context.Context, c Config, sum *Summary, run capacity.Runner) error {
+// the points, the recommendation and its confirmation; it tells progress
+// which rate it runs at and each stage's plan.
+func runFrontier(ctx context.Context, c Config, sum *Summary, run capacity.Runner, progress io.Writer) error {
 	f := c.Frontier
-	fr := &results.FrontierRun{Container: f.Container, Headroom: f.Headroom, PointDuration: f.PointDuration, ConfirmFor: f.ConfirmDuration, SLO: c.SLO, Settle: f.Settle}
+	start := time.Now()
+	fr := &results.FrontierRun{Container: f.Container, Headroom: f.Headroom, PointDuration: f.PointDuration, ConfirmFor: f.ConfirmDuration, SLO: c.SLO, Settle: f.Settle, Adaptive: f.Adaptive}
 	sum.FrontierRun = fr
+	defer func() { fr.Elapsed = time.Since(start).Round(time.Second) }()
+	say := func(line string) { fmt.Fprintf(progress, "frontier: %s\n", escape.Terminal(line)) }
 	mbps := frontierRateMBps(c)
 	fr.RateFrom = "-rate"
 	if mbps <= 0 {
+		say("no -rate: probing a rate every kind holds (give -rate near production: the answer is for the rate the points run at)")
 		var err error
 		if mbps, fr.RateFrom, err = frontier.ProbeRate(ctx, frontierRatePlan(c, run)); err != nil || mbps <= 0 || ctx.Err() != nil {
 			return err // no rate: the reports say why (RateFrom)
 		}
+		fr.RateFrom += "; the recommendation is for this probed rate, not production's: give -rate near production"
 	}
 	fr.RateMBps = mbps
-	plan := frontier.Plan{Kinds: c.Kinds, Envs: frontierEnvs(c), Settings: frontier.Grid(f.GOGC, f.MemLimitFracs, f.Container), Warmup: c.Thresholds.Warmup,
-		Limits:        frontier.Limits{Container: f.Container, Headroom: f.Headroom, SLO: c.SLO},
-		PointDuration: f.PointDuration, ConfirmDuration: f.ConfirmDuration, Run: run,
-		Point: func(kind, env string, st frontier.Setting, d time.Duration, stage frontier.Stage) Scenario {
-			name := settingName(st)
-			if stage != frontier.StageGrid {
-				name = string(stage) + "/" + name
-			}
-			s := frontierScenario(c, kind, st, mbps, d, name)
-			s.Preload = settleRecords(mbps, s.Value, f.Settle)
-			return inBuildEnv(s, env, c.Out)
-		}}
+	plan := frontierPlan(c, mbps, run)
+	plan.Say = say
+	est := plan.Estimate(frontierBeside(c))
+	fr.Plan, fr.Estimate = est.Text, est.Expected
+	say(fmt.Sprintf("at %.3g MB/s (%s): %s ≈ %s (at most %s)", mbps, fr.RateFrom, est.Text, EstimateText(est.Expected), EstimateText(est.Upper)))
 	out, err := frontier.Run(ctx, plan)
 	sum.Frontier, sum.Recommendation, sum.FrontierModel = out.Points, out.Recs, out.Models
 	return err
 }
 
-// settleRecords is the records an open-loop rate of mbps (key+value MB/s)
-// writes in d at value bytes a record, at most MaxPreload.
-func settleRecords(mbps float64, value int64, d time.Duration) int64 {
-	n := mbps * results.BytesPerMB * d.Seconds() / float64(int64(KeySize)+value)
-	return int64(min(n, float64(MaxPreload)))
+// frontierPlan is the frontier's plan at mbps: its candidates, limits and
+// lengths, and its points as settled child runs.
+func frontierPlan(c Config, mbps float64, run capacity.Runner) frontier.Plan {
+	f := c.Frontier
+	return frontier.Plan{Kinds: c.Kinds, Envs: frontierEnvs(c), Settings: frontier.Grid(f.GOGC, f.MemLimitFracs, f.Container), Adaptive: f.Adaptive,
+		Warmup: c.Thresholds.Warmup, Limits: frontier.Limits{Container: f.Container, Headroom: f.Headroom, SLO: c.SLO},
+		PointDuration: f.PointDuration, ConfirmDuration: f.ConfirmDuration, RateMBps: mbps, Run: run,
+		Point: func(kind, env string, st frontier.Setting, n frontier.Length, stage frontier.Stage) Scenario {
+			name := settingName(st)
+			if stage == frontier.StageConfirm {
+				name = string(stage) + "/" + name
+			}
+			return inBuildEnv(frontierPoint(c, kind, st, mbps, n, name), env, c.Out)
+		}}
+}
+
+// EstimateSettle is a plan's allowance for a frontier run's settle phase:
+// its 2 x results.SettleReadings readings (4 s) and the filling before
+// them, a few seconds closed loop for a store of a few hundred MB.
+const EstimateSettle = 6 * time.Second
+
+// frontierBeside is what each frontier run takes beside its load: the
+// child's start, and its settle phase (EstimateSettle, at most -settle).
+func frontierBeside(c Config) frontier.Beside {
+	f := c.Frontier
+	return frontier.Beside{Start: EstimateChildStart, Settle: min(f.Settle, EstimateSettle), SettleCap: f.Settle}
 }
 
 // frontierRatePlan is the rate probe's plan: closed-loop probes and
@@ -212,12 +255,11 @@ func frontierRatePlan(c Config, run capacity.Runner) frontier.RatePlan {
 		},
 		Step: func(kind string, mbps float64) Scenario {
 			s := frontierScenario(c, kind, def, mbps, c.StepDuration, fmt.Sprintf("rate@%.4gMB/s", math.Round(mbps*1000)/1000))
-			// Judged from a settled store, as the grid's points run: from
-			// an empty one, at fc1bb17, heap's 22.7 MB/s step failed on
-			// one span's assists (2.8% at 5 s) and the probe chose 11.4
-			// MB/s, where the run before held 35.2.
-			s.Preload = settleRecords(mbps, s.Value, c.Frontier.Settle)
-			return inBuildEnv(s, env, c.Out)
+			// Judged from a settled store, as the points run: from an
+			// empty one, at fc1bb17, heap's 22.7 MB/s step failed on one
+			// span's assists (2.8% at 5 s) and the probe chose 11.4 MB/s,
+			// where the run before held 35.2.
+			return inBuildEnv(settled(c, s), env, c.Out)
 		}}
 }
 

@@ -151,7 +151,7 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 		}
 		return res, nil
 	}
-	err = runAll(ctx, cfg, scen, sum, step)
+	err = runAll(ctx, cfg, scen, sum, step, progressW)
 	prog.Close()
 	if cerr := closeSamples(out, samples); err == nil {
 		err = cerr
@@ -197,7 +197,7 @@ func closeSamples(out *outFiles, f *os.File) error {
 
 // runAll runs the expanded scenarios round by round (Config.Count), each
 // round's capacity search after its scenarios.
-func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step capacity.Runner) error {
+func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step capacity.Runner, progress io.Writer) error {
 	n := cfg.rounds()
 	for round := 1; round <= n; round++ {
 		for _, s := range scen {
@@ -225,7 +225,7 @@ func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step
 		}
 	}
 	if cfg.wants(SetFrontier) && ctx.Err() == nil {
-		return runFrontier(ctx, cfg, sum, step) // once, after every round
+		return runFrontier(ctx, cfg, sum, step, progress) // once, after every round
 	}
 	return nil
 }

@@ -184,6 +184,8 @@ type Sample struct {
 	SlowReadsInGCPct *float64             `json:"slow_reads_in_gc_pct,omitempty"`
 	ReadAttribution  *ReadAttribution     `json:"read_attribution,omitempty"`
 	Preload          *Preload             `json:"preload,omitempty"`
+	// Settle (end line only) is the settle phase (Scenario.Settle).
+	Settle *Settle `json:"settle,omitempty"`
 	// Shape (end line only) is the heap's shape at the end of the load,
 	// before the footprint's forced GC: scannable bytes and objects by
 	// size (gcmetrics.HeapShape), what predicts how a collector's cost

@@ -36,6 +36,12 @@ type Scenario struct {
 	// after the warm-up for its verdict. 0: none. Matrix scenarios get
 	// MinRunFor(their EffectiveThresholds, Window), capped by Duration.
 	MinRun time.Duration `json:"min_run,omitempty"`
+	// MinCycles, when above 0, ends a run by its GC cycles rather than at
+	// Duration (then its cap): the load stops once MinRun has passed and
+	// its windows after the warm-up completed MinCycles GC cycles, or
+	// once the cap could not bring even FrontierMinCycles (RunDone). The
+	// frontier's points and confirmations run so. 0: none.
+	MinCycles int `json:"min_cycles,omitempty"`
 	// StallTimeout is the parent's watchdog for a scenario without a
 	// run-time cap: a child that streams no progress (no record, or no key
 	// written) for this long, or for three windows if that is longer, is
@@ -92,7 +98,15 @@ type Scenario struct {
 	KeyDist   string  `json:"keydist,omitempty"`
 	ZipfTheta float64 `json:"zipf_theta,omitempty"`
 	Preload   int64   `json:"preload,omitempty"`
-	ReadTrace bool    `json:"read_trace,omitempty"`
+	// Settle, when above 0, is the write-only loop's settle phase (the
+	// frontier's): before the load's clock starts its writers Put closed
+	// loop until the process's memory is steady (SettleSteady over one
+	// reading per SettleTick of the live heap after a GC cycle plus the
+	// engine's off-heap bytes), for at most Settle and SettleMaxFills
+	// times RSSCap bytes; the load then writes on from there. The end
+	// record's Settle says how it went. Preload is not used with it.
+	Settle    time.Duration `json:"settle,omitempty"`
+	ReadTrace bool          `json:"read_trace,omitempty"`
 	// BuildEnv is the name of the build environment (-build-envs) whose
 	// binary ran this scenario (summary.json's scenario.env); "" when the
 	// run has none: the running binary ran it.

@@ -240,7 +240,7 @@ func TestRecommend(t *testing.T) {
 	if !rec.Fits || rec.GOGC != 200 || rec.MemLimit != 410*mib || rec.PredictedPeakRSS != 352*mib {
 		t.Fatalf("rec %+v", rec)
 	}
-	for _, want := range []string{"GOGC 200 with GOMEMLIMIT 410 MiB: 46% less GC CPU per GB than the default", "peak 352 MiB of 512 MiB", "461 MiB (512 MiB less 10% headroom)"} {
+	for _, want := range []string{"GOGC 200 with GOMEMLIMIT 410 MiB (80% of the container): 46% less GC CPU per GB than the default", "peak 352 MiB of 512 MiB", "461 MiB (512 MiB less 10% headroom)"} {
 		if !strings.Contains(rec.Reason, want) {
 			t.Errorf("reason %q lacks %q", rec.Reason, want)
 		}
@@ -259,7 +259,7 @@ func TestRecommendNoneFits(t *testing.T) {
 		pt("heap", GOGCOff, 256*mib, 0.01, 100*mib, results.Failed),
 	}
 	rec := Recommend(ps, "heap", lim512)
-	if rec.Fits || rec.GOGC != 0 || rec.MemLimit != 0 || rec.NearestGOGC != 50 || !strings.Contains(rec.Reason, "no setting fits") ||
+	if rec.Fits || rec.GOGC != 0 || rec.MemLimit != 0 || rec.NearestGOGC != 50 || !strings.HasPrefix(rec.Reason, "no recommendation: no setting fits") ||
 		!strings.Contains(rec.Reason, "the nearest is GOGC 50 with no GOMEMLIMIT") {
 		t.Fatalf("rec %+v", rec)
 	}
@@ -298,35 +298,6 @@ func TestRecommendNeverPicksBad(t *testing.T) {
 	}
 }
 
-func TestConfirm(t *testing.T) {
-	rec := results.Recommendation{Kind: "heap", GOGC: 200, Fits: true, PredictedGCCPUSPerGB: 0.2, PredictedPeakRSS: 300 * mib}
-	got := pt("heap", 200, 0, 0.22, 320*mib, results.Healthy)
-	if c := Confirm(rec, got, got, 15*time.Second); !c.Confirmed || !strings.HasPrefix(c.ConfirmNote, "confirmed") || c.ConfirmGCCPUSPerGB != 0.22 || c.ConfirmPeakRSS != 320*mib {
-		t.Errorf("within 15%%: %+v", c)
-	}
-	span := got
-	span.GCCPUSPerGB = 0.24 // +20% over the span
-	if c := Confirm(rec, got, span, 15*time.Second); c.Confirmed || !strings.HasPrefix(c.ConfirmNote, "not confirmed") || !strings.Contains(c.ConfirmNote, "+20%") {
-		t.Errorf("20%% off: %+v", c)
-	}
-	span.GCCPUSPerGB = 0.16 // -20% over the span: the grid's figure did not repeat
-	if c := Confirm(rec, got, span, 15*time.Second); c.Confirmed {
-		t.Errorf("-20%% over the span confirmed: %+v", c)
-	}
-	got.GCCPUSPerGB, got.PeakRSS = 0.2, 260*mib // -13% RSS: fine
-	if c := Confirm(rec, got, got, 15*time.Second); !c.Confirmed {
-		t.Errorf("-13%% RSS: %+v", c)
-	}
-	got.PeakRSS = 360 * mib // +20% over the span
-	if c := Confirm(rec, got, got, 15*time.Second); c.Confirmed {
-		t.Errorf("+20%% RSS confirmed: %+v", c)
-	}
-	got.PeakRSS, got.Class = 300*mib, results.Failed
-	if c := Confirm(rec, got, got, 15*time.Second); c.Confirmed {
-		t.Errorf("failed run confirmed: %+v", c)
-	}
-}
-
 func TestModel(t *testing.T) {
 	var ps []results.FrontierPoint
 	for _, g := range []int{50, 100, 200, 400} {
@@ -344,62 +315,6 @@ func TestModel(t *testing.T) {
 	}
 	if _, ok := Model(ps[:1], "heap"); ok {
 		t.Error("one GOGC value gave a slope")
-	}
-}
-
-// TestRunInterleavesAndConfirms: points run setting major, kind minor; the
-// recommendation's confirmation runs longer, once per kind that fits.
-func TestRunInterleavesAndConfirms(t *testing.T) {
-	type call struct {
-		kind  string
-		s     Setting
-		d     time.Duration
-		stage Stage
-	}
-	var calls []call
-	p := Plan{Kinds: []string{"heap", "arena"}, Settings: Grid([]int{100, 200}, []float64{0, 0.5}, 512*mib), Warmup: 2 * time.Second,
-		Limits: lim512, PointDuration: 15 * time.Second, ConfirmDuration: 45 * time.Second}
-	p.Point = func(kind, _ string, s Setting, d time.Duration, stage Stage) results.Scenario {
-		calls = append(calls, call{kind, s, d, stage})
-		return results.Scenario{Name: kind, Kind: kind, Value: 100, GOGC: s.GOGC, MemLimit: s.MemLimit, RSSCap: 512 * mib}
-	}
-	p.Run = func(_ context.Context, s results.Scenario) (results.Result, error) {
-		gc := 100 / float64(s.GOGC) // 0.05 s a cycle, 200/GOGC cycles a window
-		r := run(s.Kind, Setting{GOGC: s.GOGC, MemLimit: s.MemLimit}, 10, func(_ int, w *results.Sample, _ *results.WindowHealth) {
-			w.GCCPU, w.WinCycles, w.RSS = gc*0.1, uint64(200/s.GOGC), 120*mib
-		})
-		r.End.GCCPUSPerGB = gc
-		if s.Kind == "arena" {
-			r.End.PeakRSS = 600 * mib // never fits
-		}
-		return r, nil
-	}
-	out, err := Run(context.Background(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(calls) != 10 || calls[0].kind != "heap" || calls[1].kind != "arena" || calls[1].s != calls[0].s || calls[2].s == calls[0].s {
-		t.Fatalf("calls %+v", calls)
-	}
-	// The pick's grid prediction rests on 16 pooled cycles (±25%): refined
-	// first, by a run as long as the confirmation, long enough for
-	// RefineCycles at the grid point's one cycle a second after the warm-up.
-	if refine := calls[8]; refine.stage != StageRefine || refine.kind != "heap" || refine.d != 102*time.Second || refine.s != calls[9].s {
-		t.Errorf("refine %+v", refine)
-	}
-	last := calls[9]
-	if last.stage != StageConfirm || last.kind != "heap" || last.d != 102*time.Second || last.s.GOGC != 200 {
-		t.Errorf("confirmation %+v", last)
-	}
-	if !strings.Contains(out.Recs[0].Reason, "its refine run (1m42s) puts it at") || !strings.Contains(out.Recs[0].Reason, "than the default's") {
-		t.Errorf("reason %q", out.Recs[0].Reason)
-	}
-	if len(out.Points) != 8 || len(out.Recs) != 2 || !out.Recs[0].Confirmed || out.Recs[0].RefineScenario == "" ||
-		!strings.Contains(out.Recs[0].ConfirmNote, "refined prediction") || out.Recs[1].Fits || !strings.Contains(out.Recs[1].ConfirmNote, "no confirmation") {
-		t.Errorf("outcome %+v", out)
-	}
-	if len(out.Models) != 2 {
-		t.Errorf("models %+v", out.Models)
 	}
 }
 
@@ -435,7 +350,7 @@ func TestRunInterrupted(t *testing.T) {
 	n := 0
 	p := Plan{Kinds: []string{"heap"}, Settings: Grid([]int{100, 200, 400}, []float64{0}, 512*mib), Warmup: 2 * time.Second,
 		Limits: lim512, PointDuration: time.Second, ConfirmDuration: 2 * time.Second,
-		Point: func(kind, _ string, s Setting, _ time.Duration, _ Stage) results.Scenario {
+		Point: func(kind, _ string, s Setting, _ Length, _ Stage) results.Scenario {
 			return results.Scenario{Kind: kind, GOGC: s.GOGC, RSSCap: 512 * mib}
 		},
 		Run: func(_ context.Context, s results.Scenario) (results.Result, error) {
@@ -459,7 +374,7 @@ func TestRunPerEnv(t *testing.T) {
 	var order []string
 	p := Plan{Kinds: []string{"heap", "arena"}, Envs: []string{"a", "b"}, Settings: Grid([]int{100, 200}, []float64{0}, 512*mib),
 		Warmup: 2 * time.Second, Limits: lim512, PointDuration: time.Second, ConfirmDuration: 2 * time.Second,
-		Point: func(kind, env string, s Setting, _ time.Duration, stage Stage) results.Scenario {
+		Point: func(kind, env string, s Setting, _ Length, stage Stage) results.Scenario {
 			return results.Scenario{Kind: kind, GOGC: s.GOGC, RSSCap: 512 * mib, BuildEnv: env, Flight: stage != StageGrid}
 		},
 		Run: func(_ context.Context, s results.Scenario) (results.Result, error) {
@@ -592,87 +507,6 @@ func TestRecommendByBound(t *testing.T) {
 	}
 }
 
-// TestConfirmSpan: the GC CPU per GB and the peak RSS compared are the
-// confirmation's over the grid point's span; the whole run's peak is
-// reported; a whole run that costs more than predicted is not confirmed,
-// one that costs less is, and says why; a prediction wider than the
-// tolerance says so.
-func TestConfirmSpan(t *testing.T) {
-	r := run("heap", Setting{GOGC: 200}, 45, func(i int, s *results.Sample, _ *results.WindowHealth) {
-		s.RSS = uint64(100+i) * mib // grows past the grid's span
-	})
-	r.Scenario.Window = time.Second
-	sp := Span(r, 15*time.Second)
-	if len(sp.Windows) != 15 || sp.Windows[14].T != 15 || sp.End == nil || sp.End.PeakRSS != 0 {
-		t.Fatalf("span: %d windows, end %+v; want the 15 ending at 1..15 s and no whole-run figures", len(sp.Windows), sp.End)
-	}
-	if got := Measure(sp, 2*time.Second).PeakRSS; got != 114*mib {
-		t.Fatalf("span peak %s, want 114 MiB", results.MiB(got))
-	}
-	if n := len(Span(results.Result{}, time.Second).Windows); n != 0 {
-		t.Error("no windows: a span")
-	}
-	rec := results.Recommendation{Kind: "heap", GOGC: 200, Fits: true, PredictedGCCPUSPerGB: 0.5, PredictedGCCPUSE: 0.05, PredictedPeakRSS: 110 * mib}
-	whole, span := Measure(r, 2*time.Second), Measure(sp, 2*time.Second)
-	c := Confirm(rec, whole, span, 15*time.Second)
-	if !c.Confirmed || c.ConfirmSpanPeakRSS != 114*mib || c.ConfirmPeakRSS != 144*mib || math.Abs(c.ConfirmSpanGCCPUSPerGB-0.5) > 1e-9 ||
-		!strings.Contains(c.ConfirmNote, "over its first 15s") || !strings.Contains(c.ConfirmNote, "peak RSS 144 MiB (+31%)") {
-		t.Fatalf("confirm %+v", c)
-	}
-	whole.GCCPUSPerGB = 0.6 // +20% over the whole run
-	if c := Confirm(rec, whole, span, 15*time.Second); c.Confirmed {
-		t.Errorf("a whole run 20%% dearer confirmed: %+v", c)
-	}
-	whole.GCCPUSPerGB = 0.1 // start-up cycles amortized
-	if c := Confirm(rec, whole, span, 15*time.Second); !c.Confirmed || !strings.Contains(c.ConfirmNote, "start-up cycles") {
-		t.Errorf("a whole run cheaper than its start: %+v", c)
-	}
-	rec.PredictedGCCPUSPerGB, rec.PredictedGCCPUSE = 0.3, 0.15
-	if c := Confirm(rec, whole, span, 15*time.Second); c.Confirmed || !strings.Contains(c.ConfirmNote, "own standard error (±50%) is wider than the 15% tolerance") {
-		t.Errorf("wide prediction: %+v", c)
-	}
-}
-
-// TestRecommendIdleCollector: a kind whose collector ran too few cycles
-// at every setting gets the least memory among the settings that bound
-// the heap (GOGC off without a limit bounds nothing), and its
-// confirmation matches a prediction of about 0 within the absolute floor.
-func TestRecommendIdleCollector(t *testing.T) {
-	few := func(gogc int, lim int64, rss uint64) results.FrontierPoint {
-		p := pt("arena", gogc, lim, 0, rss, results.Inconclusive)
-		p.Cause = results.CauseFewCycles
-		return p
-	}
-	ps := []results.FrontierPoint{
-		few(100, 0, 95*mib),
-		few(100, 358*mib, 97*mib),
-		few(GOGCOff, 0, 80*mib), // unbounded: out
-		few(GOGCOff, 358*mib, 93*mib),
-		few(200, 0, 600*mib), // over the container: out
-	}
-	rec := Recommend(ps, "arena", lim512)
-	if !rec.Fits || !SettingOf(ps[0]).IsDefault() || rec.GOGC != 100 || rec.MemLimit != 0 || rec.PredictedPeakRSS != 95*mib ||
-		!strings.Contains(rec.Reason, "fewer than 2 cycles in every one of the 3 setting(s)") || !strings.Contains(rec.Reason, "Go's default") {
-		t.Fatalf("idle collector: %+v; want Go's default, predicted at the median peak (93, 95, 97 MiB)", rec)
-	}
-	if rec := Recommend(ps[1:], "arena", lim512); rec.GOGC != GOGCOff || rec.MemLimit != 358*mib || rec.PredictedPeakRSS != 95*mib || !strings.Contains(rec.Reason, "the least memory") {
-		t.Fatalf("idle collector without the default: %+v; want the least memory, predicted at the median (93, 97)", rec)
-	}
-	whole, span := pt("arena", GOGCOff, 358*mib, 0.004, 95*mib, results.Healthy), pt("arena", GOGCOff, 358*mib, 0.001, 94*mib, results.Healthy)
-	if c := Confirm(rec, whole, span, 15*time.Second); !c.Confirmed {
-		t.Errorf("0.001 and 0.004 s/GB against 0: %+v", c)
-	}
-	whole.GCCPUSPerGB = 0.05 // five times the floor
-	if c := Confirm(rec, whole, span, 15*time.Second); c.Confirmed {
-		t.Errorf("0.05 s/GB over the whole run against 0 confirmed: %+v", c)
-	}
-	ps[0].Class = results.Failed // a failed point is never idle
-	ps[0].Cause = results.CauseRSSCap
-	if rec := Recommend(ps[:1], "arena", lim512); rec.Fits {
-		t.Errorf("recommended a failed point: %+v", rec)
-	}
-}
-
 // TestAlignedCostSE: a point's GC CPU per GB carries the standard error
 // of its windows of cycles. The span is windows 2..10 (after the first
 // cycle end): five of 0.3 s and four of 0.1 s over 0.9 GB, whose sample
@@ -688,92 +522,6 @@ func TestAlignedCostSE(t *testing.T) {
 	flat := Measure(run("heap", Setting{GOGC: 400}, 10, nil), 0)
 	if flat.GCCPUSE > 1e-12 {
 		t.Errorf("cycles of equal cost: se %g, want 0", flat.GCCPUSE)
-	}
-}
-
-// TestNeedsRefine: a prediction whose error is over half the tolerance,
-// and above the floor, is refined; a precise one, a collector that never
-// runs and a setting that does not fit are not.
-func TestNeedsRefine(t *testing.T) {
-	for _, c := range []struct {
-		pred, se float64
-		fits     bool
-		want     bool
-	}{
-		{0.21, 0.097, true, true},   // ±46%: the published heap pick
-		{0.21, 0.015, true, false},  // ±7%
-		{0.005, 0.004, true, false}, // under the floor: any confirmation within it holds
-		{0, 0, true, false},         // idle collector
-		{0.21, 0.097, false, false}, // no setting fits
-	} {
-		rec := results.Recommendation{Fits: c.fits, PredictedGCCPUSPerGB: c.pred, PredictedGCCPUSE: c.se}
-		if got := NeedsRefine(rec); got != c.want {
-			t.Errorf("%+v: %v, want %v", c, got, c.want)
-		}
-	}
-}
-
-// TestRefine: the refined prediction pools the grid point and the refine
-// run over their bytes, combines their errors, and takes the refine run's
-// peak; a refine run with no cycles leaves the figure.
-func TestRefine(t *testing.T) {
-	rec := results.Recommendation{Kind: "heap", GOGC: GOGCOff, MemLimit: 256 * mib, Fits: true, PredictedGCCPUSPerGB: 0.21, PredictedGCCPUSE: 0.097, PredictedPeakRSS: 270 * mib}
-	grid := pt("heap", GOGCOff, 256*mib, 0.14, 270*mib, results.Healthy)
-	grid.SpanCycles, grid.CyclesPerGB = 5, 10 // 0.5 GB, no window scatter: Poisson ±45%
-	ref := pt("heap", GOGCOff, 256*mib, 0.29, 280*mib, results.Healthy)
-	ref.Scenario, ref.SpanCycles, ref.CyclesPerGB, ref.GCCPUSE = "frontier/heap/100B/refine/x", 15, 10, 0.03 // 1.5 GB
-	got := Refine(rec, grid, ref)
-	wantGC := (0.14*0.5 + 0.29*1.5) / 2
-	wantSE := math.Hypot(0.14/math.Sqrt(5)*0.5, 0.03*1.5) / 2
-	if math.Abs(got.PredictedGCCPUSPerGB-wantGC) > 1e-12 || math.Abs(got.PredictedGCCPUSE-wantSE) > 1e-12 ||
-		got.PredictedPeakRSS != 280*mib || got.GridGCCPUSPerGB != 0.21 || got.RefineGCCPUSPerGB != 0.29 || got.RefineScenario != ref.Scenario {
-		t.Fatalf("refined %+v; want %g ± %g", got, wantGC, wantSE)
-	}
-	idle := ref
-	idle.SpanCycles, idle.CyclesPerGB, idle.Class = 0, 0, results.Inconclusive
-	if r := Refine(rec, grid, idle); r.PredictedGCCPUSPerGB != 0.21 || r.RefineScenario == "" {
-		t.Errorf("a refine run of no cycles: %+v", r)
-	}
-
-	// The confirmation of a refined prediction compares whole runs.
-	conf := ref
-	conf.Scenario, conf.GCCPUSPerGB, conf.PeakRSS = "frontier/heap/100B/confirm/x", wantGC*1.1, 285*mib
-	c := Confirm(got, conf, pt("heap", GOGCOff, 256*mib, 0.9, 270*mib, results.Healthy), 15*time.Second)
-	if !c.Confirmed || !strings.Contains(c.ConfirmNote, "refined prediction") || !strings.Contains(c.ConfirmNote, "+10%") {
-		t.Errorf("+10%% over the whole run (the span's +300%% not compared): %+v", c)
-	}
-	conf.GCCPUSPerGB = wantGC * 1.2
-	if c := Confirm(got, conf, conf, 15*time.Second); c.Confirmed || !strings.Contains(c.ConfirmNote, "do not decide") {
-		t.Errorf("+20%% within twice the combined error: %+v", c)
-	}
-	conf.GCCPUSPerGB = wantGC * 2
-	if c := Confirm(got, conf, conf, 15*time.Second); c.Confirmed || strings.Contains(c.ConfirmNote, "do not decide") {
-		t.Errorf("+100%%: %+v", c)
-	}
-	conf.GCCPUSPerGB, conf.PeakRSS = wantGC, 330*mib // +18% over the refine run's peak
-	if c := Confirm(got, conf, conf, 15*time.Second); c.Confirmed {
-		t.Errorf("+18%% RSS confirmed: %+v", c)
-	}
-}
-
-// TestRefineDuration: long enough for RefineCycles cycles after the
-// warm-up at the grid point's cycles per GB and rate, within
-// [confirm, MaxRefineFactor x confirm].
-func TestRefineDuration(t *testing.T) {
-	p := results.FrontierPoint{CyclesPerGB: 7, MBps: 35} // 0.245 cycles/s: 100 in 408.2 s
-	if d := RefineDuration(p, 45*time.Second, 2*time.Second); d != 410*time.Second {
-		t.Errorf("off/358: %v, want 410s", d)
-	}
-	p.CyclesPerGB = 90 // 3.15 cycles/s: 100 in 31.7 s
-	if d := RefineDuration(p, 45*time.Second, 2*time.Second); d != 45*time.Second {
-		t.Errorf("GOGC 100: %v, want the confirmation's 45s", d)
-	}
-	p.CyclesPerGB = 1
-	if d := RefineDuration(p, 45*time.Second, 2*time.Second); d != 450*time.Second {
-		t.Errorf("rare cycles: %v, want the cap 450s", d)
-	}
-	if d := RefineDuration(results.FrontierPoint{}, 45*time.Second, 2*time.Second); d != 45*time.Second {
-		t.Errorf("no cycles: %v", d)
 	}
 }
 

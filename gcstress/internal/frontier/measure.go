@@ -27,17 +27,25 @@ func Measure(r results.Result, warmup time.Duration) results.FrontierPoint {
 	}
 	if e := r.End; e != nil {
 		p.GCCPUSPerGB, p.AssistSPerGB, p.PeakRSS = e.GCCPUSPerGB, e.AssistCPUSPerGB, e.PeakRSS
-		p.ILatP99, p.MBps, p.OffHeapBytes = e.SteadyILatP99, e.SteadyMBps, e.OffHeapBytes
+		p.ILatP99, p.MBps, p.OffHeapBytes, p.RunSeconds = e.SteadyILatP99, e.SteadyMBps, e.OffHeapBytes, e.T
+		settled(&p, e.Settle)
 	}
 	warm := warmup.Seconds()
 	var bytes int64
+	var live []float64
 	for _, w := range r.Windows {
 		p.PeakRSS, p.OffHeapBytes = max(p.PeakRSS, w.RSS), max(p.OffHeapBytes, w.OffHeapBytes)
 		if w.T >= warm {
 			p.Cycles += w.WinCycles
 			bytes += w.WinBytes
 			p.HeapGoal = max(p.HeapGoal, w.HeapGoal)
+			if w.HeapLive > 0 {
+				live = append(live, float64(w.HeapLive))
+			}
 		}
+	}
+	if len(live) > 0 {
+		p.LiveHeap = uint64(stat.Median(live))
 	}
 	if bytes > 0 {
 		p.CyclesPerGB = float64(p.Cycles) / (float64(bytes) / 1e9)
@@ -52,6 +60,17 @@ func Measure(r results.Result, warmup time.Duration) results.FrontierPoint {
 	}
 	classify(&p, r)
 	return p
+}
+
+// settled fills p's settle figures from its end record's settle phase.
+func settled(p *results.FrontierPoint, st *results.Settle) {
+	if st == nil {
+		return
+	}
+	p.SettleSeconds = st.Seconds
+	if !st.Steady {
+		p.Unsettled = st.Why
+	}
 }
 
 // alignedCost is GC and assist CPU-seconds and GC cycles per GB over

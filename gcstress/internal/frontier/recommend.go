@@ -72,7 +72,7 @@ func Recommend(points []results.FrontierPoint, kind string, l Limits) results.Re
 	}
 	if len(fit) == 0 {
 		if idle := idleFits(points, kind, l); len(idle) > 0 {
-			return idleCollector(rec, idle)
+			return withFraction(idleCollector(rec, idle, l), l)
 		}
 		return noneFits(rec, points, l)
 	}
@@ -83,8 +83,26 @@ func Recommend(points []results.FrontierPoint, kind string, l Limits) results.Re
 		rec.CycleCost = c.PerCycle
 	}
 	rec.Reason = fmt.Sprintf("%s: %s, peak %s of %s; of the %d healthy setting(s) within %s, %s",
-		SettingOf(*best).Label(), versusDefault(*best, base, l), memText(*best), results.MiB(uint64(l.Container)),
+		FractionLabel(SettingOf(*best), l.Container), versusDefault(*best, base, l), memText(*best), results.MiB(uint64(l.Container)),
 		len(fit), limitsText(l), pickText(*bound, *best, within))
+	return withFraction(rec, l)
+}
+
+// FractionLabel is s's Label with its GOMEMLIMIT as a share of the
+// container: "GOGC 200 with GOMEMLIMIT 410 MiB (80% of the container)".
+func FractionLabel(s Setting, container int64) string {
+	if s.MemLimit <= 0 || container <= 0 {
+		return s.Label()
+	}
+	return fmt.Sprintf("%s (%.0f%% of the container)", s.Label(), 100*float64(s.MemLimit)/float64(container))
+}
+
+// withFraction fills rec's GOMEMLIMIT as a fraction of l's container.
+func withFraction(rec results.Recommendation, l Limits) results.Recommendation {
+	rec.MemLimitFraction = 0
+	if rec.MemLimit > 0 && l.Container > 0 {
+		rec.MemLimitFraction = float64(rec.MemLimit) / float64(l.Container)
+	}
 	return rec
 }
 
@@ -174,36 +192,43 @@ func idleFits(points []results.FrontierPoint, kind string, l Limits) []*results.
 	return out
 }
 
-// idleCollector recommends a setting among points whose collector
-// (nearly) never ran: these are replicates of one behaviour, since the
-// setting changes neither the GC's cost nor, beyond run-to-run scatter,
-// the peak RSS. So Go's default is kept when it is among them (no change
-// to make), else the least memory; the predicted peak RSS is the median
-// over them, not the pick's own (the least of a scattered figure is
-// biased low).
-func idleCollector(rec results.Recommendation, idle []*results.FrontierPoint) results.Recommendation {
-	best := idle[0]
+// idleCollector is the answer for a kind whose collector (nearly) never
+// ran at this rate: GOGC does not matter. Its points are replicates of
+// one behaviour (the setting changes neither the GC's cost nor, beyond
+// run-to-run scatter, the peak RSS), so it keeps Go's GOGC and sets a
+// GOMEMLIMIT at the container's budget less the engine's off-heap bytes
+// (idleLimit): a bound the heap stays far under at this rate, which
+// still makes the collector run before the container's limit should the
+// heap grow. Its predicted peak RSS is the highest of the points': they
+// scatter around one level, and the confirmation is held to it.
+func idleCollector(rec results.Recommendation, idle []*results.FrontierPoint, l Limits) results.Recommendation {
 	rss := make([]float64, len(idle))
+	var off int64
 	for i, p := range idle {
-		rss[i] = float64(p.PeakRSS)
-		if SettingOf(*best).IsDefault() {
-			continue
-		}
-		if SettingOf(*p).IsDefault() || Need(*p) < Need(*best) || (Need(*p) == Need(*best) && p.GCCPUSPerGB < best.GCCPUSPerGB) {
-			best = p
-		}
+		rss[i], off = float64(p.PeakRSS), max(off, p.OffHeapBytes)
 	}
-	lo, hi := slices.Min(rss), slices.Max(rss)
-	rec.GOGC, rec.MemLimit, rec.Fits = best.GOGC, best.MemLimit, true
-	rec.PredictedGCCPUSPerGB, rec.PredictedPeakRSS = best.GCCPUSPerGB, uint64(stat.Median(rss))
-	why := "Go's default, as good as any"
-	if !SettingOf(*best).IsDefault() {
-		why = "the least memory, peak " + memText(*best)
+	lo, hi, med := slices.Min(rss), slices.Max(rss), stat.Median(rss)
+	rec.GOGC, rec.Fits, rec.Idle, rec.PredictedPeakRSS = 100, true, true, uint64(hi)
+	limit := idleLimit(l, off)
+	what := fmt.Sprintf("set no GOMEMLIMIT (the container less its %.0f%% headroom and the engine's %s off-heap leaves %s, under the peak)",
+		100*l.Headroom, results.MiB(uint64(off)), results.MiB(uint64(max(limit, 0))))
+	if float64(limit) > med {
+		rec.MemLimit = limit
+		what = fmt.Sprintf("set GOMEMLIMIT %.0f%% of the container (%s: the container less its %.0f%% headroom", 100*float64(limit)/float64(l.Container), results.MiB(uint64(limit)), 100*l.Headroom)
+		if off > 0 {
+			what += fmt.Sprintf(" and the engine's %s off-heap", results.MiB(uint64(off)))
+		}
+		what += ") for headroom"
 	}
-	rec.Reason = fmt.Sprintf("%s: the collector ran fewer than %d cycles in every one of the %d setting(s) that bound the heap and fit (%.3g GC CPU-s per GB here), with peak RSS from %s to %s (median %s): at this rate the setting does not change what the GC costs, so %s",
-		SettingOf(*best).Label(), results.FrontierMinCycles, len(idle), best.GCCPUSPerGB,
-		results.MiB(uint64(lo)), results.MiB(uint64(hi)), results.MiB(rec.PredictedPeakRSS), why)
+	rec.Reason = fmt.Sprintf("GOGC does not matter at this rate: the collector ran fewer than %d GC cycles in every one of the %d setting(s) that bound the heap and fit, peak RSS %s to %s (median %s); keep GOGC 100 and %s",
+		results.FrontierMinCycles, len(idle), results.MiB(uint64(lo)), results.MiB(uint64(hi)), results.MiB(uint64(med)), what)
 	return rec
+}
+
+// idleLimit is the GOMEMLIMIT of the idle answer: the container's budget
+// less the engine's off-heap bytes, which GOMEMLIMIT does not see.
+func idleLimit(l Limits, offHeap int64) int64 {
+	return Budget(l.Container, l.Headroom) - offHeap
 }
 
 // noneFits is the recommendation when no point fits: the nearest named.
@@ -219,7 +244,7 @@ func noneFits(rec results.Recommendation, points []results.FrontierPoint, l Limi
 			near, nearScore = p, s
 		}
 	}
-	rec.Reason = fmt.Sprintf("no setting fits: none is healthy within %s", limitsText(l))
+	rec.Reason = fmt.Sprintf("%s: no setting fits: none is healthy within %s", NoRecommendation, limitsText(l))
 	if near == nil {
 		rec.Reason += "; every point failed or was interrupted"
 		return rec
@@ -267,148 +292,6 @@ func memText(p results.FrontierPoint) string {
 
 func durText(ns int64) string {
 	return time.Duration(ns).Round(10 * time.Microsecond).String()
-}
-
-// NeedsRefine says whether rec's prediction is too uncertain for a
-// confirmation to decide: its standard error is over half
-// results.FrontierConfirmTolerance of it (a confirmation within the
-// tolerance of a figure that uncertain confirms a draw, not the setting)
-// and it is above results.FrontierConfirmFloor. A grid point of a few GC
-// cycles predicts so: the cost of a cycle follows the live heap at its
-// mark, which an engine that buffers writes swings with its flushes, so a
-// point's few cycles are a draw from that swing.
-func NeedsRefine(rec results.Recommendation) bool {
-	want := rec.PredictedGCCPUSPerGB
-	return rec.Fits && want > results.FrontierConfirmFloor && rec.PredictedGCCPUSE > results.FrontierConfirmTolerance/2*want
-}
-
-// Refine makes rec's prediction from its setting's grid point and its
-// refine run (a run as long as the confirmation): their GC CPU per GB
-// pooled over their bytes, its standard error theirs combined (pointSE),
-// and the refine run's peak RSS (a peak rises with a run's length: the
-// confirmation is compared with a run of its own length). The grid's
-// figure is kept in GridGCCPUSPerGB. A refine run with no cycles over its
-// span leaves the prediction as it was. A pure function.
-func Refine(rec results.Recommendation, grid, refine results.FrontierPoint) results.Recommendation {
-	rec.GridGCCPUSPerGB, rec.RefineScenario, rec.GridPointGCCPUSPerGB = rec.PredictedGCCPUSPerGB, refine.Scenario, grid.GCCPUSPerGB
-	rec.RefineGCCPUSPerGB, rec.RefinePeakRSS = refine.GCCPUSPerGB, refine.PeakRSS
-	rec.PredictedPeakRSS = refine.PeakRSS
-	gbR := spanGB(refine)
-	if !measured(refine.Class) || gbR <= 0 {
-		return rec
-	}
-	gbG := spanGB(grid)
-	if !measured(grid.Class) {
-		gbG = 0
-	}
-	gb := gbG + gbR
-	rec.PredictedGCCPUSPerGB = (grid.GCCPUSPerGB*gbG + refine.GCCPUSPerGB*gbR) / gb
-	rec.PredictedGCCPUSE = math.Hypot(pointSE(grid)*gbG, pointSE(refine)*gbR) / gb
-	return rec
-}
-
-// pointSE is p's GC CPU per GB's standard error: GCCPUSE, or where that
-// is unknown (fewer than two windows of cycles) the Poisson error of its
-// cycles.
-func pointSE(p results.FrontierPoint) float64 {
-	if p.GCCPUSE > 0 || p.SpanCycles == 0 {
-		return p.GCCPUSE
-	}
-	return p.GCCPUSPerGB / math.Sqrt(float64(p.SpanCycles))
-}
-
-// Confirm compares a confirmation run with the recommendation's
-// prediction: whole is the run measured (Measure), span the same over a
-// grid point's duration d (Measure of Span). It fills rec's confirmation
-// fields and returns rec. A refined prediction (Refine) is compared with
-// the whole run (confirmRefined); a grid prediction with the span
-// (confirmSpan). A pure function.
-func Confirm(rec results.Recommendation, whole, span results.FrontierPoint, d time.Duration) results.Recommendation {
-	rec.ConfirmGCCPUSPerGB, rec.ConfirmPeakRSS, rec.ConfirmScenario, rec.ConfirmClass = whole.GCCPUSPerGB, whole.PeakRSS, whole.Scenario, whole.Class
-	rec.ConfirmSpanGCCPUSPerGB, rec.ConfirmSpanPeakRSS, rec.ConfirmCyclesPerGB = span.GCCPUSPerGB, span.PeakRSS, whole.CyclesPerGB
-	rec.ConfirmGCCPUSE = whole.GCCPUSE
-	if rec.RefineScenario != "" {
-		return confirmRefined(rec, whole, span, d)
-	}
-	return confirmSpan(rec, whole, span, d)
-}
-
-// gcNear says whether got lies within results.FrontierConfirmTolerance of
-// want (d is their rel) or within results.FrontierConfirmFloor of it.
-func gcNear(got, want, d float64) bool {
-	return math.Abs(d) <= results.FrontierConfirmTolerance || math.Abs(got-want) <= results.FrontierConfirmFloor
-}
-
-// runs says whether a confirmation run's class lets it confirm.
-func runs(c results.Class) bool { return c != results.Failed && c != results.Interrupted }
-
-// confirmSpan confirms a grid prediction: the run is not failed, its GC
-// CPU per GB and peak RSS over the span lie within the tolerance of the
-// prediction (the measurement repeats: the grid's figure was not a lucky
-// draw), and its GC CPU per GB over the whole run is not above the
-// prediction by more than that (a longer run does not cost more; one that
-// costs less, its start-up cycles behind it, still holds the
-// recommendation). A peak is a maximum, which a longer run only raises
-// while memtables and caches fill, so the whole run's peak is reported,
-// not compared.
-func confirmSpan(rec results.Recommendation, whole, span results.FrontierPoint, d time.Duration) results.Recommendation {
-	want, tol, floor := rec.PredictedGCCPUSPerGB, results.FrontierConfirmTolerance, results.FrontierConfirmFloor
-	dSpan, dWhole := rel(span.GCCPUSPerGB, want), rel(whole.GCCPUSPerGB, want)
-	dRSS := rel(float64(span.PeakRSS), float64(rec.PredictedPeakRSS))
-	rec.Confirmed = runs(whole.Class) && gcNear(span.GCCPUSPerGB, want, dSpan) && math.Abs(dRSS) <= tol &&
-		(dWhole <= tol || whole.GCCPUSPerGB-want <= floor)
-	rec.ConfirmNote = fmt.Sprintf("%s: over its first %v (a grid point's span) GC CPU %.3g s/GB (%d cycles) against the grid's %.3g ± %.2g (%+.0f%%) and peak RSS %s against %s (%+.0f%%); over the whole run GC CPU %.3g s/GB (%d cycles, %.3g per GB, %+.0f%%) and peak RSS %s (%+.0f%%); the run was %s",
-		confirmWord(rec.Confirmed), d, span.GCCPUSPerGB, span.SpanCycles, want, rec.PredictedGCCPUSE, 100*dSpan,
-		results.MiB(span.PeakRSS), results.MiB(rec.PredictedPeakRSS), 100*dRSS,
-		whole.GCCPUSPerGB, whole.SpanCycles, whole.CyclesPerGB, 100*dWhole,
-		results.MiB(whole.PeakRSS), 100*rel(float64(whole.PeakRSS), float64(rec.PredictedPeakRSS)), whole.Class)
-	if dWhole < -tol {
-		rec.ConfirmNote += "; the whole run cost less per GB than its start: the grid's figure counts start-up cycles a long run amortizes"
-	}
-	if se := rec.PredictedGCCPUSE / want; !rec.Confirmed && se > tol {
-		rec.ConfirmNote += fmt.Sprintf("; the prediction's own standard error (±%.0f%%) is wider than the %.0f%% tolerance: more GC cycles per point (a longer -point-duration) narrow it", 100*se, 100*tol)
-	}
-	return rec
-}
-
-// confirmRefined confirms a refined prediction with a run of the refine
-// run's length: the run is not failed, and its GC CPU per GB and peak RSS
-// over the whole run lie within the tolerance of the prediction (the
-// refine run's peak). Where the GC figures differ by more than the
-// tolerance but less than twice their combined standard error, the note
-// says the runs do not decide it.
-func confirmRefined(rec results.Recommendation, whole, span results.FrontierPoint, d time.Duration) results.Recommendation {
-	want := rec.PredictedGCCPUSPerGB
-	dWhole, dRSS := rel(whole.GCCPUSPerGB, want), rel(float64(whole.PeakRSS), float64(rec.PredictedPeakRSS))
-	gcOK := gcNear(whole.GCCPUSPerGB, want, dWhole)
-	rec.Confirmed = runs(whole.Class) && gcOK && math.Abs(dRSS) <= results.FrontierConfirmTolerance
-	rec.ConfirmNote = fmt.Sprintf("%s: over the whole run (%v, as long as the refine run) GC CPU %.3g ± %.2g s/GB (%d cycles, %.3g per GB) against the refined prediction %.3g ± %.2g (%+.0f%%: the grid point's own %.3g pooled with the refine run's %.3g over their bytes; the grid's steady figure was %.3g) and peak RSS %s against the refine run's %s (%+.0f%%); over its first %v GC CPU %.3g s/GB (%d cycles); the run was %s",
-		confirmWord(rec.Confirmed), rec.RefineFor, whole.GCCPUSPerGB, whole.GCCPUSE, whole.SpanCycles, whole.CyclesPerGB,
-		want, rec.PredictedGCCPUSE, 100*dWhole, rec.GridPointGCCPUSPerGB, rec.RefineGCCPUSPerGB, rec.GridGCCPUSPerGB,
-		results.MiB(whole.PeakRSS), results.MiB(rec.PredictedPeakRSS), 100*dRSS,
-		d, span.GCCPUSPerGB, span.SpanCycles, whole.Class)
-	if comb := math.Hypot(rec.PredictedGCCPUSE, whole.GCCPUSE) / want; !gcOK && math.Abs(dWhole) <= 2*comb {
-		rec.ConfirmNote += fmt.Sprintf("; the two differ by less than twice their combined standard error (±%.0f%%): the runs do not decide it (a longer -confirm-duration narrows it)", 100*comb)
-	}
-	return rec
-}
-
-func confirmWord(ok bool) string {
-	if ok {
-		return "confirmed"
-	}
-	return "not confirmed"
-}
-
-// rel is (got-want)/want; +Inf when want is 0 and got is not.
-func rel(got, want float64) float64 {
-	switch {
-	case want != 0:
-		return (got - want) / want
-	case got == 0:
-		return 0
-	}
-	return math.Inf(1)
 }
 
 // GuideSlope is the GC guide's model: GC CPU inversely proportional to

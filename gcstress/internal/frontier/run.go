@@ -3,6 +3,8 @@ package frontier
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/writegc/writegc/gcstress/internal/capacity"
@@ -19,35 +21,69 @@ type Plan struct {
 	Kinds []string
 	// Envs are the build environments every point runs in, in order
 	// (-build-envs); none: one run of each point, its Env "".
-	Envs     []string
-	Settings []Setting // the grid (Grid), in order
+	Envs []string
+	// Settings are the candidates (Grid), in order. Adaptive: the model
+	// chooses which of them run (FitSettings, then Choose's); otherwise
+	// every one runs (a grid the user gave).
+	Settings []Setting
+	Adaptive bool
 	// Warmup is the classifier's warm-up: the figures count the windows
 	// after it.
 	Warmup time.Duration
 	// Limits are the recommendation's; a Container of 0 means no
 	// recommendation (and no confirmation).
 	Limits Limits
-	// PointDuration is one grid point's run; ConfirmDuration the
-	// confirmation's (longer).
+	// PointDuration is one point's least run; ConfirmDuration the
+	// confirmation's (PointLength, ConfirmLength).
 	PointDuration, ConfirmDuration time.Duration
+	// RateMBps is the open-loop rate every point runs at (for the reasons).
+	RateMBps float64
 	// Point is the scenario of kind in build environment env ("": none)
-	// under setting s run for d at stage (refine and confirmation runs are
-	// named apart).
-	Point func(kind, env string, s Setting, d time.Duration, stage Stage) results.Scenario
+	// under setting s, run for length n at stage (confirmations are named
+	// apart).
+	Point func(kind, env string, s Setting, n Length, stage Stage) results.Scenario
 	Run   Runner
+	// Say, if set, is told each stage's plan as it begins ("" never).
+	Say func(line string)
+}
+
+// Length is one run's length: at least Min, until Cycles GC cycles
+// after the warm-up (results.RunDone), at most Cap. A plain value.
+type Length struct {
+	Min, Cap time.Duration
+	Cycles   int
+}
+
+// PointLength is a point's Length: at least PointDuration, until
+// results.FrontierTargetCycles, at most results.FrontierCapFactor times.
+func (p Plan) PointLength() Length {
+	return Length{Min: p.PointDuration, Cap: results.FrontierCapFactor * p.PointDuration, Cycles: results.FrontierTargetCycles}
+}
+
+// ConfirmLength is a confirmation's Length: at least ConfirmDuration,
+// until results.FrontierConfirmCycles, at most results.FrontierCapFactor
+// times; an idle collector's runs ConfirmDuration (it has no cycles to
+// wait for).
+func (p Plan) ConfirmLength(idle bool) Length {
+	if idle {
+		return Length{Min: p.ConfirmDuration, Cap: p.ConfirmDuration}
+	}
+	return Length{Min: p.ConfirmDuration, Cap: results.FrontierCapFactor * p.ConfirmDuration, Cycles: results.FrontierConfirmCycles}
 }
 
 // Stage is which of a frontier's runs a scenario is.
 type Stage string
 
 const (
-	// StageGrid is a grid point.
+	// StageGrid is a point of a grid the user gave.
 	StageGrid Stage = "grid"
-	// StageRefine is the refine run of a recommended setting whose grid
-	// prediction is too uncertain for a confirmation to decide
-	// (NeedsRefine): as long as the confirmation.
-	StageRefine Stage = "refine"
-	// StageConfirm is the confirmation run.
+	// StageFit is a model-guided run's first points (FitSettings).
+	StageFit Stage = "fit"
+	// StagePredicted is the setting the model predicts cheapest within
+	// the container; StageNeighbour the one with less memory beside it.
+	StagePredicted Stage = "predicted"
+	StageNeighbour Stage = "neighbour"
+	// StageConfirm is a confirmation run.
 	StageConfirm Stage = "confirm"
 )
 
@@ -58,144 +94,210 @@ type Outcome struct {
 	Models []results.FrontierModel
 }
 
-// Run runs every grid point, interleaved across kinds and build
+// job is one point to run.
+type job struct {
+	kind, env string
+	s         Setting
+	stage     Stage
+}
+
+// Run runs the points (every setting of a grid the user gave, or the
+// model-guided ones: runAdaptive), interleaved across kinds and build
 // environments (setting major, then kind, then environment), marks the
 // Pareto set, fits the model per kind and environment and, with a
-// container, recommends a setting per kind and environment and runs its
-// confirmation. An error is
-// the Runner's; the Outcome holds what ran before it. A cancelled ctx
-// stops between runs and returns what finished.
+// container, recommends a setting per kind and environment and confirms
+// it (confirmSeries: a refuted one is not recommended). An error is the
+// Runner's; the Outcome holds what ran before it. A cancelled ctx stops
+// between runs and returns what finished, with no recommendation.
 func Run(ctx context.Context, p Plan) (Outcome, error) {
 	var out Outcome
-	for _, s := range p.Settings {
-		for _, k := range p.Kinds {
-			for _, env := range p.envs() {
-				if ctx.Err() != nil {
-					return unconfirmed(finish(out, p), "no confirmation: the run was interrupted"), nil
-				}
-				res, err := p.Run(ctx, p.Point(k, env, s, p.PointDuration, StageGrid))
-				if err != nil {
-					return unconfirmed(finish(out, p), "no confirmation: the grid did not finish"), err
-				}
-				out.Points = append(out.Points, Measure(res, p.Warmup))
-			}
+	var err error
+	if p.Adaptive {
+		err = runAdaptive(ctx, p, &out)
+	} else {
+		var jobs []job
+		for _, s := range p.Settings {
+			jobs = append(jobs, p.jobs(s, StageGrid)...)
 		}
+		err = runJobs(ctx, p, jobs, &out)
 	}
 	out = finish(out, p)
-	out = unconfirmed(out, "no confirmation: the run was interrupted")
-	for i, rec := range out.Recs {
-		if !rec.Fits || ctx.Err() != nil {
-			continue
-		}
-		rec, ok, err := confirmOne(ctx, p, rec, out.Points)
+	if err != nil || ctx.Err() != nil {
+		why := "the run was interrupted before its confirmation"
 		if err != nil {
-			return out, err
+			why = "the run stopped before its confirmation"
 		}
-		if ok {
-			out.Recs[i] = rec
+		for i := range out.Recs {
+			if out.Recs[i].Fits {
+				out.Recs[i] = noRecommendation(out.Recs[i], why)
+			}
+			out.Recs[i].ConfirmNote = "no confirmation: " + why
+		}
+		return out, err
+	}
+	for i := range out.Recs {
+		if err := confirmSeries(ctx, p, &out, i); err != nil {
+			return out, err
 		}
 	}
 	return out, nil
 }
 
-// The refine run and its confirmation are long enough for RefineCycles GC
-// cycles at the grid point's cycles per GB and rate (after the warm-up),
-// at least the plan's ConfirmDuration and at most MaxRefineFactor times
-// it: a cycle's cost scatters (heap's under a binding GOMEMLIMIT by about
-// 60% from one to the next), so two runs of 10 cycles each differ by
-// ±27% at one standard error (√2 x 60% / √10), of 30 by about ±15% (the
-// 15% tolerance itself: at 30, in three published runs, one confirmed and
-// two could not decide), and of 100 by about ±8.5%.
-const (
-	RefineCycles    = 100
-	MaxRefineFactor = 10
-)
-
-// RefineDuration is how long the refine run and the confirmation of a
-// refined prediction run for grid, the recommended setting's point: see
-// RefineCycles. A pure function.
-func RefineDuration(grid results.FrontierPoint, confirm, warmup time.Duration) time.Duration {
-	perSec := grid.CyclesPerGB * grid.MBps * results.BytesPerMB / 1e9
-	if !(perSec > 0) {
-		return confirm
-	}
-	d := warmup + time.Duration(float64(RefineCycles)/perSec*float64(time.Second))
-	return min(max(d, confirm), MaxRefineFactor*confirm).Round(time.Second)
-}
-
-// confirmOne runs rec's refine run where its prediction needs one
-// (NeedsRefine), then its confirmation of the same length, and returns
-// rec confirmed (or not); ok is false when a run was interrupted (a
-// partial run refines or confirms nothing). An error is the Runner's.
-func confirmOne(ctx context.Context, p Plan, rec results.Recommendation, points []results.FrontierPoint) (results.Recommendation, bool, error) {
-	s, d := Setting{GOGC: rec.GOGC, MemLimit: rec.MemLimit}, p.ConfirmDuration
-	if NeedsRefine(rec) {
-		grid, _ := gridPoint(points, rec)
-		d = RefineDuration(grid, p.ConfirmDuration, p.Warmup)
-		res, err := p.Run(ctx, p.Point(rec.Kind, rec.Env, s, d, StageRefine))
-		if err != nil || res.Verdict.Class == results.Interrupted {
-			return rec, false, err
-		}
-		rec = Refine(rec, grid, Measure(res, p.Warmup))
-		rec.RefineFor = d
-		rec.Reason += refinedCost(rec, points)
-	}
-	res, err := p.Run(ctx, p.Point(rec.Kind, rec.Env, s, d, StageConfirm))
-	if err != nil || res.Verdict.Class == results.Interrupted {
-		return rec, false, err
-	}
-	return Confirm(rec, Measure(res, p.Warmup), Measure(Span(res, p.PointDuration), p.Warmup), p.PointDuration), true, nil
-}
-
-// refinedCost is the clause a refined recommendation's reason gains: the
-// refined prediction and, where the grid has Go's default for rec's kind
-// and environment, the change against its figure. The reason's cost
-// clause is the grid's steady figure, which a refine run can move by 2x
-// (at aa6da25 heap's pick read 0.215 s/GB on the grid, 0.458 refined,
-// 0.499 confirmed).
-func refinedCost(rec results.Recommendation, points []results.FrontierPoint) string {
-	if rec.RefineScenario == "" {
-		return ""
-	}
-	s := fmt.Sprintf("; its refine run (%v) puts it at %.3g ± %.2g s/GB", rec.RefineFor, rec.PredictedGCCPUSPerGB, rec.PredictedGCCPUSE)
-	for _, q := range points {
-		if q.Kind != rec.Kind || q.Env != rec.Env || !SettingOf(q).IsDefault() || !measured(q.Class) || figure(q) <= 0 {
-			continue
-		}
-		pct, more := 100*(1-rec.PredictedGCCPUSPerGB/figure(q)), "less"
-		if pct < 0 {
-			pct, more = -pct, "more"
-		}
-		return s + fmt.Sprintf(", %.0f%% %s than the default's %.3g", pct, more, figure(q))
-	}
-	return s
-}
-
-// gridPoint is the grid point of rec's kind, environment and setting.
-func gridPoint(points []results.FrontierPoint, rec results.Recommendation) (results.FrontierPoint, bool) {
-	for _, q := range points {
-		if q.Kind == rec.Kind && q.Env == rec.Env && q.GOGC == rec.GOGC && q.MemLimit == rec.MemLimit {
-			return q, true
-		}
-	}
-	return results.FrontierPoint{}, false
-}
-
-// unconfirmed gives every recommendation its note before a confirmation
-// runs: why none will (no setting fits), or why, should it not run.
-func unconfirmed(out Outcome, why string) Outcome {
-	for i := range out.Recs {
-		out.Recs[i].ConfirmNote = why
-		if !out.Recs[i].Fits {
-			out.Recs[i].ConfirmNote = "no confirmation: no setting fits"
+// jobs are setting s's points of every kind and environment, in order.
+func (p Plan) jobs(s Setting, stage Stage) []job {
+	var out []job
+	for _, k := range p.Kinds {
+		for _, env := range p.envs() {
+			out = append(out, job{k, env, s, stage})
 		}
 	}
 	return out
 }
 
+// runJobs runs jobs in order, measuring each into out, until ctx ends.
+func runJobs(ctx context.Context, p Plan, jobs []job, out *Outcome) error {
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			return nil
+		}
+		res, err := p.Run(ctx, p.Point(j.kind, j.env, j.s, p.PointLength(), j.stage))
+		if err != nil {
+			return err
+		}
+		pt := Measure(res, p.Warmup)
+		pt.Stage = string(j.stage)
+		out.Points = append(out.Points, pt)
+	}
+	return nil
+}
+
+// runAdaptive is the model-guided run: FitSettings for every kind and
+// environment, then per series the model's pick and its neighbour where
+// not measured yet (Choose), picks first, interleaved across series; a
+// series with no fitted model (every fit point failed, or its collector
+// was idle) runs no more points. Each series' model says what it chose.
+func runAdaptive(ctx context.Context, p Plan, out *Outcome) error {
+	var jobs []job
+	for _, s := range FitSettings {
+		jobs = append(jobs, p.jobs(s, StageFit)...)
+	}
+	p.say(fmt.Sprintf("fit: %d point(s): %s for each of %d kind(s)", len(jobs), settingsText(FitSettings), len(p.Kinds)*len(p.envs())))
+	if err := runJobs(ctx, p, jobs, out); err != nil || ctx.Err() != nil {
+		return err
+	}
+	var picks, neighbours []job
+	for _, k := range p.Kinds {
+		for _, env := range p.envs() {
+			ps := pointsIn(out.Points, env)
+			m, ok := FitCost(ps, k)
+			if !ok || p.Limits.Container <= 0 {
+				continue
+			}
+			pick, nb, hasNb, ok := Choose(m, p.Settings, p.Limits)
+			if !ok {
+				continue
+			}
+			p.say(PredictionText(seriesLabel(k, env), m, pick, nb, hasNb, p.Limits))
+			if !ran(ps, k, pick.Setting) {
+				picks = append(picks, job{k, env, pick.Setting, StagePredicted})
+			}
+			if hasNb && !ran(ps, k, nb.Setting) {
+				neighbours = append(neighbours, job{k, env, nb.Setting, StageNeighbour})
+			}
+		}
+	}
+	return runJobs(ctx, p, append(picks, neighbours...), out)
+}
+
+// ran says whether points has kind's point under setting s.
+func ran(points []results.FrontierPoint, kind string, s Setting) bool {
+	for _, q := range points {
+		if q.Kind == kind && SettingOf(q) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// confirmSeries confirms out.Recs[i]: its candidate's confirmation run
+// and, when that refutes it, the next candidate's (Recommend without the
+// refuted settings), at most MaxConfirms runs. A setting whose
+// confirmation refuted it is never recommended: with none confirmed the
+// recommendation is none, and its reason says why. An error is the
+// Runner's.
+func confirmSeries(ctx context.Context, p Plan, out *Outcome, i int) error {
+	rec := out.Recs[i]
+	ps := pointsIn(out.Points, rec.Env)
+	if !rec.Fits {
+		rec.Reason += unmeasuredText(ps, rec.Kind, rec.Env, p.RateMBps)
+		rec.ConfirmNote = "no confirmation: no setting fits"
+		out.Recs[i] = rec
+		return nil
+	}
+	var refuted []string
+	var except []Setting
+	for try := 0; ; try++ {
+		s := Setting{GOGC: rec.GOGC, MemLimit: rec.MemLimit}
+		res, err := p.Run(ctx, p.Point(rec.Kind, rec.Env, s, p.ConfirmLength(rec.Idle), StageConfirm))
+		if err != nil {
+			out.Recs[i] = noRecommendation(rec, "the run stopped in its confirmation")
+			return err
+		}
+		if res.Verdict.Class == results.Interrupted || ctx.Err() != nil {
+			out.Recs[i] = noRecommendation(rec, fmt.Sprintf("the run was interrupted in the confirmation of %s", s.Label()))
+			return nil
+		}
+		c := Confirm(rec, Measure(res, p.Warmup), p.Limits)
+		c.Refuted = refuted
+		if c.Confirmed {
+			if len(refuted) > 0 {
+				c.Reason += fmt.Sprintf("; the next candidate after %s, which its confirmation refuted", strings.Join(refuted, " and "))
+			}
+			out.Recs[i] = c
+			return nil
+		}
+		refuted, except = append(refuted, FractionLabel(s, p.Limits.Container)), append(except, s)
+		c.Refuted = refuted
+		next := recommendExcept(ps, rec.Kind, p.Limits, except, rec.Idle)
+		if !next.Fits || try+1 >= MaxConfirms {
+			why := fmt.Sprintf("its confirmation refuted %s", strings.Join(refuted, ", then "))
+			switch {
+			case !next.Fits:
+				why += ", and no other measured setting fits"
+			default:
+				why += fmt.Sprintf(", and the next candidate, %s, is left unconfirmed (at most %d confirmation runs a kind)",
+					FractionLabel(Setting{GOGC: next.GOGC, MemLimit: next.MemLimit}, p.Limits.Container), MaxConfirms)
+			}
+			out.Recs[i] = noRecommendation(c, why+unmeasuredText(ps, rec.Kind, rec.Env, p.RateMBps))
+			return nil
+		}
+		next.Env = rec.Env
+		rec = next
+	}
+}
+
+// recommendExcept is Recommend over points without the settings in
+// except; after an idle answer was refuted (wasIdle) no point counts as
+// idle: its collector ran at this rate after all.
+func recommendExcept(points []results.FrontierPoint, kind string, l Limits, except []Setting, wasIdle bool) results.Recommendation {
+	var ps []results.FrontierPoint
+	for _, q := range points {
+		if slices.Contains(except, SettingOf(q)) || (wasIdle && q.Cause == results.CauseFewCycles) {
+			continue
+		}
+		ps = append(ps, q)
+	}
+	if len(ps) == 0 {
+		rec := results.Recommendation{Kind: kind}
+		rec.Reason = NoRecommendation + ": no other measured setting"
+		return rec
+	}
+	return Recommend(ps, kind, l)
+}
+
 // finish fills the steady figures, marks the Pareto set and fills the
-// models and, with a container,
-// the recommendations (unconfirmed), per kind and build environment.
+// models and, with a container, the recommendations (candidates, not yet
+// confirmed), per kind and build environment.
 func finish(out Outcome, p Plan) Outcome {
 	Steady(out.Points)
 	MarkPareto(out.Points)
@@ -205,6 +307,9 @@ func finish(out Outcome, p Plan) Outcome {
 			ps := pointsIn(out.Points, env)
 			if m, ok := Model(ps, k); ok {
 				m.Env = env
+				if p.Adaptive {
+					m.Prediction = predictionOf(ps, k, env, p)
+				}
 				out.Models = append(out.Models, m)
 			}
 			if p.Limits.Container > 0 && hasKind(ps, k) {
@@ -215,6 +320,50 @@ func finish(out Outcome, p Plan) Outcome {
 		}
 	}
 	return out
+}
+
+// predictionOf is the model's choice for kind from its fit points, in
+// one sentence ("" without a model).
+func predictionOf(points []results.FrontierPoint, kind, env string, p Plan) string {
+	var fit []results.FrontierPoint
+	for _, q := range points {
+		if q.Stage == string(StageFit) {
+			fit = append(fit, q)
+		}
+	}
+	m, ok := FitCost(fit, kind)
+	if !ok || p.Limits.Container <= 0 {
+		return ""
+	}
+	pick, nb, hasNb, ok := Choose(m, p.Settings, p.Limits)
+	if !ok {
+		return fmt.Sprintf("%s: the model predicts no setting within %s", seriesLabel(kind, env), limitsText(p.Limits))
+	}
+	return PredictionText(seriesLabel(kind, env), m, pick, nb, hasNb, p.Limits)
+}
+
+// seriesLabel is a kind in a build environment: "heap", "heap env=a".
+func seriesLabel(kind, env string) string {
+	if env == "" {
+		return kind
+	}
+	return kind + " env=" + env
+}
+
+// settingsText lists settings: "GOGC 100 with no GOMEMLIMIT and ...".
+func settingsText(ss []Setting) string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.Label())
+	}
+	return strings.Join(out, " and ")
+}
+
+// say tells p.Say line, if set.
+func (p Plan) say(line string) {
+	if p.Say != nil {
+		p.Say(line)
+	}
 }
 
 // envs are the plan's build environments, or one "" without any.

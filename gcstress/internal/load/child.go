@@ -52,6 +52,7 @@ type child struct {
 
 	first             int64            // the write-only loop's first key: its preload's records come before it
 	pre               *results.Preload // the write-only loop's preload; nil without one
+	settled           *results.Settle  // the write-only loop's settle phase; nil without one
 	next, keys, bytes atomic.Int64     // next key index to claim; keys and bytes written
 	peakRSS           atomic.Uint64
 	earlyClose        atomic.Bool // the engine was closed to release blocked writers
@@ -94,6 +95,9 @@ func (c *child) run() error {
 	s := sampler.New(c.spec, time.Now(), c.recs)
 	c.heapBase = c.mix.HeapBase(heapAfterGC())
 	if err := c.preload(); err != nil {
+		return err
+	}
+	if err := c.settle(); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -142,7 +146,7 @@ func (c *child) run() error {
 // preload must not stall the run). A failed Put ends the child as it
 // would in the load, with its end line written.
 func (c *child) preload() error {
-	if c.mix != nil || c.spec.Preload <= 0 {
+	if c.mix != nil || c.spec.Preload <= 0 || c.spec.Settle > 0 {
 		return nil
 	}
 	ctx := c.parent

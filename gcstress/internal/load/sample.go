@@ -39,9 +39,19 @@ func (c *child) sample(s *sampler.Sampler) []results.Sample {
 			c.notePeak(w.RSS)
 			c.out.Emit(&w)
 			windows = append(windows, w)
+			c.enough(windows)
 			c.prof.Window(w, c.spec)
 			c.dumpFlight(windows)
 		}
+	}
+}
+
+// enough ends the load once a run with a cycle target has run long
+// enough (results.RunDone); its cap (Duration) ends it otherwise.
+func (c *child) enough(windows []results.Sample) {
+	if results.RunDone(c.spec, windows) {
+		c.cause.Set(results.StopDuration)
+		c.cancel()
 	}
 }
 
@@ -113,6 +123,7 @@ func (c *child) endLine(s *sampler.Sampler, elapsed time.Duration, st EngineStat
 	if c.pre != nil {
 		end.Preload = c.pre
 	}
+	end.Settle = c.settled
 	if ne, ok := c.eng.(interface{ Notes() map[string]float64 }); ok {
 		end.Notes = ne.Notes()
 	}
