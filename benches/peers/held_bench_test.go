@@ -25,7 +25,8 @@ const (
 
 // heldKinds are the engines BenchmarkHeld compares: writegc's memtable
 // kinds and the peers of package engines.
-var heldKinds = []string{"heap", "arena", "offheap", engines.KindPebble, engines.KindBadger, engines.KindRistretto}
+var heldKinds = []string{"heap", "arena", "offheap", engines.KindPebble, engines.KindBadger, engines.KindRistretto,
+	engines.KindFastcache, engines.KindOtter, engines.KindShardmap}
 
 // heldEngine is one engine under BenchmarkHeld: Put, the entries it holds
 // (what Put offered, or fewer for a cache that drops), and Close.
@@ -40,7 +41,8 @@ type heldEngine struct {
 // into a fresh engine (nothing flushed), forces two GCs and reports the
 // live heap objects (gcmetrics' LiveObjects) and live heap bytes the
 // engine added, per entry held: objects/entry and live-B/entry. Off-heap
-// memory (Pebble's C memtable, writegc's offheap chunks) is not in either
+// memory (Pebble's C memtable, writegc's offheap chunks, fastcache's
+// mmap'd chunks) is not in either
 // figure: the collector never sees it. fullgc-ns is the forced GC with the
 // entries held.
 //
@@ -103,11 +105,13 @@ func heldOnce(b *testing.B, kind string, keys int64) (objs, bytes, gcNS float64)
 // openHeld builds kind for BenchmarkHeld: writegc's kinds as a bare
 // memtable (what holds the entries; the region server around it adds no
 // per-entry objects), the peers through package engines with a 256 MiB
-// memtable (and ristretto budget) so nothing is flushed or evicted.
+// memtable (and cache budgets, 128 MiB at least) so nothing is flushed or
+// evicted.
 func openHeld(kind string) (heldEngine, error) {
 	s := gcstress.Scenario{Value: 100, Memstore: heldMemtable, Writers: 1}
 	o := engines.DefaultOptions()
 	o.RistrettoBudget = heldMemtable
+	o.FastcacheBudget, o.OtterBudget, o.ShardmapBudget = heldMemtable, heldMemtable, heldMemtable
 	switch kind {
 	case engines.KindPebble:
 		e, err := engines.NewPebble(s, o, false)
@@ -121,6 +125,15 @@ func openHeld(kind string) (heldEngine, error) {
 			return heldEngine{}, err
 		}
 		return heldEngine{put: e.Put, held: e.Held, close: e.Close}, nil
+	case engines.KindFastcache:
+		e, err := engines.NewFastcache(s, o)
+		return cacheHeld(e, err)
+	case engines.KindOtter:
+		e, err := engines.NewOtter(s, o)
+		return cacheHeld(e, err)
+	case engines.KindShardmap:
+		e, err := engines.NewShardmap(s, o)
+		return cacheHeld(e, err)
 	}
 	m, err := memtable.New(kind, memtable.Options{})
 	if err != nil {
@@ -143,4 +156,12 @@ func engineHeld(e gcstress.Engine, err error) (heldEngine, error) {
 		return nil
 	}
 	return heldEngine{put: put, held: func() int64 { return n }, close: e.Close}, nil
+}
+
+// cacheHeld wraps a cache that reports the entries it holds in its Stats.
+func cacheHeld(e gcstress.StatsEngine, err error) (heldEngine, error) {
+	if err != nil {
+		return heldEngine{}, err
+	}
+	return heldEngine{put: e.Put, held: func() int64 { return e.Stats().Entries }, close: e.Close}, nil
 }

@@ -1,7 +1,8 @@
 // Package engines puts the engines Go users already run under gcstress:
-// Pebble (kinds pebble and pebble-wal), Badger (badger) and ristretto
-// (ristretto), each a gcstress.Engine registered with Register beside
-// writegc's own kinds. cmd/gcstress-peers is gcstress's command with these
+// Pebble (kinds pebble and pebble-wal), Badger (badger), and the caches
+// ristretto (ristretto), VictoriaMetrics' fastcache (fastcache), otter
+// (otter) and a hand-rolled sharded map[string][]byte (shardmap), each a
+// gcstress.Engine registered with Register beside writegc's own kinds. cmd/gcstress-peers is gcstress's command with these
 // engines registered.
 //
 // Invariants:
@@ -21,7 +22,8 @@
 //     child's engines are built from it.
 //
 // Where each engine keeps its data (what the Go collector sees), in this
-// build (Pebble v2.1.7, Badger v4.9.6, ristretto v2.4.2):
+// build (Pebble v2.1.7, Badger v4.9.6, ristretto v2.4.2, fastcache
+// v1.13.2, otter v2.4.0):
 //   - Pebble's memtable arena and block cache come from its internal/manual
 //     package. With cgo enabled (the default here: CGO_ENABLED=1 and a C
 //     compiler), manual.New is C.calloc, memory the Go collector never
@@ -39,4 +41,14 @@
 //     InMemory mode the tables stay in Go memory.
 //   - ristretto holds every entry as Go objects: a map entry holding the
 //     value slice, plus the copied key and value.
+//   - fastcache keeps key and value in 64 KiB chunks it mmaps itself
+//     (anonymous, outside the Go heap: its Stats report them as
+//     OffHeapBytes), indexed by a map[uint64]uint64 per bucket: no Go
+//     pointer per entry.
+//   - otter holds every entry as Go objects: a node with the key string
+//     and the value slice in its concurrent hash table, plus its policy's
+//     bookkeeping.
+//   - shardmap holds every entry as Go objects: the key string and value
+//     slice in a shard's map, and the key's string header in the shard's
+//     FIFO.
 package engines

@@ -23,9 +23,13 @@ const (
 	DefaultRistrettoBudget int64 = 256 << 20 // ristretto MaxCost, bytes
 	DefaultPebbleMemtables int   = 2         // Pebble's MemTableStopWritesThreshold default
 	DefaultBadgerMemtables int   = 5         // Badger's NumMemtables default
+	// DefaultCacheBudget is fastcache's, otter's and shardmap's capacity:
+	// the size a user would give a cache in a service, not a benchmark's.
+	DefaultCacheBudget int64 = 128 << 20
 
-	// The bounds of -ristretto-budget: below 1 MiB a 10 KB entry barely
-	// fits; above 1 TiB is no budget this machine or its tests can hold.
+	// The bounds of every cache budget (-ristretto-budget and the others):
+	// below 1 MiB a 10 KB entry barely fits; above 1 TiB is no budget this
+	// machine or its tests can hold.
 	MinRistrettoBudget int64 = 1 << 20
 	MaxRistrettoBudget int64 = 1 << 40
 )
@@ -41,6 +45,15 @@ type Options struct {
 	PebbleMemtables int
 	// BadgerMemtables is Badger's NumMemtables, -badger-memtables.
 	BadgerMemtables int
+	// FastcacheBudget is fastcache's maxBytes (its chunks, mmap'd),
+	// -fastcache-budget.
+	FastcacheBudget int64
+	// OtterBudget is otter's MaximumWeight in key+value bytes,
+	// -otter-budget.
+	OtterBudget int64
+	// ShardmapBudget is the sharded map's bound in key+value bytes,
+	// -shardmap-budget.
+	ShardmapBudget int64
 }
 
 // optFlag is one engine option: its flag name, environment variable and
@@ -63,11 +76,28 @@ var optFlags = []optFlag{
 	{"badger-memtables", "WRITEGC_PEERS_BADGER_MEMTABLES", "badger: memtables kept in memory (NumMemtables, 1..64)",
 		func(o *Options) string { return strconv.Itoa(o.BadgerMemtables) },
 		func(o *Options, s string) error { return parseInt(s, &o.BadgerMemtables, 1, 64) }},
+	budgetFlag("fastcache-budget", "WRITEGC_PEERS_FASTCACHE_BUDGET", "fastcache: maxBytes, the mmap'd chunks holding key+value+4 bytes per entry (its own minimum is 32MiB)",
+		func(o *Options) *int64 { return &o.FastcacheBudget }),
+	budgetFlag("otter-budget", "WRITEGC_PEERS_OTTER_BUDGET", "otter: MaximumWeight in key+value bytes",
+		func(o *Options) *int64 { return &o.OtterBudget }),
+	budgetFlag("shardmap-budget", "WRITEGC_PEERS_SHARDMAP_BUDGET", "shardmap: key+value bytes held before the oldest entries are evicted",
+		func(o *Options) *int64 { return &o.ShardmapBudget }),
+}
+
+// budgetFlag is a cache's byte budget option, within the bounds of
+// -ristretto-budget.
+func budgetFlag(name, env, usage string, field func(*Options) *int64) optFlag {
+	return optFlag{name, env, usage + " (e.g. 128MiB)",
+		func(o *Options) string { return strconv.FormatInt(*field(o), 10) },
+		func(o *Options, s string) error {
+			return parseSize(s, field(o), MinRistrettoBudget, MaxRistrettoBudget)
+		}}
 }
 
 // DefaultOptions are the options with no flag and no environment.
 func DefaultOptions() Options {
-	return Options{RistrettoBudget: DefaultRistrettoBudget, PebbleMemtables: DefaultPebbleMemtables, BadgerMemtables: DefaultBadgerMemtables}
+	return Options{RistrettoBudget: DefaultRistrettoBudget, PebbleMemtables: DefaultPebbleMemtables, BadgerMemtables: DefaultBadgerMemtables,
+		FastcacheBudget: DefaultCacheBudget, OtterBudget: DefaultCacheBudget, ShardmapBudget: DefaultCacheBudget}
 }
 
 func parseSize(s string, dst *int64, lo, hi int64) error {

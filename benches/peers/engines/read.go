@@ -10,11 +10,15 @@ import (
 )
 
 // The peers' read side, for gcstress's mixed workloads (-mix): Pebble and
-// Badger are gcstress.Getters and gcstress.Scanners; ristretto, a cache
-// with no order, is a Getter only (-mix e is refused for it). A Get's
-// value is a copy (the stores' own slices are valid only until the
-// lookup's closer or transaction ends); a miss is (nil, false, nil), and
-// for ristretto includes what the cache evicted or never admitted.
+// Badger are gcstress.Getters and gcstress.Scanners; ristretto, fastcache,
+// otter and shardmap, caches with no order, are Getters only (-mix e is
+// refused for them). Pebble's and Badger's Get return a copy (their own
+// slices are valid only until the lookup's closer or transaction ends),
+// fastcache's a new slice, the other caches' the copy Put stored (the
+// caller never writes it); a miss is (nil, false, nil), and
+// for the caches includes what they evicted or never admitted. The
+// caches' Gets are next to their Puts (fastcache.go, otter.go,
+// shardmap.go), except ristretto's.
 
 var (
 	_ gcstress.Getter  = (*Pebble)(nil)
@@ -22,6 +26,9 @@ var (
 	_ gcstress.Getter  = (*Badger)(nil)
 	_ gcstress.Scanner = (*Badger)(nil)
 	_ gcstress.Getter  = (*Ristretto)(nil)
+	_ gcstress.Getter  = (*Fastcache)(nil)
+	_ gcstress.Getter  = (*Otter)(nil)
+	_ gcstress.Getter  = (*Shardmap)(nil)
 )
 
 // Get is DB.Get, the value copied before its closer is closed.

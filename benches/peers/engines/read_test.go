@@ -4,22 +4,26 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/writegc/writegc/gcstress"
 )
 
 // testEngines builds each peer kind for a tiny scenario of writers
-// writers (1 MiB memtables, a 1 MiB ristretto budget).
+// writers (1 MiB memtables, 1 MiB cache budgets).
 func testEngines(writers int) map[string]func() (gcstress.Engine, error) {
 	s := gcstress.Scenario{Value: 100, Memstore: 1 << 20, Writers: writers}
 	o := DefaultOptions()
-	o.RistrettoBudget = 1 << 20
+	o.RistrettoBudget, o.FastcacheBudget, o.OtterBudget, o.ShardmapBudget = 1<<20, 1<<20, 1<<20, 1<<20
 	return map[string]func() (gcstress.Engine, error){
 		KindPebble:    func() (gcstress.Engine, error) { return NewPebble(s, o, false) },
 		KindPebbleWAL: func() (gcstress.Engine, error) { return NewPebble(s, o, true) },
 		KindBadger:    func() (gcstress.Engine, error) { return NewBadger(s, o) },
 		KindRistretto: func() (gcstress.Engine, error) { return NewRistretto(s, o) },
+		KindFastcache: func() (gcstress.Engine, error) { return NewFastcache(s, o) },
+		KindOtter:     func() (gcstress.Engine, error) { return NewOtter(s, o) },
+		KindShardmap:  func() (gcstress.Engine, error) { return NewShardmap(s, o) },
 	}
 }
 
@@ -63,7 +67,7 @@ func TestEnginesRead(t *testing.T) {
 				if err != nil || fmt.Sprint(got) != "[k00052 k00054 k00056 k00058 k00060]" {
 					t.Errorf("Scan(k00051, 5) = %v, %v", got, err)
 				}
-			} else if kind != KindRistretto {
+			} else if !slices.Contains([]string{KindRistretto, KindFastcache, KindOtter, KindShardmap}, kind) {
 				t.Errorf("%s is no Scanner", kind)
 			}
 			if err := e.Close(); err != nil {

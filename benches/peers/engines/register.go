@@ -8,10 +8,15 @@ const (
 	KindPebbleWAL = "pebble-wal"
 	KindBadger    = "badger"
 	KindRistretto = "ristretto"
+	KindFastcache = "fastcache"
+	KindOtter     = "otter"
+	KindShardmap  = "shardmap"
 )
 
 // Kinds lists the kinds Register adds.
-func Kinds() []string { return []string{KindPebble, KindPebbleWAL, KindBadger, KindRistretto} }
+func Kinds() []string {
+	return []string{KindPebble, KindPebbleWAL, KindBadger, KindRistretto, KindFastcache, KindOtter, KindShardmap}
+}
 
 // Register registers the peer engines with gcstress.RegisterEngine. Each
 // constructor reads its Options with OptionsFromEnv when it runs (in the
@@ -29,6 +34,15 @@ func Register() {
 	})
 	gcstress.RegisterEngine(KindRistretto, func(s gcstress.Scenario) (gcstress.Engine, error) {
 		return build(s, func(o Options) (gcstress.Engine, error) { return NewRistretto(s, o) })
+	})
+	gcstress.RegisterEngine(KindFastcache, func(s gcstress.Scenario) (gcstress.Engine, error) {
+		return build(s, func(o Options) (gcstress.Engine, error) { return NewFastcache(s, o) })
+	})
+	gcstress.RegisterEngine(KindOtter, func(s gcstress.Scenario) (gcstress.Engine, error) {
+		return build(s, func(o Options) (gcstress.Engine, error) { return NewOtter(s, o) })
+	})
+	gcstress.RegisterEngine(KindShardmap, func(s gcstress.Scenario) (gcstress.Engine, error) {
+		return build(s, func(o Options) (gcstress.Engine, error) { return NewShardmap(s, o) })
 	})
 }
 

@@ -1,14 +1,16 @@
 // Command gcstress-peers is gcstress's command (gcstress/cli) with the peer
 // engines registered beside every writegc kind: pebble (MemFS, WAL off),
 // pebble-wal (WAL on a temporary directory, no fsync per write), badger
-// (InMemory) and ristretto (a cache as the write sink). See package
+// (InMemory), and the caches ristretto, fastcache, otter and shardmap (a
+// cache as the write sink). See package
 // engines for what each one is and benches/peers/README.md for how they
 // differ from production.
 //
 //	go run ./cmd/gcstress-peers -kinds pebble,badger,ristretto,arena -values 100 -keys 1M -scenario matrix
 //
 // The engine options (-ristretto-budget, -pebble-memtables,
-// -badger-memtables) are taken out of the command line before the rest goes
+// -badger-memtables, -fastcache-budget, -otter-budget, -shardmap-budget)
+// are taken out of the command line before the rest goes
 // to cli.Main, and reach the scenarios' child processes through the
 // environment. A bad engine option exits 2 naming the flag.
 package main
