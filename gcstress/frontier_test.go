@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -110,11 +111,16 @@ func TestFrontierUserEngines(t *testing.T) {
 		t.Fatalf("recommendations %+v", sum.Recommendation)
 	}
 	for _, r := range sum.Recommendation {
-		if r.Reason == "" || (r.Kind == testBallastKind && r.MemLimit > 0) {
+		if r.Reason == "" || (r.Kind == testBallastKind && r.MemLimit > 0) || (!r.Confirmed && (r.GOGC != 0 || !strings.HasPrefix(r.Reason, "no recommendation"))) {
 			t.Errorf("recommendation %+v", r)
 		}
 		if r.Fits && (r.ConfirmScenario == "" || r.ConfirmPeakRSS == 0) {
 			t.Errorf("no confirmation run: %+v", r)
+		}
+	}
+	for _, p := range sum.Frontier {
+		if p.SettleSeconds <= 0 || p.RunSeconds < 2 {
+			t.Errorf("point %s: settle %g s, run %g s; want a settle phase and at least -point-duration", p.Scenario, p.SettleSeconds, p.RunSeconds)
 		}
 	}
 	b, err := os.ReadFile(filepath.Join(c.Out, "summary.json"))
@@ -133,7 +139,7 @@ func TestFrontierUserEngines(t *testing.T) {
 			t.Errorf("frontier[] lacks %s", k)
 		}
 	}
-	for _, k := range []string{"gogc", "memlimit_bytes", "reason", "confirmed", "confirm_gc_cpu_s_per_gb", "confirm_peak_rss_bytes"} {
+	for _, k := range []string{"kind", "gogc", "memlimit_bytes", "memlimit_fraction", "reason", "confirmed", "confirm_gc_cpu_s_per_gb", "confirm_peak_rss_bytes"} {
 		if _, ok := raw.Recommendation[0][k]; !ok {
 			t.Errorf("recommendation[] lacks %s", k)
 		}

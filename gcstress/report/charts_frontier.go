@@ -106,10 +106,11 @@ func frontierPanel(sum *results.Summary, se frontierSeries) *panel {
 	return p
 }
 
-// recommendedXY is where the series' recommended point lies (nil: none).
+// recommendedXY is where the series' recommended point lies (nil: none,
+// or not confirmed).
 func recommendedXY(sum *results.Summary, se frontierSeries, ps []results.FrontierPoint) *plotter.XY {
 	for _, r := range sum.Recommendation {
-		if !se.has(r.Kind, r.Env) || !r.Fits {
+		if !se.has(r.Kind, r.Env) || !r.Confirmed {
 			continue
 		}
 		for _, pt := range ps {

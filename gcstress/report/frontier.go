@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/writegc/writegc/gcstress/internal/frontier"
 	"github.com/writegc/writegc/gcstress/internal/view"
@@ -28,9 +30,11 @@ func frontierSetting(gogc int, lim int64) (string, string) {
 	return g, l
 }
 
-// frontierTable is one row per grid point.
+// frontierTable is one row per point: its setting, figures, class (and
+// whether its settle phase reached a steady state), its run and its
+// stage (a model-guided run's fit, predicted or neighbour point).
 func frontierTable(ps []results.FrontierPoint) (header []string, rows [][]string) {
-	header = []string{"Kind", "GOGC", "GOMEMLIMIT", "GC CPU s/GB", "Assist s/GB", "GC cycles/GB", "Peak RSS", "Off-heap", "Heap goal", "p99 (intended)", "MB/s", "Class", "Pareto"}
+	header = []string{"Kind", "GOGC", "GOMEMLIMIT", "GC CPU s/GB", "Assist s/GB", "GC cycles/GB", "Peak RSS", "Off-heap", "Heap goal", "p99 (intended)", "MB/s", "Class", "Run (settle)", "Stage", "Pareto"}
 	for _, p := range ps {
 		g, l := frontierSetting(p.GOGC, p.MemLimit)
 		cls := string(p.Class)
@@ -42,23 +46,75 @@ func frontierTable(ps []results.FrontierPoint) (header []string, rows [][]string
 			par = "yes"
 		}
 		rows = append(rows, []string{frontierSeries{p.Kind, p.Env}.label(), g, l, fmt.Sprintf("%.3g", p.GCCPUSPerGB), fmt.Sprintf("%.3g", p.AssistSPerGB), fmt.Sprintf("%.0f", p.CyclesPerGB),
-			results.MiB(p.PeakRSS), results.MiB(uint64(max(p.OffHeapBytes, 0))), heapGoalText(p), view.NS(p.ILatP99), fmt.Sprintf("%.3g", p.MBps), cls, par})
+			results.MiB(p.PeakRSS), results.MiB(uint64(max(p.OffHeapBytes, 0))), heapGoalText(p), view.NS(p.ILatP99), fmt.Sprintf("%.3g", p.MBps), cls, runText(p), p.Stage, par})
 	}
 	return header, rows
 }
 
-// recommendationTable is one row per kind: the setting, why, and its
-// confirmation.
+// runText is a point's run and its settle phase: "15 s (settle 6 s)",
+// "45 s (did not settle in 30 s)", "-" when unknown.
+func runText(p results.FrontierPoint) string {
+	if p.RunSeconds <= 0 {
+		return "-"
+	}
+	s := fmt.Sprintf("%.0f s", p.RunSeconds)
+	switch {
+	case p.Unsettled != "":
+		s += fmt.Sprintf(" (did not settle in %.0f s)", p.SettleSeconds)
+	case p.SettleSeconds > 0:
+		s += fmt.Sprintf(" (settle %.0f s)", p.SettleSeconds)
+	}
+	return s
+}
+
+// Verdicts of the recommendation table: a confirmed setting reads as
+// the health class it held (report.html colours the cell); every other
+// row says there is none.
+const (
+	verdictConfirmed = "recommended (confirmed healthy)"
+	verdictNone      = "no recommendation"
+)
+
+// recommendationTable is one row per kind: whether there is a setting to
+// use, the setting (GOMEMLIMIT in bytes and as a share of the container),
+// why, and its confirmation.
 func recommendationTable(recs []results.Recommendation) (header []string, rows [][]string) {
-	header = []string{"Kind", "GOGC", "GOMEMLIMIT", "Why", "Confirmation"}
+	header = []string{"Kind", "Verdict", "GOGC", "GOMEMLIMIT", "Why", "Confirmation"}
 	for _, r := range recs {
-		g, l := frontierSetting(r.GOGC, r.MemLimit)
-		if !r.Fits {
-			g, l = "-", "-"
+		v, g, l := verdictNone, "-", "-"
+		if r.Confirmed {
+			v, g, l = verdictConfirmed, gogcValue(r.GOGC), limitValue(r)
 		}
-		rows = append(rows, []string{frontierSeries{r.Kind, r.Env}.label(), g, l, r.Reason, r.ConfirmNote})
+		rows = append(rows, []string{frontierSeries{r.Kind, r.Env}.label(), v, g, l, r.Reason, r.ConfirmNote})
 	}
 	return header, rows
+}
+
+// gogcValue is GOGC as its environment variable takes it: "200", "off".
+func gogcValue(g int) string {
+	if g <= 0 {
+		return "off"
+	}
+	return strconv.Itoa(g)
+}
+
+// limitValue is a recommendation's GOMEMLIMIT: "410 MiB (80% of the
+// container, 429916160 B)", "none".
+func limitValue(r results.Recommendation) string {
+	if r.MemLimit <= 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%s (%.0f%% of the container, %d B)", results.MiB(uint64(r.MemLimit)), 100*r.MemLimitFraction, r.MemLimit)
+}
+
+// settingToUse is a confirmed recommendation as the environment a
+// process is started with: "GOGC=200 GOMEMLIMIT=429916160 (410 MiB, 80%
+// of the container)".
+func settingToUse(r results.Recommendation) string {
+	if r.MemLimit <= 0 {
+		return fmt.Sprintf("GOGC=%s with no GOMEMLIMIT", gogcValue(r.GOGC))
+	}
+	return fmt.Sprintf("GOGC=%s GOMEMLIMIT=%d (%s, %.0f%% of the container)", gogcValue(r.GOGC), r.MemLimit, results.MiB(uint64(r.MemLimit)), 100*r.MemLimitFraction)
 }
 
 // noGoal is where a heap goal stops being one: with GOGC off and no
@@ -83,17 +139,26 @@ func frontierSettingsLine(fr *results.FrontierRun, th results.Thresholds) string
 	if fr.RateMBps > 0 {
 		rate = fmt.Sprintf("every point open loop at %.3g MB/s (%s)", fr.RateMBps, fr.RateFrom)
 		if fr.Settle > 0 {
-			rate += fmt.Sprintf(" after a closed-loop preload of what that rate writes in %v (the store filled and flushed first)", fr.Settle)
+			rate += fmt.Sprintf(" after a settle phase: closed loop until its memory (live heap plus off-heap bytes) was steady, at most %v", fr.Settle)
 		}
+	}
+	how := "the grid given, every setting"
+	if fr.Adaptive {
+		how = "model-guided: GOGC 100 and 50 fit the GC cost model, then the setting it predicts cheapest within the container and a neighbour with less memory"
 	}
 	slo := "no latency limit"
 	if fr.SLO > 0 {
 		slo = "p99 from intended start within " + fr.SLO.String()
 	}
-	return fmt.Sprintf("%s; %s, %v per point, %v for the confirmation (and for a refine run first where the grid's prediction is too uncertain to confirm: over half the tolerance); a recommendation is healthy with %s, and its peak RSS plus off-heap bytes within the container less headroom. "+
+	s := fmt.Sprintf("%s; %s; %s; each point at least %v and until %d GC cycles after the warm-up (at most %dx), each confirmation at least %v and until %d cycles; a recommendation is healthy with %s, its peak RSS plus off-heap bytes within the container less headroom, and confirmed by a run of its own (a refuted one is never recommended). "+
 		"A point is failed (memlimit-spiral) when its live heap stayed at %g%% of GOMEMLIMIT or more with GC CPU >= %g%% or the limiter on for %d windows, "+
 		"failed (rss-cap) at the container, inconclusive (few-cycles) with fewer than %d GC cycles after the warm-up; the Pareto set is the measured points no other beats on both GC CPU per GB and peak RSS.",
-		c, rate, fr.PointDuration, fr.ConfirmFor, slo, results.SpiralHeapPct, th.DegradedGC, results.SpiralWindows, results.FrontierMinCycles)
+		c, rate, how, fr.PointDuration, results.FrontierTargetCycles, results.FrontierCapFactor, fr.ConfirmFor, results.FrontierConfirmCycles, slo,
+		results.SpiralHeapPct, th.DegradedGC, results.SpiralWindows, results.FrontierMinCycles)
+	if fr.Estimate > 0 {
+		s += fmt.Sprintf(" Planned: %s, estimated at %v; it took %v.", fr.Plan, fr.Estimate.Round(time.Second), fr.Elapsed)
+	}
+	return s
 }
 
 // writeFrontier writes the frontier's section (nothing without one):
@@ -111,20 +176,33 @@ func writeFrontier(w io.Writer, sum *results.Summary, heading string, esc func(s
 		renderTable(w, h, rows, esc)
 	}
 	for _, r := range sum.Recommendation {
-		fmt.Fprintf(w, "\n- recommended for %s: %s.\n  %s.\n", esc(frontierSeries{r.Kind, r.Env}.label()), esc(r.Reason), esc(r.ConfirmNote))
+		k := esc(frontierSeries{r.Kind, r.Env}.label())
+		if r.Confirmed {
+			fmt.Fprintf(w, "\n- recommended for %s: %s: %s.\n  %s.\n", k, esc(settingToUse(r)), esc(r.Reason), esc(r.ConfirmNote))
+		} else {
+			fmt.Fprintf(w, "\n- %s for %s: %s.\n", verdictNone, k, esc(strings.TrimPrefix(r.Reason, verdictNone+": ")))
+			if r.ConfirmNote != "" {
+				fmt.Fprintf(w, "  %s.\n", esc(r.ConfirmNote))
+			}
+		}
 	}
 	for _, m := range sum.FrontierModel {
 		fmt.Fprintf(w, "- model: %s.\n", esc(m.Note))
+		if m.Prediction != "" {
+			fmt.Fprintf(w, "- prediction: %s.\n", esc(m.Prediction))
+		}
 	}
 }
 
-// frontierConclusions are the recommendation sentences.
+// frontierConclusions are the recommendation sentences: a confirmed one
+// names the setting to use, any other says there is none and why.
 func frontierConclusions(sum *results.Summary, esc func(string) string) []string {
 	var out []string
 	for _, r := range sum.Recommendation {
 		s := fmt.Sprintf("For %s at %s of key+value per second: %s", esc(frontierSeries{r.Kind, r.Env}.label()), rateText(sum.FrontierRun), esc(r.Reason))
-		if r.Fits {
-			s += "; " + esc(r.ConfirmNote)
+		if r.Confirmed {
+			s = fmt.Sprintf("For %s at %s of key+value per second, use %s: %s; %s", esc(frontierSeries{r.Kind, r.Env}.label()), rateText(sum.FrontierRun),
+				esc(settingToUse(r)), esc(r.Reason), esc(r.ConfirmNote))
 		}
 		out = append(out, s+".")
 	}
@@ -197,7 +275,7 @@ func frontierWebData(sum *results.Summary) []webFrontier {
 			}
 		}
 		for _, r := range sum.Recommendation {
-			if se.has(r.Kind, r.Env) && r.Fits {
+			if se.has(r.Kind, r.Env) && r.Confirmed {
 				wf.Recommended = &webFrontierPoint{Label: frontier.Setting{GOGC: r.GOGC, MemLimit: r.MemLimit}.Short()}
 			}
 		}

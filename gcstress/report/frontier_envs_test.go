@@ -18,8 +18,8 @@ func TestFrontierPerEnv(t *testing.T) {
 	sum := &results.Summary{BuildEnvs: []results.BuildEnv{{Name: "a"}, {Name: "b"}},
 		FrontierRun: &results.FrontierRun{Container: 512 << 20, RateMBps: 10},
 		Frontier:    []results.FrontierPoint{pt("a", 100), pt("b", 100), pt("a", 200), pt("b", 200)},
-		Recommendation: []results.Recommendation{{Kind: "heap", Env: "a", GOGC: 200, Fits: true, Reason: "cheapest"},
-			{Kind: "heap", Env: "b", GOGC: 100, Fits: true, Reason: "cheapest"}}}
+		Recommendation: []results.Recommendation{{Kind: "heap", Env: "a", GOGC: 200, Fits: true, Confirmed: true, Reason: "cheapest"},
+			{Kind: "heap", Env: "b", GOGC: 100, Fits: true, Confirmed: true, Reason: "cheapest"}}}
 	se := frontierKinds(sum.Frontier)
 	if len(se) != 2 || se[0].stem() == se[1].stem() || se[1].stem() != "frontier-heap-env-b" || se[0].label() != "heap env=a" {
 		t.Fatalf("series %+v", se)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,9 +36,9 @@ func frontierSummary() *results.Summary {
 			spiral, few,
 		},
 		Recommendation: []results.Recommendation{
-			{Kind: "heap", Value: 100, GOGC: 200, MemLimit: 410 * mib, Fits: true, Reason: "GOGC 200 with GOMEMLIMIT 410 MiB: 46% less GC CPU per GB than the default",
+			{Kind: "heap", Value: 100, GOGC: 200, MemLimit: 410 * mib, MemLimitFraction: 410.0 / 512, Fits: true, Reason: "GOGC 200 with GOMEMLIMIT 410 MiB: 46% less GC CPU per GB than the default",
 				Confirmed: true, ConfirmNote: "confirmed: GC CPU 0.28 s/GB against the grid's 0.27 (+4%)"},
-			{Kind: "arena", Value: 100, Reason: "no setting fits: the nearest is GOGC 100", ConfirmNote: "no confirmation: no setting fits"},
+			{Kind: "arena", Value: 100, Reason: "no recommendation: no setting fits: none is healthy within 461 MiB; the nearest is GOGC 100", ConfirmNote: "no confirmation: no setting fits"},
 		},
 		FrontierModel: []results.FrontierModel{{Kind: "heap", Slope: -0.9, GuideSlope: -1, Points: 3, Note: "heap: slope of -0.90"}},
 		FrontierRun:   &results.FrontierRun{Container: 512 * mib, Headroom: 0.1, RateMBps: 20, RateFrom: "-rate", PointDuration: 15 * time.Second, ConfirmFor: 45 * time.Second, SLO: 50 * time.Millisecond},
@@ -59,7 +60,8 @@ func TestFrontierTables(t *testing.T) {
 	}
 	for name, out := range map[string]string{"table": tb.String(), "markdown": md.String()} {
 		for _, want := range []string{"GOGC 200 with GOMEMLIMIT 410 MiB: 46% less GC CPU per GB", "confirmed: GC CPU 0.28", "no setting fits",
-			"slope of -0.90", "failed (memlimit-spiral)", "inconclusive (few-cycles)", "| 410 MiB", "a 512 MiB container", "40 MiB"} {
+			"slope of -0.90", "failed (memlimit-spiral)", "inconclusive (few-cycles)", "| 410 MiB", "a 512 MiB container", "40 MiB",
+			"recommended for heap: GOGC=200 GOMEMLIMIT=429916160 (410 MiB, 80% of the container)", "no recommendation for arena: no setting fits"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s report lacks %q", name, want)
 			}
@@ -68,12 +70,52 @@ func TestFrontierTables(t *testing.T) {
 			t.Errorf("%s report has %d point rows, want %d", name, n, len(sum.Frontier))
 		}
 	}
+	if strings.Contains(md.String(), "recommended for arena") {
+		t.Error("report.md recommends a setting for arena, which has none")
+	}
 	if !strings.Contains(md.String(), "## Frontier") {
 		t.Error("report.md lacks its frontier heading")
 	}
 	tb.Reset()
 	if err := WriteTable(&tb, &results.Summary{}); err != nil || strings.Contains(tb.String(), "Frontier") {
 		t.Errorf("no frontier: %v %q", err, tb.String())
+	}
+}
+
+// TestRecommendationRows: report.html's recommendation table gives a
+// confirmed setting its verdict, GOGC and GOMEMLIMIT (bytes and share of
+// the container); a kind with no setting, or whose candidate its
+// confirmation refuted, reads "no recommendation" with no setting; only
+// a confirmed setting is ringed on its chart and scatter, and only its
+// conclusion names a setting to use.
+func TestRecommendationRows(t *testing.T) {
+	sum := frontierSummary()
+	refuted := results.Recommendation{Kind: "map", Value: 100, Fits: true, Reason: "no recommendation: its confirmation refuted GOGC 200 with GOMEMLIMIT 256 MiB (50% of the container)",
+		ConfirmNote: "refuted: the run was degraded (GC 40%)", Refuted: []string{"GOGC 200 with GOMEMLIMIT 256 MiB (50% of the container)"}}
+	sum.Recommendation = append(sum.Recommendation, refuted)
+	sum.Frontier = append(sum.Frontier, results.FrontierPoint{Kind: "map", Value: 100, GOGC: 200, MemLimit: 256 * mib, GCCPUSPerGB: 0.1, PeakRSS: 200 * mib, Class: results.Healthy})
+	_, rows := recommendationTable(sum.Recommendation)
+	want := [][]string{
+		{"heap", "recommended (confirmed healthy)", "200", "410 MiB (80% of the container, 429916160 B)"},
+		{"arena", "no recommendation", "-", "-"},
+		{"map", "no recommendation", "-", "-"},
+	}
+	for i, w := range want {
+		if got := rows[i][:4]; strings.Join(got, "|") != strings.Join(w, "|") {
+			t.Errorf("row %d: %q, want %q", i, got, w)
+		}
+	}
+	for _, wf := range frontierWebData(sum) {
+		if (wf.Recommended != nil) != (wf.Kind == "heap") {
+			t.Errorf("%s: recommended %+v", wf.Kind, wf.Recommended)
+		}
+	}
+	if rec := recommendedXY(sum, frontierSeries{kind: "map"}, sum.Frontier); rec != nil {
+		t.Errorf("the refuted setting is ringed at %+v", rec)
+	}
+	cs := frontierConclusions(sum, noEscape)
+	if len(cs) != 3 || !strings.Contains(cs[0], "use GOGC=200 GOMEMLIMIT=429916160") || strings.Contains(cs[2], "use ") || !strings.Contains(cs[2], "no recommendation: its confirmation refuted") {
+		t.Errorf("conclusions %q", cs)
 	}
 }
 
@@ -128,6 +170,15 @@ func TestBrowserFrontier(t *testing.T) {
 	n, err := chromedp.Run(ctx, chromedp.Poll[int](`window.gcstressReport && window.gcstressReport.frontiers`, chromedp.WithPollingTimeout(45*time.Second)))
 	if err != nil || n != 2 {
 		t.Fatalf("frontier charts: %d %v", n, err)
+	}
+	// Only the confirmed row reads green: arena's "no setting fits: none
+	// is healthy within ..." is a sentence, not a healthy cell.
+	green, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("td.c-healthy")).map(function (td) { return td.textContent })`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(green, "recommended (confirmed healthy)") || slices.ContainsFunc(green, func(s string) bool { return strings.Contains(s, "no setting fits") || strings.Contains(s, "no recommendation") }) {
+		t.Errorf("green cells %q", green)
 	}
 	pagetest.Screenshot(t, ctx, "report-frontier.png")
 	pe.Check(t)

@@ -250,12 +250,18 @@
   var TEXT_CELL = 32;
 
   // cell fills td with c: a long text wraps, and a cell naming a health
-  // class takes its colour.
+  // class takes its colour: a short one naming it anywhere, a text only
+  // starting with it (a sentence such as "no setting fits: none is
+  // healthy" is no healthy cell).
   function cell(td, c) {
     var s = String(c);
     td.textContent = s;
-    if (s.length > TEXT_CELL) { td.classList.add("text"); }
-    Object.keys(CLASS_COLORS).forEach(function (k) { if (s.indexOf(k) >= 0) { td.classList.add("c-" + k); } });
+    var text = s.length > TEXT_CELL;
+    if (text) { td.classList.add("text"); }
+    Object.keys(CLASS_COLORS).forEach(function (k) {
+      var at = s.indexOf(k);
+      if (at === 0 || (at > 0 && !text)) { td.classList.add("c-" + k); }
+    });
     return td;
   }
 
