@@ -177,7 +177,9 @@ func TestBrowserFrontier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(green, "recommended (confirmed healthy)") || slices.ContainsFunc(green, func(s string) bool { return strings.Contains(s, "no setting fits") || strings.Contains(s, "no recommendation") }) {
+	if !slices.Contains(green, "recommended (confirmed healthy)") || slices.ContainsFunc(green, func(s string) bool {
+		return strings.Contains(s, "no setting fits") || strings.Contains(s, "no recommendation")
+	}) {
 		t.Errorf("green cells %q", green)
 	}
 	pagetest.Screenshot(t, ctx, "report-frontier.png")
