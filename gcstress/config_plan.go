@@ -354,7 +354,7 @@ func frontierStage(c Config) PlanStage {
 func frontierFlag(c Config) string {
 	f := c.Frontier
 	switch {
-	case f.Settle > f.PointDuration:
+	case frontierBeside(c).Settle > f.PointDuration:
 		return "settle"
 	case f.PointDuration > DefaultFrontierPoint || f.Adaptive:
 		return "point-duration"

@@ -239,6 +239,9 @@ func (s Scenario) Describe() string {
 	if s.MinRun > 0 {
 		fmt.Fprintf(&b, ", at least %v", s.MinRun)
 	}
+	if s.MinCycles > 0 {
+		fmt.Fprintf(&b, " and until %d GC cycles after the warm-up", s.MinCycles)
+	}
 	if s.Warmup > 0 {
 		// Its own sampling, unlike the run's other scenarios.
 		fmt.Fprintf(&b, ", window %v, warm-up %v", s.Window, s.Warmup)
@@ -250,6 +253,9 @@ func (s Scenario) Describe() string {
 		fmt.Fprintf(&b, ", mix %s (keys %s, theta %g, %s records preloaded; rate and keys count operations)", s.Mix, s.KeyDist, s.ZipfTheta, workload.FormatCount(s.Preload))
 	} else if s.Preload > 0 {
 		fmt.Fprintf(&b, ", %s records preloaded closed loop first", workload.FormatCount(s.Preload))
+	}
+	if s.Settle > 0 && !s.Mixed() {
+		fmt.Fprintf(&b, ", settling closed loop first until its memory is steady (at most %v)", s.Settle)
 	}
 	if s.BuildEnv != "" {
 		fmt.Fprintf(&b, ", build environment %s", s.BuildEnv)
