@@ -336,7 +336,7 @@ func frontierStage(c Config) PlanStage {
 		one := addDur(scenarioEstimate(frontierScenario(c, c.Kinds[0], def, 0, capacity.Probe, "probe")), step)
 		probe = mulDur(one, kinds)
 	}
-	e := frontierPlan(c, mbps, nil).Estimate(beside)
+	e := frontierPlan(c, mbps, nil).Estimate()
 	st := PlanStage{Set: SetFrontier, Runs: e.Points + e.Confirms, Estimate: addDur(probe, e.Expected)}
 	if probe > 0 {
 		st.Runs += 2 * kinds

@@ -207,7 +207,7 @@ func runFrontier(ctx context.Context, c Config, sum *Summary, run capacity.Runne
 	fr.RateMBps = mbps
 	plan := frontierPlan(c, mbps, run)
 	plan.Say = say
-	est := plan.Estimate(frontierBeside(c))
+	est := plan.Estimate()
 	fr.Plan, fr.Estimate = est.Text, est.Expected
 	say(fmt.Sprintf("at %.3g MB/s (%s): %s ≈ %s (at most %s)", mbps, fr.RateFrom, est.Text, EstimateText(est.Expected), EstimateText(est.Upper)))
 	out, err := frontier.Run(ctx, plan)
@@ -221,7 +221,7 @@ func frontierPlan(c Config, mbps float64, run capacity.Runner) frontier.Plan {
 	f := c.Frontier
 	return frontier.Plan{Kinds: c.Kinds, Envs: frontierEnvs(c), Settings: frontier.Grid(f.GOGC, f.MemLimitFracs, f.Container), Adaptive: f.Adaptive,
 		Warmup: c.Thresholds.Warmup, Limits: frontier.Limits{Container: f.Container, Headroom: f.Headroom, SLO: c.SLO},
-		PointDuration: f.PointDuration, ConfirmDuration: f.ConfirmDuration, RateMBps: mbps, Run: run,
+		PointDuration: f.PointDuration, ConfirmDuration: f.ConfirmDuration, RateMBps: mbps, Run: run, Beside: frontierBeside(c),
 		Point: func(kind, env string, st frontier.Setting, n frontier.Length, stage frontier.Stage) Scenario {
 			name := settingName(st)
 			if stage == frontier.StageConfirm {

@@ -150,7 +150,7 @@ func TestRunAdaptive(t *testing.T) {
 	if want := (Length{Min: 45 * time.Second, Cap: 135 * time.Second, Cycles: results.FrontierConfirmCycles}); lengths[8] != want {
 		t.Errorf("confirmation length %+v, want %+v", lengths[8], want)
 	}
-	if len(said) != 3 || !strings.HasPrefix(said[0], "fit: 4 point(s)") || !strings.Contains(said[1], "heap: the model") {
+	if len(said) != 4 || !strings.HasPrefix(said[0], "fit: 4 point(s)") || !strings.Contains(said[1], "heap: the model") || !strings.HasPrefix(said[3], "the rest ≈ ") {
 		t.Errorf("said %q", said)
 	}
 	for _, r := range out.Recs {
@@ -364,5 +364,47 @@ func TestRunNeverRecommendsUnconfirmed(t *testing.T) {
 				t.Fatalf("store %d: %d confirmations", i, strings.Count(strings.Join(calls, "\n"), "confirm "))
 			}
 		}
+	}
+}
+
+// TestEstimate: a model-guided plan counts its fit points, a pick and a
+// neighbour and a confirmation per kind, at their least length with the
+// expected settle (Expected) and at their caps with the settle's cap and
+// a second confirmation each (Upper); a grid the user gave counts every
+// setting. After the fit points a run is expected to take the warm-up and
+// its cycles at the model's cycles per GB and the rate, within its least
+// length and its cap.
+func TestEstimate(t *testing.T) {
+	p := Plan{Kinds: []string{"heap", "arena"}, Settings: Grid(DefaultGOGC, DefaultFracs, 512*mib), Adaptive: true, Warmup: 2 * time.Second,
+		Limits: lim512, PointDuration: 15 * time.Second, ConfirmDuration: 45 * time.Second, RateMBps: 100,
+		Beside: Beside{Start: time.Second, Settle: 6 * time.Second, SettleCap: 30 * time.Second}}
+	e := p.Estimate()
+	if e.Points != 8 || e.Confirms != 2 || e.MaxConfirms != 4 || e.Expected != 8*22*time.Second+2*52*time.Second ||
+		e.Upper != 8*76*time.Second+4*166*time.Second || !strings.HasPrefix(e.Text, "model-guided: 4 fit point(s)") {
+		t.Errorf("adaptive: %+v", e)
+	}
+	p.Adaptive = false
+	if e := p.Estimate(); e.Points != 40 || e.Expected != 40*22*time.Second+2*52*time.Second || !strings.HasPrefix(e.Text, "the grid you gave: 40 point(s)") {
+		t.Errorf("grid: %+v", e)
+	}
+	p.Limits.Container = 0
+	if e := p.Estimate(); e.Confirms != 0 || strings.Contains(e.Text, "confirmation") {
+		t.Errorf("no container: %+v", e)
+	}
+	pt := p.PointLength() // 100 MB/s is 0.1 GB/s: 10 cycles/GB is a cycle a second
+	for _, c := range []struct {
+		perGB float64
+		want  time.Duration
+	}{{10, 15 * time.Second}, {2, 32 * time.Second}, {1, 45 * time.Second}, {math.Inf(1), 15 * time.Second}, {0, 15 * time.Second}} {
+		if got := p.runLength(pt, c.perGB); got != c.want {
+			t.Errorf("%g cycles/GB: %v, want %v", c.perGB, got, c.want)
+		}
+	}
+	p.Limits = lim512
+	pick := Prediction{Setting: Setting{GOGC: 400}, CyclesPerGB: 2}
+	d, txt := restText(p, []job{{"heap", "", pick.Setting, StagePredicted}}, map[string]Prediction{"heap": pick, "heap/" + pick.Short(): pick})
+	// heap's point 32 s and confirmation 2+50 s; arena has no pick: 45 s.
+	if want := (7+32)*time.Second + (7+52)*time.Second + (7+45)*time.Second; d != want || !strings.Contains(txt, "1 point(s)") || !strings.Contains(txt, "2 confirmation(s)") {
+		t.Errorf("rest %v %q, want %v", d, txt, want)
 	}
 }

@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -23,9 +24,11 @@ type Beside struct {
 	Start, Settle, SettleCap time.Duration
 }
 
-// Estimate is p's plan with each run taking b beside its load (see
-// Estimate); a plan with no container confirms nothing. A pure function.
-func (p Plan) Estimate(b Beside) Estimate {
+// Estimate is p's plan with each run taking p.Beside beside its load
+// (see Estimate); a plan with no container confirms nothing. A pure
+// function.
+func (p Plan) Estimate() Estimate {
+	b := p.Beside
 	series := len(p.Kinds) * len(p.envs())
 	var e Estimate
 	what := ""
@@ -64,4 +67,51 @@ func planDur(d time.Duration) string {
 		return fmt.Sprintf("%.0f s", d.Seconds())
 	}
 	return fmt.Sprintf("%.3g min", d.Minutes())
+}
+
+// runLength is how long a run of length n is expected to take at
+// cyclesPerGB (the model's) and the plan's rate: its warm-up and n.Cycles
+// cycles, at least n.Min, at most n.Cap; n.Min without a figure.
+func (p Plan) runLength(n Length, cyclesPerGB float64) time.Duration {
+	perSec := cyclesPerGB * p.RateMBps * 1e6 / 1e9
+	if n.Cycles <= 0 || !(perSec > 0) {
+		return n.Min
+	}
+	if math.IsInf(perSec, 1) {
+		return n.Min
+	}
+	d := p.Warmup + time.Duration(float64(n.Cycles)/perSec*float64(time.Second))
+	return min(max(d, n.Min), n.Cap)
+}
+
+// restText is the model's estimate of a model-guided run's rest after
+// its fit points: jobs, each at its setting's predicted cycles, and a
+// confirmation per series at its pick's (ConfirmDuration for a series
+// with no pick), each with p.Beside.
+func restText(p Plan, jobs []job, picks map[string]Prediction) (time.Duration, string) {
+	each := p.Beside.Start + p.Beside.Settle
+	var points, confirms time.Duration
+	for _, j := range jobs {
+		cy := math.Inf(1)
+		if pr, ok := picks[seriesLabel(j.kind, j.env)+"/"+j.s.Short()]; ok {
+			cy = pr.CyclesPerGB
+		}
+		points += each + p.runLength(p.PointLength(), cy)
+	}
+	n := 0
+	if p.Limits.Container > 0 {
+		for _, k := range p.Kinds {
+			for _, env := range p.envs() {
+				n++
+				pr, ok := picks[seriesLabel(k, env)]
+				if !ok {
+					confirms += each + p.ConfirmDuration
+					continue
+				}
+				confirms += each + p.runLength(p.ConfirmLength(false), pr.CyclesPerGB)
+			}
+		}
+	}
+	return points + confirms, fmt.Sprintf("the rest ≈ %s by the model's GC cycles at %.3g MB/s: %d point(s) ≈ %s, %d confirmation(s) ≈ %s",
+		planDur(points+confirms), p.RateMBps, len(jobs), planDur(points), n, planDur(confirms))
 }

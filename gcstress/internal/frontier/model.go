@@ -85,6 +85,7 @@ func FitCost(points []results.FrontierPoint, kind string) (CostModel, bool) {
 type Prediction struct {
 	Setting
 	GCCPUSPerGB float64 // +Inf: a goal at or under the live heap (the death spiral)
+	CyclesPerGB float64 // +Inf likewise
 	Need        int64
 }
 
@@ -102,9 +103,10 @@ func (m CostModel) Predict(s Setting) (Prediction, bool) {
 	if math.IsInf(goal, 1) {
 		return Prediction{}, false
 	}
-	p := Prediction{Setting: s, Need: int64(goal+m.Beside) + m.OffHeap, GCCPUSPerGB: math.Inf(1)}
+	p := Prediction{Setting: s, Need: int64(goal+m.Beside) + m.OffHeap, GCCPUSPerGB: math.Inf(1), CyclesPerGB: math.Inf(1)}
 	if g := goal - m.Live; g > 0 {
-		p.GCCPUSPerGB = m.CycleCost * m.Growth / g
+		p.CyclesPerGB = m.Growth / g
+		p.GCCPUSPerGB = m.CycleCost * p.CyclesPerGB
 	}
 	return p, true
 }

@@ -45,6 +45,8 @@ type Plan struct {
 	Run   Runner
 	// Say, if set, is told each stage's plan as it begins ("" never).
 	Say func(line string)
+	// Beside is what each run takes beside its load, for the estimates.
+	Beside Beside
 }
 
 // Length is one run's length: at least Min, until Cycles GC cycles
@@ -186,6 +188,7 @@ func runAdaptive(ctx context.Context, p Plan, out *Outcome) error {
 		return err
 	}
 	var picks, neighbours []job
+	predicted := map[string]Prediction{} // by series, and by series/setting
 	for _, k := range p.Kinds {
 		for _, env := range p.envs() {
 			ps := pointsIn(out.Points, env)
@@ -198,15 +201,20 @@ func runAdaptive(ctx context.Context, p Plan, out *Outcome) error {
 				continue
 			}
 			p.say(PredictionText(seriesLabel(k, env), m, pick, nb, hasNb, p.Limits))
+			predicted[seriesLabel(k, env)], predicted[seriesLabel(k, env)+"/"+pick.Short()] = pick, pick
 			if !ran(ps, k, pick.Setting) {
 				picks = append(picks, job{k, env, pick.Setting, StagePredicted})
 			}
 			if hasNb && !ran(ps, k, nb.Setting) {
 				neighbours = append(neighbours, job{k, env, nb.Setting, StageNeighbour})
+				predicted[seriesLabel(k, env)+"/"+nb.Short()] = nb
 			}
 		}
 	}
-	return runJobs(ctx, p, append(picks, neighbours...), out)
+	next := append(picks, neighbours...)
+	_, rest := restText(p, next, predicted)
+	p.say(rest)
+	return runJobs(ctx, p, next, out)
 }
 
 // ran says whether points has kind's point under setting s.
