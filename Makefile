@@ -82,10 +82,20 @@ stress-readers:
 			-gogc $(READERS_GOGC) -latency-every 4 -out "$$out/mix-$$m" $(READERS_FLAGS) || exit 1; \
 	done; rm -f "$$out/.gcstress-peers"; echo "results: $$out"
 
-## test-service: examples/service deployed for real: the service on the heap and arena kinds
-## under GOMEMLIMIT=128MiB, scraped by a real Prometheus (the `prometheus` binary; the test
-## skips without it). About 40 s; minutes on a busy 2-core machine (bounded waits).
+## test-service: gchealth's alerting rules under `promtool test rules` (examples/service/
+## gchealth.rules.yml), then examples/service deployed for real: the service on the heap and
+## arena kinds under GOMEMLIMIT=128MiB, scraped by a real Prometheus (the `prometheus` binary;
+## the test skips without it). Without promtool it fails when CI=true, else says it skipped.
+## About 40 s; minutes on a busy 2-core machine (bounded waits).
 test-service:
+	@if command -v promtool >/dev/null 2>&1; then \
+		echo "promtool test rules examples/service/gchealth.rules.test.yml"; \
+		promtool test rules examples/service/gchealth.rules.test.yml; \
+	elif [ "$${CI:-}" = true ]; then \
+		echo "test-service: no promtool binary, so the alerting rules cannot be tested (Debian: apt-get install prometheus; .ci/run installs it)" >&2; exit 1; \
+	else \
+		echo "test-service: SKIPPED the alerting rules' test: no promtool binary (Debian: apt-get install prometheus)"; \
+	fi
 	WRITEGC_TEST_SERVICE=1 $(GO) test -count=1 -timeout 15m -run TestPrometheusDeployment -v ./examples/service/
 
 ## stress: the main job, gcstress on its embedded default matrix, into a new gitignored

@@ -217,3 +217,36 @@ func (c *classifier) figures(s *results.Sample, limiter bool) Figures {
 	}
 	return f
 }
+
+// hysteresis holds a state against improvement: a worse (or equal) window
+// takes effect at once, a better one only after need windows in a row
+// better than the state, and then the state becomes the worst of those
+// calm windows. So an alert on the state does not flap with a process
+// whose windows hover at a threshold. A plain value the sampler owns.
+type hysteresis struct {
+	need  int     // calm windows in a row to leave toward healthy (1: none held)
+	calm  int     // windows in a row better than the state so far
+	worst verdict // the worst (latest among equals) of those calm windows
+}
+
+// apply returns the published verdict for window raw, given the published
+// one before it (cur).
+func (h *hysteresis) apply(cur, raw verdict) verdict {
+	if raw.state.Rank() >= cur.state.Rank() {
+		h.calm = 0
+		return raw
+	}
+	if h.calm == 0 || raw.state.Rank() >= h.worst.state.Rank() {
+		h.worst = raw
+	}
+	h.calm++
+	if h.calm >= h.need {
+		out := h.worst
+		out.fig = raw.fig // the figures are always the latest window's
+		h.calm = 0
+		return out
+	}
+	held := cur // the state and its causes stay; the figures move on
+	held.fig = raw.fig
+	return held
+}

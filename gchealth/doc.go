@@ -31,8 +31,13 @@
 //     collapse that a service's collector cannot see, so it is not applied
 //     here; the spiral rule stands in for it.
 //
-// The state is the class of the latest window. Causes list every
-// condition that holds, the one that set the state first.
+// The state is the class of the latest window, held against improvement
+// (hysteresis, Options.CalmWindows): a worse window takes effect at once,
+// a better one only after CalmWindows windows in a row better than the
+// state (a minute of windows by default), so that a process hovering at a
+// threshold changes state at most twice a minute and an alert on it does
+// not flap. Causes list every condition that holds, the one that set the
+// state first (while the state is held, those of its last window).
 //
 // Invariants:
 //   - One sampler goroutine per Monitor, from New to Close; a window's
@@ -45,6 +50,9 @@
 //   - Close returns whatever the service's functions do: it never waits
 //     for OnChange or OnSpiral (one may be the caller), only for a window
 //     being sampled or captured.
+//   - A transition into a state worse than the last capture's is always
+//     captured, even within CaptureEvery; a transition not captured says
+//     why (Change.CaptureSkipped, Status.CaptureSkipped).
 //   - Captures (Options.CaptureDir) are folders that appear whole or not at
 //     all (temporary folder, fsync, rename, fsync of the parent), bounded
 //     in count and bytes per Monitor, its oldest removed first; a capture

@@ -19,6 +19,9 @@ const (
 	MaxWindow     = time.Hour
 	// MaxHistory bounds Options.History (about 40 bytes a window).
 	MaxHistory = 100000
+	// DefaultCalm is how long the default hysteresis (Options.CalmWindows)
+	// holds a state against improvement, in windows.
+	DefaultCalm = time.Minute
 )
 
 // Sentinel errors; compare with errors.Is.
@@ -67,8 +70,19 @@ type Options struct {
 	MaxCaptures     int
 	MaxCaptureBytes int64
 	// CaptureEvery is the least time between two captures (default 1 min):
-	// a state that flaps does not fill the disk or the CPU.
+	// a state that flaps does not fill the disk or the CPU. A transition
+	// into a state worse than the last capture's is captured all the same
+	// (healthy, degraded, failing within a minute: both captured); a
+	// transition not captured because of it says so (Change.CaptureSkipped,
+	// Status.CaptureSkipped).
 	CaptureEvery time.Duration
+	// CalmWindows is the hysteresis: the state leaves toward healthy only
+	// after this many windows in a row better than it (then it becomes the
+	// worst of them), while a worse window takes effect at once. 0 is the
+	// default, the windows in DefaultCalm (60 at 1 s windows), so a process
+	// hovering at a threshold changes state at most twice a minute; 1
+	// holds nothing (the state is the latest window's class).
+	CalmWindows int
 	// FlightWindow is how much trace the flight recorder keeps (default
 	// 10 s), FlightMaxBytes its memory bound (default 16 MiB).
 	FlightWindow   time.Duration
@@ -121,7 +135,8 @@ func (o *Options) checkBounds(bad func(name string, v any, want string) error) e
 		name string
 		v    int64
 	}{{"MaxCaptures", int64(o.MaxCaptures)}, {"MaxCaptureBytes", o.MaxCaptureBytes}, {"History", int64(o.History)},
-		{"MaxInFlight", int64(o.MaxInFlight)}, {"CaptureEvery", int64(o.CaptureEvery)}, {"FlightWindow", int64(o.FlightWindow)}} {
+		{"MaxInFlight", int64(o.MaxInFlight)}, {"CaptureEvery", int64(o.CaptureEvery)}, {"FlightWindow", int64(o.FlightWindow)},
+		{"CalmWindows", int64(o.CalmWindows)}} {
 		if b.v < 0 {
 			return bad(b.name, b.v, "give 0 (the default) or more")
 		}
@@ -154,6 +169,9 @@ func (o *Options) defaults() {
 	if o.FlightMaxBytes == 0 {
 		o.FlightMaxBytes = 16 << 20
 	}
+	if o.CalmWindows == 0 { // Window is resolved: at least MinWindow
+		o.CalmWindows = int(max((DefaultCalm+o.Window-1)/o.Window, 1))
+	}
 }
 
 // Status is the Monitor's state now: what State returns and the Handler's
@@ -173,6 +191,17 @@ type Status struct {
 	// succeeded or none ran): Change.CaptureErr has the details.
 	LastCapture      []string `json:"last_capture,omitempty"`
 	LastCaptureError string   `json:"last_capture_error,omitempty"`
+	// CaptureSkipped says why the latest transition that called for a
+	// capture got none (within CaptureEvery of a capture of a state as bad
+	// or worse); "" when it got one.
+	CaptureSkipped string `json:"capture_skipped,omitempty"`
+	// WindowState is the latest window's own class; State differs from it
+	// while the hysteresis holds State against improvement, for
+	// CalmWindows windows in a row better than it (CalmNeeded), of which
+	// Calm have passed.
+	WindowState State `json:"window_state"`
+	Calm        int   `json:"calm_windows"`
+	CalmNeeded  int   `json:"calm_needed"`
 }
 
 // Change is a transition of state, given to OnChange's functions and
@@ -186,9 +215,11 @@ type Change struct {
 	// or failing, with Options.CaptureDir set; paths inside CaptureDir),
 	// CaptureErr why some or all could not be (it wraps ErrCapture and the
 	// OS's error); both empty when no capture was due (none configured, a
-	// better state, or within CaptureEvery).
-	Capture    []string
-	CaptureErr error
+	// better state) or it was skipped, and then CaptureSkipped says why
+	// (within CaptureEvery of a capture of a state as bad or worse).
+	Capture        []string
+	CaptureErr     error
+	CaptureSkipped string
 }
 
 // Monitor samples and classifies the collector's windows, from New to
@@ -210,17 +241,20 @@ type Monitor struct {
 	delta     gcmetrics.Delta
 	last      time.Time
 	cls       classifier
+	hyst      hysteresis
 	cap       *capturer
 	win       results.Sample                         // the window being classified (reused: no allocation)
 	read      func(s *results.Sample, now time.Time) // fills a window; tests replace it
 
 	mu          sync.Mutex
-	v           verdict
+	v           verdict // published: after the hysteresis
+	raw         State   // the latest window's own class
 	since       time.Time
 	windows     uint64
 	transitions uint64
 	lastCapture []string
 	lastCapErr  string
+	capSkipped  string
 	hist        history
 	subs        []func(Change)
 	// The sampler's phase, for Close: delivering while it runs the
@@ -248,7 +282,7 @@ func newWith(opts Options, read func(*results.Sample, time.Time)) (*Monitor, err
 		return nil, err
 	}
 	m := &Monitor{opts: opts, th: th, id: newID(), reader: gcmetrics.NewReader(), cls: newClassifier(th, opts.Spiral),
-		v: verdict{state: Healthy}, hist: newHistory(opts.History),
+		hyst: hysteresis{need: opts.CalmWindows}, v: verdict{state: Healthy}, raw: Healthy, hist: newHistory(opts.History),
 		sem: make(chan struct{}, opts.MaxInFlight), stop: make(chan struct{}), done: make(chan struct{})}
 	m.parked = sync.NewCond(&m.mu)
 	m.read = read
@@ -325,13 +359,14 @@ func (m *Monitor) readRuntime(s *results.Sample, now time.Time) {
 // observe classifies window s, ending at now, and publishes it; on a
 // change of state it returns the Change. Tests feed it recorded windows.
 func (m *Monitor) observe(s *results.Sample, now time.Time) (Change, bool) {
-	v := m.cls.step(s)
+	raw := m.cls.step(s)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	v := m.hyst.apply(m.v, raw)
 	m.hist.add(now, &v)
 	m.windows++
 	from := m.v.state
-	m.v = v
+	m.v, m.raw = v, raw.state
 	if from == v.state {
 		return Change{}, false
 	}
@@ -344,12 +379,17 @@ func (m *Monitor) observe(s *results.Sample, now time.Time) (Change, bool) {
 // It returns false, having told no one, when Close was called first.
 func (m *Monitor) changed(ch Change) bool {
 	if m.cap != nil && ch.To.Rank() >= Degraded.Rank() && ch.To.Rank() > ch.From.Rank() {
-		if due, _ := m.cap.due(ch); due {
+		due, why := m.cap.due(ch)
+		if due {
 			ch.Capture, ch.CaptureErr = m.cap.capture(ch)
-			m.mu.Lock()
-			m.lastCapture, m.lastCapErr = relative(m.opts.CaptureDir, ch.Capture), errorClass(ch.CaptureErr)
-			m.mu.Unlock()
 		}
+		ch.CaptureSkipped = why
+		m.mu.Lock()
+		if due {
+			m.lastCapture, m.lastCapErr = relative(m.opts.CaptureDir, ch.Capture), errorClass(ch.CaptureErr)
+		}
+		m.capSkipped = why
+		m.mu.Unlock()
 	}
 	return m.deliver(ch)
 }
@@ -383,14 +423,16 @@ func (m *Monitor) deliver(ch Change) bool {
 	return true
 }
 
-// State returns the state now: the latest window's (healthy before the
-// first window ends).
+// State returns the state now: the latest window's class, held against
+// improvement by the hysteresis (Options.CalmWindows); healthy before the
+// first window ends.
 func (m *Monitor) State() Status {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return Status{State: m.v.state, Causes: m.v.causeList(), WindowS: m.opts.Window.Seconds(), Figures: m.v.fig,
 		Since: m.since, Windows: m.windows, Transitions: m.transitions,
-		LastCapture: append([]string(nil), m.lastCapture...), LastCaptureError: m.lastCapErr}
+		LastCapture: append([]string(nil), m.lastCapture...), LastCaptureError: m.lastCapErr, CaptureSkipped: m.capSkipped,
+		WindowState: m.raw, Calm: m.hyst.calm, CalmNeeded: m.opts.CalmWindows}
 }
 
 // OnChange adds f to the functions called, on the Monitor's goroutine and

@@ -77,8 +77,10 @@ func TestRoutes(t *testing.T) {
 // prometheus package; run here on a loopback port with its own config and
 // storage, stopped after). The same load (1.2M keys of 10 B) takes the heap
 // kind from healthy to degraded or worse, which Prometheus's HTTP API
-// shows with a cause label; the arena kind is never degraded and ends
-// healthy. Every wait is bounded and generous (minutes) for a busy 2-core
+// shows with a cause label, and the shipped alerting rules
+// (gchealth.rules.yml, loaded by this Prometheus) evaluate without error
+// and put GCHealthDegraded in pending or firing; the arena kind is never
+// degraded and ends healthy. Every wait is bounded and generous (minutes) for a busy 2-core
 // machine; it takes about 40 s on a quiet one. Run it with `make
 // test-service` (WRITEGC_TEST_SERVICE=1).
 func TestPrometheusDeployment(t *testing.T) {
@@ -139,6 +141,10 @@ func TestPrometheusDeployment(t *testing.T) {
 		}
 	}
 	t.Logf("heap kind degraded; causes seen: %v", causes)
+	// The shipped alerting rules, loaded by this Prometheus, match the real
+	// metrics: the degraded alert went pending (its for: clause) or fired.
+	p.waitFor(t, `max_over_time(ALERTS{alertname="GCHealthDegraded",job="heap"}[10m]) == 1`, 2*time.Minute)
+	p.rulesHealthy(t)
 	wg.Wait()
 	// Three more scrapes of the arena service after its load ended.
 	time.Sleep(3 * time.Second)
@@ -193,7 +199,12 @@ func startPrometheus(t *testing.T, bin string, svc map[string]string) promServer
 	t.Helper()
 	dir := t.TempDir()
 	var cfg strings.Builder
-	cfg.WriteString("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\nscrape_configs:\n")
+	rules, err := filepath.Abs("gchealth.rules.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.WriteString("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n")
+	fmt.Fprintf(&cfg, "rule_files:\n  - %q\nscrape_configs:\n", rules)
 	for kind, addr := range svc {
 		fmt.Fprintf(&cfg, "  - job_name: %s\n    static_configs:\n      - targets: ['%s']\n", kind, addr)
 	}
@@ -291,6 +302,41 @@ func (p promServer) waitFor(t *testing.T, q string, limit time.Duration) {
 			t.Fatalf("after %v: %s: %v %v", limit, q, res, err)
 		}
 		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// rulesHealthy fails the test unless every loaded rule evaluates without
+// error (a rule whose expression Prometheus cannot run reports its error).
+func (p promServer) rulesHealthy(t *testing.T) {
+	t.Helper()
+	resp, err := http.Get(p.base + "/api/v1/rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Data struct {
+			Groups []struct {
+				Rules []struct {
+					Name, Health, LastError string
+				} `json:"rules"`
+			} `json:"groups"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, g := range r.Data.Groups {
+		for _, rule := range g.Rules {
+			n++
+			if rule.Health != "ok" {
+				t.Errorf("rule %s: health %q %s", rule.Name, rule.Health, rule.LastError)
+			}
+		}
+	}
+	if n < 3 {
+		t.Errorf("%d rules loaded from gchealth.rules.yml, want 3", n)
 	}
 }
 

@@ -5,7 +5,7 @@
 // Metrics (every series is present at every scrape, so a state or cause
 // that stops holding drops to 0 rather than vanishing):
 //
-//	gchealth_state{state="healthy|elevated|degraded|failing"}  1 for the current state, 0 otherwise
+//	gchealth_state{state="healthy|elevated|degraded|failing"}  1 for the current state (held against improvement: Options.CalmWindows), 0 otherwise
 //	gchealth_cause{cause="gc_cpu|assist|heap_over_goal|memlimit-spiral"}  1 for each cause that holds
 //	gchealth_gc_cpu_ratio          GC CPU share of the CPU used (0..1), over the latest span
 //	gchealth_assist_ratio          mark-assist share (0..1)
@@ -17,7 +17,8 @@
 //	gchealth_transitions_total     state changes since the Monitor started (counter)
 //
 // A Collector reads Monitor.State once per scrape; it is safe for
-// concurrent use and holds nothing else.
+// concurrent use and holds nothing else. examples/service/gchealth.rules.yml
+// holds alerting rules on these metrics, tested with promtool.
 package gchealthprom
 
 import (
