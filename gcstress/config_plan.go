@@ -123,7 +123,8 @@ func (c *Config) validatePlan() error {
 // scenarioEstimate is how long scenario s's child should take: its start,
 // its preload (a write-only preload stops at Duration; a mix's does not),
 // and its load: Keys at its open-loop Rate or closed loop, at least
-// MinRun, at most Duration.
+// MinRun and what the flush bandwidth allows (flushBound), at most
+// Duration.
 func scenarioEstimate(s Scenario) time.Duration {
 	var pre time.Duration
 	if s.Preload > 0 {
@@ -143,11 +144,23 @@ func scenarioEstimate(s Scenario) time.Duration {
 	default:
 		load = closedLoop(s.Keys, s.Value)
 	}
-	load = max(load, s.MinRun)
+	load = max(load, s.MinRun, flushBound(s))
 	if s.Duration > 0 {
 		load = min(load, s.Duration)
 	}
 	return addDur(addDur(EstimateChildStart, pre), load)
+}
+
+// flushBound is the least time s's keys take when backpressure holds the
+// writers to the flush bandwidth: what does not fit in the memtables a
+// region may fill before its writers block, at FlushBW bytes a second.
+func flushBound(s Scenario) time.Duration {
+	if s.FlushBW <= 0 || !s.Backpressure || s.Keys >= results.UnboundedKeys {
+		return 0
+	}
+	held := float64(s.Memstore) * float64(max(s.Regions, 1)) * float64(s.MaxPendingFlushes+1)
+	over := float64(s.Keys)*float64(int64(KeySize)+s.Value) - held
+	return secondsDur(max(over, 0) / float64(s.FlushBW))
 }
 
 // closedLoop is how long n records of value bytes take closed loop at

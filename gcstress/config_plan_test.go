@@ -162,6 +162,10 @@ func TestScenarioEstimate(t *testing.T) {
 		{"unbounded", func(s *Scenario) { s.Keys, s.Duration = results.UnboundedKeys, time.Minute }, EstimateChildStart + time.Minute},
 		{"settle capped", func(s *Scenario) { s.Preload, s.Duration = 10_000_000, 15 * time.Second }, EstimateChildStart + 15*time.Second + 10*time.Second},
 		{"mix preload", func(s *Scenario) { s.Mix, s.Preload, s.Duration = "b", 10_000_000, 15 * time.Second }, EstimateChildStart + 100*time.Second + 10*time.Second},
+		{"flush-bound", func(s *Scenario) {
+			s.FlushBW, s.Backpressure, s.Memstore, s.Regions, s.MaxPendingFlushes = 1<<20, true, 1<<20, 1, 1
+		}, EstimateChildStart + secondsDur((1e6*float64(100+KeySize)-2<<20)/(1<<20))},
+		{"flush without backpressure", func(s *Scenario) { s.FlushBW, s.Memstore, s.Regions = 1<<20, 1<<20, 1 }, EstimateChildStart + 10*time.Second},
 		{"big values", func(s *Scenario) { s.Value = 10 << 10 }, EstimateChildStart + time.Duration(1e6*float64(10<<10+KeySize)/100e6*1e9)},
 	} {
 		s := base
