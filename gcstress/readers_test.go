@@ -184,6 +184,11 @@ func TestReadsAttributedToMark(t *testing.T) {
 			d(c.in.ILatP50), d(s.in.ILatP50), d(gap), markSleep/2)
 	}
 	se := s.end
+	// The sleep is far above any read outside mark: with enough reads on
+	// each side to test, the bulk's shift is significant.
+	if tt := se.ReadAttribution.Test; s.in.N >= 20 && (tt == nil || tt.P50P >= results.MixAlpha) {
+		t.Errorf("sleeping Get: test %+v with %d reads in mark, want p50 significant below %g", tt, s.in.N, results.MixAlpha)
+	}
 	if se.SlowReadsInGCPct == nil || *se.SlowReadsInGCPct < 50 {
 		t.Errorf("sleeping Get: slow reads in GC %v%%, want most", se.SlowReadsInGCPct)
 	}

@@ -185,7 +185,7 @@ func newReportData(sum *results.Summary) reportData {
 		}
 		d.Scenarios = append(d.Scenarios, ws)
 	}
-	d.Throughput = throughputData(group(rs, "matrix"))
+	d.Throughput = throughputData(writeMatrix(rs)) // no mix: its throughput is its own table (readers.go)
 	return d
 }
 

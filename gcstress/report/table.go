@@ -45,7 +45,7 @@ func group(rs []results.Result, g ...string) []results.Result {
 // addendumTable is the Hypertable addendum's table: one row per value size
 // and key count, one MB/s column per kind, health under each figure.
 func addendumTable(rs []results.Result) (header []string, rows [][]string) {
-	m := group(rs, "matrix")
+	m := writeMatrix(rs) // a mix's throughput is its own table (readers.go)
 	kinds := columnsOf(m)
 	header = []string{"Value Size", "Key Count"}
 	for _, k := range kinds {
@@ -353,7 +353,7 @@ type tableHeadings struct {
 // writeResultTables writes the addendum, failure and GC tables (those that
 // apply) and the latency note, shared by the terminal and Markdown reports.
 func writeResultTables(w io.Writer, rs []results.Result, capa []results.Capacity, hd tableHeadings) {
-	if len(group(rs, "matrix")) > 0 {
+	if len(writeMatrix(rs)) > 0 {
 		fmt.Fprint(w, hd.addendum)
 		h, rows := addendumTable(rs)
 		renderTable(w, h, rows, hd.esc)

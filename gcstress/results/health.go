@@ -185,7 +185,9 @@ const (
 	// or its child died: failed.
 	CauseRSSCap Cause = "rss-cap"
 	// CauseFewCycles: fewer than FrontierMinCycles GC cycles completed
-	// after the warm-up, too few for a GC CPU per GB: inconclusive.
+	// after the warm-up, too few for a GC CPU per GB: inconclusive. Also
+	// a mix's Verdict.Cause when its measured phase completed one cycle,
+	// fewer than MinMixCycles (readers.go).
 	CauseFewCycles Cause = "few-cycles"
 )
 
@@ -242,8 +244,9 @@ type Verdict struct {
 	// BlockedPct is the share (%) of the writers' time after the warm-up
 	// they spent blocked by backpressure (ClassifyScenario; 0 when unknown).
 	BlockedPct float64 `json:"blocked_pct,omitempty"`
-	// Cause is what set the class when no window did: CauseBlocked; empty
-	// otherwise (the windows' causes say why).
+	// Cause is what set the class when no window did: CauseBlocked, or a
+	// mix's CauseNoCycle or CauseFewCycles (Inconclusive); empty otherwise
+	// (the windows' causes say why).
 	Cause Cause `json:"cause,omitempty"`
 }
 
@@ -270,10 +273,13 @@ func Classify(samples []Sample, exit Exit, th Thresholds) Verdict {
 // (Verdict.Cause CauseBlocked). The scenario's own warm-up, if it has one
 // (Scenario.Warmup), replaces th.Warmup (Scenario.EffectiveThresholds), so
 // a replay from summary.json or samples.jsonl, classified with the run's
-// thresholds, gives the class the run gave. It is a pure function, as
-// Classify.
+// thresholds, gives the class the run gave. A mixed scenario whose windows
+// completed fewer than MinMixCycles GC cycles is Inconclusive unless it
+// failed or was interrupted. It is a pure function, as Classify.
 func ClassifyScenario(s Scenario, samples []Sample, exit Exit, th Thresholds) Verdict {
-	return classify(samples, exit, s.EffectiveThresholds(th), s.Writers)
+	v := classify(samples, exit, s.EffectiveThresholds(th), s.Writers)
+	v.markFewCycles(s, samples) // a mix whose collector hardly ran (readers.go)
+	return v
 }
 
 func classify(samples []Sample, exit Exit, th Thresholds, writers int) Verdict {

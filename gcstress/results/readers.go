@@ -1,5 +1,7 @@
 package results
 
+import "fmt"
+
 // The figures of a mixed workload (Scenario.Mix other than "w"): latency per
 // operation type, reads inside and outside the collector's mark phase, and
 // the preload phase before the measured one. They are fields of Sample
@@ -67,6 +69,11 @@ type ReadAttribution struct {
 	// Cycles the mark phases the trace saw.
 	MarkPct float64 `json:"mark_pct"`
 	Cycles  int     `json:"cycles"`
+	// Test is whether the reads in mark differ from the others, at the
+	// bulk and in the tail (MarkTest); nil when a side had too few reads
+	// to test (MinMarkTestReads), without a trace, or in a run from before
+	// it.
+	Test *MarkTest `json:"test,omitempty"`
 	// The trace's own cost: its bytes, its events and the seconds its
 	// parse took (after the load, outside every figure of the run).
 	TraceBytes   int64   `json:"trace_bytes"`
@@ -82,4 +89,96 @@ type Preload struct {
 	Seconds float64 `json:"seconds"`
 	MBps    float64 `json:"mbps"`
 	Cycles  uint64  `json:"gc_cycles"`
+}
+
+// MarkTest tests the reads that overlapped a mark phase (ReadInMark)
+// against the others (ReadOutsideMark), on the same timed reads. A plain
+// value.
+type MarkTest struct {
+	// P50P is the two-sided p-value of a Mann-Whitney U test of the two
+	// sides' latencies: a shift of the bulk, read beside the medians.
+	P50P float64 `json:"p50_p"`
+	// P99P is the two-sided p-value of Fisher's exact test on the reads of
+	// each side above the pooled p99 (P99Ns): a difference in the tail.
+	P99P        float64 `json:"p99_p"`
+	P99Ns       int64   `json:"p99_pooled_ns"`
+	AboveP99In  int64   `json:"above_p99_in"`
+	AboveP99Out int64   `json:"above_p99_out"`
+}
+
+// MixAlpha is the significance level below which a MarkTest p-value says
+// the reads in mark differ from the others. Strict, because a run's reads
+// are not independent draws (a loaded machine slows neighbours together),
+// which makes every p-value somewhat optimistic.
+const MixAlpha float64 = 0.01
+
+// MinMarkTestReads is the fewest reads each side (in mark, outside) needs
+// for a MarkTest: below it no test could tell a difference at any level
+// worth stating, and a p-value would only look like evidence.
+const MinMarkTestReads int64 = 20
+
+// MinMixCycles is the fewest GC cycles a mixed workload's measured phase
+// (its windows; the preload is not in them) must complete for a health
+// verdict and for in-mark figures: with none no read can overlap a
+// collection and every in-mark figure is vacuous; with one, one mark
+// phase stands for the collector.
+const MinMixCycles uint64 = 2
+
+// MeasuredCycles is the GC cycles completed in the windows of samples
+// (start and end lines ignored): for a mix, its measured phase's.
+func MeasuredCycles(samples []Sample) uint64 {
+	var n uint64
+	for _, s := range samples {
+		if s.Type == SampleWindow {
+			n += s.WinCycles
+		}
+	}
+	return n
+}
+
+// markFewCycles makes the verdict of mixed scenario s, whose windows w
+// completed fewer than MinMixCycles GC cycles, Inconclusive with
+// CauseNoCycle (none) or CauseFewCycles: a collector that hardly ran cannot be called healthy,
+// and its readers cannot have felt it. A failed or interrupted verdict
+// stays.
+func (v *Verdict) markFewCycles(s Scenario, w []Sample) {
+	n := MeasuredCycles(w)
+	if !s.Mixed() || n >= MinMixCycles || v.Class == Failed || v.Class == Interrupted {
+		return
+	}
+	what, cause := "no GC cycle completed", CauseNoCycle
+	if n > 0 {
+		what, cause = fmt.Sprintf("%d GC cycle completed", n), CauseFewCycles
+	}
+	why := fmt.Sprintf("%s in the measured phase, fewer than the %d a verdict on the collector and on reads during mark needs "+
+		"(run longer, at a higher rate, or under a lower GOGC)", what, MinMixCycles)
+	if v.Why != "" {
+		why += "; windows: " + v.Why
+	}
+	v.Class, v.Cause, v.Why = Inconclusive, cause, why
+}
+
+// CauseNoCycle (Verdict.Cause of a mix only, never a window's): the
+// measured phase completed no GC cycle; with one, CauseFewCycles.
+const CauseNoCycle Cause = "no-gc-cycle"
+
+// Label is the verdict's class as the reports print it: a mix's
+// inconclusive verdict for too few cycles says so ("inconclusive (no GC
+// cycle)", "inconclusive (few GC cycles)"); any other is its class.
+func (v Verdict) Label() string {
+	switch {
+	case v.Class != Inconclusive:
+	case v.Cause == CauseNoCycle:
+		return "inconclusive (no GC cycle)"
+	case v.Cause == CauseFewCycles:
+		return "inconclusive (few GC cycles)"
+	}
+	return string(v.Class)
+}
+
+// FewMixCycles reports whether the verdict says a mix's measured phase
+// completed too few GC cycles (markFewCycles): its in-mark figures are
+// then n/a.
+func (v Verdict) FewMixCycles() bool {
+	return v.Class == Inconclusive && (v.Cause == CauseNoCycle || v.Cause == CauseFewCycles)
 }

@@ -246,7 +246,10 @@ func (s Scenario) Describe() string {
 		// Its own sampling, unlike the run's other scenarios.
 		fmt.Fprintf(&b, ", window %v, warm-up %v", s.Window, s.Warmup)
 	}
-	if s.Rate > 0 {
+	switch {
+	case s.Rate > 0 && s.Mixed(): // a mix's rate counts its reads and writes
+		fmt.Fprintf(&b, ", open loop at %.0f ops/s (reads and writes)", s.Rate)
+	case s.Rate > 0:
 		fmt.Fprintf(&b, ", open loop at %.3g MB/s (%.0f Puts/s)", s.TargetMBps(), s.Rate)
 	}
 	if s.Mixed() {

@@ -10,7 +10,7 @@ import (
 
 // shardmapShards is the sharded map's shard count: a power of two, enough
 // that writers on a few cores rarely meet on one lock.
-const shardmapShards = 64
+const shardmapShards int = 64
 
 // Shardmap is the cache Go services often write themselves: a
 // map[string][]byte split in shards, each behind a sync.RWMutex, bounded
@@ -48,13 +48,13 @@ func NewShardmap(_ gcstress.Scenario, o Options) (*Shardmap, error) {
 	e := &Shardmap{seed: maphash.MakeSeed(), budget: o.ShardmapBudget}
 	for i := range e.shards {
 		e.shards[i].m = map[string][]byte{}
-		e.shards[i].limit = max(o.ShardmapBudget/shardmapShards, 1)
+		e.shards[i].limit = max(o.ShardmapBudget/int64(shardmapShards), 1)
 	}
 	return e, nil
 }
 
 func (e *Shardmap) shard(key []byte) *mapShard {
-	return &e.shards[maphash.Bytes(e.seed, key)%shardmapShards]
+	return &e.shards[maphash.Bytes(e.seed, key)%uint64(shardmapShards)]
 }
 
 // Put copies key and value and stores them; a new key goes to the back of
@@ -147,7 +147,7 @@ func (e *Shardmap) Close() error {
 		e.last.Store(&st)
 		e.notes = map[string]float64{
 			"puts": float64(e.puts.Load()), "budget_bytes": float64(e.budget), "entries": float64(st.Entries),
-			"evictions": float64(st.Flushes), "shards": shardmapShards,
+			"evictions": float64(st.Flushes), "shards": float64(shardmapShards),
 		}
 		for i := range e.shards {
 			e.shards[i].m, e.shards[i].fifo = nil, nil

@@ -19,6 +19,10 @@ type Attribution struct {
 	SlowInAssist    int64
 	SlowInGC        int64 // in mark, a pause or an assist
 	AllInMark       int64
+	// Test compares the in-mark reads with the others (Compare); Tested
+	// is false when a side had fewer than MinTestReads reads.
+	Test   Test
+	Tested bool
 }
 
 // Pct is n as a percentage of d (0 when d is 0).
@@ -30,7 +34,8 @@ func Pct(n, d int64) float64 {
 }
 
 // Attribute classifies every op against p, recording latencies into
-// histograms built by newHist. Its slow threshold is the p99 of all ops'
+// histograms built by newHist, and tests the in-mark latencies against
+// the others (Compare). Its slow threshold is the p99 of all ops'
 // latencies (End-Start).
 func Attribute(p *Phases, ops []Op, newHist func() *hdrhistogram.Histogram) Attribution {
 	a := Attribution{InMark: newHist(), Outside: newHist(), Reads: int64(len(ops))}
@@ -40,14 +45,17 @@ func Attribute(p *Phases, ops []Op, newHist func() *hdrhistogram.Histogram) Attr
 	}
 	a.SlowNs = all.ValueAtQuantile(99)
 	p50 := all.ValueAtQuantile(50)
+	var inLat, outLat []float64
 	for _, op := range ops {
 		lat := max(op.End-op.Start, 1)
 		o := p.Classify(op)
 		if o&InMark != 0 {
 			a.AllInMark++
 			_ = a.InMark.RecordValue(lat)
+			inLat = append(inLat, float64(lat))
 		} else {
 			_ = a.Outside.RecordValue(lat)
+			outLat = append(outLat, float64(lat))
 		}
 		// At or above the p99, unless that is the bulk's own value (a
 		// run whose reads all take one bucket's time has no slow ones).
@@ -59,6 +67,7 @@ func Attribute(p *Phases, ops []Op, newHist func() *hdrhistogram.Histogram) Attr
 			a.SlowInGC += b2i(o != 0)
 		}
 	}
+	a.Test, a.Tested = Compare(inLat, outLat)
 	return a
 }
 

@@ -98,6 +98,13 @@ func (mr *Run) attribute(e *results.Sample) {
 		ra.MarkPct = gctrace.Pct(ph.MarkNanos(0, el), el)
 	}
 	e.ReadInMark, e.ReadOutsideMark = readLatency(a.InMark), readLatency(a.Outside)
+	if a.Tested {
+		t := a.Test
+		ra.Test = &results.MarkTest{P50P: t.P50P, P99P: t.P99P, P99Ns: t.P99Ns, AboveP99In: t.AboveIn, AboveP99Out: t.AboveOut}
+	}
+	if len(ph.Mark) == 0 {
+		return // no collection to overlap: a share of slow reads in GC would be a vacuous 0%
+	}
 	pct := gctrace.Pct(a.SlowInGC, a.Slow)
 	e.SlowReadsInGCPct = &pct
 }
