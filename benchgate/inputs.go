@@ -123,7 +123,7 @@ func (c RunConfig) checkText() error {
 	}
 	for _, p := range c.Pkgs {
 		if err := CheckPackage(p); err != nil {
-			return fmt.Errorf("Pkgs: %w", err)
+			return fmt.Errorf("pkgs: %w", err)
 		}
 	}
 	for _, t := range c.Targets {
@@ -138,7 +138,7 @@ func (c RunConfig) checkText() error {
 		}
 	}
 	if err := CheckPreamble(c.Preamble); err != nil {
-		return fmt.Errorf("Preamble: %w", err)
+		return fmt.Errorf("preamble: %w", err)
 	}
 	return nil
 }

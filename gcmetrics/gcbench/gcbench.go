@@ -81,8 +81,19 @@
 //     through b.Logf (printed under "--- BENCH:") when it grew by at least
 //     1 MiB and 10% while b.N grew; see [LiveHeapGrows]. Reset such state per
 //     round, or run at a fixed op count (-benchtime=Nx) and say so.
+//   - The per-op GC figures need [MinCycles] GC cycles in the timed region:
+//     Stop's correction for its own forced cycle is about one cycle's cost.
+//     When the final round of a benchmark (the one whose figures the
+//     testing package prints: -benchtime reached) completed fewer while it
+//     allocated, Stop logs a warning through b.Logf naming the cycles, the
+//     bytes allocated and how to get more: the -benchtime=Nx that would
+//     run them at this allocation rate, or a lower GOGC; see
+//     [FewCyclesWarning]. A benchmark that allocates nothing (under a byte
+//     an op) or runs with the collector off is not warned: it has no cycle
+//     to miss.
 //
-// The package is meant for _test.go files; it imports testing. Its only
+// The package is meant for _test.go files; it imports testing and reads
+// the testing package's -test.benchtime flag (to tell the final round). Its only
 // package state is that per-benchmark record of the last round (at most 4096
 // names, safe for concurrent use).
 //
@@ -90,8 +101,11 @@
 package gcbench
 
 import (
+	"flag"
 	"fmt"
+	"math"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -128,8 +142,9 @@ func Start(b *testing.B) *Measurement {
 
 // Stop forces two collections, reads the counters around them and reports
 // the interval's figures on the benchmark (see the package doc and
-// Metrics). It leaves the timer as it finds it. Calls after the first do
-// nothing.
+// Metrics), logging the package doc's warnings (live heap growing with b.N,
+// too few GC cycles in the final round). It leaves the timer as it finds
+// it. Calls after the first do nothing.
 func (m *Measurement) Stop() {
 	if m.stopped {
 		return
@@ -154,6 +169,18 @@ func (m *Measurement) Stop() {
 	}
 	if w := trackRound(m.b.Name(), n, end.HeapLive); w != "" {
 		m.b.Logf("%s", w)
+	}
+	if !finalRound(n, m.b.Elapsed()) {
+		return // the testing package runs another round: only the final one's figures stand
+	}
+	headroom := uint64(0)
+	if m.start.HeapGoal > m.start.HeapLive {
+		headroom = m.start.HeapGoal - m.start.HeapLive
+	}
+	run := CycleRun{N: n, Cycles: d.Cycles, AllocBytes: pre.AllocBytes - m.start.AllocBytes, HeadroomBytes: headroom}
+	if w := FewCyclesWarning(run); w != "" {
+		m.b.Logf("%s", w)
+		markCyclesWarned(m.b.Name())
 	}
 }
 
@@ -267,8 +294,9 @@ func LiveHeapGrows(prev, cur Round) bool {
 }
 
 type tracked struct {
-	last   Round
-	warned bool
+	last         Round
+	warned       bool
+	cyclesWarned bool // the final round had FewCyclesWarning's warning
 }
 
 var rounds = struct {
@@ -301,4 +329,106 @@ func trackRound(name string, n int, live uint64) string {
 		"the benchmark keeps per-op state alive, so its per-op figures (ns/op and the GC units) depend on b.N; "+
 		"reset that state in each call, or run at a fixed -benchtime=Nx and say so",
 		float64(prev.Live)/(1<<20), prev.N, float64(cur.Live)/(1<<20), cur.N)
+}
+
+// MinCycles is the fewest GC cycles the timed region of a benchmark's final
+// round should complete for its per-op GC figures to be read: Stop removes
+// the cost of its own forced cycle by measuring one more, and the two differ
+// by a part of one cycle's cost, which fewer cycles do not dilute.
+const MinCycles uint64 = 5
+
+// gcOffHeadroom is a distance from the live heap to the heap goal past which
+// the collector counts as off (GOGC=off without a memory limit): no cycle
+// is missing then.
+const gcOffHeadroom uint64 = 1 << 60
+
+// CycleRun is what FewCyclesWarning reads of a benchmark's round. It is a
+// plain value.
+type CycleRun struct {
+	N             int    // b.N
+	Cycles        uint64 // GC cycles the timed region completed (Stop's own taken off)
+	AllocBytes    uint64 // bytes allocated in the timed region
+	HeadroomBytes uint64 // heap goal minus live heap at Start: what may be allocated before a cycle starts
+}
+
+// FewCyclesWarning returns the warning Stop logs for a final round that
+// completed fewer than MinCycles GC cycles while allocating (at least a
+// byte an op), or "": it names the cycles and the bytes allocated, and how
+// to get more, the -benchtime=Nx that would complete MinCycles+1 at this
+// allocation rate (when HeadroomBytes gives one) or a lower GOGC. The
+// collector off (HeadroomBytes past 2^60) gives no warning.
+func FewCyclesWarning(r CycleRun) string {
+	if r.Cycles >= MinCycles || r.N <= 0 || r.AllocBytes < uint64(r.N) || r.HeadroomBytes >= gcOffHeadroom {
+		return ""
+	}
+	perOp := float64(r.AllocBytes) / float64(r.N)
+	more := "a longer -benchtime"
+	if want := roundUp2(float64(MinCycles+1) * float64(r.HeadroomBytes) / perOp); r.HeadroomBytes > 0 && want < maxBenchN {
+		more = fmt.Sprintf("-benchtime=%.0fx or more (a cycle starts about every %s allocated, %.0f B/op here)",
+			want, sizeText(r.HeadroomBytes), perOp)
+	}
+	return fmt.Sprintf("gcbench: warning: %d GC cycle(s) completed in the timed region (b.N=%d, %s allocated): "+
+		"the per-op GC figures (gc-ns/op, assist-ns/op, gc-cycles/Mop, the shares) need at least %d, "+
+		"since Stop's correction for its own forced cycle is about one cycle's cost; run %s, "+
+		"or lower GOGC (GOGC=25 go test ..., or debug.SetGCPercent in the benchmark's setup) so that cycles come more often",
+		r.Cycles, r.N, sizeText(r.AllocBytes), MinCycles, more)
+}
+
+// roundUp2 rounds x up to two significant digits (an op count to suggest).
+func roundUp2(x float64) float64 {
+	if x < 100 {
+		return math.Ceil(x)
+	}
+	p := math.Pow(10, math.Floor(math.Log10(x))-1)
+	return math.Ceil(x/p) * p
+}
+
+// sizeText writes a byte count in MiB, or in KiB below one MiB.
+func sizeText(b uint64) string {
+	if b < 1<<20 {
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}
+
+// maxBenchN is the b.N at which the testing package stops raising b.N.
+const maxBenchN = 1e9
+
+// finalRound reports whether the round that ran n ops in elapsed time is
+// the last the testing package runs of this benchmark (the -test.benchtime
+// in force reached, as its own loop decides).
+func finalRound(n int, elapsed time.Duration) bool {
+	bt := "1s"
+	if f := flag.Lookup("test.benchtime"); f != nil {
+		bt = f.Value.String()
+	}
+	return lastRound(n, elapsed, bt)
+}
+
+// lastRound is finalRound for a -test.benchtime of bt ("2000x", "1s"; one
+// that does not parse counts as the default 1s).
+func lastRound(n int, elapsed time.Duration, bt string) bool {
+	if n >= maxBenchN {
+		return true
+	}
+	if c, ok := strings.CutSuffix(bt, "x"); ok {
+		if want, err := strconv.Atoi(c); err == nil && want > 0 {
+			return n >= want
+		}
+	}
+	d, err := time.ParseDuration(bt)
+	if err != nil || d <= 0 {
+		d = time.Second
+	}
+	return elapsed >= d
+}
+
+// markCyclesWarned records that benchmark name's final round had the
+// few-cycles warning (trackRound made its record).
+func markCyclesWarned(name string) {
+	rounds.Lock()
+	defer rounds.Unlock()
+	if t := rounds.m[name]; t != nil {
+		t.cyclesWarned = true
+	}
 }

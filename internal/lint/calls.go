@@ -11,11 +11,14 @@ import (
 
 // commandPackages are the non-main packages that may parse flags or exit:
 // commands as importable packages (a Main), the golden helper's -update flag
-// (imported by tests only) and gchealth, whose Exit a service asks for.
+// (imported by tests only), gchealth, whose Exit a service asks for, and
+// gcbench, which reads the testing package's -test.benchtime (imported by
+// tests only) to tell a benchmark's final round.
 var commandPackages = map[string]bool{
-	"gcstress/cli":    true,
-	"internal/golden": true,
-	"gchealth":        true,
+	"gcstress/cli":      true,
+	"internal/golden":   true,
+	"gchealth":          true,
+	"gcmetrics/gcbench": true,
 }
 
 // CheckLibraries reports every library (a non-main package that is not a
