@@ -318,14 +318,20 @@ func TestRunGridConfirms(t *testing.T) {
 	}
 	few := []results.FrontierPoint{pt("map", 100, 0, 0, 200*mib, results.Inconclusive), pt("map", 200, 0, 0, 200*mib, results.Inconclusive), pt("map", 50, 0, 1, 200*mib, results.Healthy)}
 	few[0].Cause, few[1].Cause = results.CauseFewCycles, results.CauseFewCycles
-	if s := unmeasuredText(few, "map", "", 2.72); s != "; the points did not measure: at 2.72 MB/s 2 of 3 points completed fewer than 2 GC cycles; give -rate near production" {
+	if s := unmeasuredText(few, "map", "", 2.72, lim512); s != "; the points did not measure: at 2.72 MB/s 2 of 3 points completed fewer than 2 GC cycles; give -rate near production" {
 		t.Errorf("unmeasured %q", s)
 	}
-	if s := unmeasuredText(few[1:], "map", "", 2.72); s == "" {
+	if s := unmeasuredText(few[1:], "map", "", 2.72, lim512); s == "" {
 		t.Error("half the points few-cycles: no clause")
 	}
-	if s := unmeasuredText(few[2:], "map", "", 2.72); s != "" {
+	if s := unmeasuredText(few[2:], "map", "", 2.72, lim512); s != "" {
 		t.Errorf("measured: %q", s)
+	}
+	// Points that missed the SLO did so whatever their cycles: the rate is
+	// not what to change.
+	few[0].ILatP99, few[1].ILatP99 = int64(3*time.Second), int64(3*time.Second)
+	if s := unmeasuredText(few, "map", "", 2.72, lim512); s != "" {
+		t.Errorf("few cycles past the SLO: %q", s)
 	}
 }
 

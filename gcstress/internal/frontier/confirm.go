@@ -119,17 +119,22 @@ func noRecommendation(rec results.Recommendation, why string) results.Recommenda
 }
 
 // unmeasuredText is the clause of a kind with no confirmed setting whose
-// points mostly ran too few GC cycles (at least half of them): the rate
-// makes too little garbage for its points to measure anything, and a
-// production rate would ("" otherwise).
-func unmeasuredText(points []results.FrontierPoint, kind, env string, mbps float64) string {
+// points mostly ran too few GC cycles while meeting the container and the
+// SLO (at least half of them): the rate makes too little garbage for its
+// points to measure anything, and a production rate would ("" otherwise:
+// a point that missed the SLO or the container did so whatever its
+// cycles).
+func unmeasuredText(points []results.FrontierPoint, kind, env string, mbps float64, l Limits) string {
 	n, few := 0, 0
 	for _, p := range points {
-		if p.Kind == kind && p.Env == env {
-			n++
-			if p.Cause == results.CauseFewCycles {
-				few++
-			}
+		if p.Kind != kind || p.Env != env {
+			continue
+		}
+		n++
+		q := p
+		q.Class = results.Healthy
+		if ok, _ := l.fits(q); ok && p.Cause == results.CauseFewCycles {
+			few++
 		}
 	}
 	if n == 0 || 2*few < n {

@@ -237,7 +237,7 @@ func confirmSeries(ctx context.Context, p Plan, out *Outcome, i int) error {
 	rec := out.Recs[i]
 	ps := pointsIn(out.Points, rec.Env)
 	if !rec.Fits {
-		rec.Reason += unmeasuredText(ps, rec.Kind, rec.Env, p.RateMBps)
+		rec.Reason += unmeasuredText(ps, rec.Kind, rec.Env, p.RateMBps, p.Limits)
 		rec.ConfirmNote = "no confirmation: no setting fits"
 		out.Recs[i] = rec
 		return nil
@@ -276,7 +276,7 @@ func confirmSeries(ctx context.Context, p Plan, out *Outcome, i int) error {
 				why += fmt.Sprintf(", and the next candidate, %s, is left unconfirmed (at most %d confirmation runs a kind)",
 					FractionLabel(Setting{GOGC: next.GOGC, MemLimit: next.MemLimit}, p.Limits.Container), MaxConfirms)
 			}
-			out.Recs[i] = noRecommendation(c, why+unmeasuredText(ps, rec.Kind, rec.Env, p.RateMBps))
+			out.Recs[i] = noRecommendation(c, why+unmeasuredText(ps, rec.Kind, rec.Env, p.RateMBps, p.Limits))
 			return nil
 		}
 		next.Env = rec.Env
