@@ -81,8 +81,9 @@ type kindFigures struct {
 	kind            string
 	objects, gcNs   float64
 	hasObj, hasCost bool
-	// noCycle: a run of the kind completed no GC cycle (its GC CPU per
-	// Put reads "n/a: no GC cycle", not 0) and none did.
+	// noCycle: a run of the kind has a cost that rests on too few GC
+	// cycles (its GC CPU per Put reads fewCycles, not 0) and none has
+	// one that does not.
 	noCycle bool
 	r       results.Result
 }
@@ -105,8 +106,8 @@ func kindsIn(rs []results.Result) []kindFigures {
 				objs = append(objs, e.ObjectsPerEntry)
 			}
 			if e := r.End; e != nil && e.Cost != (results.Cost{}) {
-				if e.Cycles == 0 {
-					k.noCycle = true // no cycle completed: its 0 GC CPU-ns per Put is no figure
+				if !e.CostResolved() {
+					k.noCycle = true // too few cycles: its GC CPU-ns per Put is no figure
 				} else {
 					gcs = append(gcs, e.GCCPUNsPerPut)
 				}
@@ -139,11 +140,11 @@ func (c comparison) sentence(esc func(string) string) string {
 	var clauses []string
 	prev := [2]int{-1, -1}
 	for _, f := range []struct {
-		verb, unit, fewer string
-		v                 func(kindFigures) (float64, bool)
+		fig clauseFigure
+		v   func(kindFigures) (float64, bool)
 	}{
-		{"holds", "heap objects per entry", "fewer", func(k kindFigures) (float64, bool) { return k.objects, k.hasObj }},
-		{"costs", "GC CPU-ns per Put", "less", func(k kindFigures) (float64, bool) { return k.gcNs, k.hasCost }},
+		{clauseFigure{"holds", "heap objects per entry", "fewer", objectsResolved, objectsText}, func(k kindFigures) (float64, bool) { return k.objects, k.hasObj }},
+		{clauseFigure{"costs", "GC CPU-ns per Put", "less", nil, figure}, func(k kindFigures) (float64, bool) { return k.gcNs, k.hasCost }},
 	} {
 		lo, hi, n := extremes(ks, f.v)
 		if n < 2 {
@@ -151,9 +152,9 @@ func (c comparison) sentence(esc func(string) string) string {
 		}
 		again := prev == [2]int{lo, hi}
 		v := func(k kindFigures) float64 { return mustFig(f.v, k) }
-		clauses = append(clauses, compare(ks[lo], ks[hi], n, again, f.verb, f.unit, f.fewer, esc, v))
+		clauses = append(clauses, compare(ks[lo], ks[hi], n, again, f.fig, esc, v))
 		prev = [2]int{lo, hi}
-		if tied(v(ks[lo]), v(ks[hi])) {
+		if a, b := v(ks[lo]), v(ks[hi]); tied(a, b) || !f.fig.ok(a) && !f.fig.ok(b) {
 			prev = [2]int{-1, -1} // a tie names both kinds: the next clause names its own
 		}
 	}
@@ -164,7 +165,7 @@ func (c comparison) sentence(esc func(string) string) string {
 		}
 	}
 	if len(none) > 0 {
-		clauses = append(clauses, joinAnd(none)+" GC CPU per Put n/a: no GC cycle completed")
+		clauses = append(clauses, joinAnd(none)+" GC CPU per Put "+fewCycles())
 	}
 	s := comparisonLabel(c.first) + ", "
 	if c.first.BuildEnv != "" {
@@ -214,43 +215,62 @@ func mustFig(fig func(kindFigures) (float64, bool), k kindFigures) float64 {
 	return v
 }
 
+// clauseFigure is a figure a conclusion compares: its verb, unit and
+// comparative, and how it reads (text) and whether a value is resolved
+// (resolved; nil: every value the kinds have is).
+type clauseFigure struct {
+	verb, unit, fewer string
+	resolved          func(float64) bool
+	text              func(float64) string
+}
+
+func (f clauseFigure) ok(v float64) bool { return f.resolved == nil || f.resolved(v) }
+
 // compare is one clause: the cheapest kind's figure against the most
-// expensive's ("arena holds 0.0041 heap objects per entry against heap's
-// 2.01 (490x fewer)"), or "about the same" when they are within tieRatio.
-// With more than two kinds having the figure (n), the two are named the
-// cheapest and the most expensive. again (the previous clause named the
-// same two kinds in the same order) leaves the names out: "and costs 21
-// ... against 412".
-func compare(lo, hi kindFigures, n int, again bool, verb, unit, fewer string, esc func(string) string, v func(kindFigures) float64) string {
+// expensive's ("arena holds 0.041 heap objects per entry against heap's
+// 2.01 (49x fewer)"), or "about the same" when they are within tieRatio or
+// both below what the run resolves ("(both ~0)"); a ratio only when both
+// are resolved (resolve.go). With more than two kinds having the figure
+// (n), the two are named the cheapest and the most expensive. again (the
+// previous clause named the same two kinds in the same order) leaves the
+// names out: "and costs 21 ... against 412".
+func compare(lo, hi kindFigures, n int, again bool, f clauseFigure, esc func(string) string, v func(kindFigures) float64) string {
 	a, b := v(lo), v(hi)
-	if tied(a, b) {
+	if both := !f.ok(a) && !f.ok(b); both || tied(a, b) {
 		who := esc(lo.kind) + " and " + esc(hi.kind)
 		if n > 2 {
 			who = fmt.Sprintf("all %d kinds", n)
 		}
-		return fmt.Sprintf("%s %s about the same %s (%s to %s)", who, strings.TrimSuffix(verb, "s"), unit, figure(a), figure(b))
+		span := fmt.Sprintf("(%s to %s)", f.text(a), f.text(b))
+		switch {
+		case both && n > 2:
+			span = "(all " + approxZero + ")"
+		case both:
+			span = "(both " + approxZero + ")"
+		}
+		return fmt.Sprintf("%s %s about the same %s %s", who, strings.TrimSuffix(f.verb, "s"), f.unit, span)
 	}
 	var notes []string
 	if n > 2 && !again {
 		notes = append(notes, "the most expensive")
 	}
-	if a > 0 {
-		notes = append(notes, ratioText(b/a)+" "+fewer)
+	if a > 0 && f.ok(a) && f.ok(b) {
+		notes = append(notes, ratioText(b/a)+" "+f.fewer)
 	}
 	paren := ""
 	if len(notes) > 0 {
 		paren = " (" + strings.Join(notes, "; ") + ")"
 	}
 	if again {
-		return fmt.Sprintf("%s %s %s against %s%s", verb, figure(a), unit, figure(b), paren)
+		return fmt.Sprintf("%s %s %s against %s%s", f.verb, f.text(a), f.unit, f.text(b), paren)
 	}
 	cheap := esc(lo.kind)
 	if n > 2 {
 		// "the fewest" / "the least", never "the cheapest": two clauses
 		// of one sentence may name two kinds, and only one is cheapest.
-		cheap += fmt.Sprintf(" (the %s of %d)", superlative[fewer], n)
+		cheap += fmt.Sprintf(" (the %s of %d)", superlative[f.fewer], n)
 	}
-	return fmt.Sprintf("%s %s %s %s against %s's %s%s", cheap, verb, figure(a), unit, esc(hi.kind), figure(b), paren)
+	return fmt.Sprintf("%s %s %s %s against %s's %s%s", cheap, f.verb, f.text(a), f.unit, esc(hi.kind), f.text(b), paren)
 }
 
 // superlative is each comparative's: "fewer" objects, "less" CPU.

@@ -95,10 +95,10 @@ func figuresOf(rs []results.Result) envFigures {
 				f[i] = append(f[i], v)
 			}
 		}
-		// The CPU counters advance only when a cycle ends: a run without
-		// one has no GC CPU figure (0 would read "free").
-		add(0, e.GCCPUSPerGB, e.Cost != (results.Cost{}) && e.Cycles > 0)
-		add(1, e.AssistCPUSPerGB, e.Cost != (results.Cost{}) && e.Cycles > 0)
+		// The CPU counters advance only when a cycle ends: a run with too
+		// few has no GC CPU figure (0 would read "free"; resolve.go).
+		add(0, e.GCCPUSPerGB, e.CostResolved())
+		add(1, e.AssistCPUSPerGB, e.CostResolved())
 		add(2, float64(e.Cycles)/(float64(e.Bytes)/1e9), e.Bytes > 0)
 		add(3, e.PauseP99us, true)
 		add(4, e.MarkWallMs, e.Cycles > 0)
@@ -215,7 +215,7 @@ func envSentence(s results.Scenario, baseName, name string, base, f envFigures, 
 	head := fmt.Sprintf("%s costs the collector about as much as %s%s", n, bn, rule)
 	switch {
 	case math.IsNaN(f.gc) || math.IsNaN(base.gc):
-		head = fmt.Sprintf("%s against %s: no GC CPU to compare (a run that ends no GC cycle has none)", n, bn)
+		head = fmt.Sprintf("%s against %s: no GC CPU to compare (GC CPU %s)", n, bn, fewCycles())
 	case sameGC(f.gc, base.gc):
 	case f.gc > base.gc:
 		head = fmt.Sprintf("%s costs the collector more than %s%s", n, bn, rule)

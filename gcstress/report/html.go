@@ -90,6 +90,9 @@ type webKindPoints struct {
 
 // reportData is report.html's JSON.
 type reportData struct {
+	// Headline is the line the page opens with, under its title
+	// (headline.go); "" for none.
+	Headline   string        `json:"headline,omitempty"`
 	Meta       [][2]string   `json:"meta"`
 	Tables     []webTable    `json:"tables"`
 	Scenarios  []webScenario `json:"scenarios"`
@@ -122,7 +125,7 @@ func WriteHTML(w io.Writer, sum *results.Summary) error {
 }
 
 func newReportData(sum *results.Summary) reportData {
-	d := reportData{Meta: reportMeta(sum), Rules: sum.Rules + ". " + sum.SpanNote}
+	d := reportData{Headline: headline(sum, noEscape), Meta: reportMeta(sum), Rules: sum.Rules + ". " + sum.SpanNote}
 	rs := sum.Results
 	d.Tables = append(d.Tables, conclusionTable(sum))
 	h, rows := addendumTable(rs)

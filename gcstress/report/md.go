@@ -66,11 +66,15 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 	return ew.err
 }
 
-// writeMarkdownHeader writes the report's title and its run lines: the
-// command, commit, Go, machine, times and whether it was interrupted.
+// writeMarkdownHeader writes the report's title, its headline (the line to
+// act on) and its run lines: the command, commit, Go, machine, times and
+// whether it was interrupted.
 func writeMarkdownHeader(ew io.Writer, sum *results.Summary) {
 	md := escape.Markdown
 	fmt.Fprintf(ew, "# gcstress report\n\n")
+	if h := headline(sum, md); h != "" {
+		fmt.Fprintf(ew, "**%s**\n\n", h) // the line to act on first (headline.go)
+	}
 	fmt.Fprintf(ew, "- command: %s\n", escape.MarkdownCode(sum.Command))
 	if sum.Commit != "" {
 		fmt.Fprintf(ew, "- commit: %s\n", md(sum.Commit))

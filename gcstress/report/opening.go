@@ -8,16 +8,20 @@ import (
 	"github.com/writegc/writegc/internal/stat"
 )
 
-// The opening paragraph: every report (terminal, report.md, report.html)
-// opens with one short paragraph that names every kind of the run (a
-// user's registered engine too) against the cheapest, with the mechanism:
-// a kind with no Go pointers per entry against one whose entries are
-// objects the collector marks every cycle. The cheapest is the kind with
-// the fewest heap objects per entry (a property of its layout, not of the
-// machine), ties going to the lower GC CPU per GB; exactly one kind is it.
-// A kind none of whose runs completed a GC cycle reads "n/a: no GC cycle"
-// for its GC CPU, never 0. Figures are medians over the kind's runs
-// outside the capacity search.
+// The opening: every report (terminal, report.md, report.html) opens with
+// one line a user can act on (headline.go), then one short paragraph that
+// names every kind of the run (a user's registered engine too) against the
+// lightest, with the mechanism: a kind with no Go pointers per entry
+// against one whose entries are objects the collector marks every cycle.
+// The lightest is the kind with the fewest heap objects per entry (a
+// property of its layout, not of the machine), ties (two kinds at ~0
+// included) going to the lower GC CPU per GB; exactly one kind is it.
+// Figures read as resolve.go says: a kind none of whose runs rests on
+// enough GC cycles reads fewCycles for its GC CPU, never 0; objects per
+// entry below what a run resolves read ~0, and no ratio is given unless
+// both figures are resolved. A kind whose bytes per entry are flagged has
+// the figure it doubts named (inflatedText). Figures are medians over the
+// kind's runs outside the capacity search.
 
 // pointerFree is the objects per entry below which a kind's entries are
 // not Go objects of their own: it holds them in a few large blocks.
@@ -25,10 +29,11 @@ const pointerFree = 0.5
 
 // openingKind is one kind's figures for the opening paragraph.
 type openingKind struct {
-	kind              string
-	objects, gcPerGB  float64
-	hasObj, hasGC     bool
-	noCycle, badBytes bool
+	kind             string
+	objects, gcPerGB float64
+	hasObj, hasGC    bool
+	noCycle          bool
+	doubt            string // inflatedText of its first flagged run; "" for none
 }
 
 // openingKinds gathers every kind's medians, in order of first appearance.
@@ -49,10 +54,12 @@ func openingKinds(rs []results.Result) []openingKind {
 			if e.Entries > 0 {
 				objs = append(objs, e.ObjectsPerEntry)
 			}
-			k.badBytes = k.badBytes || e.Impossible
+			if k.doubt == "" && flaggedFootprint(e, r.Scenario.Value) {
+				k.doubt = inflatedText(e, r.Scenario.Value)
+			}
 			switch {
 			case e.Cost == (results.Cost{}):
-			case e.Cycles == 0:
+			case !e.CostResolved():
 				k.noCycle = true
 			default:
 				gcs = append(gcs, e.GCCPUSPerGB)
@@ -69,8 +76,8 @@ func openingKinds(rs []results.Result) []openingKind {
 }
 
 // cheapestKind is the index of the kind with the fewest objects per entry
-// (ties within tieRatio: the lower GC CPU per GB); -1 when no kind has a
-// footprint.
+// (ties within tieRatio or both ~0: the lower GC CPU per GB); -1 when no
+// kind has a footprint.
 func cheapestKind(ks []openingKind) int {
 	best := -1
 	for i, k := range ks {
@@ -83,7 +90,8 @@ func cheapestKind(ks []openingKind) int {
 		}
 		b := ks[best]
 		lower := k.objects < b.objects
-		if tiedObj := tied(min(k.objects, b.objects), max(k.objects, b.objects)); tiedObj && k.hasGC && b.hasGC {
+		tiedObj := tied(min(k.objects, b.objects), max(k.objects, b.objects)) || !objectsResolved(k.objects) && !objectsResolved(b.objects)
+		if tiedObj && k.hasGC && b.hasGC {
 			lower = k.gcPerGB < b.gcPerGB
 		}
 		if lower {
@@ -107,7 +115,7 @@ func openingParagraph(sum *results.Summary, esc func(string) string) string {
 	cheap := ks[c]
 	var b strings.Builder
 	if len(ks) > 1 {
-		fmt.Fprintf(&b, "%s is the cheapest of %d kinds: %s", esc(cheap.kind), len(ks), kindClause(cheap, nil))
+		fmt.Fprintf(&b, "%s's layout is the lightest of %d kinds: %s", esc(cheap.kind), len(ks), kindClause(cheap, nil))
 	} else {
 		fmt.Fprintf(&b, "%s: %s", esc(cheap.kind), kindClause(cheap, nil))
 	}
@@ -125,12 +133,17 @@ func openingParagraph(sum *results.Summary, esc func(string) string) string {
 }
 
 // kindClause is one kind's figures and mechanism; against (nil for the
-// cheapest itself) adds the ratios to the cheapest.
+// lightest itself) adds the ratios to the lightest where both figures are
+// resolved.
 func kindClause(k openingKind, against *openingKind) string {
 	var parts []string
 	if k.hasObj {
-		obj := fmt.Sprintf("holds %s heap objects per entry", figure(k.objects))
-		if against != nil && against.objects > 0 && !tied(against.objects, k.objects) {
+		obj := fmt.Sprintf("holds %s heap objects per entry", objectsText(k.objects))
+		switch {
+		case against == nil || !against.hasObj:
+		case !objectsResolved(k.objects) && !objectsResolved(against.objects):
+			obj += " (both " + approxZero + ")"
+		case objectsResolved(k.objects) && objectsResolved(against.objects) && !tied(against.objects, k.objects):
 			obj += fmt.Sprintf(" (%s more)", ratioText(k.objects/against.objects))
 		}
 		if k.objects < pointerFree {
@@ -152,13 +165,13 @@ func kindClause(k openingKind, against *openingKind) string {
 		}
 		parts = append(parts, gc)
 	case k.noCycle:
-		parts = append(parts, "GC CPU n/a: no GC cycle completed")
+		parts = append(parts, "GC CPU "+fewCycles())
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "left no footprint or cost figures")
 	}
-	if k.badBytes {
-		parts = append(parts, "its bytes per entry below key+value (flagged: the entry count overstates what it holds)")
+	if k.doubt != "" {
+		parts = append(parts, "its "+k.doubt+" (flagged: the entry count overstates what it holds)")
 	}
 	return joinAnd(parts)
 }

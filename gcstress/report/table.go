@@ -113,14 +113,19 @@ func gcTable(rs []results.Result) (header []string, rows [][]string) {
 
 // costNote says what the cost table's figures are; every format prints it
 // under the table.
-const costNote = "Per entry: the Go heap the engine holds per live entry (objects, live bytes, pointer-bearing bytes), " +
-	"from readings after a forced GC before the engine was built and at the end of the load, divided by the entries the engine holds " +
-	"(\"engine\") or, when it reports none, the keys written (\"keys\"). Per Put and per GB (10^9 B of key+value): over the windows after the warm-up; " +
+var costNote = "Per entry: what the engine holds per live entry: Go heap objects, live bytes and pointer-bearing bytes, " +
+	"from readings after a forced GC before the engine was built and at the end of the load, and the bytes it reports holding off the Go heap " +
+	"(EngineStats.OffHeapBytes: \"+ N off-heap\"), divided by the entries the engine holds " +
+	"(\"engine\") or, when it reports none, the keys written (\"keys\"); heap plus off-heap bytes below one entry's key+value flag the entry count as inflated. " +
+	"Per Put and per GB (10^9 B of key+value): over the windows after the warm-up; " +
 	"GC CPU is the GC share's numerator (GC total minus idle-priority marking), CPU the process's user+system time; " +
-	"Alloc is what the process allocated per Put (the garbage the collector reclaims)."
+	"Alloc is what the process allocated per Put (the garbage the collector reclaims). " +
+	"Below what a run resolves: objects per entry under 0.01 read ~0, and the GC figures of a run whose windows completed " +
+	fmt.Sprintf("fewer than %d GC cycles read %s.", results.MinCostCycles, fewCycles())
 
 // costTable is the per-entry and per-Put cost of every scenario that has
 // it (an end record with a footprint or a cost); no rows when none has.
+// Figures below what the run resolves read as resolve.go says.
 func costTable(rs []results.Result) (header []string, rows [][]string) {
 	header = []string{"Scenario", "Objects/entry", "Bytes/entry", "Pointer B/entry", "Entries", "GC CPU ns/Put", "Assist ns/Put", "CPU s/GB", "GC CPU s/GB", "Assist s/GB", "GC cycles/GB", "Alloc B/Put", "Alloc objects/Put"}
 	for _, r := range rs {
@@ -132,15 +137,10 @@ func costTable(rs []results.Result) (header []string, rows [][]string) {
 		if e.Entries > 0 {
 			ent = fmt.Sprintf("%s (%s)", commas(e.Entries), e.EntriesFrom)
 		}
-		bytes := perEntry(e.BytesPerEntry, e.Entries)
-		if e.Impossible {
-			// Fewer heap bytes than the data: the entry count is wrong.
-			bytes += " (impossible: below key+value)"
-		}
-		rows = append(rows, []string{r.Scenario.RunLabel(), perEntry(e.ObjectsPerEntry, e.Entries), bytes,
-			perEntry(e.ScanPerEntry, e.Entries), ent, fmt.Sprintf("%.0f", e.GCCPUNsPerPut), fmt.Sprintf("%.0f", e.AssistNsPerPut),
-			fmt.Sprintf("%.2f", e.CPUSPerGB), fmt.Sprintf("%.2f", e.GCCPUSPerGB), fmt.Sprintf("%.2f", e.AssistCPUSPerGB),
-			fmt.Sprintf("%.3g", e.CyclesPerGB), allocFigure(e.AllocBytesPerPut, e.Cost), allocFigure(e.AllocObjectsPerPut, e.Cost)})
+		rows = append(rows, []string{r.Scenario.RunLabel(), objectsCell(e.ObjectsPerEntry, e.Entries), bytesCell(e, r.Scenario.Value),
+			perEntry(e.ScanPerEntry, e.Entries), ent, gcCell(e, e.GCCPUNsPerPut, "%.0f"), gcCell(e, e.AssistNsPerPut, "%.0f"),
+			fmt.Sprintf("%.2f", e.CPUSPerGB), gcCell(e, e.GCCPUSPerGB, "%.2f"), gcCell(e, e.AssistCPUSPerGB, "%.2f"),
+			gcCell(e, e.CyclesPerGB, "%.3g"), allocFigure(e.AllocBytesPerPut, e.Cost), allocFigure(e.AllocObjectsPerPut, e.Cost)})
 	}
 	return header, rows
 }
@@ -175,6 +175,9 @@ func perEntry(v float64, entries int64) string {
 func WriteTable(w io.Writer, sum *results.Summary) error {
 	tx := escape.Terminal
 	ew := &errWriter{w: w}
+	if h := headline(sum, tx); h != "" {
+		fmt.Fprintf(ew, "%s\n\n", h) // the line to act on first (headline.go)
+	}
 	fmt.Fprintf(ew, "gcstress: %s, GOEXPERIMENT %s, %s/%s, %d CPUs\n", tx(sum.GoVersion), tx(sum.GOEXPERIMENT), tx(sum.GOOS), tx(sum.GOARCH), sum.CPUs)
 	if sum.GOMAXPROCS > 0 {
 		fmt.Fprintf(ew, "machine: %s%s\n", tx(view.OrUnknown(sum.CPUModel)), view.LoadLine(sum))

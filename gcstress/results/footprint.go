@@ -26,16 +26,52 @@ const (
 // engine holds) reads 0. All zero when the child could not measure it (no
 // entries). A plain value; its JSON keys sit flat in the end record.
 type Footprint struct {
-	ObjectsPerEntry float64     `json:"objects_per_entry,omitempty"`
-	BytesPerEntry   float64     `json:"bytes_per_entry,omitempty"`
-	ScanPerEntry    float64     `json:"scan_bytes_per_entry,omitempty"` // pointer-bearing heap bytes per entry
+	ObjectsPerEntry float64 `json:"objects_per_entry,omitempty"`
+	BytesPerEntry   float64 `json:"bytes_per_entry,omitempty"`
+	ScanPerEntry    float64 `json:"scan_bytes_per_entry,omitempty"` // pointer-bearing heap bytes per entry
+	// OffHeapPerEntry is what the engine holds outside the Go heap
+	// (EngineStats.OffHeapBytes, from the same Stats call as Entries) per
+	// entry: mmap'd chunks, cgo allocations; 0 when it reports none.
+	OffHeapPerEntry float64     `json:"offheap_bytes_per_entry,omitempty"`
 	Entries         int64       `json:"entries,omitempty"`
 	EntriesFrom     EntriesFrom `json:"entries_from,omitempty"`
-	// Impossible: fewer Go heap bytes per entry than one entry's key and
-	// value, from an engine not known to keep its data off the Go heap: the
-	// entry count overstates what the engine holds (the reports flag it).
+	// Impossible: fewer bytes per entry, Go heap and off-heap together
+	// (Inflated), than one entry's key and value: the entry count
+	// overstates what the engine holds (the reports flag it, naming it).
+	// Records written before off-heap bytes counted flagged engines that
+	// keep their data off the heap; the reports judge those again.
 	Impossible bool `json:"footprint_impossible,omitempty"`
 }
+
+// WithOffHeap is fp with the engine's offHeap bytes per entry
+// (unchanged without entries or off-heap bytes).
+func (fp Footprint) WithOffHeap(offHeap int64) Footprint {
+	if fp.Entries > 0 && offHeap > 0 {
+		fp.OffHeapPerEntry = float64(offHeap) / float64(fp.Entries)
+	}
+	return fp
+}
+
+// Inflated says whether fp's entries hold fewer bytes each, on the Go heap
+// (BytesPerEntry) and off it (OffHeapPerEntry) together, than one entry's
+// key and value of value bytes: the entry count overstates what the engine
+// holds. The one check of every engine, writegc's offheap kind included
+// (it reports its mapped chunks as off-heap bytes); false without entries
+// or without a heap or off-heap reading.
+func Inflated(fp Footprint, value int64) bool {
+	total := fp.BytesPerEntry + fp.OffHeapPerEntry
+	if fp.Entries < 1 || total <= 0 {
+		return false
+	}
+	return total < float64(int64(KeySize)+value)
+}
+
+// MinCostCycles is the fewest GC cycles the windows of a run's cost
+// (Cost.SteadyCycles) must complete for its GC CPU figures (per Put, per
+// GB, cycles per GB) to count: the runtime's CPU counters advance only
+// when a cycle ends, so with fewer a figure is whatever one cycle left.
+// The frontier's rule for its points.
+const MinCostCycles = FrontierMinCycles
 
 // HeapReading is one reading of the heap a Footprint is made from.
 type HeapReading struct {
@@ -91,6 +127,10 @@ type Cost struct {
 	// so the machine's other load should not move it the way it moves GC
 	// CPU-s per GB (see BusyCostNote); a short run holds too few cycles.
 	CyclesPerGB float64 `json:"gc_cycles_per_gb,omitempty"`
+	// SteadyCycles is the GC cycles those windows completed (0 in records
+	// written before it was; the end record's whole-run cycles bound it
+	// there): fewer than MinCostCycles and the GC CPU figures do not count.
+	SteadyCycles uint64 `json:"steady_gc_cycles,omitempty"`
 }
 
 // BusyCostNote says which cost figures to read from a run on a busy
@@ -104,7 +144,7 @@ const BusyCostNote = "Beside other load, GC CPU-s per GB does not hold (the runt
 // bytes written (unchanged when nbytes is 0).
 func (c Cost) WithCycles(cycles uint64, nbytes int64) Cost {
 	if nbytes > 0 {
-		c.CyclesPerGB = float64(cycles) / (float64(nbytes) / 1e9)
+		c.CyclesPerGB, c.SteadyCycles = float64(cycles)/(float64(nbytes)/1e9), cycles
 	}
 	return c
 }
@@ -136,4 +176,35 @@ func NewCost(puts, nbytes int64, gc, assist, proc, pTime float64) Cost {
 		c.CPUSPerGB, c.GCCPUSPerGB, c.AssistCPUSPerGB = proc/gb, gc/gb, assist/gb
 	}
 	return c
+}
+
+// EntryFootprint is the end record's Footprint with its off-heap bytes
+// per entry, which a record written before they were in the footprint
+// gets from its offheap_bytes (the same Stats call as its entries).
+func (s *Sample) EntryFootprint() Footprint {
+	fp := s.Footprint
+	if fp.OffHeapPerEntry == 0 {
+		fp = fp.WithOffHeap(s.OffHeapBytes)
+	}
+	return fp
+}
+
+// CostCycles is the GC cycles the end record's cost rests on: its
+// SteadyCycles, or in a record written before those were (one whose cost
+// shows a cycle, GC cycles or GC CPU per GB, though its SteadyCycles is
+// 0) the whole run's cycles, which bound them.
+func (s *Sample) CostCycles() uint64 {
+	switch {
+	case s.SteadyCycles > 0:
+		return s.SteadyCycles
+	case s.CyclesPerGB > 0 || s.GCCPUSPerGB > 0:
+		return s.Cycles
+	}
+	return 0
+}
+
+// CostResolved says whether the end record's GC CPU figures count: its
+// cost rests on at least MinCostCycles GC cycles.
+func (s *Sample) CostResolved() bool {
+	return s.Cost != (Cost{}) && s.CostCycles() >= MinCostCycles
 }

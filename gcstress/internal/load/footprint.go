@@ -5,8 +5,6 @@ import (
 	"runtime/metrics"
 
 	"github.com/writegc/writegc/gcstress/results"
-	"github.com/writegc/writegc/internal/workload"
-	"github.com/writegc/writegc/memtable"
 )
 
 // The runtime/metrics a footprint reads.
@@ -41,9 +39,9 @@ const footprintTries = 3
 // the engine says it holds, else the keys written. The engine's figures
 // are read before and after the forced GC; when a flush moved them in
 // between, the reading is taken again (at most footprintTries times), so
-// that the heap and the entries it is divided by describe one state. It
-// returns the snapshot the footprint used: the end record's every engine
-// figure comes from it.
+// that the heap and the entries it is divided by describe one state; the
+// off-heap bytes per entry are that snapshot's. It returns the snapshot
+// the footprint used: the end record's every engine figure comes from it.
 func footprint(base results.HeapReading, eng interface{ Stats() EngineStats }, keys int64) (EngineStats, results.Footprint) {
 	var st EngineStats
 	var at results.HeapReading
@@ -55,18 +53,15 @@ func footprint(base results.HeapReading, eng interface{ Stats() EngineStats }, k
 		}
 	}
 	if st.Entries > 0 {
-		return st, results.NewFootprint(base, at, st.Entries, results.EntriesEngine)
+		return st, results.NewFootprint(base, at, st.Entries, results.EntriesEngine).WithOffHeap(st.OffHeapBytes)
 	}
-	return st, results.NewFootprint(base, at, keys, results.EntriesKeys)
+	return st, results.NewFootprint(base, at, keys, results.EntriesKeys).WithOffHeap(st.OffHeapBytes)
 }
 
-// impossibleFootprint says whether fp holds fewer Go heap bytes per entry
-// than one entry's key and value (results.Footprint.Impossible): the entry
-// count overstates what the engine holds, unless it keeps its data off the
-// Go heap, as writegc's offheap kind does by design (never flagged).
+// impossibleFootprint says whether fp holds fewer bytes per entry, Go
+// heap and off-heap together, than one entry's key and value
+// (results.Inflated, results.Footprint.Impossible): the entry count
+// overstates what the engine holds. Every engine is judged alike.
 func impossibleFootprint(fp results.Footprint, spec results.Scenario) bool {
-	if spec.Kind == memtable.KindOffHeap || fp.Entries == 0 || fp.BytesPerEntry == 0 {
-		return false
-	}
-	return fp.BytesPerEntry < float64(int64(workload.KeySize)+spec.Value)
+	return results.Inflated(fp, spec.Value)
 }

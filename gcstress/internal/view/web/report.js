@@ -8,6 +8,7 @@
   var store = new G.Store();
   (data.scenarios || []).forEach(function (sc) { store.load(sc); });
 
+  document.getElementById("headline").textContent = data.headline || "";
   var meta = document.getElementById("meta");
   (data.meta || []).forEach(function (m) {
     var li = meta.appendChild(G.el("li"));
