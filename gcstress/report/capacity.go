@@ -17,7 +17,8 @@ import (
 func openLoopTable(rs []results.Result) (header []string, rows [][]string) {
 	header = []string{"Scenario", "Target MB/s", "Achieved MB/s", "Put p99 (service)", "From intended start p50/p99/p99.9/max"}
 	for _, r := range rs {
-		if r.Scenario.Rate <= 0 || r.Scenario.Group == results.SetCapacity || r.Scenario.Group == results.SetFrontier || r.End == nil {
+		// A mix's open-loop figures are its throughput and operations tables (readers.go).
+		if r.Scenario.Rate <= 0 || r.Scenario.Group == results.SetCapacity || r.Scenario.Group == results.SetFrontier || r.End == nil || r.Scenario.Mixed() {
 			continue
 		}
 		e := r.End

@@ -227,7 +227,7 @@ var readerNote = "Latency from each operation's intended start on the open-loop 
 // what its test supports: "heap's readers (100B, mix a): p50 1.2ms during
 // mark vs 100.0µs outside (12x, p<0.001); p99 not distinguishable (3.0ms
 // vs 2.9ms, p=0.3); n=4,210 in mark, 81,000 outside; 38% of the slow reads
-// overlapped GC work (5% of all reads overlapped mark)". A scenario whose
+// overlapped GC work (5.3% of all reads overlapped mark)". A scenario whose
 // collector hardly ran says so instead, with no in-mark figure.
 func readerSentence(r results.Result, esc func(string) string) string {
 	e := r.End
@@ -255,7 +255,7 @@ func readerSentence(r results.Result, esc func(string) string) string {
 			view.NS(in.ILatP50), view.NS(out.ILatP50), view.NS(in.ILatP99), view.NS(out.ILatP99), n)
 	}
 	if e.SlowReadsInGCPct != nil && a != nil {
-		s += fmt.Sprintf("; %.0f%% of the slow reads overlapped GC work (%.0f%% of all reads overlapped mark)", *e.SlowReadsInGCPct, a.AllInMarkPct)
+		s += fmt.Sprintf("; %.0f%% of the slow reads overlapped GC work (%.1f%% of all reads overlapped mark)", *e.SlowReadsInGCPct, a.AllInMarkPct)
 	}
 	return s + "."
 }

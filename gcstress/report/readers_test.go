@@ -53,7 +53,7 @@ func TestReaderTables(t *testing.T) {
 	out := md.String()
 	for _, want := range []string{"## Readers under GC: mix b (95% read, 5% update)", "| heap/100B/b ", "| read ", "9,500",
 		"heap's readers (100B, mix b): p50 300.0µs during mark vs 20.0µs outside (15x, p<0.001); p99 not distinguishable (2.1ms vs 40.0µs, p=0.3); " +
-			"n=50 in mark, 900 outside; 38% of the slow reads overlapped GC work (5% of all reads overlapped mark).",
+			"n=50 in mark, 900 outside; 38% of the slow reads overlapped GC work (5.3% of all reads overlapped mark).",
 		"300.0µs/2.1ms/3.0ms", "| 15x, p<0.001 | ~, p=0.3 ",
 		// the throughput table: 10,000 ops in 10 s, 9,500 of them reads
 		"| Ops/s | Reads/s | Writes/s |", "| 1,000 | 950     | 50       | 1.16", "| healthy |"} {
@@ -144,6 +144,9 @@ func TestMixTitledAsMix(t *testing.T) {
 		}
 		if !strings.Contains(out, "| Ops/s | Reads/s | Writes/s |") {
 			t.Errorf("%s: no mix throughput table:\n%s", name, out)
+		}
+		if strings.Contains(out, "Target MB/s") {
+			t.Errorf("%s: a mix in the Puts' open-loop table:\n%s", name, out)
 		}
 	}
 	if d := newReportData(mixSum); slices.ContainsFunc(d.Tables, func(w webTable) bool { return w.Title == "Random write throughput" && len(w.Rows) > 0 }) ||
