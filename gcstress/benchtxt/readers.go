@@ -47,15 +47,18 @@ func mixedUnit(u Unit) bool {
 // MixSet is the set of a mixed workload's lines: "mix-b".
 func MixSet(mix string) string { return "mix-" + mix }
 
-// readerValues are e's mixed-workload figures (none for a write-only run).
-func readerValues(e *results.Sample) []Value {
+// readerValues are e's mixed-workload figures (none for a write-only run);
+// no in-mark figure when the run's collector hardly ran (fewCycles: its
+// verdict, results.Verdict.FewMixCycles), where it would compare as a
+// measurement.
+func readerValues(e *results.Sample, fewCycles bool) []Value {
 	var vs []Value
 	for _, u := range opUnits {
 		if o, ok := e.Ops[u.op]; ok && o.N > 0 {
 			vs = append(vs, Value{float64(o.ILatP99), u.p99}, Value{float64(o.ILatP999), u.p999})
 		}
 	}
-	if e.ReadInMark != nil && e.ReadInMark.N > 0 {
+	if e.ReadInMark != nil && e.ReadInMark.N > 0 && !fewCycles {
 		vs = append(vs, Value{float64(e.ReadInMark.ILatP99), ReadInMarkP99Ns})
 	}
 	if e.ReadOutsideMark != nil && e.ReadOutsideMark.N > 0 {

@@ -58,7 +58,7 @@ func runLine(r results.Result) (Line, bool) {
 		vs = append(vs, Value{e.ObjectsPerEntry, ObjectsPerEntry})
 	}
 	vs = append(vs, Value{e.PauseP99us * 1e3, PauseP99Ns})
-	vs = append(vs, readerValues(e)...) // readers.go
+	vs = append(vs, readerValues(e, r.Verdict.FewMixCycles())...) // readers.go
 	vs = values(vs...)
 	return Line{Key: KeyOf(r.Scenario), Iters: e.Keys, Values: vs}, len(vs) > 0
 }
