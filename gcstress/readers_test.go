@@ -142,8 +142,9 @@ func mixScenario(t *testing.T, kind string) Scenario {
 // race detector's mark is slow), so the steady engine's in-mark reads are
 // not "the same" as its outside ones there. The assertions rest on what
 // the sleep guarantees and on the difference between the two runs: the
-// sleeper's in-mark p50 and p99 are at least the sleep and its p99 well
-// above its outside p99, and its in-mark median is the steady engine's
+// sleeper's in-mark p50 and p99 are at least the sleep, its reads in mark
+// are significantly slower than the others (the Mann-Whitney test of
+// read_attribution.test), and its in-mark median is the steady engine's
 // plus most of the sleep. Never a fixed bound on a latency that load sets.
 func TestReadsAttributedToMark(t *testing.T) {
 	if testing.Short() {
@@ -175,8 +176,11 @@ func TestReadsAttributedToMark(t *testing.T) {
 	t.Logf("sleeping Get: p50 %v/%v, p99 %v/%v in/outside mark (x%.1f, x%.1f); steady Get: p50 %v/%v, p99 %v/%v (x%.1f, x%.1f)",
 		d(s.in.ILatP50), d(s.out.ILatP50), d(s.in.ILatP99), d(s.out.ILatP99), s.median, s.ratio,
 		d(c.in.ILatP50), d(c.out.ILatP50), d(c.in.ILatP99), d(c.out.ILatP99), c.median, c.ratio)
-	if s.in.ILatP99 < int64(markSleep) || s.ratio < 2 || s.in.ILatP50 < int64(markSleep) {
-		t.Errorf("sleeping Get: in-mark p50 %v, p99 %v vs %v outside: want p50 and p99 at least the sleep (%v), p99 twice outside",
+	// Not "p99 twice outside": on a heavily loaded machine reads queue and
+	// the outside p99 can reach the sleep itself; the significance test
+	// below weighs the difference instead.
+	if s.in.ILatP99 < int64(markSleep) || s.in.ILatP50 < int64(markSleep) {
+		t.Errorf("sleeping Get: in-mark p50 %v, p99 %v vs %v outside: want p50 and p99 at least the sleep (%v)",
 			d(s.in.ILatP50), d(s.in.ILatP99), d(s.out.ILatP99), markSleep)
 	}
 	if gap := s.in.ILatP50 - c.in.ILatP50; gap < int64(markSleep)/2 {
