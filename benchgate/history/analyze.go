@@ -23,6 +23,9 @@ type Analysis struct {
 	// Latest is the newest commit recorded for the series' machine and
 	// mode, by commit time ("" when no point of the group has a time).
 	Latest string
+	// Stability is Assess of the series: its recent noise and verdict
+	// flips, and whether they make it unstable.
+	Stability Stability
 }
 
 // Analyze runs change-point detection over the series (one value per
@@ -52,7 +55,7 @@ func Analyze(series []Series, o changepoint.Options) ([]Analysis, error) {
 	}
 	out := make([]Analysis, len(series))
 	for i, s := range series {
-		out[i] = Analysis{Series: s, Result: res[i]}
+		out[i] = Analysis{Series: s, Result: res[i], Stability: Assess(s)}
 	}
 	markStale(out)
 	return out, nil

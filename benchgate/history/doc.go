@@ -42,6 +42,15 @@
 // Point and orders the points by commit time, then by the order recorded; a
 // commit whose time is unknown sorts before those with one.
 //
+// # Stability
+//
+// Assess judges a series' latest UnstableWindow points: its noise (the
+// robust commit-to-commit scatter of their medians) and its verdict flips
+// (a move up after one down, or down after up). A series past
+// UnstableMaxNoise or UnstableMaxFlips is unstable (Analysis.Stability,
+// Unstable): its regressions are to be reported, not failed on, unless the
+// user asks otherwise (benchgate history -fail-unstable).
+//
 // # Backends
 //
 // Open takes a file path (SQLite, through the pure-Go driver

@@ -41,7 +41,7 @@ recorded (exit 2 when any failed).
 
 const historyUsage = `usage:
   benchgate history -db DB [-window 50] [-p 0.001] [-min-magnitude 1%] [-min-segment 3]
-                    [-format table|md|json] [-html DIR] [-fail-latest 10]
+                    [-format table|md|json] [-html DIR] [-fail-latest 10] [-fail-unstable]
                     [-machine FP] [-mode M] [-bench RE]
 Prints the change points of every series (benchmark x unit x machine x mode) of
 DB (opened read-only: a SQLite path, a postgres:// URL or libpq's key=value form), found by E-divisive means with Welch's t-test (see package
@@ -53,7 +53,10 @@ Exit status: 1 when a regression change point lies within the latest
 -fail-latest commits of its series (default 10: a shift is seen only once
 enough commits after it are measured, under 2% noise 5 to 6 for a 10% step
 and 7 to 10 for a 5% step; 0 never fails), 0 otherwise, 2 on bad usage or an
-unreadable database.
+unreadable database. A series is unstable when, over its latest 10 points, its
+noise exceeds 5% or its verdicts flip 3 times or more (package
+benchgate/history, Assess): its regressions are reported and, without
+-fail-unstable, do not fail.
 `
 
 // Limits of the record and history commands.
@@ -329,6 +332,7 @@ type historyFlags struct {
 	opts                                          changepoint.Options
 	minMag                                        pctFlag
 	failLatest                                    int
+	failUnstable                                  bool
 }
 
 func (h *historyFlags) register(fs *flag.FlagSet) {
@@ -341,6 +345,7 @@ func (h *historyFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&h.format, "format", "table", "output: table, md or json")
 	fs.StringVar(&h.html, "html", "", "also write the trend page to `DIR`/index.html")
 	fs.IntVar(&h.failLatest, "fail-latest", 10, "exit 1 when a regression change point is within the latest `N` commits of its series (0: never)")
+	fs.BoolVar(&h.failUnstable, "fail-unstable", false, "also exit 1 on a regression of an unstable series (by default reported only)")
 	fs.StringVar(&h.machine, "machine", "", "only the series of this machine fingerprint")
 	fs.StringVar(&h.mode, "mode", "", "only the series of this mode (bench, gate)")
 	fs.StringVar(&h.bench, "bench", "", "only the benchmarks matching this `regexp`")
@@ -385,7 +390,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("-html: %w", err)
 		}
 	}
-	return latestRegressions(as, h.failLatest, stderr)
+	return latestRegressions(as, h.failLatest, h.failUnstable, stderr)
 }
 
 // check validates the flags and fills in the options.
@@ -411,19 +416,34 @@ func (h *historyFlags) check(fs *flag.FlagSet) (histreport.Format, error) {
 }
 
 // latestRegressions names each regression within the latest n commits of
-// its series and returns errRegression when there is one.
-func latestRegressions(as []history.Analysis, n int, stderr io.Writer) error {
-	var count int
+// its series and returns errRegression when there is one, leaving out those
+// of unstable series (named as such) unless failUnstable.
+func latestRegressions(as []history.Analysis, n int, failUnstable bool, stderr io.Writer) error {
+	var count, unstable int
 	for i := range as {
-		for _, cp := range as[i].LatestRegressions(n) {
-			count++
-			fmt.Fprintf(stderr, "benchgate: regression: %s %s [%s]: %+.1f%% at %s (index %d of %d, p=%.2g)\n",
-				history.Printable(as[i].Benchmark), history.Printable(as[i].Unit), history.Printable(as[i].Machine), cp.RelChange*100,
-				history.Printable(benchgate.ShortCommit(cp.Commit)), cp.Index, len(as[i].Points), cp.P)
+		a := &as[i]
+		for _, cp := range a.LatestRegressions(n) {
+			what := "regression"
+			if a.Stability.Unstable {
+				unstable++
+				what = "regression in an unstable series"
+				if !failUnstable {
+					what += " (not failed on: -fail-unstable)"
+				}
+			}
+			if !a.Stability.Unstable || failUnstable {
+				count++
+			}
+			fmt.Fprintf(stderr, "benchgate: %s: %s %s [%s]: %+.1f%% at %s (index %d of %d, p=%.2g)\n", what,
+				history.Printable(a.Benchmark), history.Printable(a.Unit), history.Printable(a.Machine), cp.RelChange*100,
+				history.Printable(benchgate.ShortCommit(cp.Commit)), cp.Index, len(a.Points), cp.P)
 		}
 	}
 	if count > 0 {
 		return fmt.Errorf("%w: %d change point(s) within the latest %d commits", errRegression, count, n)
+	}
+	if unstable > 0 {
+		fmt.Fprintf(stderr, "benchgate: %d regression change point(s) within the latest %d commits, all in unstable series: not failed on\n", unstable, n)
 	}
 	return nil
 }

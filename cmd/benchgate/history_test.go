@@ -131,7 +131,7 @@ func checkJSONShape(t *testing.T, out string) {
 	}
 	var found bool
 	for _, s := range v["series"] {
-		if keys := mapKeys(s); !reflect.DeepEqual(keys, []string{"benchmark", "change_points", "last_commit", "latest_commit", "machine", "stale", "unit"}) {
+		if keys := mapKeys(s); !reflect.DeepEqual(keys, []string{"benchmark", "change_points", "flips", "last_commit", "latest_commit", "machine", "noise", "stale", "unit", "unstable"}) {
 			t.Errorf("series keys %v", keys)
 		}
 		for _, cp := range s["change_points"].([]any) {
@@ -332,5 +332,62 @@ func TestHistoryStale(t *testing.T) {
 		if s.Stale != (s.Benchmark == "BenchmarkGone-2") {
 			t.Errorf("%s: stale %v", s.Benchmark, s.Stale)
 		}
+	}
+}
+
+// TestHistoryUnstable: a regression change point in a series whose latest
+// points flip between two levels is reported as in an unstable series and
+// does not fail history, unless -fail-unstable; the JSON and Markdown mark
+// the series unstable.
+func TestHistoryUnstable(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	var files []string
+	for i := range 30 {
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "goos: linux\ngoarch: amd64\ncpu: CPU A\ncommit: c%02d\ncommit-time: %s\n", i, t0.Add(time.Duration(i)*time.Hour).Format(time.RFC3339))
+		level := 1000
+		if i >= 20 {
+			level = 1200 + 60*(i%2) // two levels 5% apart, alternating
+		}
+		for k := range 3 {
+			fmt.Fprintf(&b, "BenchmarkShaky-2  1000  %d ns/op\n", level+k)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("c%02d.txt", i))
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	db := filepath.Join(t.TempDir(), "h.db")
+	if code, out, errOut := cli(t, append([]string{"record", "-db", db}, files...)...); code != 0 {
+		t.Fatalf("record: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut := cli(t, "history", "-db", db, "-format", "json")
+	if code != 0 || !strings.Contains(errOut, "regression in an unstable series (not failed on: -fail-unstable): BenchmarkShaky-2 ns/op") ||
+		!strings.Contains(errOut, "all in unstable series: not failed on") {
+		t.Errorf("history: exit %d, want 0 naming the unstable regression\n%s", code, errOut)
+	}
+	var v struct {
+		Series []struct {
+			Unstable bool    `json:"unstable"`
+			Flips    int     `json:"flips"`
+			Noise    float64 `json:"noise"`
+			CPs      []any   `json:"change_points"`
+		} `json:"series"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Series) != 1 {
+		t.Fatalf("JSON %v: %s", err, out)
+	}
+	if s := v.Series[0]; !s.Unstable || s.Flips < history.UnstableMaxFlips || len(s.CPs) != 1 {
+		t.Errorf("JSON series %+v: want unstable with flips and one change point", s)
+	}
+	code, _, errOut = cli(t, "history", "-db", db, "-fail-unstable")
+	if code != 1 || !strings.Contains(errOut, "regression in an unstable series: BenchmarkShaky-2") {
+		t.Errorf("history -fail-unstable: exit %d, want 1\n%s", code, errOut)
+	}
+	if _, out, _ = cli(t, "history", "-db", db, "-format", "md"); !strings.Contains(out, "**Unstable series**") ||
+		!strings.Contains(out, "| regression | true |") || !strings.Contains(out, "1 unstable.") {
+		t.Errorf("history -format md:\n%s", out)
 	}
 }

@@ -164,7 +164,7 @@ func TestRegressionLineEscaped(t *testing.T) {
 	as := []history.Analysis{{Series: history.Series{SeriesKey: history.SeriesKey{Benchmark: "Bench\x1b[2J", Unit: "ns/op", Machine: "m"}, Points: make([]history.Point, 3)},
 		Result: &changepoint.Result{ChangePoints: []changepoint.ChangePoint{{Index: 2, Commit: "c2", RelChange: 0.1, Direction: changepoint.Regression}}}}}
 	var stderr bytes.Buffer
-	if err := latestRegressions(as, 10, &stderr); err == nil || strings.Contains(stderr.String(), "\x1b") || !strings.Contains(stderr.String(), `Bench\x1b[2J`) {
+	if err := latestRegressions(as, 10, false, &stderr); err == nil || strings.Contains(stderr.String(), "\x1b") || !strings.Contains(stderr.String(), `Bench\x1b[2J`) {
 		t.Errorf("%v, %q", err, stderr.String())
 	}
 }

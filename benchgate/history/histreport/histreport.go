@@ -80,6 +80,13 @@ type JSONSeries struct {
 	Stale        bool   `json:"stale"`
 	LastCommit   string `json:"last_commit"`
 	LatestCommit string `json:"latest_commit,omitempty"`
+	// Unstable: over its latest points the series' noise or verdict flips
+	// exceed history's bounds (history.Assess); Noise is that noise (a
+	// robust coefficient of variation of the medians, 0 when too few
+	// points were judged) and Flips those flips.
+	Unstable bool    `json:"unstable"`
+	Noise    float64 `json:"noise"`
+	Flips    int     `json:"flips"`
 }
 
 // JSONChangePoint is one change point; Index is its position in the series
@@ -114,7 +121,8 @@ func writeJSON(w io.Writer, as []history.Analysis) error {
 	r := JSONReport{Series: []JSONSeries{}}
 	for _, a := range as {
 		s := JSONSeries{Benchmark: a.Benchmark, Unit: a.Unit, Machine: a.Machine, ChangePoints: []JSONChangePoint{},
-			Stale: a.Stale, LastCommit: a.LastCommit(), LatestCommit: a.Latest}
+			Stale: a.Stale, LastCommit: a.LastCommit(), LatestCommit: a.Latest,
+			Unstable: a.Stability.Unstable, Noise: sig(a.Stability.Noise), Flips: a.Stability.Flips}
 		for _, cp := range a.Result.ChangePoints {
 			s.ChangePoints = append(s.ChangePoints, JSONChangePoint{cp.Commit, cp.Index, sig(cp.Before), sig(cp.After),
 				sig(cp.RelChange), sig(cp.P), string(cp.Direction)})
@@ -126,12 +134,15 @@ func writeJSON(w io.Writer, as []history.Analysis) error {
 	return enc.Encode(r)
 }
 
-// counts returns the number of change points, of regressions and of
-// stale series.
-func counts(as []history.Analysis) (cps, regressions, stale int) {
+// counts returns the number of change points, of regressions, of stale
+// series and of unstable series.
+func counts(as []history.Analysis) (cps, regressions, stale, unstable int) {
 	for _, a := range as {
 		if a.Stale {
 			stale++
+		}
+		if a.Stability.Unstable {
+			unstable++
 		}
 		for _, cp := range a.Result.ChangePoints {
 			cps++
@@ -140,8 +151,18 @@ func counts(as []history.Analysis) (cps, regressions, stale int) {
 			}
 		}
 	}
-	return cps, regressions, stale
+	return cps, regressions, stale, unstable
 }
+
+// unstableLine describes an unstable series for the table and Markdown.
+func unstableLine(a history.Analysis) string {
+	st := a.Stability
+	return fmt.Sprintf("noise %s, %d verdict flips over the latest %d points (bounds: noise %s, %d flips)",
+		stat.Percent(st.Noise, 1), st.Flips, st.Points, stat.Percent(history.UnstableMaxNoise, 0), history.UnstableMaxFlips)
+}
+
+// unstableMark is the Markdown's unstable cell: the JSON's bool.
+func unstableMark(a history.Analysis) string { return strconv.FormatBool(a.Stability.Unstable) }
 
 // staleLine describes a stale series for the table and Markdown.
 func staleLine(a history.Analysis) string {
@@ -154,37 +175,46 @@ func writeTable(w io.Writer, as []history.Analysis) error {
 		if len(a.Result.ChangePoints) == 0 {
 			continue
 		}
-		fmt.Fprintf(tw, "%s %s [%s] (mode %s, %d points)\n", history.Printable(a.Benchmark), history.Printable(a.Unit), history.Printable(a.Machine),
-			history.Printable(string(a.Mode)), len(a.Points))
+		mark := ""
+		if a.Stability.Unstable {
+			mark = ", unstable"
+		}
+		fmt.Fprintf(tw, "%s %s [%s] (mode %s, %d points%s)\n", history.Printable(a.Benchmark), history.Printable(a.Unit), history.Printable(a.Machine),
+			history.Printable(string(a.Mode)), len(a.Points), mark)
 		fmt.Fprintln(tw, "  commit\tsince\tindex\tbefore\tafter\tchange\tp\tdirection\t")
 		for _, cp := range a.Result.ChangePoints {
 			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%.2g\t%s\t\n", history.Printable(benchgate.ShortCommit(cp.Commit)), history.Printable(benchgate.ShortCommit(cp.PrevCommit)), cp.Index,
 				num(cp.Before), num(cp.After), stat.SignedPercent(cp.RelChange, 1), cp.P, cp.Direction)
 		}
 	}
-	n, reg, stale := counts(as)
+	n, reg, stale, unstable := counts(as)
 	for _, a := range as {
 		if a.Stale {
 			fmt.Fprintf(tw, "stale: %s %s [%s] (mode %s): %s\n", history.Printable(a.Benchmark), history.Printable(a.Unit),
 				history.Printable(a.Machine), history.Printable(string(a.Mode)), history.Printable(staleLine(a)))
 		}
+		if a.Stability.Unstable {
+			fmt.Fprintf(tw, "unstable: %s %s [%s] (mode %s): %s\n", history.Printable(a.Benchmark), history.Printable(a.Unit),
+				history.Printable(a.Machine), history.Printable(string(a.Mode)), unstableLine(a))
+		}
 	}
-	fmt.Fprintf(tw, "%d series, %d change points (%d regressions), %d stale\n", len(as), n, reg, stale)
+	fmt.Fprintf(tw, "%d series, %d change points (%d regressions), %d stale, %d unstable\n", len(as), n, reg, stale, unstable)
 	return tw.Flush()
 }
 
 func writeMarkdown(w io.Writer, as []history.Analysis) error {
 	var b strings.Builder
-	n, reg, stale := counts(as)
-	fmt.Fprintf(&b, "### Benchmark history\n\n%d series, %d change points (%d regressions), %d stale.\n", len(as), n, reg, stale)
+	n, reg, stale, unstable := counts(as)
+	fmt.Fprintf(&b, "### Benchmark history\n\n%d series, %d change points (%d regressions), %d stale, %d unstable.\n", len(as), n, reg, stale, unstable)
 	if n > 0 {
-		b.WriteString("\n| benchmark | unit | machine | commit | since | index | before | after | change | p | direction |\n")
-		b.WriteString("|---|---|---|---|---|--:|--:|--:|--:|--:|---|\n")
+		b.WriteString("\n| benchmark | unit | machine | commit | since | index | before | after | change | p | direction | unstable |\n")
+		b.WriteString("|---|---|---|---|---|--:|--:|--:|--:|--:|---|---|\n")
 	}
 	for _, a := range as {
 		for _, cp := range a.Result.ChangePoints {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s | %s | %s | %.2g | %s |\n", mdCell(a.Benchmark), mdCell(a.Unit), mdCell(a.Machine),
-				mdCell(benchgate.ShortCommit(cp.Commit)), mdCell(benchgate.ShortCommit(cp.PrevCommit)), cp.Index, num(cp.Before), num(cp.After), stat.SignedPercent(cp.RelChange, 1), cp.P, cp.Direction)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s | %s | %s | %.2g | %s | %s |\n", mdCell(a.Benchmark), mdCell(a.Unit), mdCell(a.Machine),
+				mdCell(benchgate.ShortCommit(cp.Commit)), mdCell(benchgate.ShortCommit(cp.PrevCommit)), cp.Index, num(cp.Before), num(cp.After), stat.SignedPercent(cp.RelChange, 1), cp.P, cp.Direction,
+				unstableMark(a))
 		}
 	}
 	if stale > 0 {
@@ -194,6 +224,17 @@ func writeMarkdown(w io.Writer, as []history.Analysis) error {
 			if a.Stale {
 				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCell(a.Benchmark), mdCell(a.Unit), mdCell(a.Machine),
 					mdCell(benchgate.ShortCommit(a.LastCommit())), mdCell(benchgate.ShortCommit(a.Latest)))
+			}
+		}
+	}
+	if unstable > 0 {
+		fmt.Fprintf(&b, "\n**Unstable series** (over their latest %d points, noise above %s or %d or more verdict flips: their regressions are reported, not failed on):\n\n",
+			history.UnstableWindow, stat.Percent(history.UnstableMaxNoise, 0), history.UnstableMaxFlips)
+		b.WriteString("| benchmark | unit | machine | unstable | noise | flips | points |\n|---|---|---|---|--:|--:|--:|\n")
+		for _, a := range as {
+			if st := a.Stability; st.Unstable {
+				fmt.Fprintf(&b, "| %s | %s | %s | true | %s | %d | %d |\n", mdCell(a.Benchmark), mdCell(a.Unit), mdCell(a.Machine),
+					stat.Percent(st.Noise, 1), st.Flips, st.Points)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package histreport
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -68,5 +69,46 @@ func TestParseFormat(t *testing.T) {
 	}
 	if err := Write(io.Discard, "html", nil); !errors.Is(err, ErrFormat) {
 		t.Errorf("Write(html): %v", err)
+	}
+}
+
+// TestReportUnstable: an unstable series is marked in every format (the
+// JSON's and the Markdown's `unstable`, the table's line), a stable one is
+// not.
+func TestReportUnstable(t *testing.T) {
+	cps := &changepoint.Result{ChangePoints: []changepoint.ChangePoint{{Index: 5, Commit: "c5", PrevCommit: "c4",
+		Before: 100, After: 110, RelChange: 0.1, Direction: changepoint.Regression}}}
+	as := []history.Analysis{
+		{Series: history.Series{SeriesKey: history.SeriesKey{Benchmark: "BenchmarkShaky", Unit: "ns/op", Mode: history.ModeGate}, Points: make([]history.Point, 10)},
+			Result: cps, Stability: history.Stability{Points: 10, Noise: 0.123, Flips: 4, Unstable: true}},
+		{Series: history.Series{SeriesKey: history.SeriesKey{Benchmark: "BenchmarkSteady", Unit: "ns/op", Mode: history.ModeGate}, Points: make([]history.Point, 10)},
+			Result: &changepoint.Result{}, Stability: history.Stability{Points: 10, Noise: 0.01}},
+	}
+	var js, md, table bytes.Buffer
+	for f, w := range map[Format]*bytes.Buffer{JSON: &js, Markdown: &md, Table: &table} {
+		if err := Write(w, f, as); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var r JSONReport
+	if err := json.Unmarshal(js.Bytes(), &r); err != nil || len(r.Series) != 2 {
+		t.Fatalf("JSON: %v\n%s", err, js.String())
+	}
+	if s := r.Series[0]; !s.Unstable || s.Noise != 0.123 || s.Flips != 4 || r.Series[1].Unstable {
+		t.Errorf("JSON series %+v", r.Series)
+	}
+	for _, want := range []string{"0 stale, 1 unstable.", "| regression | true |",
+		"**Unstable series**", "| BenchmarkShaky | ns/op |  | true | 12.3% | 4 | 10 |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if strings.Contains(md.String(), "| BenchmarkSteady | ns/op |  | true") {
+		t.Errorf("Markdown marks the steady series:\n%s", md.String())
+	}
+	for _, want := range []string{"(mode gate, 10 points, unstable)", "unstable: BenchmarkShaky ns/op [] (mode gate): noise 12.3%, 4 verdict flips", "1 unstable\n"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
 	}
 }

@@ -51,6 +51,7 @@ var files embed.FS
 
 var page = template.Must(template.New("page.html.tmpl").Funcs(template.FuncMap{
 	"pct":   func(f float64) string { return stat.SignedPercent(f, 1) },
+	"share": func(f float64) string { return stat.Percent(f, 1) },
 	"num":   formatNum,
 	"short": benchgate.ShortCommit,
 }).ParseFS(files, "page.html.tmpl"))
@@ -66,6 +67,10 @@ const (
 
 type pageData struct {
 	Title                      string
+	// Unstable counts the unstable series; MaxNoise, MaxFlips and Window
+	// are history's bounds, named on the page.
+	Unstable, MaxFlips, Window int
+	MaxNoise                   float64
 	Generated                  string
 	Benchmarks, Units, Machine []string
 	Series                     []chart
@@ -90,6 +95,9 @@ type chart struct {
 	// Stale: no point at Latest, the newest commit of its machine and mode.
 	Stale        bool
 	Last, Latest string
+	// Stability is the series' recent noise and verdict flips; when
+	// Unstable the chart and its change points are marked.
+	Stability history.Stability
 }
 
 type dot struct {
@@ -113,6 +121,7 @@ type tick struct {
 type cpRow struct {
 	Chart                    int
 	Benchmark, Unit, Machine string
+	Unstable                 bool
 	changepoint.ChangePoint
 }
 
@@ -127,14 +136,18 @@ func Write(dir, title string, now time.Time, as []history.Analysis) error {
 	if n > MaxPoints {
 		return fmt.Errorf("%w: %d points, more than the limit of %d", ErrTooLarge, n, MaxPoints)
 	}
-	d := pageData{Title: title, Generated: now.UTC().Format(time.RFC3339), NumPoints: n}
+	d := pageData{Title: title, Generated: now.UTC().Format(time.RFC3339), NumPoints: n,
+		MaxFlips: history.UnstableMaxFlips, Window: history.UnstableWindow, MaxNoise: history.UnstableMaxNoise}
 	for i, a := range as {
+		if a.Stability.Unstable {
+			d.Unstable++
+		}
 		d.Benchmarks = appendNew(d.Benchmarks, a.Benchmark)
 		d.Units = appendNew(d.Units, a.Unit)
 		d.Machine = appendNew(d.Machine, a.Machine)
 		d.Series = append(d.Series, draw(i, a))
 		for _, cp := range a.Result.ChangePoints {
-			d.ChangePoints = append(d.ChangePoints, cpRow{i, a.Benchmark, a.Unit, a.Machine, cp})
+			d.ChangePoints = append(d.ChangePoints, cpRow{i, a.Benchmark, a.Unit, a.Machine, a.Stability.Unstable, cp})
 		}
 	}
 	slices.Sort(d.Benchmarks)
@@ -165,7 +178,7 @@ func draw(id int, a history.Analysis) chart {
 	c := chart{ID: id, Benchmark: a.Benchmark, Unit: a.Unit, Machine: a.Machine, Mode: string(a.Mode),
 		Width: width, Height: height, PlotLeft: padLeft, PlotRight: width - padRight,
 		PlotTop: padTop, PlotBottom: height - padBottom, TickX: padLeft - 6, Drift: a.Result.Drift, DriftKind: string(a.Result.DriftKind),
-		Stale: a.Stale, Last: a.LastCommit(), Latest: a.Latest}
+		Stale: a.Stale, Last: a.LastCommit(), Latest: a.Latest, Stability: a.Stability}
 	lo, hi := yRange(a.Points)
 	y := func(v float64) float64 { return padTop + plotH*(1-(v-lo)/(hi-lo)) }
 	x := func(i int) float64 {

@@ -158,3 +158,33 @@ func TestBrowser(t *testing.T) {
 	}
 	pe.Check(t)
 }
+
+// TestWriteUnstable: an unstable series' chart and change-point row are
+// marked, with its noise and flips; a stable one's are not.
+func TestWriteUnstable(t *testing.T) {
+	as := analyses(t)
+	for i := range as {
+		if as[i].Stability.Unstable {
+			t.Fatalf("%s [%s]: unstable in the fixture: %+v", as[i].Benchmark, as[i].Machine, as[i].Stability)
+		}
+	}
+	as[1].Stability = history.Stability{Points: 10, Noise: 0.087, Flips: 3, Unstable: true}
+	dir := t.TempDir()
+	if err := Write(dir, "h", time.Unix(0, 0), as); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{`<section class="series unstable" id="series-1"`, "unstable: noise 8.7%, 3 verdict flips over the latest 10 points",
+		`<td class="unstable">unstable</td>`, "1 unstable (over the latest 10 points, noise above 5.0% or 3 or more verdict flips)"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if n := strings.Count(html, `class="series unstable"`); n != 1 {
+		t.Errorf("%d unstable charts, want 1", n)
+	}
+}
