@@ -66,7 +66,7 @@ const (
 )
 
 type pageData struct {
-	Title                      string
+	Title string
 	// Unstable counts the unstable series; MaxNoise, MaxFlips and Window
 	// are history's bounds, named on the page.
 	Unstable, MaxFlips, Window int
