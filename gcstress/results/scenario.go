@@ -91,8 +91,8 @@ type Scenario struct {
 	// (closed loop, reported apart), KeyDist and ZipfTheta pick the
 	// records read, updated and scanned, and ReadTrace traces the
 	// measured phase to tie each read to the collector's phases. The
-	// write-only loop preloads too when Preload > 0 (the frontier's
-	// -settle): keys 0..Preload-1 closed loop, for at most Duration, then
+	// write-only loop preloads too when Preload > 0 (a capacity step's
+	// settle): keys 0..Preload-1 closed loop, for at most Duration, then
 	// Keys keys from there.
 	Mix       string  `json:"mix,omitempty"`
 	KeyDist   string  `json:"keydist,omitempty"`
