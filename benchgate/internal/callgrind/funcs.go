@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -95,6 +96,13 @@ type profileParser struct {
 	afterCalls              bool   // the next cost line is a call's cost
 	funcs                   map[string]FuncCost
 	trigger                 string // the desc: Trigger: line's function
+	// inl attributes costs to inlined functions by instruction address
+	// (nil: none); instrCol is the instr position's column (-1: none),
+	// last the positions of the latest cost line, for relative ones.
+	inl      *Inlines
+	instrCol int
+	last     [maxPositions]uint64
+	chain    []string
 }
 
 // ParseProfile reads a callgrind output file (the format callgrind writes,
@@ -104,12 +112,22 @@ type profileParser struct {
 // before any fn= line, or one that is not numbers, is ErrBadFormat. Limits
 // are checked before anything is kept: MaxOutBytes, MaxLineBytes, MaxFuncs,
 // MaxNames.
-func ParseProfile(r io.Reader) (*Profile, error) {
+func ParseProfile(r io.Reader) (*Profile, error) { return ParseProfileInlined(r, nil) }
+
+// ParseProfileInlined is ParseProfile attributing each instruction to the
+// function inlined at its address (inl; nil for none), as pprof names
+// inlined frames: a cost line at an address inside an inlined call counts
+// as the innermost inlined function's own (Self) and in the inclusive
+// counts (Incl) of every function of its inline chain and of the function
+// it was inlined into, whose Self no longer holds it. It needs the
+// instruction positions of callgrind's --dump-instr=yes; an output without
+// them is read as ParseProfile reads it.
+func ParseProfileInlined(r io.Reader, inl *Inlines) (*Profile, error) {
 	sc := bufio.NewScanner(io.LimitReader(r, MaxOutBytes+1))
 	sc.Buffer(make([]byte, 64<<10), MaxLineBytes)
 	total := 0
 	p := &profileParser{npos: 1, irIdx: -1, fns: nameTable{byID: map[int]string{}, total: &total},
-		funcs: map[string]FuncCost{}}
+		funcs: map[string]FuncCost{}, inl: inl, instrCol: -1}
 	read := 0
 	for sc.Scan() {
 		line := sc.Text()
@@ -195,11 +213,13 @@ func (p *profileParser) header(line string) error {
 			}
 		}
 	case "positions":
-		n := len(strings.Fields(val))
+		cols := strings.Fields(val)
+		n := len(cols)
 		if n < 1 || n > maxPositions {
 			return fmt.Errorf("%w: positions line %q", ErrBadFormat, line)
 		}
 		p.npos = n
+		p.instrCol = slices.Index(cols, "instr")
 	case "totals":
 		p.totals = strings.Fields(val)
 	case "summary":
@@ -218,16 +238,26 @@ func (p *profileParser) header(line string) error {
 // cost handles a cost line: positions, then the event counts (trailing
 // zeros left out). After a calls= line it is the call's inclusive cost,
 // added to the caller's Incl; otherwise the current function's own cost.
+// With inline attribution it goes to the inline chain at its address.
 func (p *profileParser) cost(line string) error {
 	afterCalls := p.afterCalls
 	p.afterCalls = false
 	if p.fn == "" {
 		return fmt.Errorf("%w: a cost line before any fn= line", ErrBadFormat)
 	}
+	f := strings.Fields(line)
+	chain := p.chain[:0]
+	if p.inl != nil && p.instrCol >= 0 {
+		addr, err := p.positions(f, !afterCalls)
+		if err != nil {
+			return err
+		}
+		chain = p.inl.Chain(addr, p.chain)
+		p.chain = chain
+	}
 	if p.irIdx < 0 {
 		return nil // no Ir event (yet): nothing to count
 	}
-	f := strings.Fields(line)
 	i := p.npos + p.irIdx
 	if i >= len(f) {
 		return nil // Ir left out: zero
@@ -237,12 +267,77 @@ func (p *profileParser) cost(line string) error {
 		return fmt.Errorf("%w: cost %q: %v", ErrBadFormat, f[i], err)
 	}
 	c := p.funcs[p.fn]
-	if !afterCalls {
+	if !afterCalls && len(chain) == 0 {
 		c.Self += v
 	}
 	c.Incl += v
 	p.funcs[p.fn] = c
+	for k, name := range chain {
+		if name == p.fn || slices.Contains(chain[:k], name) {
+			continue // counted once per function
+		}
+		ic, seen := p.funcs[name]
+		if !seen && len(p.funcs) >= MaxFuncs {
+			return fmt.Errorf("%w: over %d functions", ErrTooLarge, MaxFuncs)
+		}
+		if k == 0 && !afterCalls {
+			ic.Self += v
+		}
+		ic.Incl += v
+		p.funcs[name] = ic
+	}
 	return nil
+}
+
+// positions reads the position columns of a cost line (absolute, "+N" or
+// "-N" from the previous cost line's, or "*" for the same) and returns the
+// instruction address; keep says to keep them for the next line. A call's
+// cost line is relative to the cost line before it and is not kept
+// (callgrind's dump.c writes it so).
+func (p *profileParser) positions(f []string, keep bool) (uint64, error) {
+	if len(f) < p.npos {
+		return 0, fmt.Errorf("%w: a cost line with %d of %d positions", ErrBadFormat, len(f), p.npos)
+	}
+	var pos [maxPositions]uint64
+	for k := range p.npos {
+		v, err := subPosition(f[k], p.last[k])
+		if err != nil {
+			return 0, err
+		}
+		pos[k] = v
+	}
+	if keep {
+		p.last = pos
+	}
+	return pos[p.instrCol], nil
+}
+
+// subPosition reads one position column against the previous value.
+func subPosition(s string, prev uint64) (uint64, error) {
+	if s == "*" {
+		return prev, nil
+	}
+	sign := s[0]
+	if sign == '+' || sign == '-' {
+		s = s[1:]
+	}
+	var v uint64
+	var err error
+	if h, ok := strings.CutPrefix(s, "0x"); ok {
+		v, err = strconv.ParseUint(h, 16, 64)
+	} else {
+		v, err = strconv.ParseUint(s, 10, 64)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%w: position %q", ErrBadFormat, s)
+	}
+	switch sign {
+	case '+':
+		return prev + v, nil
+	case '-':
+		return prev - v, nil
+	}
+	return v, nil
 }
 
 // FuncPerOp is one function's instructions per op over a difference of

@@ -47,6 +47,11 @@ type Runner struct {
 	// MaxOutput bounds what one run may print on its standard output and
 	// error together, in bytes; 0 means DefaultMaxOutput.
 	MaxOutput int64
+	// Inlines, when set, names the functions inlined into others in the
+	// per-function counts (ParseProfileInlined): the runs then dump
+	// instruction addresses (--dump-instr=yes). It must be bin's
+	// (ReadInlines), read only.
+	Inlines *Inlines
 }
 
 // BenchRegexp is the -test.bench pattern that selects exactly the benchmark
@@ -135,7 +140,7 @@ func (r Runner) Profile(ctx context.Context, bin, name string, n int) (*Profile,
 	if err := r.run(ctx, bin, name, n, out); err != nil {
 		return nil, err
 	}
-	return readProfile(out)
+	return readProfile(out, r.Inlines)
 }
 
 // run runs the benchmark once under callgrind, writing its output to out.
@@ -158,6 +163,9 @@ func (r Runner) valgrind(ctx context.Context, bin, what string, n int, opts []st
 		vg = "valgrind"
 	}
 	argv := append([]string{"--tool=callgrind", "--cache-sim=yes", "--vgdb=no"}, opts...)
+	if r.Inlines != nil {
+		argv = append(argv, "--dump-instr=yes") // addresses, to find the inlined calls
+	}
 	argv = append(append(argv, bin, "-test.run=^$"), args...)
 	argv = append(argv, "-test.count=1")
 	runCtx, cancel := context.WithCancel(ctx)

@@ -74,7 +74,7 @@ func (r Runner) MeasureLeaves(ctx context.Context, bin, bench string, leaves []s
 	if got := resultNames(stdout); !slices.Equal(got, want) {
 		return nil, fmt.Errorf("%w: the run printed %q, want %q", ErrNoSplit, got, want)
 	}
-	parts, err := readParts(dir)
+	parts, err := readParts(dir, r.Inlines)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (r Runner) MeasureLeaves(ctx context.Context, bin, bench string, leaves []s
 // readParts reads the numbered dump files out.1, out.2, ... of dir in
 // order, each bounded as ParseProfile bounds it; the file of the program's
 // end (out, unnumbered) is not needed.
-func readParts(dir string) ([]*Profile, error) {
+func readParts(dir string, inl *Inlines) ([]*Profile, error) {
 	d, err := os.Open(dir)
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func readParts(dir string) ([]*Profile, error) {
 	slices.Sort(nums)
 	parts := make([]*Profile, 0, len(nums))
 	for _, k := range nums {
-		p, err := readProfile(filepath.Join(dir, "out."+strconv.Itoa(k)))
+		p, err := readProfile(filepath.Join(dir, "out."+strconv.Itoa(k)), inl)
 		if err != nil {
 			return nil, err
 		}
@@ -117,15 +117,15 @@ func readParts(dir string) ([]*Profile, error) {
 	return parts, nil
 }
 
-// readProfile reads one callgrind output file (ParseProfile); an error
-// names the file.
-func readProfile(path string) (*Profile, error) {
+// readProfile reads one callgrind output file (ParseProfileInlined with
+// inl); an error names the file.
+func readProfile(path string, inl *Inlines) (*Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	p, err := ParseProfile(f)
+	p, err := ParseProfileInlined(f, inl)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
 	}

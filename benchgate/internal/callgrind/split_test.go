@@ -135,7 +135,7 @@ func TestReadPartsLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	parts, err := readParts(dir)
+	parts, err := readParts(dir, nil)
 	if err != nil || len(parts) != 3 || parts[0].Counts[evIr] != 1 || parts[2].Counts[evIr] != 10 {
 		t.Fatalf("parts %v, err %v: want out.1, out.2, out.10 in order", parts, err)
 	}
@@ -144,7 +144,7 @@ func TestReadPartsLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := readParts(dir); !errors.Is(err, ErrTooLarge) {
+	if _, err := readParts(dir, nil); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("%d files: err = %v, want ErrTooLarge", MaxParts+3, err)
 	}
 }
