@@ -9,7 +9,7 @@
 //   - b.SetBytes counts key plus value bytes only.
 //   - GC cost is measured with gcmetrics/gcbench: gcbench.Start after
 //     setup and before b.ResetTimer, Measurement.Stop after b.StopTimer.
-//     Stop reports gc-cpu-%, assist-cpu-%, gc-pause-p99-ns and
+//     Stop reports gc-cpu-%, assist-cpu-%, gc-pause-p99-nsec and
 //     gc-cycles/op over the timed loop, on gcmetrics' definitions (the GC
 //     share leaves out idle-priority marking), the same figures a gcstress
 //     window or explain shows. A case too short to complete a GC cycle

@@ -26,7 +26,7 @@ const (
 // DirectionOf returns the direction of unit: the `better=` metadata when
 // present (`better=none` declares a unit reported but never gated), else the
 // built-in default: sec/op, ns/op, B/op, allocs/op and any
-// unit ending in "-ns", "-%" or "/op" are lower-is-better; B/s, MB/s and ops/s
+// unit ending in "-ns", "-nsec", "-%" or "/op" are lower-is-better; B/s, MB/s and ops/s
 // are higher-is-better; anything else is DirUnknown.
 func DirectionOf(unit string, meta benchfmt.UnitMetadataMap) Direction {
 	if m := meta.Get(unit, "better"); m != nil {
@@ -38,7 +38,7 @@ func DirectionOf(unit string, meta benchfmt.UnitMetadataMap) Direction {
 	case "B/s", "MB/s", "ops/s":
 		return HigherIsBetter
 	}
-	for _, suf := range []string{"-ns", "-%", "/op"} {
+	for _, suf := range []string{"-ns", "-nsec", "-%", "/op"} {
 		if strings.HasSuffix(unit, suf) {
 			return LowerIsBetter
 		}

@@ -15,18 +15,18 @@
 // the timer when it returns false.)
 //
 // Stop reports, through b.ReportMetric, the figures [Metrics] names and
-// cpu-ns/op:
+// cpu-nsec/op:
 //
 //   - Per op, in absolute units, for comparing benchmarks and commits:
-//     gc-ns/op (GC CPU time per op: all of /cpu/classes/gc/total,
+//     gc-nsec/op (GC CPU time per op: all of /cpu/classes/gc/total,
 //     idle-priority marking included, since the work is the same whichever
-//     worker does it), assist-ns/op (mark assists charged to the benchmark's own
+//     worker does it), assist-nsec/op (mark assists charged to the benchmark's own
 //     goroutines, /cpu/classes/gc/mark/assist), gc-cycles/Mop (completed GC
-//     cycles per million ops) and, on Unix, cpu-ns/op (the process's user
+//     cycles per million ops) and, on Unix, cpu-nsec/op (the process's user
 //     plus system CPU time per op, every thread, from getrusage).
 //   - Shares, as gcstress and explain print them: gc-cpu-% and assist-cpu-%
 //     of the CPU the process used (gcmetrics' definitions: gc-cpu-% leaves
-//     idle-priority marking out), gc-pause-p99-ns and gc-cycles/op. A share
+//     idle-priority marking out), gc-pause-p99-nsec and gc-cycles/op. A share
 //     answers "how much of this benchmark's CPU is GC", not "which costs the
 //     collector more": a pointer-free benchmark can show a higher assist share
 //     than a pointer-heavy one while costing the collector a fortieth per op.
@@ -34,11 +34,14 @@
 //
 // gc-cycles/op is kept beside gc-cycles/Mop so comparisons with results
 // from earlier versions still find it (a gate refuses a head that lacks a
-// unit its base has); it is deprecated and will go. benchstat prints the
-// -ns/op units as -sec/op with time prefixes, as it prints sec/op
-// (gc-sec/op 12.5µ is 12.5 µs of GC CPU per op). [UnitLines] gives the
-// benchfmt "Unit" lines that tell benchstat and benchgate each figure's
-// direction; scripts/units.txt carries them.
+// unit its base has); it is deprecated and will go. The time units are
+// in nanoseconds and named -nsec, not -ns: benchstat rescales a unit holding
+// the token "ns" to seconds but leaves a value of 0 under the unit as
+// written, so a benchmark whose GC figures were all zero got tables of its
+// own (assist-ns/op beside assist-sec/op); an -nsec unit is never rescaled
+// and every benchmark's figures share one table. [UnitLines] gives the benchfmt "Unit" lines that
+// tell benchstat and benchgate each figure's direction; scripts/units.txt
+// carries them.
 //
 // Invariants and limits:
 //
@@ -65,8 +68,8 @@
 //     call of the benchmark function, in wall time only.
 //   - The runtime's CPU classes are its own estimates from the time its
 //     workers held a P, not the OS's CPU time: where other processes take
-//     cores, a worker waiting for one still counts, so gc-ns/op (idle
-//     marking most) can exceed cpu-ns/op, which is the OS's figure. Compare
+//     cores, a worker waiting for one still counts, so gc-nsec/op (idle
+//     marking most) can exceed cpu-nsec/op, which is the OS's figure. Compare
 //     benchmarks measured on one machine at one load.
 //   - The figures cover the whole process between Start and Stop, other
 //     goroutines included (b.RunParallel workers are wanted; a leftover
@@ -213,21 +216,21 @@ type Metric struct {
 
 // Units Stop reports.
 const (
-	UnitGCCPU    = "gc-cpu-%"        // gcmetrics.CPU.GCCPUPercent
-	UnitAssist   = "assist-cpu-%"    // gcmetrics.CPU.AssistPercent
-	UnitPauseP99 = "gc-pause-p99-ns" // gcmetrics.Delta.PauseP99, in ns
+	UnitGCCPU    = "gc-cpu-%"          // gcmetrics.CPU.GCCPUPercent
+	UnitAssist   = "assist-cpu-%"      // gcmetrics.CPU.AssistPercent
+	UnitPauseP99 = "gc-pause-p99-nsec" // gcmetrics.Delta.PauseP99, in ns
 	// UnitCycles is completed GC cycles over n. Deprecated: kept for
 	// comparisons with earlier results; read UnitCyclesPerMop.
 	UnitCycles       = "gc-cycles/op"
-	UnitGCPerOp      = "gc-ns/op"      // GC CPU (idle marking included) per op, ns
-	UnitAssistPerOp  = "assist-ns/op"  // mark-assist CPU per op, ns
-	UnitCyclesPerMop = "gc-cycles/Mop" // completed GC cycles per million ops
-	UnitCPUPerOp     = "cpu-ns/op"     // process user+system CPU per op, ns (Unix only)
+	UnitGCPerOp      = "gc-nsec/op"     // GC CPU (idle marking included) per op, ns
+	UnitAssistPerOp  = "assist-nsec/op" // mark-assist CPU per op, ns
+	UnitCyclesPerMop = "gc-cycles/Mop"  // completed GC cycles per million ops
+	UnitCPUPerOp     = "cpu-nsec/op"    // process user+system CPU per op, ns (Unix only)
 )
 
 // Metrics returns the figures for an interval d of n operations, in the
 // order Stop reports them: the shares and pause, then (when n is positive)
-// gc-cycles/op, gc-ns/op, assist-ns/op and gc-cycles/Mop. cpu-ns/op comes
+// gc-cycles/op, gc-nsec/op, assist-nsec/op and gc-cycles/Mop. cpu-nsec/op comes
 // from the OS, not from d, and is Stop's alone.
 func Metrics(d gcmetrics.Delta, n int) []Metric {
 	ms := []Metric{
@@ -368,7 +371,7 @@ func FewCyclesWarning(r CycleRun) string {
 			want, sizeText(r.HeadroomBytes), perOp)
 	}
 	return fmt.Sprintf("gcbench: warning: %d GC cycle(s) completed in the timed region (b.N=%d, %s allocated): "+
-		"the per-op GC figures (gc-ns/op, assist-ns/op, gc-cycles/Mop, the shares) need at least %d, "+
+		"the per-op GC figures (gc-nsec/op, assist-nsec/op, gc-cycles/Mop, the shares) need at least %d, "+
 		"since Stop's correction for its own forced cycle is about one cycle's cost; run %s, "+
 		"or lower GOGC (GOGC=25 go test ..., or debug.SetGCPercent in the benchmark's setup) so that cycles come more often",
 		r.Cycles, r.N, sizeText(r.AllocBytes), MinCycles, more)

@@ -64,7 +64,7 @@ func TestPointerHeavyLoopShowsGC(t *testing.T) {
 		t.Fatalf("no %s reported: %v", gcbench.UnitAssist, r.Extra)
 	}
 	if p := r.Extra[gcbench.UnitPauseP99]; p <= 0 {
-		t.Fatalf("gc-pause-p99-ns = %v with cycles completed", p)
+		t.Fatalf("%s = %v with cycles completed", gcbench.UnitPauseP99, p)
 	}
 }
 

@@ -6,9 +6,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
+	"golang.org/x/perf/benchunit"
+
+	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/gcmetrics/gcbench"
 )
 
@@ -85,7 +89,7 @@ func pointerFree(b *testing.B) {
 }
 
 // TestPerOpUnitsRankPointerHeavy: per op, the pointer-heavy benchmark costs
-// the collector many times what the pointer-free one does in gc-ns/op (23x
+// the collector many times what the pointer-free one does in gc-nsec/op (23x
 // to 87x under -race beside the whole test suite on this project's 2-core
 // machine; the test asks for 10x). The live heap is large (1M objects) and
 // the run long (8M ops) so that the marking, which grows with what is live,
@@ -133,9 +137,9 @@ func TestPerOpUnitsRankPointerHeavy(t *testing.T) {
 
 // TestBenchstatPrintsPerOpUnits runs `go tool benchstat` on benchfmt text
 // holding the per-op units at the sizes the two benchmarks above report:
-// gc-cycles/Mop prints as a plain number; the -ns/op units come out as
-// -sec/op with time prefixes, like sec/op; gc-cycles/op, the deprecated
-// unit, is the one with a tiny SI prefix.
+// every unit keeps its name (none is rescaled to -sec), gc-cycles/Mop prints
+// as a plain number; gc-cycles/op, the deprecated unit, is the one with a
+// tiny SI prefix.
 func TestBenchstatPrintsPerOpUnits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go tool benchstat")
@@ -143,37 +147,90 @@ func TestBenchstatPrintsPerOpUnits(t *testing.T) {
 	var sb strings.Builder
 	sb.WriteString(gcbench.UnitLines())
 	for i := range 6 {
-		fmt.Fprintf(&sb, "BenchmarkHeavy 2000000 %d ns/op %d gc-ns/op %d assist-ns/op %d cpu-ns/op %.1f gc-cycles/Mop %g gc-cycles/op\n",
-			60+i, 18+i, 4+i, 80+i, 8.0+0.1*float64(i), 8e-6)
-		fmt.Fprintf(&sb, "BenchmarkFree 2000000 %d ns/op 0.%d gc-ns/op 0.0%d assist-ns/op %d cpu-ns/op %.1f gc-cycles/Mop %g gc-cycles/op\n",
-			30+i, 3+i, 1+i, 35+i, 9.0+0.1*float64(i), 9e-6)
+		fmt.Fprintf(&sb, "BenchmarkHeavy 2000000 %d ns/op %d %s %d %s %d %s %.1f gc-cycles/Mop %g gc-cycles/op\n",
+			60+i, 18+i, gcbench.UnitGCPerOp, 4+i, gcbench.UnitAssistPerOp, 80+i, gcbench.UnitCPUPerOp, 8.0+0.1*float64(i), 8e-6)
+		fmt.Fprintf(&sb, "BenchmarkFree 2000000 %d ns/op 0.%d %s 0.0%d %s %d %s %.1f gc-cycles/Mop %g gc-cycles/op\n",
+			30+i, 3+i, gcbench.UnitGCPerOp, 1+i, gcbench.UnitAssistPerOp, 35+i, gcbench.UnitCPUPerOp, 9.0+0.1*float64(i), 9e-6)
 	}
-	in := filepath.Join(t.TempDir(), "gcbench.txt")
-	if err := os.WriteFile(in, []byte(sb.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("go", "tool", "benchstat", in).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go tool benchstat: %v\n%s", err, out)
-	}
-	tables := tablesByUnit(string(out))
+	tables := benchstatTables(t, sb.String())
 	mop, ok := tables[gcbench.UnitCyclesPerMop]
 	if !ok {
-		t.Fatalf("no %s table in:\n%s", gcbench.UnitCyclesPerMop, out)
+		t.Fatalf("no %s table in %v", gcbench.UnitCyclesPerMop, tables)
 	}
 	for _, l := range mop {
 		if f := strings.Fields(l); len(f) < 2 || strings.ContainsAny(f[1], "µmnk") {
 			t.Errorf("%s row with an SI prefix: %q", gcbench.UnitCyclesPerMop, l)
 		}
 	}
-	for _, u := range []string{"gc-sec/op", "assist-sec/op", "cpu-sec/op"} {
+	for _, u := range []string{gcbench.UnitGCPerOp, gcbench.UnitAssistPerOp, gcbench.UnitCPUPerOp} {
 		if _, ok := tables[u]; !ok {
-			t.Errorf("no %s table (benchstat's name for %s) in:\n%s", u, strings.Replace(u, "sec", "ns", 1), out)
+			t.Errorf("no %s table in %v", u, tables)
 		}
 	}
 	if old := strings.Join(tables[gcbench.UnitCycles], "\n"); !strings.Contains(old, "µ") {
 		t.Errorf("%s rows without the µ this unit is deprecated for:\n%s", gcbench.UnitCycles, old)
 	}
+}
+
+// TestBenchstatOneTablePerUnit: a benchmark whose GC figures are all zero
+// (no cycle ran) shares each unit's table with one whose figures are not.
+// With -ns units benchstat rescaled the non-zero values to -sec and kept
+// the zeros as written, splitting assist-ns/op from assist-sec/op.
+func TestBenchstatOneTablePerUnit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go tool benchstat")
+	}
+	var sb strings.Builder
+	sb.WriteString(gcbench.UnitLines())
+	for i := range 6 {
+		fmt.Fprintf(&sb, "BenchmarkGC 1000 %d ns/op %d %s %d %s %d %s\n", 500+i,
+			120+i, gcbench.UnitGCPerOp, 30+i, gcbench.UnitAssistPerOp, 15000+i, gcbench.UnitPauseP99)
+		fmt.Fprintf(&sb, "BenchmarkNoGC 1000 %d ns/op 0 %s 0 %s 0 %s\n", 500+i,
+			gcbench.UnitGCPerOp, gcbench.UnitAssistPerOp, gcbench.UnitPauseP99)
+	}
+	tables := benchstatTables(t, sb.String())
+	for _, u := range []string{gcbench.UnitGCPerOp, gcbench.UnitAssistPerOp, gcbench.UnitPauseP99} {
+		var names []string
+		for _, row := range tables[u] {
+			names = append(names, strings.Fields(row)[0])
+		}
+		if !slices.Contains(names, "GC") || !slices.Contains(names, "NoGC") {
+			t.Errorf("%s table rows %q, want both benchmarks in it", u, tables[u])
+		}
+	}
+	for u := range tables {
+		if strings.Contains(u, "-sec") {
+			t.Errorf("a rescaled table %s beside the others: %v", u, tables)
+		}
+	}
+}
+
+// TestUnitsNotRescaled: benchstat's reader (benchunit.Tidy) leaves every
+// unit Stop reports as it is, whatever its value: a unit it rescaled would
+// split a value of 0 (kept as written) from the others.
+func TestUnitsNotRescaled(t *testing.T) {
+	for _, u := range gcbench.AllUnits() {
+		for _, v := range []float64{0, 1, 1234.5} {
+			if got, gu := benchunit.Tidy(v, u); gu != u || got != v {
+				t.Errorf("benchunit.Tidy(%g, %q) = %g %q, want it unchanged", v, u, got, gu)
+			}
+		}
+	}
+}
+
+// benchstatTables runs `go tool benchstat` on text and returns its tables.
+func benchstatTables(t *testing.T, text string) map[string][]string {
+	t.Helper()
+	in := filepath.Join(t.TempDir(), "gcbench.txt")
+	if err := os.WriteFile(in, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("go", "tool", "benchstat", in).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool benchstat: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+	return tablesByUnit(string(out))
 }
 
 // tablesByUnit splits benchstat's text output into its tables' benchmark
@@ -193,4 +250,15 @@ func tablesByUnit(out string) map[string][]string {
 		}
 	}
 	return tables
+}
+
+// TestUnitsLowerByDefault: benchgate reads the nanosecond units as
+// lower-is-better even without the Unit lines (a user's own result file),
+// as it read them when they were named -ns.
+func TestUnitsLowerByDefault(t *testing.T) {
+	for _, u := range []string{gcbench.UnitPauseP99, gcbench.UnitGCPerOp, gcbench.UnitAssistPerOp, gcbench.UnitCPUPerOp} {
+		if d := benchgate.DirectionOf(u, nil); d != benchgate.LowerIsBetter {
+			t.Errorf("benchgate.DirectionOf(%q) = %v, want lower is better", u, d)
+		}
+	}
 }
