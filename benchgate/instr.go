@@ -224,6 +224,7 @@ func (s *side) listLeaves(ctx context.Context, cfg RunConfig) error {
 type instrTask struct {
 	s     *side
 	b     *binary
+	inl   *callgrind.Inlines // b's inlined calls, for the per-function counts; nil for none
 	n     int // the op count measured (the difference of two calls or runs)
 	res   map[string]callgrind.PerOp
 	funcs map[string]map[string]callgrind.FuncPerOp
@@ -246,6 +247,7 @@ func runInstrRounds(ctx context.Context, cfg RunConfig, res *RunResult, tmp stri
 	if err := checkLeaves(cfg, res, order, base, head); err != nil {
 		return err
 	}
+	inl := readInlines(cfg, base, head)
 	for round := 1; round <= cfg.Count; round++ {
 		start := time.Now()
 		sides := []*side{base, head}
@@ -256,7 +258,7 @@ func runInstrRounds(ctx context.Context, cfg RunConfig, res *RunResult, tmp stri
 		for _, k := range order {
 			for _, s := range sides {
 				if b := s.bins[k]; b != nil && len(b.leaves) > 0 {
-					tasks = append(tasks, &instrTask{s: s, b: b})
+					tasks = append(tasks, &instrTask{s: s, b: b, inl: inl[b]})
 				}
 			}
 		}
@@ -282,6 +284,33 @@ func runInstrRounds(ctx context.Context, cfg RunConfig, res *RunResult, tmp stri
 			round, cfg.Count, time.Since(start).Round(time.Millisecond), runs, cfg.instrJobs())
 	}
 	return nil
+}
+
+// readInlines reads the inlined calls of every binary with leaves, when
+// the per-function comparison will be made (cfg.ProfileSelect), so that it
+// names a function inlined into another as the developer wrote it; a binary
+// without them (no DWARF) is named in the log and compared by the functions
+// callgrind sees.
+func readInlines(cfg RunConfig, sides ...*side) map[*binary]*callgrind.Inlines {
+	out := map[*binary]*callgrind.Inlines{}
+	if cfg.ProfileSelect == nil {
+		return out
+	}
+	for _, s := range sides {
+		for _, k := range s.order {
+			b := s.bins[k]
+			if b == nil || len(b.leaves) == 0 {
+				continue
+			}
+			inl, err := callgrind.ReadInlines(b.path)
+			if err != nil {
+				fmt.Fprintf(cfg.Log, "benchgate: %s %s: functions inlined into others are counted in them (%v)\n", s.name, b.importPath, err)
+				continue
+			}
+			out[b] = inl
+		}
+	}
+	return out
 }
 
 // checkLeaves notes a head binary whose pattern matched no benchmark and
@@ -349,7 +378,7 @@ func measureAll(ctx context.Context, cfg RunConfig, tmp string, tasks []*instrTa
 // that did not split once is measured leaf by leaf from then on.
 func (t *instrTask) measure(ctx context.Context, cfg RunConfig, tmp string) error {
 	r := callgrind.Runner{Valgrind: cfg.Valgrind, Dir: t.b.dir, TmpDir: tmp,
-		Env: childEnv(ctx, t.s.binEnv(t.b)...), MaxOutput: cfg.MaxOutput}
+		Env: childEnv(ctx, t.s.binEnv(t.b)...), MaxOutput: cfg.MaxOutput, Inlines: t.inl}
 	t.n = instrOps(t.b.benchtime, cfg.Benchtime)
 	t.res = make(map[string]callgrind.PerOp, len(t.b.leaves))
 	t.funcs = make(map[string]map[string]callgrind.FuncPerOp, len(t.b.leaves))

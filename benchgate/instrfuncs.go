@@ -3,6 +3,7 @@ package benchgate
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/writegc/writegc/benchgate/internal/callgrind"
@@ -19,16 +20,25 @@ const SampleInstructions = "instructions"
 // needs to be listed.
 const minInstrGrowth = 1
 
+// noiseSDs is how many standard deviations of its rounds a function's mean
+// per-op count must exceed to be told from noise: below, it reads 0.
+const noiseSDs = 2
+
 // instrFuncs sums, per side and leaf, each function's instructions per op
-// over the rounds, for the per-function comparison of regressed benchmarks.
-// It is used by one goroutine (runInstrRounds, between rounds).
+// (and their squares) over the rounds, for the per-function comparison of
+// regressed benchmarks. It is used by one goroutine (runInstrRounds,
+// between rounds).
 type instrFuncs struct {
-	sums   map[string]map[string]callgrind.FuncPerOp // by side name + "\x00" + leaf
+	sums   map[string]map[string]funcSums // by side name + "\x00" + leaf
 	rounds map[string]int
 }
 
+// funcSums are one function's sums over rounds: of its per-op counts and
+// of their squares.
+type funcSums struct{ self, incl, selfSq, inclSq float64 }
+
 func newInstrFuncs() *instrFuncs {
-	return &instrFuncs{sums: map[string]map[string]callgrind.FuncPerOp{}, rounds: map[string]int{}}
+	return &instrFuncs{sums: map[string]map[string]funcSums{}, rounds: map[string]int{}}
 }
 
 // add records one measurement of a side's leaf.
@@ -39,20 +49,25 @@ func (f *instrFuncs) add(side, leaf string, funcs map[string]callgrind.FuncPerOp
 	k := side + "\x00" + leaf
 	s := f.sums[k]
 	if s == nil {
-		s = make(map[string]callgrind.FuncPerOp, len(funcs))
+		s = make(map[string]funcSums, len(funcs))
 		f.sums[k] = s
 	}
 	for name, v := range funcs {
 		c := s[name]
-		c.Self += v.Self
-		c.Incl += v.Incl
+		c.self += v.Self
+		c.incl += v.Incl
+		c.selfSq += v.Self * v.Self
+		c.inclSq += v.Incl * v.Incl
 		s[name] = c
 	}
 	f.rounds[k]++
 }
 
 // mean is a side's leaf's per-function instructions per op, averaged over
-// its rounds; nil when it has none.
+// its rounds (a round without a function counts 0 for it); nil when it has
+// none. A count per op is never negative and never noise: a mean below 0
+// (a fixed cost that differed between the two calls) or within noiseSDs
+// standard deviations of its rounds reads 0.
 func (f *instrFuncs) mean(side, leaf string) map[string]callgrind.FuncPerOp {
 	k := side + "\x00" + leaf
 	n := f.rounds[k]
@@ -61,9 +76,23 @@ func (f *instrFuncs) mean(side, leaf string) map[string]callgrind.FuncPerOp {
 	}
 	out := make(map[string]callgrind.FuncPerOp, len(f.sums[k]))
 	for name, c := range f.sums[k] {
-		out[name] = callgrind.FuncPerOp{Self: c.Self / float64(n), Incl: c.Incl / float64(n)}
+		out[name] = callgrind.FuncPerOp{Self: resolved(c.self, c.selfSq, n), Incl: resolved(c.incl, c.inclSq, n)}
 	}
 	return out
+}
+
+// resolved is the mean of n rounds from their sum and sum of squares, or 0
+// when it is negative or within noiseSDs of their standard deviation.
+func resolved(sum, sumSq float64, n int) float64 {
+	m := sum / float64(n)
+	sd := 0.0
+	if n > 1 {
+		sd = math.Sqrt(max(0, (sumSq-float64(n)*m*m)/float64(n-1)))
+	}
+	if m <= 0 || m <= noiseSDs*sd {
+		return 0
+	}
+	return m
 }
 
 // diffs compares base and head per function for each benchmark of names

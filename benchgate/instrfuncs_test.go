@@ -156,3 +156,122 @@ func TestRunInstructionsNamesFunction(t *testing.T) {
 	}
 	t.Logf("%s", text.String())
 }
+
+// TestInstrFuncsNeverNegative: a function whose per-op count fell (a fixed
+// cost that differed between the two calls) or scatters around zero reads
+// 0, never a negative count; a steady small count is kept.
+func TestInstrFuncsNeverNegative(t *testing.T) {
+	f := newInstrFuncs()
+	for _, gc := range []float64{0, 0, 30, 0, 0} { // a GC cycle in one round of five
+		f.add("head", "BenchmarkX", map[string]callgrind.FuncPerOp{
+			"runtime.ReadMemStats.func1": fpo(-0.004, -3.85),
+			"runtime.gcBgMarkWorker":     fpo(gc, gc),
+			"x.steady":                   fpo(5, 12),
+		})
+	}
+	m := f.mean("head", "BenchmarkX")
+	for name, want := range map[string]callgrind.FuncPerOp{
+		"runtime.ReadMemStats.func1": fpo(0, 0),
+		"runtime.gcBgMarkWorker":     fpo(0, 0),
+		"x.steady":                   fpo(5, 12),
+	} {
+		if got := m[name]; got != want {
+			t.Errorf("%s: %+v, want %+v", name, got, want)
+		}
+	}
+	for _, r := range []struct {
+		sum, sumSq float64
+		n          int
+		want       float64
+	}{{-1, 1, 1, 0}, {3, 9, 1, 3}, {10, 50, 2, 5}, {10, 100, 2, 0}} {
+		if got := resolved(r.sum, r.sumSq, r.n); got != r.want {
+			t.Errorf("resolved(%g, %g, %d) = %g, want %g", r.sum, r.sumSq, r.n, got, r.want)
+		}
+	}
+}
+
+// writeChecksumModule writes a module whose BenchmarkChecksum calls
+// Checksum, which the compiler inlines into it; slower adds work to each
+// byte (about a fifth more instructions), as a developer's change would.
+func writeChecksumModule(t *testing.T, dir string, slower bool) {
+	t.Helper()
+	step := "s = s*31 + uint32(c)"
+	if slower {
+		step = "s = (s*31 + uint32(c)) ^ (s >> 7)"
+	}
+	src := fmt.Sprintf(`package checksum
+
+// Checksum is small enough to be inlined into its callers.
+func Checksum(b []byte) uint32 {
+	var s uint32
+	for _, c := range b {
+		%s
+	}
+	return s
+}
+`, step)
+	test := `package checksum
+
+import "testing"
+
+var sink uint32
+
+func BenchmarkChecksum(b *testing.B) {
+	data := make([]byte, 1024)
+	b.ResetTimer()
+	for range b.N {
+		sink += Checksum(data)
+	}
+}
+`
+	for name, body := range map[string]string{"go.mod": "module example.com/checksum\n\ngo 1.26\n", "checksum.go": src, "checksum_test.go": test} {
+		if err := os.WriteFile(dir+"/"+name, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestRunInstructionsNamesInlined runs instruction mode under real valgrind
+// on a head whose Checksum, inlined into BenchmarkChecksum, got slower: the
+// report names example.com/checksum.Checksum (the function the developer
+// wrote, from the binary's inline information), not the benchmark it was
+// inlined into, and prints no negative per-op count.
+func TestRunInstructionsNamesInlined(t *testing.T) {
+	needRealValgrind(t)
+	dir := gitModuleDir(t)
+	commitBaseHead(t, dir, func() { writeChecksumModule(t, dir, false) }, func() { writeChecksumModule(t, dir, true) })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cfg := RunConfig{Dir: dir, Base: "HEAD~1", Head: "HEAD", Count: DefaultInstructionCount, Benchtime: "500x",
+		Measure: MeasureInstructions, Jobs: 2, OutDir: t.TempDir(),
+		ProfileSelect: func(base, head *Set) []string { return []string{"BenchmarkChecksum"} }}
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.FuncDiffs) != 1 || len(res.FuncDiffs[0].Funcs) == 0 {
+		t.Fatalf("func diffs %+v: want BenchmarkChecksum's", res.FuncDiffs)
+	}
+	d := res.FuncDiffs[0]
+	if d.Funcs[0].Func != "example.com/checksum.Checksum" {
+		t.Errorf("first function %q, want example.com/checksum.Checksum: %+v", d.Funcs[0].Func, d.Funcs)
+	}
+	for _, f := range d.Funcs {
+		if f.BaseFlat < 0 || f.HeadFlat < 0 || f.BaseCum < 0 || f.HeadCum < 0 {
+			t.Errorf("a negative per-op count: %+v", f)
+		}
+	}
+	rep, err := Compare(res.Base, res.Head, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Profiles = res.FuncDiffs
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "example.com/checksum.Checksum") {
+		t.Errorf("report does not name Checksum:\n%s", text.String())
+	}
+	t.Logf("%s", text.String())
+}
