@@ -225,7 +225,7 @@ type instrTask struct {
 	s     *side
 	b     *binary
 	inl   *callgrind.Inlines // b's inlined calls, for the per-function counts; nil for none
-	n     int // the op count measured (the difference of two calls or runs)
+	n     int                // the op count measured (the difference of two calls or runs)
 	res   map[string]callgrind.PerOp
 	funcs map[string]map[string]callgrind.FuncPerOp
 	runs  int    // callgrind processes it ran
