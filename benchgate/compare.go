@@ -31,6 +31,9 @@ type Options struct {
 	// Alpha is the significance level of the U test, in (0, 1); 0 means
 	// DefaultAlpha.
 	Alpha float64
+	// Power is the probability of detection a row's minimum detectable
+	// effect (Row.MDE) is computed for, in (0, 1); 0 means DefaultPower.
+	Power float64
 	// Threshold is the relative change of the median, as a fraction (0.10 is
 	// 10%), that a significant change must exceed to regress, at most
 	// MaxThreshold; 0 means DefaultThreshold, a negative value means no
@@ -59,6 +62,9 @@ type Options struct {
 func (o Options) Validate() error {
 	if o.Alpha != 0 && !(o.Alpha > 0 && o.Alpha < 1) {
 		return fmt.Errorf("%w: Alpha %g: want a value in (0, 1), or 0 for %g", ErrBadOption, o.Alpha, DefaultAlpha)
+	}
+	if o.Power != 0 && !(o.Power > 0 && o.Power < 1) {
+		return fmt.Errorf("%w: Power %g: want a value in (0, 1), or 0 for %g", ErrBadOption, o.Power, DefaultPower)
 	}
 	if math.IsNaN(o.Threshold) || math.IsInf(o.Threshold, 0) || o.Threshold > MaxThreshold {
 		return fmt.Errorf("%w: Threshold %g: want a finite value at most %g", ErrBadOption, o.Threshold, MaxThreshold)
@@ -98,6 +104,7 @@ func checkSamples(side string, s *Set) error {
 
 func (o Options) withDefaults() Options {
 	o.Alpha = cmp.Or(o.Alpha, DefaultAlpha)
+	o.Power = cmp.Or(o.Power, DefaultPower)
 	o.Threshold = cmp.Or(o.Threshold, DefaultThreshold)
 	if o.Threshold < 0 {
 		o.Threshold = 0
@@ -122,10 +129,10 @@ const (
 	New                         // only the head has it
 	Missing                     // only the base has it: an error
 	Underpowered                // too few samples to ever reach p < alpha: an error
-	// Noisy: the row would pass (~ or ok), but its own noise (Row.Noise)
-	// exceeds its threshold, so a regression of the threshold's size could
-	// hide in it: too noisy to judge. A significant regression stays
-	// Regressed, a significant improvement Improved.
+	// Noisy: the row would pass (~ or ok), but its minimum detectable
+	// effect (Row.MDE) exceeds its threshold, so a regression of the
+	// threshold's size could hide in it: too noisy to judge. A significant
+	// regression stays Regressed, a significant improvement Improved.
 	Noisy
 	// Incomplete: a side has the benchmark but fewer values than
 	// Options.Rounds (a round produced no result for it): an error.
@@ -154,10 +161,21 @@ type Row struct {
 	// Noise is the row's own noise: the larger of the two sides'
 	// MedianUncertainty, the half-width of its median's 95% interval
 	// relative to the median (1.57 IQR/√n over it); NaN when not measured (exact rows, a side
-	// missing, an Incomplete row). A row is Noisy when it exceeds the
-	// threshold (see noisy).
-	Noise   float64
-	Verdict Verdict
+	// missing, an Incomplete row).
+	Noise float64
+	// MDE is the row's minimum detectable effect: the smallest shift of the
+	// median, relative to the base's, that the U test at Options.Alpha
+	// detects with probability Options.Power at the rounds each side ran
+	// (see the package function MDE); MDEAbs is the same in the unit's own
+	// terms. NaN when not measured (exact and not-gated rows, a side
+	// missing, an Incomplete row), +Inf when the rounds cannot detect any
+	// change. A row is Noisy when its MDE exceeds its threshold.
+	MDE, MDEAbs float64
+	// RoundsNeeded, for a Noisy row, is the rounds a side that would bring
+	// its MDE under the threshold (RoundsFor, with the spreads of these
+	// rounds); 0 when more than MaxCount would be needed.
+	RoundsNeeded int
+	Verdict      Verdict
 	// Note explains the verdict: the acceptance reason, warnings.
 	Note string
 	// Threshold is the threshold applied (0 for exact rows): a fraction of
@@ -266,7 +284,7 @@ func Compare(base, head *Set, opts Options) (*Report, error) {
 		}
 	}
 	if n := rep.NoiseAdvice(); n != "" {
-		rep.Notes = append(rep.Notes, n)
+		rep.Notes = append(rep.Notes, "too noisy to judge: "+n)
 	}
 	return rep, rowErrors(rep.Rows, opts)
 }
@@ -275,7 +293,7 @@ func Compare(base, head *Set, opts Options) (*Report, error) {
 // head has fewer values than Options.Rounds.
 func newRow(k Key, h []float64, units benchfmt.UnitMetadataMap, opts Options) Row {
 	row := Row{Key: k, Direction: DirectionOf(k.Unit, units), NHead: len(h),
-		Base: math.NaN(), Head: median(h), Delta: math.NaN(), P: math.NaN(), Noise: math.NaN(), Verdict: New}
+		Base: math.NaN(), Head: median(h), Delta: math.NaN(), P: math.NaN(), Noise: math.NaN(), MDE: math.NaN(), MDEAbs: math.NaN(), Verdict: New}
 	if opts.Rounds > 0 && len(h) < opts.Rounds {
 		row.Verdict, row.Note = Incomplete, fmt.Sprintf("head: %d of %d rounds (new in the head)", len(h), opts.Rounds)
 	}
@@ -375,7 +393,7 @@ func rowThreshold(k Key, units benchfmt.UnitMetadataMap, opts Options) (th float
 
 func compareKey(k Key, b, h []float64, units benchfmt.UnitMetadataMap, opts Options) Row {
 	row := Row{Key: k, Direction: DirectionOf(k.Unit, units), NBase: len(b), NHead: len(h),
-		Base: median(b), Head: median(h), Delta: math.NaN(), P: math.NaN(), Noise: math.NaN()}
+		Base: median(b), Head: median(h), Delta: math.NaN(), P: math.NaN(), Noise: math.NaN(), MDE: math.NaN(), MDEAbs: math.NaN()}
 	if len(h) == 0 {
 		row.Verdict = Missing
 		return row
@@ -433,8 +451,13 @@ func compareKey(k Key, b, h []float64, units benchfmt.UnitMetadataMap, opts Opti
 		row.Verdict = Within
 	}
 	row.Noise = max(MedianUncertainty(b), MedianUncertainty(h))
-	if (row.Verdict == Unchanged || row.Verdict == Within) && row.tooNoisy(b, h) {
+	if row.Verdict != NotGated {
+		row.MDEAbs = mdeAbs(b, h, opts.Alpha, opts.Power)
+		row.MDE = relativeTo(row.MDEAbs, row.Base)
+	}
+	if (row.Verdict == Unchanged || row.Verdict == Within) && row.tooNoisy() {
 		row.Verdict = Noisy
+		row.RoundsNeeded = RoundsFor(sigmaOf(b), sigmaOf(h), row.targetAbs(), opts.Alpha, opts.Power)
 		notes = append(notes, row.noiseNote())
 	}
 	row.Note = strings.Join(notes, "; ")

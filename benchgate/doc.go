@@ -81,17 +81,23 @@
 //     base lacks in every round is New and allowed: a benchmark new in the
 //     head and one the base skipped every time look the same in its output.
 //   - A row reports its own noise (Row.Noise): the larger of the two sides'
-//     RelativeSpread, the interquartile range of its values over their
-//     median, measured from the rounds themselves. A timed row that would
-//     pass (Unchanged or Within) but whose noise exceeds its threshold (in
-//     the threshold's terms: relative, absolute, or both for a floor) is
-//     Noisy: too noisy to judge, neither a pass nor a regression
-//     (Report.Inconclusive; Report.NoiseAdvice names the rows and suggests
-//     instruction mode or more rounds). A significant regression stays
-//     Regressed and a significant improvement Improved whatever the noise;
-//     a zero threshold is never exceeded. The CLI exits 0 pass, 1
-//     regression, 2 error or missing data, 3 noisy with none regressed; an
-//     error wins over a regression, a regression over noise.
+//     MedianUncertainty, how well its rounds pin down each side's median;
+//     and its minimum detectable effect (Row.MDE, see MDE and
+//     DetectableShift): the smallest change of the median the U test finds
+//     with probability Options.Power (0.8) at Alpha and the rounds each side
+//     ran, from each side's scatter (a normal approximation of the rank
+//     test, documented in mde.go). A timed row that would pass (Unchanged
+//     or Within) but whose MDE exceeds its threshold (in the threshold's
+//     terms: relative, absolute, or both for a floor) is Noisy: too noisy
+//     to judge, neither a pass nor a regression (Report.Inconclusive; the
+//     row's note gives the rounds a side that would bring its MDE under the
+//     threshold, Row.RoundsNeeded, and Report.NoiseAdvice names the rows
+//     and suggests those rounds or instruction mode). A significant
+//     regression stays Regressed and a significant improvement Improved
+//     whatever the noise; a zero threshold is never exceeded. The CLI
+//     exits 0 pass, 1 regression, 2 error or missing data, 3 noisy with
+//     none regressed; an error wins over a regression, a regression over
+//     noise.
 //   - Benchmarks are keyed by their full name as written, including the
 //     -GOMAXPROCS suffix, and by their unit as written (ns/op, not sec/op).
 //   - No comparison across machines by accident: Compare refuses

@@ -29,7 +29,7 @@ func (r *Report) Summary() string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ToLower(v.String())))
 		}
 	}
-	return fmt.Sprintf("benchgate: %s (%s; alpha %g, threshold %s)", status, strings.Join(parts, ", "), r.Options.Alpha, formatPct(r.Options.Threshold))
+	return fmt.Sprintf("benchgate: %s (%s; alpha %g, power %g, %s)", status, strings.Join(parts, ", "), r.Options.Alpha, r.Options.Power, r.thresholdsSummary())
 }
 
 func formatPct(f float64) string {
@@ -57,11 +57,12 @@ func (row *Row) cells() []string {
 		}
 	}
 	return []string{row.Name, row.Unit, formatValue(row.Base), formatValue(row.Head), d, p,
-		fmt.Sprintf("%d/%d", row.NBase, row.NHead), formatNoise(row.Noise), v}
+		fmt.Sprintf("%d/%d", row.NBase, row.NHead), formatNoise(row.Noise), row.mdeCell(), v}
 }
 
-// header names the columns; noise is Row.Noise (see RelativeSpread).
-var header = []string{"benchmark", "unit", "base", "head", "delta", "p", "n base/head", "noise", "verdict"}
+// header names the columns; noise is Row.Noise (see MedianUncertainty),
+// mde Row.MDE.
+var header = []string{"benchmark", "unit", "base", "head", "delta", "p", "n base/head", "noise", "mde", "verdict"}
 
 // showThresholds reports whether any row's threshold came from somewhere
 // other than the default: then the reports add a threshold column, so that
@@ -178,11 +179,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	h, rows := r.table()
 	b.WriteString("| " + strings.Join(h, " | ") + " |\n")
-	if len(h) > len(header) {
-		b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
-	} else {
-		b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|---|\n")
-	}
+	b.WriteString("|---|---|" + strings.Repeat("--:|", len(h)-3) + "---|\n")
 	for i, c := range rows {
 		for j := range c {
 			c[j] = mdText(c[j])

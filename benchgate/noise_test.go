@@ -58,19 +58,22 @@ func TestNoisyVerdict(t *testing.T) {
 	if q.Verdict != Unchanged || q.Noise > 0.05 {
 		t.Errorf("quiet row %+v: want unchanged with noise below 5%%", q)
 	}
-	if n.Verdict != Noisy || math.Abs(n.Noise-0.55*1.57/math.Sqrt(10)) > 1e-9 || !strings.Contains(n.Note, "noise 27.3% > threshold 10%") {
-		t.Errorf("noisy row %+v: want noisy, noise 27.3%% (1.57 × 55%% IQR/median / √10), a note", n)
+	if n.Verdict != Noisy || math.Abs(n.Noise-0.55*1.57/math.Sqrt(10)) > 1e-9 || !strings.Contains(n.Note, "MDE 69.8% > threshold 10%; 409 rounds a side would resolve it") {
+		t.Errorf("noisy row %+v: want noisy, noise 27.3%% (1.57 × 55%% IQR/median / √10), MDE 69.8%%, a note with the rounds", n)
+	}
+	if q.Verdict != Unchanged || !(q.MDE > 0 && q.MDE < 0.03) {
+		t.Errorf("quiet row MDE %v: want under 3%%", q.MDE)
 	}
 	if !rep.Inconclusive() || rep.Regressed() {
 		t.Errorf("Inconclusive %v, Regressed %v: want inconclusive, no regression", rep.Inconclusive(), rep.Regressed())
 	}
 	advice := rep.NoiseAdvice()
-	for _, want := range []string{"BenchmarkNoisy-2 ns/op (noise 27.3%)", "-measure instructions", "-count"} {
+	for _, want := range []string{"BenchmarkNoisy-2 ns/op (MDE 69.8% > 10%)", "-measure instructions", "-count 409"} {
 		if !strings.Contains(advice, want) {
 			t.Errorf("advice %q lacks %q", advice, want)
 		}
 	}
-	if strings.Contains(advice, "BenchmarkQuiet") {
+	if strings.Contains(advice, "BenchmarkQuiet") || strings.Contains(advice, "too noisy") {
 		t.Errorf("advice %q names the quiet row", advice)
 	}
 	var text, md bytes.Buffer
@@ -81,19 +84,22 @@ func TestNoisyVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
-		for _, want := range []string{"benchgate: NOISY (2 compared, 1 noisy;", "noisy (noise 27.3%", "rerun with instruction mode"} {
+		for _, want := range []string{"benchgate: NOISY (2 compared, 1 noisy;", "noisy (MDE 69.8%", "or instruction mode (-measure instructions"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s report lacks %q:\n%s", name, want, out)
 			}
 		}
+		if c := strings.Count(out, "too noisy to judge"); c != 1 {
+			t.Errorf("%s report says \"too noisy to judge\" %d times, want once (the note):\n%s", name, c, out)
+		}
 	}
-	if !strings.Contains(md.String(), "| 27.3% | **noisy (noise 27.3% &gt; threshold 10%: too noisy to judge)** |") {
+	if !strings.Contains(md.String(), "| 27.3% | 69.8% | **noisy (MDE 69.8% &gt; threshold 10%; 409 rounds a side would resolve it)** |") {
 		t.Errorf("markdown does not stress the noisy row:\n%s", md.String())
 	}
 
-	// A threshold above the noise judges the row; a zero threshold leaves it
+	// A threshold above the MDE judges the row; a zero threshold leaves it
 	// to the U test alone.
-	for _, th := range []float64{0.3, -1} {
+	for _, th := range []float64{0.75, -1} {
 		rep, err := Compare(base, head, Options{Threshold: th})
 		if err != nil || rep.Rows[1].Verdict != Unchanged || rep.Inconclusive() {
 			t.Errorf("threshold %g: %+v, %v; want unchanged", th, rep.Rows[1], err)
@@ -129,7 +135,7 @@ func TestNoiseAdviceInstructions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := rep.NoiseAdvice(); !strings.Contains(a, "more rounds (-count)") || strings.Contains(a, "-measure instructions") {
+	if a := rep.NoiseAdvice(); !strings.Contains(a, "rerun with 409 rounds a side (-count 409)") || strings.Contains(a, "-measure instructions") {
 		t.Errorf("advice %q: want more rounds only", a)
 	}
 }
@@ -174,9 +180,9 @@ func TestMissingRounds(t *testing.T) {
 	}
 }
 
-// The same scatter over four times the rounds pins the median down twice as
-// well: 40 rounds of noisyVals' spread resolve what 10 could not (27.3% →
-// 13.3%, under a 15% threshold), so the row is judged, not Noisy.
+// The same scatter over four times the rounds halves the MDE: 40 rounds of
+// noisyVals' spread resolve what 10 could not (MDE 69.8% → 35.5%, under a
+// 40% threshold), so the row is judged, not Noisy.
 func TestNoiseShrinksWithRounds(t *testing.T) {
 	var many []float64
 	for range 4 {
@@ -187,7 +193,7 @@ func TestNoiseShrinksWithRounds(t *testing.T) {
 		want Verdict
 	}{{noisyVals, Noisy}, {many, Unchanged}} {
 		b := spreadSet("ns/op", map[string][]float64{"BenchmarkNoisy-2": c.vals})
-		rep, err := Compare(b, b, Options{Threshold: 0.15})
+		rep, err := Compare(b, b, Options{Threshold: 0.4})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package benchgate
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +36,14 @@ type Threshold struct {
 	Key
 	Threshold float64 // max(default, K × Spread), at most MaxThreshold
 	Spread    float64 // 95th percentile of the A/A |relative median difference|
+	// MDE is the minimum detectable effect (see MDE) of a gate run of
+	// Rounds rounds a side with the scatter of all the A/A rounds, at the
+	// calibration's Alpha and Power; RoundsNeeded the rounds a side that
+	// bring it under Threshold (RoundsFor; 0 when more than MaxCount).
+	// Calibrate fills both in; the thresholds file does not hold them
+	// (ReadThresholds leaves them NaN and 0).
+	MDE          float64
+	RoundsNeeded int
 }
 
 // Thresholds is a calibrated thresholds file: per benchmark and unit, the
@@ -97,6 +106,9 @@ type CalibrateConfig struct {
 	// Date is written into the header (the caller's clock: Calibrate reads
 	// none).
 	Date string
+	// Alpha and Power are the gate's, for each row's MDE; 0 means
+	// DefaultAlpha and DefaultPower.
+	Alpha, Power float64
 }
 
 // Calibrate derives per-benchmark thresholds from an A/A run: base and head
@@ -119,9 +131,11 @@ func Calibrate(base, head *Set, cfg CalibrateConfig) (*Thresholds, error) {
 	if cfg.Default == 0 {
 		cfg.Default = DefaultThreshold
 	}
-	if cfg.Rounds <= 0 || !(cfg.K > 0 && cfg.K <= 100) || !(cfg.Default > 0 && cfg.Default <= MaxThreshold) {
-		return nil, fmt.Errorf("%w: CalibrateConfig{Rounds: %d, K: %g, Default: %g}: want Rounds > 0, K in (0, 100], Default in (0, %g]",
-			ErrBadOption, cfg.Rounds, cfg.K, cfg.Default, MaxThreshold)
+	cfg.Alpha, cfg.Power = cmp.Or(cfg.Alpha, DefaultAlpha), cmp.Or(cfg.Power, DefaultPower)
+	if cfg.Rounds <= 0 || !(cfg.K > 0 && cfg.K <= 100) || !(cfg.Default > 0 && cfg.Default <= MaxThreshold) ||
+		!(cfg.Alpha > 0 && cfg.Alpha < 1) || !(cfg.Power > 0 && cfg.Power < 1) {
+		return nil, fmt.Errorf("%w: CalibrateConfig{Rounds: %d, K: %g, Default: %g, Alpha: %g, Power: %g}: want Rounds > 0, K in (0, 100], Default in (0, %g], Alpha and Power in (0, 1)",
+			ErrBadOption, cfg.Rounds, cfg.K, cfg.Default, cfg.Alpha, cfg.Power, MaxThreshold)
 	}
 	if err := errors.Join(checkSamples("base", base), checkSamples("head", head)); err != nil {
 		return nil, err
@@ -160,13 +174,26 @@ func Calibrate(base, head *Set, cfg CalibrateConfig) (*Thresholds, error) {
 		}
 		spread := percentile95(ds)
 		th := math.Min(MaxThreshold, math.Max(cfg.Default, cfg.K*spread))
-		t.Rows = append(t.Rows, Threshold{Key: k, Threshold: th, Spread: spread})
+		t.Rows = append(t.Rows, calibratedRow(k, b, h, th, spread, cfg))
 	}
 	if len(t.Rows) == 0 {
 		return nil, fmt.Errorf("%w: no timed row with a known direction to calibrate", ErrNoCommon)
 	}
 	t.index()
 	return t, nil
+}
+
+// calibratedRow is a row of Calibrate with its MDE at cfg.Rounds rounds a
+// side, from the scatter of all of b and h.
+func calibratedRow(k Key, b, h []float64, th, spread float64, cfg CalibrateConfig) Threshold {
+	m := math.Abs(median(b))
+	sb, sh := sigmaOf(b), sigmaOf(h)
+	row := Threshold{Key: k, Threshold: th, Spread: spread,
+		MDE: relativeTo(DetectableShift(sb, sh, cfg.Rounds, cfg.Rounds, cfg.Alpha, cfg.Power), m)}
+	if m > 0 {
+		row.RoundsNeeded = RoundsFor(sb/m, sh/m, th, cfg.Alpha, cfg.Power)
+	}
+	return row
 }
 
 // percentile95 is the nearest-rank 95th percentile of xs (len > 0); an
@@ -294,7 +321,7 @@ func (t *Thresholds) parseRow(line string) string {
 	if slices.ContainsFunc(t.Rows, func(r Threshold) bool { return r.Key == k }) {
 		return fmt.Sprintf("%s %s listed twice", k.Name, k.Unit)
 	}
-	t.Rows = append(t.Rows, Threshold{Key: k, Threshold: th, Spread: sp})
+	t.Rows = append(t.Rows, Threshold{Key: k, Threshold: th, Spread: sp, MDE: math.NaN()})
 	return ""
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"text/tabwriter"
 	"time"
@@ -26,6 +27,8 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	def := pctFlag(benchgate.DefaultThreshold)
 	fs.Var(&def, "threshold", "the smallest threshold written (the gate's default), 0% to 100%")
 	outPath := fs.String("o", "", "write the thresholds `file` here (required; \"-\": stdout)")
+	alpha := fs.Float64("alpha", benchgate.DefaultAlpha, "the gate's significance level, in (0, 1), for each row's MDE")
+	power := fs.Float64("power", benchgate.DefaultPower, "the probability of detection each row's MDE is computed for, in (0, 1)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -49,6 +52,10 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return fmt.Errorf("-k %g: want a value in (0, 100]", *k)
 	case def == 0:
 		return fmt.Errorf("-threshold 0%%: want a positive threshold")
+	case !(*alpha > 0 && *alpha < 1):
+		return fmt.Errorf("-alpha %g: want a value in (0, 1)", *alpha)
+	case !(*power > 0 && *power < 1):
+		return fmt.Errorf("-power %g: want a value in (0, 1)", *power)
 	}
 	r.cfg.Base, r.cfg.Head, r.cfg.Count = *rev, *rev, *rounds**chunks
 	if err := r.finish(stderr); err != nil {
@@ -65,7 +72,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	th, err := benchgate.Calibrate(res.Base, res.Head, benchgate.CalibrateConfig{
-		Rounds: *rounds, K: *k, Default: float64(def), Date: time.Now().UTC().Format(time.RFC3339)})
+		Rounds: *rounds, K: *k, Default: float64(def), Date: time.Now().UTC().Format(time.RFC3339), Alpha: *alpha, Power: *power})
 	if err != nil {
 		return err
 	}
@@ -77,28 +84,55 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		// instruction units' default gates into every output.
 		fmt.Fprintln(stderr, "benchgate calibrate: note: in instruction mode the units' own gates (benchgate.InstructionUnits, or a gate= in -units) judge these rows, not the thresholds written; the spreads say whether those gates fit this machine")
 	}
-	return printThresholds(th, *outPath, stdout)
+	return printThresholds(th, *outPath, *alpha, *power, stdout)
 }
 
 func writeThresholds(th *benchgate.Thresholds, path string, stdout io.Writer) error {
 	return writeOutput(path, os.O_TRUNC, stdout, th.Write)
 }
 
-// printThresholds summarises the calibration on stdout.
-func printThresholds(th *benchgate.Thresholds, path string, stdout io.Writer) error {
+// printThresholds summarises the calibration on stdout: each row's spread,
+// threshold and MDE at the chunk's rounds, and for a row whose MDE exceeds
+// its threshold (the gate would call it noisy) the rounds that resolve it.
+func printThresholds(th *benchgate.Thresholds, path string, alpha, power float64, stdout io.Writer) error {
 	if path == "-" {
 		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "benchgate calibrate: %d chunks of %d A/A rounds, k %g, default %s -> %s\n\n",
 		th.Chunks, th.Rounds, th.K, stat.Percent(th.Default, 2), path)
-	fmt.Fprintln(tw, "benchmark\tunit\tspread (p95 |A/A delta|)\tthreshold")
+	fmt.Fprintf(tw, "benchmark\tunit\tspread (p95 |A/A delta|)\tthreshold\tMDE at %d rounds (alpha %g, power %g)\n", th.Rounds, alpha, power)
+	noisy := 0
 	for _, row := range th.Rows {
 		src := "k x spread"
 		if row.Threshold == th.Default {
 			src = "default"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s (%s)\n", row.Name, row.Unit, stat.Percent(row.Spread, 2), stat.Percent(row.Threshold, 2), src)
+		mde := stat.Percent(row.MDE, 2)
+		if math.IsInf(row.MDE, 1) {
+			mde = "none (too few rounds for the U test)"
+		}
+		if row.MDE > row.Threshold {
+			noisy++
+			mde += " > threshold: noisy; " + roundsText(row.RoundsNeeded)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s (%s)\t%s\n", row.Name, row.Unit, stat.Percent(row.Spread, 2), stat.Percent(row.Threshold, 2), src, mde)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if noisy > 0 {
+		_, err := fmt.Fprintf(stdout, "\nnote: %d row(s) would be noisy at %d rounds: their MDE exceeds their threshold (run the gate with more rounds, -measure instructions, or a threshold at the MDE)\n", noisy, th.Rounds)
+		return err
+	}
+	return nil
+}
+
+// roundsText says how many rounds a side bring a row's MDE under its
+// threshold.
+func roundsText(n int) string {
+	if n == 0 {
+		return fmt.Sprintf("more than %d rounds a side needed", benchgate.MaxCount)
+	}
+	return fmt.Sprintf("%d rounds a side would resolve it", n)
 }

@@ -42,7 +42,7 @@ func BenchmarkSpin(b *testing.B) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "BenchmarkSpin") || !strings.Contains(stdout, "10 chunks of 1 A/A rounds") {
+	if !strings.Contains(stdout, "BenchmarkSpin") || !strings.Contains(stdout, "10 chunks of 1 A/A rounds") || !strings.Contains(stdout, "MDE at 1 rounds") {
 		t.Errorf("summary:\n%s", stdout)
 	}
 	got, err := benchgate.ReadThresholds(th)
@@ -55,5 +55,27 @@ func BenchmarkSpin(b *testing.B) {
 	code, stdout, stderr = cli(t, "compare", "-thresholds", th, filepath.Join(out, "base.txt"), filepath.Join(out, "head.txt"))
 	if code == 2 || !strings.Contains(stdout, "(calibrated "+th+")") {
 		t.Errorf("compare with the calibration's own runs: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// The calibration summary gives each row's MDE at the chunk's rounds and,
+// for a row the gate would call noisy, the rounds that resolve it.
+func TestPrintThresholdsMDE(t *testing.T) {
+	th := &benchgate.Thresholds{K: 2, Default: 0.1, Rounds: 10, Chunks: 20, Rows: []benchgate.Threshold{
+		{Key: benchgate.Key{Name: "BenchmarkQuiet-2", Unit: "ns/op"}, Threshold: 0.1, Spread: 0.01, MDE: 0.02, RoundsNeeded: 4},
+		{Key: benchgate.Key{Name: "BenchmarkNoisy-2", Unit: "ns/op"}, Threshold: 0.3, Spread: 0.15, MDE: 0.45, RoundsNeeded: 23},
+		{Key: benchgate.Key{Name: "BenchmarkWild-2", Unit: "ns/op"}, Threshold: 1, Spread: 0.9, MDE: 3, RoundsNeeded: 0},
+	}}
+	var b strings.Builder
+	if err := printThresholds(th, "th.txt", 0.01, 0.8, &b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"MDE at 10 rounds (alpha 0.01, power 0.8)", "2.00%\n",
+		"45.00% > threshold: noisy; 23 rounds a side would resolve it", "more than 1000 rounds a side needed",
+		"note: 2 row(s) would be noisy at 10 rounds"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
 	}
 }

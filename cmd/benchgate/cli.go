@@ -28,7 +28,7 @@ var errNoisy = errors.New("too noisy to judge")
 var errHelp = flag.ErrHelp
 
 const usage = `usage:
-  benchgate compare [-alpha 0.01] [-threshold 10%] [-thresholds FILE] [-accept FILE]
+  benchgate compare [-alpha 0.01] [-power 0.8] [-threshold 10%] [-thresholds FILE] [-accept FILE]
                     [-allow-cross-machine] [-markdown FILE] [-lenient] OLD NEW
   benchgate run -base REF|auto [-head REF] [-bench RE] [-pkgs ./a,./b] [-target 'PKG:RE[@T] [K=V ...]' ...]
                 [-count 10] [-benchtime T] [-tags T] [-head-tags T]
@@ -36,16 +36,17 @@ const usage = `usage:
                 [-units FILE] [-out DIR | -keep] [-max-output-mib 256] [-allow-empty-base] [-nice N]
                 [-profiles=true] [-profile-benchtime 1s] [-measure wall|instructions] [-jobs N]
                 [compare flags]
-  benchgate calibrate -o FILE [-rev HEAD] [-rounds 30] [-chunks 20] [-k 2] [run's target flags]
+  benchgate calibrate -o FILE [-rev HEAD] [-rounds 30] [-chunks 20] [-k 2] [-alpha 0.01] [-power 0.8] [run's target flags]
   benchgate record -db DB [-commit C] [-commit-time T] [label flags] FILE... | -dir DIR
   benchgate history -db DB [-window 50] [-p 0.001] [-min-magnitude 1%] [-format table|md|json] [-html DIR] [-fail-latest 10]
 Run "benchgate compare -h", "benchgate run -h" or "benchgate calibrate -h" for the flags.
 Exit status (compare and run): 0 no regression; 1 regression; 2 usage,
 input or run error, or missing data (a benchmark missing from the head, a
 benchmark with fewer results than -count rounds on a side, a benchmark run
-that failed); 3 too noisy to judge: a row's own noise (interquartile range
-over the median of its rounds) exceeds its threshold and no row regressed
-(rerun with -measure instructions or a larger -count). A regression wins
+that failed); 3 too noisy to judge: a row's minimum detectable effect (the
+mde column: the smallest change the U test finds with probability -power
+at these rounds) exceeds its threshold and no row regressed (rerun with
+-measure instructions or the -count the report names). A regression wins
 over noise; an error wins over both.
 Input: values must be finite and non-negative; files at most 64 MiB, lines
 at most 64 KiB.
@@ -84,7 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // gateFlags are the flags shared by compare and run.
 type gateFlags struct {
-	alpha        float64
+	alpha, power float64
 	threshold    pctFlag
 	thresholds   string
 	accept       string
@@ -96,6 +97,7 @@ type gateFlags struct {
 func (g *gateFlags) register(fs *flag.FlagSet) {
 	g.threshold = pctFlag(benchgate.DefaultThreshold)
 	fs.Float64Var(&g.alpha, "alpha", benchgate.DefaultAlpha, "significance level of the Mann-Whitney U test, in (0, 1)")
+	fs.Float64Var(&g.power, "power", benchgate.DefaultPower, "probability of detection each row's minimum detectable effect (the mde column) is computed for, in (0, 1); a row whose MDE exceeds its threshold is noisy")
 	fs.Var(&g.threshold, "threshold", "smallest relative change of the median that counts, 0% to 100% (10% or 0.1)")
 	fs.StringVar(&g.accept, "accept", "", "accepted-regressions `file`, one entry a line: "+benchgate.AcceptLineFormat+" (# comments; a missing file accepts nothing)")
 	fs.StringVar(&g.markdown, "markdown", "", "also write the report as Markdown to `file` (\"-\": stdout)")
@@ -107,7 +109,7 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 // options builds the comparison options: the accepted regressions (expired
 // entries are an error) and the thresholds file.
 func (g *gateFlags) options(ctx context.Context) (benchgate.Options, error) {
-	opts := benchgate.Options{Alpha: g.alpha, Threshold: float64(g.threshold), AllowCrossMachine: g.crossMachine}
+	opts := benchgate.Options{Alpha: g.alpha, Power: g.power, Threshold: float64(g.threshold), AllowCrossMachine: g.crossMachine}
 	if g.threshold == 0 {
 		opts.Threshold = -1 // an explicit 0%: any significant change counts
 	}
@@ -134,6 +136,9 @@ func (g *gateFlags) options(ctx context.Context) (benchgate.Options, error) {
 func (g *gateFlags) validate() error {
 	if !(g.alpha > 0 && g.alpha < 1) {
 		return fmt.Errorf("-alpha %g: want a value in (0, 1)", g.alpha)
+	}
+	if !(g.power > 0 && g.power < 1) {
+		return fmt.Errorf("-power %g: want a value in (0, 1)", g.power)
 	}
 	return nil
 }
@@ -365,7 +370,7 @@ func gate(base, head *benchgate.Set, opts benchgate.Options, g *gateFlags, stdou
 		return fmt.Errorf("%w: %d benchmark(s) regressed", errRegression, rep.Count(benchgate.Regressed))
 	}
 	if rep.Inconclusive() {
-		return fmt.Errorf("%w: %s", errNoisy, rep.NoiseAdvice())
+		return fmt.Errorf("%w: %s", errNoisy, rep.NoiseAdvice()) // NoiseAdvice does not repeat errNoisy's words
 	}
 	return nil
 }

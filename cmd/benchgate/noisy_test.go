@@ -34,13 +34,13 @@ func writeNoisySides(t *testing.T, short int) (base, head string) {
 }
 
 // compare exits 3 on a row too noisy to judge, naming it (and not the quiet
-// ones) with the advice; 2 with -count when a side has fewer rounds; a
-// threshold above the noise passes.
+// ones) with the advice, saying "too noisy to judge" once; 2 with -count
+// when a side has fewer rounds; a threshold above the MDE passes.
 func TestCLICompareNoisy(t *testing.T) {
 	base, head := writeNoisySides(t, 10)
 	md := filepath.Join(t.TempDir(), "gate.md")
 	code, out, errOut := cli(t, "compare", "-markdown", md, base, head)
-	if code != 3 || !strings.Contains(errOut, "too noisy to judge") || !strings.Contains(errOut, "BenchmarkJitter-2 ns/op (noise 27.3%)") ||
+	if code != 3 || strings.Count(errOut, "too noisy to judge") != 1 || !strings.Contains(errOut, "BenchmarkJitter-2 ns/op (MDE 69.8% > 10%)") ||
 		!strings.Contains(errOut, "-measure instructions") || !strings.Contains(errOut, "-count") || strings.Contains(errOut, "BenchmarkQuiet") {
 		t.Errorf("exit %d, stderr %q; want 3 naming BenchmarkJitter-2 alone with the advice", code, errOut)
 	}
@@ -49,12 +49,12 @@ func TestCLICompareNoisy(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, rep := range map[string]string{"text": out, "markdown": string(mdOut)} {
-		if !strings.Contains(rep, "NOISY (3 compared, 1 noisy;") || !strings.Contains(rep, "noisy (noise 27.3%") {
+		if !strings.Contains(rep, "NOISY (3 compared, 1 noisy;") || !strings.Contains(rep, "noisy (MDE 69.8%") || strings.Count(rep, "too noisy to judge") != 1 {
 			t.Errorf("%s report lacks the noisy row and summary:\n%s", name, rep)
 		}
 	}
-	if code, _, errOut := cli(t, "compare", "-threshold", "60%", base, head); code != 0 {
-		t.Errorf("-threshold 60%%: exit %d, stderr %q; want 0", code, errOut)
+	if code, _, errOut := cli(t, "compare", "-threshold", "75%", base, head); code != 0 {
+		t.Errorf("-threshold 75%% (above the MDE): exit %d, stderr %q; want 0", code, errOut)
 	}
 
 	base, head = writeNoisySides(t, 7)
@@ -179,7 +179,7 @@ func TestCLIRunNoisyAndMissing(t *testing.T) {
 			if strings.HasPrefix(line, "BenchmarkJitter") && strings.Contains(line, " ns/op ") {
 				t.Logf("jitter row: %s", line)
 			}
-			if strings.HasPrefix(line, "BenchmarkJitter") && strings.Contains(line, " ns/op ") && !strings.Contains(line, "noisy (noise") {
+			if strings.HasPrefix(line, "BenchmarkJitter") && strings.Contains(line, " ns/op ") && !strings.Contains(line, "noisy (MDE") {
 				t.Errorf("jitter row is not noisy: %q", line)
 			}
 			if strings.HasPrefix(line, "BenchmarkSteady") && strings.Contains(line, " ns/op ") {
