@@ -276,3 +276,49 @@ func readProfile(path string) (*profile.Profile, error) {
 	}
 	return p, nil
 }
+
+// sampleUnit is the benchmark unit that measures what a sample type
+// counts: B/op for bytes allocated, allocs/op for objects ("" for others).
+func sampleUnit(sampleType string) string {
+	switch sampleType {
+	case SampleAllocSpace:
+		return "B/op"
+	case SampleAllocObjects:
+		return "allocs/op"
+	}
+	return ""
+}
+
+// AddProfiles adds the profile comparisons to the report, leaving out an
+// allocation comparison (bytes or objects allocated) of a benchmark whose
+// own row of that unit (B/op, allocs/op) did not grow: the profiles sample
+// allocations, and a benchmark whose B/op read 0 -> 0 must not be said to
+// have got slower in bytes allocated. A benchmark without such a row (run
+// without -benchmem) keeps its comparison; CPU and other sample types are
+// always kept.
+func (r *Report) AddProfiles(diffs ...ProfileDiff) {
+	for _, d := range diffs {
+		if unit := sampleUnit(d.SampleType); unit != "" {
+			if row := r.row(Key{d.Benchmark, unit}); row != nil && !r.grew(row) {
+				continue
+			}
+		}
+		r.Profiles = append(r.Profiles, d)
+	}
+}
+
+// row returns the report's row of k, or nil.
+func (r *Report) row(k Key) *Row {
+	for i := range r.Rows {
+		if r.Rows[i].Key == k {
+			return &r.Rows[i]
+		}
+	}
+	return nil
+}
+
+// grew reports whether a row's head value rose from its base value: any
+// rise of an exact row, a significant one (p < Alpha) of a timed row.
+func (r *Report) grew(row *Row) bool {
+	return row.Head > row.Base && (row.Exact || row.P < r.Options.Alpha)
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -191,5 +192,39 @@ func TestBenchRegexp(t *testing.T) {
 		if got := benchRegexp(tc.name, tc.procs); got != tc.want {
 			t.Errorf("benchRegexp(%q, %d) = %q, want %q", tc.name, tc.procs, got, tc.want)
 		}
+	}
+}
+
+// A benchmark whose B/op row did not move gets no "got slower (bytes
+// allocated)" section, however the sampled allocation profiles differ;
+// one whose B/op grew keeps it; CPU is always kept, and so is an
+// allocation comparison of a benchmark without a B/op row.
+func TestAddProfilesOnlyWhereRowMoved(t *testing.T) {
+	rep := &Report{Options: Options{Alpha: 0.01}, Rows: []Row{
+		{Key: Key{"BenchmarkA-2", "ns/op"}, Base: 100, Head: 130, P: 0.0001, Verdict: Regressed},
+		{Key: Key{"BenchmarkA-2", "B/op"}, Base: 0, Head: 0, Exact: true, Verdict: Unchanged},
+		{Key: Key{"BenchmarkA-2", "allocs/op"}, Base: 2, Head: 3, Exact: true, Verdict: Regressed},
+		{Key: Key{"BenchmarkB-2", "ns/op"}, Base: 100, Head: 130, P: 0.0001, Verdict: Regressed},
+		{Key: Key{"BenchmarkB-2", "B/op"}, Base: 100, Head: 101, P: 0.4, Verdict: Unchanged},
+	}}
+	diff := func(name, typ string) ProfileDiff {
+		return ProfileDiff{Benchmark: name, SampleType: typ, Funcs: []FuncCost{{Func: "runtime.mallocgc", HeadFlat: 8.3}}}
+	}
+	rep.AddProfiles(diff("BenchmarkA-2", SampleCPU), diff("BenchmarkA-2", SampleAllocSpace), diff("BenchmarkA-2", SampleAllocObjects),
+		diff("BenchmarkB-2", SampleAllocSpace), diff("BenchmarkC-2", SampleAllocSpace))
+	var got []string
+	for _, d := range rep.Profiles {
+		got = append(got, d.Benchmark+" "+d.SampleType)
+	}
+	want := []string{"BenchmarkA-2 cpu", "BenchmarkA-2 alloc_objects", "BenchmarkC-2 alloc_space"}
+	if !slices.Equal(got, want) {
+		t.Errorf("profiles kept %q, want %q", got, want)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "where BenchmarkA-2 got slower (bytes allocated per op") {
+		t.Errorf("bytes section for a B/op row of 0 -> 0:\n%s", b.String())
 	}
 }

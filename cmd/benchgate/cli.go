@@ -565,7 +565,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	err = gate(res.Base, res.Head, opts, &g, stdout, func(rep *benchgate.Report) {
 		rep.Info = append(rep.Info, baseLine(res))
-		rep.Profiles = append(benchgate.DiffProfileFiles(res.Profiles, benchgate.DefaultProfileTop), res.FuncDiffs...)
+		rep.AddProfiles(append(benchgate.DiffProfileFiles(res.Profiles, benchgate.DefaultProfileTop), res.FuncDiffs...)...)
 	})
 	return recordRun(ctx, *histDB, res, err, stderr)
 }
