@@ -2,6 +2,7 @@ package benchgate
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -39,10 +40,7 @@ func (r *Report) thresholdsSummary() string {
 		if row.Exact || row.ThresholdFrom == "" {
 			continue
 		}
-		source, what := row.ThresholdFrom, row.Unit
-		if strings.HasPrefix(source, "unit gate") {
-			source = "unit gates"
-		}
+		source, what := summarySource(row.ThresholdFrom), summaryName(row.Unit)
 		g := find(source)
 		th := row.thresholdAmount()
 		if _, ok := g.byTh[th]; !ok {
@@ -71,6 +69,31 @@ func (r *Report) thresholdsSummary() string {
 		parts = append(parts, fmt.Sprintf("%s (%s)", strings.Join(ths, ", "), g.source))
 	}
 	return "thresholds " + strings.Join(parts, "; ")
+}
+
+// summarySource is a threshold's source as the summary names it: the unit
+// gates together, a calibrated file by its base name (no local path in a
+// report).
+func summarySource(from string) string {
+	switch {
+	case strings.HasPrefix(from, "unit gate"):
+		return "unit gates"
+	case strings.HasPrefix(from, "calibrated "):
+		return "calibrated " + summaryName(filepath.Base(strings.TrimPrefix(from, "calibrated ")))
+	}
+	return summaryName(from)
+}
+
+// summaryName is s when it is plain text (letters, digits and -_./%+),
+// else "?": the summary heads the Markdown report, where a unit or file
+// name from the inputs must not render as markup.
+func summaryName(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./%+", r)) {
+			return "?"
+		}
+	}
+	return s
 }
 
 // thresholdAmount prints a row's threshold without its source (see

@@ -38,3 +38,17 @@ func TestThresholdsSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestThresholdsSummaryPlain: a calibrated file is named by its base name
+// and a unit or file name that is not plain text reads "?": the summary
+// heads the Markdown report.
+func TestThresholdsSummaryPlain(t *testing.T) {
+	r := &Report{Options: Options{Threshold: 0.1}, Rows: []Row{
+		{Key: Key{Unit: "sec/op"}, Threshold: 0.2, ThresholdFrom: "calibrated /home/me/ci/th.txt"},
+		{Key: Key{Unit: "<img src=x>/op"}, Threshold: 0.05, ThresholdFrom: "unit gate=5%"},
+		{Key: Key{Unit: "x/op"}, Threshold: 0.05, ThresholdFrom: "calibrated /tmp/[x](y).txt"},
+	}}
+	if got, want := r.thresholdsSummary(), "thresholds 20% (calibrated th.txt); 5% ? (unit gates); 5% (calibrated ?)"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
