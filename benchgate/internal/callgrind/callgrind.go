@@ -15,7 +15,10 @@
 // ops 3 to N+2 rather than N+1 to 2N, which matters only to a benchmark
 // whose ops get cheaper or dearer as it runs (a structure that fills up).
 // The same difference, per function, names where added instructions went
-// (ParseProfile, FuncDiff).
+// (ParseProfile, FuncDiff). With Runner.Inlines (ReadInlines: the binary's
+// DWARF inlined calls) the runs dump instruction addresses and each
+// address inside an inlined call counts for the function inlined there, as
+// pprof names inlined frames (ParseProfileInlined).
 //
 // One process for many benchmarks. MeasureLeaves runs every leaf a
 // -test.bench pattern selects in one process, at N+1 ops, and splits the
