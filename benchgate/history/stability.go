@@ -91,6 +91,19 @@ func Assess(s Series) Stability {
 // series' regression but, unless told otherwise, does not fail on it.
 func Unstable(s Series) bool { return Assess(s).Unstable }
 
+// UnstableSeries returns the Assess of each unstable series of ss by its
+// key: what a gate that loaded the history (DB.Load) looks its rows up in,
+// to report a regression of an unstable series without failing on it.
+func UnstableSeries(ss []Series) map[SeriesKey]Stability {
+	out := map[SeriesKey]Stability{}
+	for _, s := range ss {
+		if st := Assess(s); st.Unstable {
+			out[s.SeriesKey] = st
+		}
+	}
+	return out
+}
+
 // noise is the robust relative scatter of the medians of ps (0 when their
 // median is 0 or not finite).
 func noise(ps []Point) float64 {

@@ -142,3 +142,14 @@ func TestAnalyzeStability(t *testing.T) {
 		t.Errorf("Analyze: %+v", as[0].Stability)
 	}
 }
+
+// TestUnstableSeries: only unstable series are returned, by key.
+func TestUnstableSeries(t *testing.T) {
+	shaky := stabSeries(0.002, 100, 100, 103, 100, 100, 103, 100, 100, 100, 100)
+	steady := stabSeries(0.002, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100)
+	steady.Benchmark = "BenchmarkSteady"
+	got := UnstableSeries([]Series{shaky, steady})
+	if st, ok := got[shaky.SeriesKey]; len(got) != 1 || !ok || st.Flips != 3 {
+		t.Errorf("UnstableSeries = %+v, want the shaky series only", got)
+	}
+}
