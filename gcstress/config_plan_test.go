@@ -160,8 +160,8 @@ func TestScenarioEstimate(t *testing.T) {
 		{"open loop", func(s *Scenario) { s.Rate = 50_000 }, EstimateChildStart + 20*time.Second},
 		{"min run", func(s *Scenario) { s.Keys, s.MinRun = 10, 5*time.Second }, EstimateChildStart + 5*time.Second},
 		{"unbounded", func(s *Scenario) { s.Keys, s.Duration = results.UnboundedKeys, time.Minute }, EstimateChildStart + time.Minute},
-		{"settle capped", func(s *Scenario) { s.Preload, s.Duration = 10_000_000, 15 * time.Second }, EstimateChildStart + 15*time.Second + 10*time.Second},
-		{"mix preload", func(s *Scenario) { s.Mix, s.Preload, s.Duration = "b", 10_000_000, 15 * time.Second }, EstimateChildStart + 100*time.Second + 10*time.Second},
+		{"settle capped", func(s *Scenario) { s.Preload, s.Duration = 10_000_000, 15*time.Second }, EstimateChildStart + 15*time.Second + 10*time.Second},
+		{"mix preload", func(s *Scenario) { s.Mix, s.Preload, s.Duration = "b", 10_000_000, 15*time.Second }, EstimateChildStart + 100*time.Second + 10*time.Second},
 		{"flush-bound", func(s *Scenario) {
 			s.FlushBW, s.Backpressure, s.Memstore, s.Regions, s.MaxPendingFlushes = 1<<20, true, 1<<20, 1, 1
 		}, EstimateChildStart + secondsDur((1e6*float64(100+KeySize)-2<<20)/(1<<20))},
