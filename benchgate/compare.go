@@ -137,11 +137,15 @@ const (
 	// Incomplete: a side has the benchmark but fewer values than
 	// Options.Rounds (a round produced no result for it): an error.
 	Incomplete
+	// Unconfirmed: the row regressed in the first rounds, but not in the
+	// confirming rerun (Report.Confirm): it passes, its first figures
+	// shown.
+	Unconfirmed
 )
 
 func (v Verdict) String() string {
 	return [...]string{"~", "ok", "improved", "REGRESSED", "accepted", "not gated", "new", "MISSING IN HEAD", "UNDERPOWERED",
-		"noisy", "INCOMPLETE"}[v]
+		"noisy", "INCOMPLETE", "not confirmed"}[v]
 }
 
 // Row is the comparison of one Key.
@@ -188,6 +192,10 @@ type Row struct {
 	// ThresholdFloor, when not 0, is an absolute amount (in the unit's
 	// terms) the change must also exceed: a `gate=N%,Mpt` unit gate.
 	ThresholdFloor float64
+	// Confirm says whether a confirming rerun judged a row that regressed
+	// in the first rounds (Report.Confirm): Confirmed (still Regressed) or
+	// NotConfirmed (now Unconfirmed); NotRerun otherwise.
+	Confirm Confirm
 }
 
 // Report is the result of Compare. It is a plain value, safe to read from
@@ -206,6 +214,8 @@ type Report struct {
 	// Profiles say where regressed benchmarks got slower; the caller adds
 	// them (see DiffProfileFiles), the reports print them below the table.
 	Profiles []ProfileDiff
+	// Confirmed: Confirm judged the regressed rows by a confirming rerun.
+	Confirmed bool
 }
 
 // Count returns the number of rows with verdict v.

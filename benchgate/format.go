@@ -24,7 +24,7 @@ func (r *Report) Summary() string {
 		status = "NOISY"
 	}
 	parts := []string{fmt.Sprintf("%d compared", len(r.Rows)-r.Count(New))}
-	for _, v := range []Verdict{Regressed, Accepted, Noisy, Improved, Missing, Incomplete, Underpowered, NotGated, New} {
+	for _, v := range []Verdict{Regressed, Unconfirmed, Accepted, Noisy, Improved, Missing, Incomplete, Underpowered, NotGated, New} {
 		if n := r.Count(v); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ToLower(v.String())))
 		}

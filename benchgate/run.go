@@ -139,6 +139,17 @@ type RunConfig struct {
 	ProfileSelect    func(base, head *Set) []string
 	ProfileBenchtime string
 	ProfileMax       int
+	// ConfirmSelect, when not nil, is called with the parsed Sets once all
+	// rounds ran; the benchmarks it returns (names as written: a gate
+	// returns its regressed ones) are run again before Run returns, in
+	// Count fresh interleaved rounds of their own (ABBA, as the first),
+	// each benchmark alone with -test.bench anchored to its name, with the
+	// binaries already built, into confirm-base.txt and confirm-head.txt
+	// beside base.txt and head.txt (RunResult.ConfirmBase, ConfirmHead).
+	// Instruction mode reruns them under callgrind the same way. With
+	// confirming rounds, ProfileSelect is given their Sets instead of the
+	// first rounds': only what regressed again is profiled.
+	ConfirmSelect func(base, head *Set) []string
 	// Measure is MeasureWall ("" too) or MeasureInstructions. In instruction
 	// mode both sides are built as in wall mode; each binary is run natively
 	// once (-test.benchtime 1x, GOMAXPROCS=1) to list its leaf benchmarks;
@@ -260,6 +271,13 @@ type RunResult struct {
 	Profiles []ProfileFiles
 	outDir   string
 	tempOut  bool // outDir was made by Run (RemoveTempOutput removes it)
+
+	// Confirmed lists the benchmarks ConfirmSelect returned, which ran
+	// again; ConfirmBaseFile and ConfirmHeadFile are those rounds' outputs
+	// and ConfirmBase and ConfirmHead their parse (nil when none ran).
+	Confirmed                        []string
+	ConfirmBaseFile, ConfirmHeadFile string
+	ConfirmBase, ConfirmHead         *Set
 
 	// FuncDiffs are, in instruction mode, the per-function comparisons
 	// (SampleInstructions) of the benchmarks ProfileSelect returned.
@@ -395,12 +413,28 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	if err := errors.Join(berr, herr); err != nil {
 		return res, err
 	}
-	if cfg.ProfileSelect != nil && cfg.Measure == MeasureInstructions {
-		res.FuncDiffs = res.instrFuncs.diffs(cfg.ProfileSelect(res.Base, res.Head), cfg.ProfileMax, DefaultProfileTop)
-	} else if cfg.ProfileSelect != nil {
-		res.Profiles = profileAll(ctx, cfg, res, base, head, cfg.ProfileSelect(res.Base, res.Head))
+	return res, afterRounds(ctx, cfg, res, tmp, base, head)
+}
+
+// afterRounds runs the confirming rounds of ConfirmSelect's benchmarks,
+// then takes the profiles of ProfileSelect's (from the confirming rounds'
+// Sets when there were any: what did not regress again is not profiled).
+func afterRounds(ctx context.Context, cfg RunConfig, res *RunResult, tmp string, base, head *side) error {
+	pb, ph := res.Base, res.Head
+	if cfg.ConfirmSelect != nil {
+		if names := cfg.ConfirmSelect(res.Base, res.Head); len(names) > 0 {
+			if err := confirmRounds(ctx, cfg, res, tmp, base, head, names); err != nil {
+				return err
+			}
+			pb, ph = res.ConfirmBase, res.ConfirmHead
+		}
 	}
-	return res, nil
+	if cfg.ProfileSelect != nil && cfg.Measure == MeasureInstructions {
+		res.FuncDiffs = res.instrFuncs.diffs(cfg.ProfileSelect(pb, ph), cfg.ProfileMax, DefaultProfileTop)
+	} else if cfg.ProfileSelect != nil {
+		res.Profiles = profileAll(ctx, cfg, res, base, head, cfg.ProfileSelect(pb, ph))
+	}
+	return nil
 }
 
 // buildSides checks that the go command takes each side's environment,
@@ -565,45 +599,58 @@ func openOutputs(ctx context.Context, cfg RunConfig, res *RunResult, base, head 
 	}
 	res.BaseFile, res.HeadFile = filepath.Join(out, "base.txt"), filepath.Join(out, "head.txt")
 	res.outDir = out
+	return createOutputs(ctx, cfg, res.BaseFile, res.HeadFile, base, head)
+}
+
+// createOutputs creates the files basePath and headPath as the sides'
+// outputs and writes their headers.
+func createOutputs(ctx context.Context, cfg RunConfig, basePath, headPath string, base, head *side) error {
 	for _, s := range []*side{base, head} {
-		path := res.BaseFile
+		path := basePath
 		if s == head {
-			path = res.HeadFile
+			path = headPath
 		}
+		var err error
 		if s.out, err = os.Create(path); err != nil {
 			return err
 		}
-		var b strings.Builder
-		b.WriteString(configLine("commit", s.commit) + configLine("benchgate-side", s.name))
-		if s.tags != "" {
-			b.WriteString(configLine("tags", s.tags))
-		}
-		if len(s.env) > 0 {
-			b.WriteString(configLine(ConfigEnv, FormatEnv(s.env)))
-		}
-		env := childEnv(ctx, s.env...)
-		if cfg.Measure == MeasureInstructions {
-			env = append(env, callgrind.Env...)
-		}
-		b.WriteString(machineHeader(ctx, s.tree, s.goEnv(), env))
-		if cfg.Measure == MeasureInstructions {
-			b.WriteString(configLine("measure", string(MeasureInstructions)))
-			if v := valgrindVersion(ctx, cfg.Valgrind); v != "" {
-				b.WriteString(configLine("valgrind", v))
-			}
-		}
-		b.WriteString(cfg.Preamble)
-		if cfg.Preamble != "" && !strings.HasSuffix(cfg.Preamble, "\n") {
-			b.WriteString("\n")
-		}
-		if cfg.Measure == MeasureInstructions {
-			b.WriteString(instrPreamble(cfg.Preamble))
-		}
-		if _, err := io.WriteString(s.out, b.String()); err != nil {
+		if _, err := io.WriteString(s.out, s.header(ctx, cfg)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// header is what an output of the side starts with: the commit, the side,
+// the tags, the environment, the machine, then the preamble.
+func (s *side) header(ctx context.Context, cfg RunConfig) string {
+	var b strings.Builder
+	b.WriteString(configLine("commit", s.commit) + configLine("benchgate-side", s.name))
+	if s.tags != "" {
+		b.WriteString(configLine("tags", s.tags))
+	}
+	if len(s.env) > 0 {
+		b.WriteString(configLine(ConfigEnv, FormatEnv(s.env)))
+	}
+	env := childEnv(ctx, s.env...)
+	if cfg.Measure == MeasureInstructions {
+		env = append(env, callgrind.Env...)
+	}
+	b.WriteString(machineHeader(ctx, s.tree, s.goEnv(), env))
+	if cfg.Measure == MeasureInstructions {
+		b.WriteString(configLine("measure", string(MeasureInstructions)))
+		if v := valgrindVersion(ctx, cfg.Valgrind); v != "" {
+			b.WriteString(configLine("valgrind", v))
+		}
+	}
+	b.WriteString(cfg.Preamble)
+	if cfg.Preamble != "" && !strings.HasSuffix(cfg.Preamble, "\n") {
+		b.WriteString("\n")
+	}
+	if cfg.Measure == MeasureInstructions {
+		b.WriteString(instrPreamble(cfg.Preamble))
+	}
+	return b.String()
 }
 
 // runRounds runs every binary of both sides Count times in ABBA order.

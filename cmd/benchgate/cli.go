@@ -34,13 +34,14 @@ const usage = `usage:
                 [-count 10] [-benchtime T] [-tags T] [-head-tags T]
                 [-base-env 'K=V ...'] [-head-env 'K=V ...'] [-env-drop NAME[,GLOB]]
                 [-units FILE] [-out DIR | -keep] [-max-output-mib 256] [-allow-empty-base] [-nice N]
-                [-profiles=true] [-profile-benchtime 1s] [-measure wall|instructions] [-jobs N]
+                [-profiles=true] [-profile-benchtime 1s] [-confirm=true] [-measure wall|instructions] [-jobs N]
                 [compare flags]
   benchgate calibrate -o FILE [-rev HEAD] [-rounds 30] [-chunks 20] [-k 2] [-alpha 0.01] [-power 0.8] [run's target flags]
   benchgate record -db DB [-commit C] [-commit-time T] [label flags] FILE... | -dir DIR
   benchgate history -db DB [-window 50] [-p 0.001] [-min-magnitude 1%] [-format table|md|json] [-html DIR] [-fail-latest 10]
 Run "benchgate compare -h", "benchgate run -h" or "benchgate calibrate -h" for the flags.
-Exit status (compare and run): 0 no regression; 1 regression; 2 usage,
+Exit status (compare and run): 0 no regression; 1 regression (with run's
+-confirm, the default: one that regressed again in a rerun); 2 usage,
 input or run error, or missing data (a benchmark missing from the head, a
 benchmark with fewer results than -count rounds on a side, a benchmark run
 that failed); 3 too noisy to judge: a row's minimum detectable effect (the
@@ -340,10 +341,11 @@ func parse(path string, lenient bool, stderr io.Writer) (*benchgate.Set, error) 
 	return set, err
 }
 
-// gate compares, lets decorate add to the report (base, profiles), prints
-// the text report (and Markdown), and maps the outcome to the command's
-// error.
-func gate(base, head *benchgate.Set, opts benchgate.Options, g *gateFlags, stdout io.Writer, decorate func(*benchgate.Report)) error {
+// gate compares, lets decorate add to the report (base, profiles, the
+// confirming rerun's verdicts), prints the text report (and Markdown), and
+// maps the outcome to the command's error: decorate's error, then the
+// comparison's, then a regression, then noise.
+func gate(base, head *benchgate.Set, opts benchgate.Options, g *gateFlags, stdout io.Writer, decorate func(*benchgate.Report) error) error {
 	rep, cmpErr := benchgate.Compare(base, head, opts)
 	if rep == nil {
 		if errors.Is(cmpErr, benchgate.ErrCrossMachine) {
@@ -351,8 +353,9 @@ func gate(base, head *benchgate.Set, opts benchgate.Options, g *gateFlags, stdou
 		}
 		return cmpErr
 	}
+	var decErr error
 	if decorate != nil {
-		decorate(rep)
+		decErr = decorate(rep)
 	}
 	rep.Info = append(rep.Info, benchgate.EnvInfo(base, head)...)
 	if err := rep.WriteText(stdout); err != nil {
@@ -362,6 +365,9 @@ func gate(base, head *benchgate.Set, opts benchgate.Options, g *gateFlags, stdou
 		if err := writeMarkdown(rep, g.markdown, stdout); err != nil {
 			return err
 		}
+	}
+	if decErr != nil {
+		return errors.Join(decErr, cmpErr)
 	}
 	if cmpErr != nil {
 		return cmpErr
@@ -504,6 +510,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&cfg.AllowEmptyBase, "allow-empty-base", false, "exit 0 (skip) when the base has none of the benchmarks")
 	histDB := fs.String("db", "", "also record both sides into this history database (SQLite path, postgres:// URL or libpq key=value DSN; see benchgate record); opened and checked before the run")
 	profiles := fs.Bool("profiles", true, "on a regression, profile each regressed benchmark (CPU and allocations, base and head, the same op count) and report the functions whose cost per op grew most")
+	confirm := fs.Bool("confirm", true, "run the regressed benchmarks again in -count fresh interleaved rounds before failing: only a regression that shows again fails the gate (exit 1); one that does not passes, reported 'not confirmed'")
 	fs.StringVar(&cfg.ProfileBenchtime, "profile-benchtime", "1s", "-test.benchtime of the profiling runs")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -530,6 +537,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	opts.Rounds = cfg.Count // a benchmark with fewer results than rounds is missing data
 	if *profiles {
 		cfg.ProfileSelect = func(base, head *benchgate.Set) []string { return regressedNames(base, head, opts) }
+	}
+	if *confirm {
+		cfg.ConfirmSelect = func(base, head *benchgate.Set) []string { return regressedNames(base, head, opts) }
 	}
 	if *histDB != "" {
 		if err := checkHistoryDB(ctx, *histDB); err != nil {
@@ -563,9 +573,13 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	err = gate(res.Base, res.Head, opts, &g, stdout, func(rep *benchgate.Report) {
+	err = gate(res.Base, res.Head, opts, &g, stdout, func(rep *benchgate.Report) error {
 		rep.Info = append(rep.Info, baseLine(res))
 		rep.AddProfiles(append(benchgate.DiffProfileFiles(res.Profiles, benchgate.DefaultProfileTop), res.FuncDiffs...)...)
+		if res.ConfirmBase == nil {
+			return nil
+		}
+		return rep.Confirm(res.ConfirmBase, res.ConfirmHead)
 	})
 	return recordRun(ctx, *histDB, res, err, stderr)
 }

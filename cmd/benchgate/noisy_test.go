@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,6 +74,8 @@ func TestCLICompareNoisy(t *testing.T) {
 // test, however loaded the machine: BenchmarkJitter sleeps 4 ms an op in
 // every other run (a noise of about 200% of its median, whatever the
 // scheduler adds), BenchmarkSteady sleeps 1 ms an op in every run,
+// BenchmarkFlaky sleeps 4 ms an op in the first $SLOW_RUNS runs and 1 ms
+// after,
 // BenchmarkSkips skips the run numbered $SKIP_ROUND, and
 // BenchmarkFails fails when $FAIL_BENCH is set.
 const jitterTest = `package jitter
@@ -114,6 +117,16 @@ func BenchmarkSteady(b *testing.B) {
 
 func BenchmarkJitter(b *testing.B) {
 	d := time.Duration(round()%2) * 4 * time.Millisecond
+	for b.Loop() {
+		time.Sleep(d)
+	}
+}
+
+func BenchmarkFlaky(b *testing.B) {
+	d := time.Millisecond
+	if n, _ := strconv.Atoi(os.Getenv("SLOW_RUNS")); round() < n {
+		d = 4 * time.Millisecond
+	}
 	for b.Loop() {
 		time.Sleep(d)
 	}
@@ -214,5 +227,40 @@ func TestExitCodeNoisy(t *testing.T) {
 	}
 	if code := exitCode(errors.Join(noisy, errors.New("-db: broken")), &stderr); code != 2 {
 		t.Errorf("noisy and a -db failure: exit %d, want 2", code)
+	}
+}
+
+// TestCLIRunConfirm runs whole gates on the jitter module's BenchmarkFlaky,
+// whose head sleeps 4 ms an op instead of the base's 1 ms in its first
+// $SLOW_RUNS runs: slow only in the first 5 rounds, the confirming rerun
+// (rounds 6 to 10) does not regress and the gate passes (exit 0, "not
+// confirmed", the first figure shown); slow in every run, the rerun
+// confirms it (exit 1); -confirm=false fails on the first rounds alone. No
+// assertion depends on a timing but the 4 ms sleeps against 1 ms.
+func TestCLIRunConfirm(t *testing.T) {
+	jitterRepo(t)
+	gate := []string{"run", "-q", "-base", "HEAD", "-count", "5", "-threshold", "50%", "-profiles=false", "-benchmem=false", "-target", ".:^BenchmarkFlaky$@10x"}
+	for _, c := range []struct {
+		name      string
+		args      []string
+		code      int
+		want, not string
+	}{
+		{"slow in the first rounds", []string{"-head-env", "SLOW_RUNS=5"}, 0, "not confirmed (regressed in the first rounds; rerun: ", "confirmed on rerun"},
+		{"slow in every round", []string{"-head-env", "SLOW_RUNS=1000"}, 1, "REGRESSED (confirmed on rerun: +", "not confirmed (regressed"},
+		{"no rerun", []string{"-head-env", "SLOW_RUNS=5", "-confirm=false"}, 1, "REGRESSED", "confirm"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := t.TempDir()
+			args := append(append(append(append([]string{}, gate...), roundFiles(t)...), "-out", out), c.args...)
+			code, stdout, stderr := cli(t, args...)
+			if code != c.code || !strings.Contains(stdout, c.want) || strings.Contains(stdout, c.not) {
+				t.Fatalf("exit %d; want %d, %q and not %q\nstdout:\n%s\nstderr:\n%s", code, c.code, c.want, c.not, stdout, stderr)
+			}
+			_, err := os.Stat(filepath.Join(out, "confirm-head.txt"))
+			if rerun := !slices.Contains(c.args, "-confirm=false"); rerun != (err == nil) {
+				t.Errorf("confirm-head.txt: %v; want it written only with the rerun", err)
+			}
+		})
 	}
 }
