@@ -1,9 +1,14 @@
 package benchgate
 
 import (
+	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // rounds returns ten values around v (within 2%).
@@ -70,5 +75,59 @@ func TestReportConfirm(t *testing.T) {
 	short := spreadSet("ns/op", map[string][]float64{"BenchmarkNoisy-2": rounds(100)[:7], "BenchmarkSlow-2": rounds(100)})
 	if err := rep.Confirm(rb, short); !errors.Is(err, ErrMissingRounds) || rep.Count(Regressed) != 2 {
 		t.Errorf("rerun missing rounds: %v, %d regressed; want ErrMissingRounds, both still regressed", err, rep.Count(Regressed))
+	}
+}
+
+// In instruction mode the confirming rerun measures only the regressed leaf
+// again, under (a fake) callgrind, Count rounds a side, and Confirm keeps
+// the regression it repeats.
+func TestConfirmInstructionsFake(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	dir := gitModuleDir(t)
+	vg := t.TempDir() + "/valgrind"
+	if err := os.WriteFile(vg, []byte(fakeValgrind), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	commitBaseHead(t, dir, func() { writeWorkModule(t, dir, 1000) }, func() { writeWorkModule(t, dir, 1030) })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var selected []string
+	res, err := Run(ctx, RunConfig{Dir: dir, Base: "HEAD~1", Head: "HEAD", Count: DefaultInstructionCount,
+		Measure: MeasureInstructions, Valgrind: vg, Jobs: 2, OutDir: t.TempDir(),
+		Targets: []Target{{Pkg: ".", Bench: "BenchmarkW", Benchtime: "40x"}},
+		ConfirmSelect: func(base, head *Set) []string {
+			rep, _ := Compare(base, head, Options{})
+			for _, row := range rep.Rows {
+				if row.Verdict == Regressed && !slices.Contains(selected, row.Name) {
+					selected = append(selected, row.Name)
+				}
+			}
+			return selected
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(selected, []string{"BenchmarkW/k=a"}) || !slices.Equal(res.Confirmed, selected) || res.ConfirmHead == nil {
+		t.Fatalf("selected %q, rerun %q: want BenchmarkW/k=a alone", selected, res.Confirmed)
+	}
+	raw, err := os.ReadFile(res.ConfirmHeadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(raw), "BenchmarkW/k=a\t40\t1030 instructions/op"); n != DefaultInstructionCount || strings.Contains(string(raw), "k=b") ||
+		!strings.Contains(string(raw), "measure: instructions\n") {
+		t.Errorf("confirm-head.txt: %d lines of k=a, want %d, no k=b, the header:\n%s", n, DefaultInstructionCount, raw)
+	}
+	rep, err := Compare(res.Base, res.Head, Options{Rounds: DefaultInstructionCount})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Confirm(res.ConfirmBase, res.ConfirmHead); err != nil {
+		t.Fatal(err)
+	}
+	if row := findRow(t, rep, UnitInstructions); row.Verdict != Regressed || row.Confirm != Confirmed {
+		t.Errorf("instructions/op row %+v: want regressed, confirmed on rerun", row)
 	}
 }
