@@ -14,15 +14,7 @@ import (
 // Missing, Underpowered or Incomplete) before FAIL (a regression) before
 // NOISY (a row too noisy to judge) before PASS.
 func (r *Report) Summary() string {
-	status := "PASS"
-	switch {
-	case r.Count(Missing) > 0 || r.Count(Underpowered) > 0 || r.Count(Incomplete) > 0:
-		status = "ERROR"
-	case r.Regressed():
-		status = "FAIL"
-	case r.Inconclusive():
-		status = "NOISY"
-	}
+	status := r.status()
 	parts := []string{fmt.Sprintf("%d compared", len(r.Rows)-r.Count(New))}
 	for _, v := range []Verdict{Regressed, Unconfirmed, Accepted, Noisy, Improved, Missing, Incomplete, Underpowered, NotGated, New} {
 		if n := r.Count(v); n > 0 {
@@ -30,6 +22,19 @@ func (r *Report) Summary() string {
 		}
 	}
 	return fmt.Sprintf("benchgate: %s (%s; alpha %g, power %g, %s)", status, strings.Join(parts, ", "), r.Options.Alpha, r.Options.Power, r.thresholdsSummary())
+}
+
+// status is the report's outcome: ERROR, FAIL, NOISY or PASS (see Summary).
+func (r *Report) status() string {
+	switch {
+	case r.Count(Missing) > 0 || r.Count(Underpowered) > 0 || r.Count(Incomplete) > 0:
+		return "ERROR"
+	case r.Regressed():
+		return "FAIL"
+	case r.Inconclusive():
+		return "NOISY"
+	}
+	return "PASS"
 }
 
 func formatPct(f float64) string {

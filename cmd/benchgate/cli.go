@@ -29,7 +29,7 @@ var errHelp = flag.ErrHelp
 
 const usage = `usage:
   benchgate compare [-alpha 0.01] [-power 0.8] [-threshold 10%] [-thresholds FILE] [-accept FILE]
-                    [-allow-cross-machine] [-markdown FILE] [-lenient] OLD NEW
+                    [-allow-cross-machine] [-markdown FILE] [-json FILE] [-lenient] OLD NEW
   benchgate run -base REF|auto [-head REF] [-bench RE] [-pkgs ./a,./b] [-target 'PKG:RE[@T] [K=V ...]' ...]
                 [-count 10] [-benchtime T] [-tags T] [-head-tags T]
                 [-base-env 'K=V ...'] [-head-env 'K=V ...'] [-env-drop NAME[,GLOB]]
@@ -91,6 +91,7 @@ type gateFlags struct {
 	thresholds   string
 	accept       string
 	markdown     string
+	json         string
 	lenient      bool
 	crossMachine bool
 }
@@ -102,6 +103,7 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 	fs.Var(&g.threshold, "threshold", "smallest relative change of the median that counts, 0% to 100% (10% or 0.1)")
 	fs.StringVar(&g.accept, "accept", "", "accepted-regressions `file`, one entry a line: "+benchgate.AcceptLineFormat+" (# comments; a missing file accepts nothing)")
 	fs.StringVar(&g.markdown, "markdown", "", "also write the report as Markdown to `file` (\"-\": stdout)")
+	fs.StringVar(&g.json, "json", "", "also write the report as JSON to `file`, replaced atomically (\"-\": stdout): status, summary and per row verdict, change_pct, noise_pct, mde_pct, confirmed, ...")
 	fs.BoolVar(&g.lenient, "lenient", false, "report malformed lines as warnings instead of failing")
 	fs.StringVar(&g.thresholds, "thresholds", "", "calibrated per-benchmark thresholds `file` (benchgate calibrate); rows it lists use its threshold instead of -threshold")
 	fs.BoolVar(&g.crossMachine, "allow-cross-machine", false, "compare files measured on different machines (cpu, goarch/goamd64, Go version, GOMAXPROCS) with a warning instead of exit 2")
@@ -364,6 +366,11 @@ func gate(base, head *benchgate.Set, opts benchgate.Options, g *gateFlags, stdou
 	if g.markdown != "" {
 		if err := writeMarkdown(rep, g.markdown, stdout); err != nil {
 			return err
+		}
+	}
+	if g.json != "" {
+		if err := writeJSON(rep, g.json, stdout, errors.Join(decErr, cmpErr)); err != nil {
+			return fmt.Errorf("-json: %w", err)
 		}
 	}
 	if decErr != nil {

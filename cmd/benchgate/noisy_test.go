@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -245,14 +246,17 @@ func TestCLIRunConfirm(t *testing.T) {
 		args      []string
 		code      int
 		want, not string
+		verdict   string
+		confirmed any // the JSON row's confirmed: true, false or nil (absent)
 	}{
-		{"slow in the first rounds", []string{"-head-env", "SLOW_RUNS=5"}, 0, "not confirmed (regressed in the first rounds; rerun: ", "confirmed on rerun"},
-		{"slow in every round", []string{"-head-env", "SLOW_RUNS=1000"}, 1, "REGRESSED (confirmed on rerun: +", "not confirmed (regressed"},
-		{"no rerun", []string{"-head-env", "SLOW_RUNS=5", "-confirm=false"}, 1, "REGRESSED", "confirm"},
+		{"slow in the first rounds", []string{"-head-env", "SLOW_RUNS=5"}, 0, "not confirmed (regressed in the first rounds; rerun: ", "confirmed on rerun", "not_confirmed", false},
+		{"slow in every round", []string{"-head-env", "SLOW_RUNS=1000"}, 1, "REGRESSED (confirmed on rerun: +", "not confirmed (regressed", "regressed", true},
+		{"no rerun", []string{"-head-env", "SLOW_RUNS=5", "-confirm=false"}, 1, "REGRESSED", "confirm", "regressed", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := t.TempDir()
-			args := append(append(append(append([]string{}, gate...), roundFiles(t)...), "-out", out), c.args...)
+			jsonPath := filepath.Join(t.TempDir(), "gate.json")
+			args := append(append(append(append([]string{}, gate...), roundFiles(t)...), "-out", out, "-json", jsonPath), c.args...)
 			code, stdout, stderr := cli(t, args...)
 			if code != c.code || !strings.Contains(stdout, c.want) || strings.Contains(stdout, c.not) {
 				t.Fatalf("exit %d; want %d, %q and not %q\nstdout:\n%s\nstderr:\n%s", code, c.code, c.want, c.not, stdout, stderr)
@@ -260,6 +264,13 @@ func TestCLIRunConfirm(t *testing.T) {
 			_, err := os.Stat(filepath.Join(out, "confirm-head.txt"))
 			if rerun := !slices.Contains(c.args, "-confirm=false"); rerun != (err == nil) {
 				t.Errorf("confirm-head.txt: %v; want it written only with the rerun", err)
+			}
+			var rep struct {
+				Rows []map[string]any `json:"rows"`
+			}
+			raw, err := os.ReadFile(jsonPath)
+			if err != nil || json.Unmarshal(raw, &rep) != nil || len(rep.Rows) != 1 || rep.Rows[0]["verdict"] != c.verdict || rep.Rows[0]["confirmed"] != c.confirmed {
+				t.Errorf("JSON report (%v):\n%s\nwant verdict %q, confirmed %v", err, raw, c.verdict, c.confirmed)
 			}
 		})
 	}
