@@ -69,7 +69,9 @@ var (
 	// RunConfig.MaxOutput bytes (default DefaultMaxOutput) and was stopped.
 	ErrOutputTooLarge = errors.New("benchmark output too large")
 	// ErrTestJSON: an input without benchmark results is `go test -json`
-	// (test2json) output; it also wraps ErrNoBenchmarks.
+	// (test2json) output (run without -bench?); it also wraps
+	// ErrNoBenchmarks. `go test -json` output with benchmark results is
+	// read like text (see Parser.Parse).
 	ErrTestJSON = errors.New("go test -json output")
 	// ErrNoValgrind: instruction mode (MeasureInstructions) found no
 	// valgrind binary to run.

@@ -89,8 +89,8 @@ func (p Parser) limit(in io.Reader, fileName string) *limitReader {
 // limitReader passes an input through while enforcing a Parser's limits:
 // past MaxBytes, or on a line longer than MaxLineBytes, it returns (and
 // keeps in err) an error wrapping ErrTooLarge that names the file (and
-// line). It also notes whether any non-blank byte and what first line went
-// by, for the empty-input and test2json checks. Not safe for concurrent use.
+// line). It also notes whether any non-blank byte went by, for the
+// empty-input check. Not safe for concurrent use.
 type limitReader struct {
 	in       io.Reader
 	max, n   int64
@@ -98,7 +98,6 @@ type limitReader struct {
 	lines    lineCounter
 	err      error
 	nonBlank bool
-	first    []byte // the start of the first non-blank line, up to 64 bytes
 }
 
 func (r *limitReader) Read(buf []byte) (int, error) {
@@ -115,29 +114,10 @@ func (r *limitReader) Read(buf []byte) (int, error) {
 		return 0, r.err
 	}
 	r.n += int64(n)
-	if !r.nonBlank || len(r.first) < 64 {
-		r.noteFirst(buf[:n])
+	if !r.nonBlank {
+		r.nonBlank = len(bytes.TrimLeft(buf[:n], " \t\r\n")) > 0
 	}
 	return n, err
-}
-
-// noteFirst records whether the input has a non-blank byte and the first
-// 64 bytes from there.
-func (r *limitReader) noteFirst(chunk []byte) {
-	if !r.nonBlank {
-		chunk = bytes.TrimLeft(chunk, " \t\r\n")
-		if len(chunk) == 0 {
-			return
-		}
-		r.nonBlank = true
-	}
-	r.first = append(r.first, chunk[:min(len(chunk), 64-len(r.first))]...)
-}
-
-// looksTest2JSON reports whether the input starts like `go test -json`
-// output: a JSON object with a "Time" or "Action" field.
-func (r *limitReader) looksTest2JSON() bool {
-	return bytes.HasPrefix(r.first, []byte(`{"Time":`)) || bytes.HasPrefix(r.first, []byte(`{"Action":`))
 }
 
 // lineCounter follows the line number and the length of the current line

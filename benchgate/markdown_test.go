@@ -122,15 +122,15 @@ func TestMarkdownEscapesUserText(t *testing.T) {
 	}
 }
 
-// `go test -json` output is recognised: no benchmarks, and the error says to
-// run without -json.
+// `go test -json` output without benchmark results says so (ErrTestJSON,
+// asking whether the benchmarks ran); other JSON is no benchmark file.
 func TestTest2JSONInput(t *testing.T) {
 	in := `{"Time":"2026-01-01T00:00:00Z","Action":"start","Package":"example.com/m"}
-{"Time":"2026-01-01T00:00:01Z","Action":"output","Package":"example.com/m","Output":"BenchmarkA-2 \t 100\t 12 ns/op\n"}
+{"Time":"2026-01-01T00:00:01Z","Action":"output","Package":"example.com/m","Output":"PASS\n"}
 `
 	_, err := Parse(strings.NewReader(in), "bench.json")
-	if !errors.Is(err, ErrNoBenchmarks) || !errors.Is(err, ErrTestJSON) || !strings.Contains(err.Error(), "without -json") {
-		t.Errorf("err = %v, want ErrNoBenchmarks and ErrTestJSON saying to run without -json", err)
+	if !errors.Is(err, ErrNoBenchmarks) || !errors.Is(err, ErrTestJSON) || !strings.Contains(err.Error(), "-bench") {
+		t.Errorf("err = %v, want ErrNoBenchmarks and ErrTestJSON asking for -bench", err)
 	}
 	_, err = Parse(strings.NewReader("{\"x\": 1}\n"), "other.json")
 	if !errors.Is(err, ErrNoBenchmarks) || errors.Is(err, ErrTestJSON) {

@@ -86,13 +86,14 @@ func (p Parser) ParseFiles(paths ...string) (*Set, error) {
 			return nil, err
 		}
 		lr := p.limit(f, path)
-		r.Reset(lr, path)
-		err = s.read(r, lr, path)
+		src, tj := p.sniff(lr, path)
+		r.Reset(src, path)
+		err = s.read(r, lr, tj, path)
 		f.Close()
 		if err != nil {
 			return nil, err
 		}
-		if lr.looksTest2JSON() {
+		if tj != nil && tj.events > 0 {
 			json = append(json, path)
 		}
 	}
@@ -102,10 +103,14 @@ func (p Parser) ParseFiles(paths ...string) (*Set, error) {
 // Parse reads one benchmark file, as a stream. fileName is used in messages
 // only.
 //
+// An input whose first non-blank byte is '{' is `go test -json` output:
+// the text of its output events is parsed (see testjson.go), with the same
+// limits, and malformed lines are named by their line in the input.
+//
 // It returns ErrTooLarge (and no Set) for an input over p's limits,
 // ErrEmptyInput (and no Set) for an input with no non-blank bytes and
 // ErrNoBenchmarks for one without result lines (also wrapping ErrTestJSON,
-// with a hint to run without -json, when the input is `go test -json`
+// with a hint to run with -bench, when the input is `go test -json`
 // output). Malformed lines, including
 // result lines with a NaN, infinite or negative value, do not stop parsing:
 // they are left out of the Set, and Parse returns the Set together with a
@@ -117,11 +122,12 @@ func (p Parser) Parse(in io.Reader, fileName string) (*Set, error) {
 	}
 	s := newSet()
 	lr := p.limit(in, fileName)
-	if err := s.read(benchfmt.NewReader(lr, fileName), lr, fileName); err != nil {
+	src, tj := p.sniff(lr, fileName)
+	if err := s.read(benchfmt.NewReader(src, fileName), lr, tj, fileName); err != nil {
 		return nil, err
 	}
 	var json []string
-	if lr.looksTest2JSON() {
+	if tj != nil && tj.events > 0 {
 		json = []string{fileName}
 	}
 	return s.finish(fileName, json)
@@ -131,10 +137,21 @@ func newSet() *Set {
 	return &Set{Samples: map[Key][]float64{}, Config: map[string]string{}, Configs: map[string][]string{}}
 }
 
-// read parses r, which reads through lr, into s. A limit exceeded or an
-// input of blank lines only is an error, without the Set.
-func (s *Set) read(r *benchfmt.Reader, lr *limitReader, fileName string) error {
+// read parses r, which reads through lr (and tj, for `go test -json`
+// input), into s. A limit exceeded or an input of blank lines only is an
+// error, without the Set.
+func (s *Set) read(r *benchfmt.Reader, lr *limitReader, tj *testJSON, fileName string) error {
 	s.Files = append(s.Files, fileName)
+	first := len(s.Malformed)
+	defer func() {
+		if tj == nil {
+			return
+		}
+		for _, m := range s.Malformed[first:] {
+			m.Line = tj.inputLine(m.Line)
+		}
+		s.Malformed = append(s.Malformed, tj.malformed...)
+	}()
 	for r.Scan() {
 		switch rec := r.Result().(type) {
 		case *benchfmt.SyntaxError:
@@ -191,7 +208,7 @@ func (s *Set) finish(what string, json []string) (*Set, error) {
 	var errs []error
 	switch {
 	case len(s.Keys) == 0 && len(json) > 0:
-		errs = append(errs, fmt.Errorf("%s: %w: %s is %w (test2json), whose benchmark lines are inside JSON; run the benchmarks without -json (go test -run '^$' -bench . > file)",
+		errs = append(errs, fmt.Errorf("%s: %w: %s is %w (test2json) without benchmark results; were the benchmarks run (go test -json -run '^$' -bench . > file)?",
 			what, ErrNoBenchmarks, strings.Join(json, ", "), ErrTestJSON))
 	case len(s.Keys) == 0:
 		errs = append(errs, fmt.Errorf("%s: %w", what, ErrNoBenchmarks))

@@ -49,8 +49,9 @@ mde column: the smallest change the U test finds with probability -power
 at these rounds) exceeds its threshold and no row regressed (rerun with
 -measure instructions or the -count the report names). A regression wins
 over noise; an error wins over both.
-Input: values must be finite and non-negative; files at most 64 MiB, lines
-at most 64 KiB.
+Input: benchmark text (go test -bench) or go test -json output (a file
+whose first non-blank byte is '{'; its output events are read); values must
+be finite and non-negative; files at most 64 MiB, lines at most 64 KiB.
 `
 
 // run is the whole command: args without the program name.
