@@ -98,6 +98,13 @@
 //     exits 0 pass, 1 regression, 2 error or missing data, 3 noisy with
 //     none regressed; an error wins over a regression, a regression over
 //     noise.
+//   - A regression is confirmed before it fails a gate: with
+//     RunConfig.ConfirmSelect (benchgate run's default), the regressed
+//     benchmarks run again in fresh interleaved rounds, and Report.Confirm
+//     keeps a row Regressed only when it regresses again; one that does not
+//     is Unconfirmed, a pass showing its first figures.
+//   - A benchmark file is text or `go test -json` output (its first
+//     non-blank byte '{'), read under the same limits.
 //   - Benchmarks are keyed by their full name as written, including the
 //     -GOMAXPROCS suffix, and by their unit as written (ns/op, not sec/op).
 //   - No comparison across machines by accident: Compare refuses

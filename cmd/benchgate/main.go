@@ -5,15 +5,17 @@
 //	benchgate run -base REF|auto [-head REF] [flags]
 //	benchgate calibrate -o FILE [-rev REV] [flags]
 //
-// Exit status: 0 no regression, 1 a regression, 2 bad usage, unreadable or
+// Exit status: 0 no regression, 1 a regression (run: confirmed by a rerun
+// of the regressed benchmarks unless -confirm=false), 2 bad usage, unreadable or
 // unusable input (no benchmarks, nothing in common, a benchmark missing from
 // the head, a benchmark with fewer results than the rounds asked (run's
 // -count, compare's -count) on a side, too few samples, a NaN, infinite or
 // negative value, a file or line over the size limits, files from different
 // machines without -allow-cross-machine, an expired accepted regression, a
 // bad thresholds file) or a failed build or benchmark run (a benchmark that
-// fails in either side), 3 too noisy to judge: no row regressed but a gated
-// row's own noise exceeds its threshold (see benchgate.Noisy). An error
+// fails in either side, a confirming rerun that cannot be compared), 3 too
+// noisy to judge: no row regressed but a gated row's minimum detectable
+// effect exceeds its threshold (see benchgate.Noisy). An error
 // wins over a regression, a regression over noise. 130: interrupted (SIGINT
 // or SIGTERM: the benchmarks were stopped and the worktrees and temporary
 // folders removed), as gcstress.
