@@ -7,7 +7,7 @@
 # $GITHUB_STEP_SUMMARY when that is set, optionally comments it on the pull request, and
 # exits 0 pass, 1 regression (unless BENCHGATE_FAIL_ON_REGRESSION=false), 2 error (bad
 # input, a failed build or run, a benchmark missing from a side or short of rounds), 3
-# too noisy to judge (a row's own noise exceeds its threshold and none regressed; unless
+# too noisy to judge (a row's minimum detectable effect exceeds its threshold, none regressed; unless
 # BENCHGATE_FAIL_ON_NOISY=false).
 #
 #   benchgate-action.sh gate      build benchgate, run the gate, write the report; never
@@ -328,7 +328,7 @@ verdict() {
 		exit 0
 		;;
 	noisy)
-		[[ ${GITHUB_ACTIONS:-} == true ]] && echo "::warning title=benchgate::too noisy to judge (see the noise column in the job summary)"
+		[[ ${GITHUB_ACTIONS:-} == true ]] && echo "::warning title=benchgate::too noisy to judge (see the mde column in the job summary)"
 		[[ $fail_on_noisy == true ]] && exit 3
 		echo "benchgate-action: fail-on-noisy is false: exit 0" >&2
 		exit 0
