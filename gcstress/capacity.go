@@ -88,13 +88,9 @@ func capacityScenario(c Config, kind string, value int64, mbpsTarget float64, d 
 // CapacitySettleFills is how many times over each step of a capacity
 // search first fills every region's memtable, closed loop, before its
 // open-loop clock starts (capacitySettle): the step judges a store whose
-// first flushes are behind it, as the frontier's points do. From an empty
-// store (at dcc6be7, three quiet searches reading 69.9, 30.5 and 8.93
-// MB/s) every heap step below 32 MB/s that failed on a span's GC or
-// assist share failed in a span ending at 3 or 4 s, just after the 2 s
-// warm-up, while the memtables first filled and flushed. With the preload (807984a)
-// three searches read 42.4, 21.0 and 18.4: heap still fails single spans
-// at any rate from about 19 MB/s (results/capacity-repeats/amd-settled).
+// first flushes are behind it, as the frontier's points do: from an empty
+// store, steps failed while the memtables first filled and flushed
+// (results/capacity-repeats/amd-settled).
 const CapacitySettleFills = 3
 
 // capacitySettle is the records a capacity step preloads:

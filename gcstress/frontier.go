@@ -255,10 +255,8 @@ func frontierRatePlan(c Config, run capacity.Runner) frontier.RatePlan {
 		},
 		Step: func(kind string, mbps float64) Scenario {
 			s := frontierScenario(c, kind, def, mbps, c.StepDuration, fmt.Sprintf("rate@%.4gMB/s", math.Round(mbps*1000)/1000))
-			// Judged from a settled store, as the points run: from an
-			// empty one, at fc1bb17, heap's 22.7 MB/s step failed on one
-			// span's assists (2.8% at 5 s) and the probe chose 11.4 MB/s,
-			// where the run before held 35.2.
+			// Judged from a settled store, as the points run: an empty one's
+			// first flushes fail steps the store sustains (results/frontier).
 			return inBuildEnv(settled(c, s), env, c.Out)
 		}}
 }

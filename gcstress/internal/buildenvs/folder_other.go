@@ -9,4 +9,6 @@ import "io/fs"
 const sweepSupported = false
 
 // folderOwned: never proven on this OS, so a sweep removes nothing.
-func folderOwned(fs.FileInfo) bool { return false }
+func folderOwned(fs.FileInfo) bool {
+	return false
+}

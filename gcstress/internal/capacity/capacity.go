@@ -188,9 +188,8 @@ func (s *search) narrow(ctx context.Context, lo, hi float64, hiLimit results.Cap
 // first MaxDescents descents the gap between that one and the failed
 // rate is bisected again when it is wider than the resolution (the lower
 // healthy step may lie far below: the doubling's last), so that noisy
-// repeats at a fuzzy knee do not halve the figure: at 85a5c10 a quiet heap
-// search whose repeats failed at 29.1 and then 26.6 MB/s fell to the
-// doubling's 13.3, where another run of the same commit found 23.9. When the
+// repeats at a fuzzy knee do not halve the figure (results/capacity-repeats
+// shows searches that fell to the doubling's last healthy step). When the
 // descents are spent, each next candidate is the highest rate below every
 // failed one (belowEveryFailure), with no more bisection, until one is
 // confirmed or none is left (0).
