@@ -227,18 +227,46 @@ func DefaultConfig() Config {
 
 // Validate checks a Config; errors wrap ErrUsage and name the flag.
 func (c *Config) Validate() error {
-	if err := c.validateMatrix(); err != nil {
+	for _, check := range []func() error{c.validateMatrix, c.validateMix, c.validateMemory, c.validateHost, c.validateRun, c.validateSets} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	if err := c.validateCapacity(); err != nil {
 		return err
 	}
-	if err := c.validateMix(); err != nil {
+	if err := c.validateBuildEnvs(); err != nil {
 		return err
 	}
-	if err := c.validateMemory(); err != nil {
+	if err := c.validateFrontier(); err != nil {
 		return err
 	}
-	if err := c.validateHost(); err != nil {
-		return err
+	if c.wants(SetFrontier) {
+		if err := c.validateFracLimits(); err != nil {
+			return err
+		}
 	}
+	for _, r := range []struct {
+		flag string
+		r    Rate
+	}{{"rate", c.Rate}, {"fail-rate", c.FailRate}} {
+		if err := r.r.validate(); err != nil {
+			return usageErr(r.flag, "%v", err)
+		}
+	}
+	if err := c.Thresholds.Validate(); err != nil {
+		var fe *results.FlagError
+		if errors.As(err, &fe) {
+			return usageErr(fe.Flag, "%s", fe.Msg)
+		}
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	return c.validatePlan() // last: the plan expands a valid Config
+}
+
+// validateRun checks the settings every child run shares: the collector,
+// the write path, the writers, the windows and the output format.
+func (c *Config) validateRun() error {
 	if c.GOGC < -1 || c.GOGC == 0 {
 		return usageErr("gogc", "%d: use a positive percentage or -1 for off", c.GOGC)
 	}
@@ -276,6 +304,11 @@ func (c *Config) Validate() error {
 	if c.LatencyEvery < 0 || c.StallLatencyEvery < 0 {
 		return usageErr("latency-every", "%d: use 0 (off) or N >= 1", min(c.LatencyEvery, c.StallLatencyEvery))
 	}
+	return nil
+}
+
+// validateSets checks -scenario: at least one known scenario set.
+func (c *Config) validateSets() error {
 	if len(c.Sets) == 0 {
 		return usageErr("scenario", "no scenario set (known: %s)", strings.Join(ScenarioSets, ","))
 	}
@@ -284,36 +317,7 @@ func (c *Config) Validate() error {
 			return usageErr("scenario", "unknown scenario set %q (known: %s)", s, strings.Join(ScenarioSets, ","))
 		}
 	}
-	if err := c.validateCapacity(); err != nil {
-		return err
-	}
-	if err := c.validateBuildEnvs(); err != nil {
-		return err
-	}
-	if err := c.validateFrontier(); err != nil {
-		return err
-	}
-	if c.wants(SetFrontier) {
-		if err := c.validateFracLimits(); err != nil {
-			return err
-		}
-	}
-	for _, r := range []struct {
-		flag string
-		r    Rate
-	}{{"rate", c.Rate}, {"fail-rate", c.FailRate}} {
-		if err := r.r.validate(); err != nil {
-			return usageErr(r.flag, "%v", err)
-		}
-	}
-	if err := c.Thresholds.Validate(); err != nil {
-		var fe *results.FlagError
-		if errors.As(err, &fe) {
-			return usageErr(fe.Flag, "%s", fe.Msg)
-		}
-		return fmt.Errorf("%w: %w", ErrUsage, err)
-	}
-	return c.validatePlan() // last: the plan expands a valid Config
+	return nil
 }
 
 // validateCapacity checks the capacity search's settings when it runs.

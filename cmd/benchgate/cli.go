@@ -558,20 +558,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if res != nil && !r.keep {
 		defer res.RemoveTempOutput()
 	}
-	if res != nil {
-		for _, n := range res.Notes {
-			fmt.Fprintln(stderr, "benchgate: note:", n)
-		}
-		if res.BaseReason != "" {
-			fmt.Fprintf(stderr, "benchgate: base %s: %s\n", benchgate.ShortCommit(res.BaseCommit), res.BaseReason)
-		}
-	}
+	printRunNotes(res, cfg.OutDir != "" || r.keep, stderr)
 	if errors.Is(err, benchgate.ErrBaseEmpty) && cfg.AllowEmptyBase {
 		fmt.Fprintf(stdout, "benchgate: SKIP: the base (%s) has none of the selected benchmarks; nothing to gate\n", res.BaseCommit)
 		return nil
-	}
-	if res != nil && res.BaseFile != "" && (cfg.OutDir != "" || r.keep) {
-		fmt.Fprintf(stderr, "benchgate: raw results: %s %s\n", res.BaseFile, res.HeadFile)
 	}
 	var mal *benchgate.MalformedError
 	if err != nil && g.lenient && errors.As(err, &mal) && !errors.Is(err, benchgate.ErrNoBenchmarks) && res.Base != nil && res.Head != nil {
@@ -590,6 +580,23 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return rep.Confirm(res.ConfirmBase, res.ConfirmHead)
 	})
 	return recordRun(ctx, *histDB, res, err, stderr)
+}
+
+// printRunNotes writes a run's notes, why its base was chosen and, when
+// kept, where its raw results are; nothing for a run that did not start.
+func printRunNotes(res *benchgate.RunResult, kept bool, stderr io.Writer) {
+	if res == nil {
+		return
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(stderr, "benchgate: note:", n)
+	}
+	if res.BaseReason != "" {
+		fmt.Fprintf(stderr, "benchgate: base %s: %s\n", benchgate.ShortCommit(res.BaseCommit), res.BaseReason)
+	}
+	if res.BaseFile != "" && kept {
+		fmt.Fprintf(stderr, "benchgate: raw results: %s %s\n", res.BaseFile, res.HeadFile)
+	}
 }
 
 // baseLine names the base a run compared against, and why it was chosen.
