@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces results/api: a program outside the module (ext/, its own go.mod,
+# Reproduces results/api: a program outside the module (lab/cmd/ext, in the lab module,
 # written from the README's "Your write path under gcstress") registers its
 # own engine and runs it beside writegc's arena under gcstress, and a
 # benchmark outside the module reports GC figures through gcbench.
@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=results/api
 state=$(mktemp)
-(cd $R/ext && go build -o /tmp/writegc-ext . && go test -c -o /tmp/writegc-ext.test .)
+(cd lab/cmd/ext && go build -o /tmp/writegc-ext . && go test -c -o /tmp/writegc-ext.test .)
 rm -rf /tmp/writegc-ext-out
 {
 	scripts/machine-header start "$state"

@@ -20,7 +20,7 @@
 # -step-duration 3s" MATRIX_ARGS="-kinds arena -duration 2s").
 # Writes R/<run>/ (reports, summary.json), R/<run>.txt (machine header:
 # commit, CPU, load and steal at start and end; the command; what gcstress
-# printed) and R/README.md, the tables (table/main.go reads the runs).
+# printed) and R/README.md, the tables (lab/cmd/capacitytable reads the runs).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=${R:-results/capacity-repeats}
@@ -62,6 +62,7 @@ for part in $RUNS; do
 		;;
 	esac
 done
-go run ./results/capacity-repeats/table "$R" >"$R/README.md.tmp"
+go -C lab build -o "$bin-table" ./cmd/capacitytable
+"$bin-table" "$R" >"$R/README.md.tmp"
 mv "$R/README.md.tmp" "$R/README.md"
 echo "wrote $R/README.md"

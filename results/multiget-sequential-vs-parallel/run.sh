@@ -17,7 +17,7 @@ rows=${ROWS:-10000000}
 requests=${REQUESTS:-2000,4000}
 latencies=${LATENCIES:-0,1ms,5ms}
 bin=$(mktemp -d)/seedrun
-go build -o "$bin" ./cmd/seedrun
+go -C lab build -o "$bin" ./cmd/seedrun
 state=$(mktemp)
 env_header "ROWS=$rows REQUESTS=$requests LATENCIES=$latencies OUT=$out ./results/multiget-sequential-vs-parallel/run.sh  (seedrun -exp 3553 -rows $rows -runs 3 -requests $requests -latencies $latencies -transports tcp)" > $out/env.txt
 rm -f $out/ycsb-*.txt

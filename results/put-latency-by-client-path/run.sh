@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 out=results/put-latency-by-client-path
 rows=${ROWS:-100000}
 bin=$(mktemp -d)/seedrun
-go build -o "$bin" ./cmd/seedrun
+go -C lab build -o "$bin" ./cmd/seedrun
 state=$(mktemp)
 env_header "./$out/run.sh  (seedrun -exp 18500 -rows $rows -runs 5 -transports inproc,tcp)" > $out/env.txt
 rm -rf $out/raw
