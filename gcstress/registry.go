@@ -62,7 +62,22 @@ type NoteEngine interface {
 // objects and bytes per entry divide by. OffHeapBytes (optional) is what
 // the engine holds outside the Go heap now, which GOMEMLIMIT cannot see:
 // the frontier's recommendation adds it to the peak RSS. A plain value.
-type EngineStats = load.EngineStats
+//
+// It is this package's own type, not an alias, so that go doc shows its
+// fields; childEngine.Stats converts it to the child's load.EngineStats.
+type EngineStats struct {
+	Flushes        int64 // memtables flushed
+	FlushedBytes   int64 // bytes those flushes wrote
+	PendingFlushes int64 // full memtables waiting for a flusher
+	MemtableBytes  int64 // bytes held in memtables (flushed or not yet)
+	BlockedNanos   int64 // time writers spent blocked by backpressure, summed over writers
+	// Entries is the entries the engine holds now (optional: 0 means
+	// unknown, and the keys written stand in).
+	Entries int64
+	// OffHeapBytes is what the engine holds outside the Go heap now
+	// (optional), which GOMEMLIMIT cannot see.
+	OffHeapBytes int64
+}
 
 // ErrUnknownKind: a scenario names a kind that is neither a registered
 // engine nor a memtable kind.
@@ -137,11 +152,13 @@ type childEngine struct {
 	closeErr error
 }
 
-func (e *childEngine) Stats() EngineStats {
+// Stats is the Engine's EngineStats as the child's sampler takes them
+// (the boundary between the public type and the internal one).
+func (e *childEngine) Stats() load.EngineStats {
 	if se, ok := e.Engine.(StatsEngine); ok {
-		return se.Stats()
+		return load.EngineStats(se.Stats())
 	}
-	return EngineStats{}
+	return load.EngineStats{}
 }
 
 // Notes is the engine's NoteEngine figures, nil when it has none.

@@ -3,11 +3,13 @@ package gcstress
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/writegc/writegc/gcstress/internal/load"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/memtable"
 )
@@ -105,7 +107,7 @@ func TestNewEngineLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Put([]byte("k"), []byte("v")); err != nil || e.Stats() != (EngineStats{}) {
+	if err := e.Put([]byte("k"), []byte("v")); err != nil || e.Stats() != (load.EngineStats{}) {
 		t.Fatalf("put %v stats %+v", err, e.Stats())
 	}
 	e.Close()
@@ -161,3 +163,26 @@ func TestRegisteredKindsRunInChildren(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineStatsIsPublic: EngineStats, which every engine returns, is a
+// type of this package (an alias of an internal type hid its fields from
+// go doc), converted at the child's boundary with its fields intact.
+func TestEngineStatsIsPublic(t *testing.T) {
+	typ := reflect.TypeOf(EngineStats{})
+	if typ.PkgPath() != "github.com/writegc/writegc/gcstress" || typ.Name() != "EngineStats" {
+		t.Fatalf("EngineStats is %s.%s, want a type of package gcstress", typ.PkgPath(), typ.Name())
+	}
+	in := EngineStats{Flushes: 1, FlushedBytes: 2, PendingFlushes: 3, MemtableBytes: 4, BlockedNanos: 5, Entries: 6, OffHeapBytes: 7}
+	e := &childEngine{Engine: statsOnly{in}}
+	got := e.Stats()
+	if got != (load.EngineStats{Flushes: 1, FlushedBytes: 2, PendingFlushes: 3, MemtableBytes: 4, BlockedNanos: 5, Entries: 6, OffHeapBytes: 7}) {
+		t.Fatalf("converted %+v from %+v", got, in)
+	}
+}
+
+// statsOnly is an Engine whose Stats are fixed.
+type statsOnly struct{ st EngineStats }
+
+func (statsOnly) Put(_, _ []byte) error { return nil }
+func (statsOnly) Close() error          { return nil }
+func (s statsOnly) Stats() EngineStats  { return s.st }
