@@ -39,6 +39,8 @@ type Phases struct {
 	Mark   []Span
 	Pause  []Span
 	Assist map[int][]Span
+
+	util *utilLog // the collector's share of the CPU, for MMU; nil unless parsed
 }
 
 // Normalize sorts and merges each kind's spans.

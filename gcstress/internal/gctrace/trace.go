@@ -151,14 +151,16 @@ type scan struct {
 	pauses      []raw
 	assistOpen  map[xtrace.GoID]xtrace.Time
 	assists     map[xtrace.GoID][]raw
+	util        *utilRecorder
 }
 
 func newScan() *scan {
 	return &scan{workers: map[xtrace.GoID]int{}, markOpen: -1, stwOpen: map[xtrace.GoID]xtrace.Time{},
-		assistOpen: map[xtrace.GoID]xtrace.Time{}, assists: map[xtrace.GoID][]raw{}}
+		assistOpen: map[xtrace.GoID]xtrace.Time{}, assists: map[xtrace.GoID][]raw{}, util: newUtilRecorder()}
 }
 
 func (sc *scan) event(ev xtrace.Event) {
+	sc.util.event(ev)
 	if ev.Kind() == xtrace.EventSync {
 		return
 	}
@@ -271,7 +273,10 @@ func (sc *scan) phases() (*Phases, error) {
 		}
 		return out
 	}
-	ph := &Phases{Mark: conv(sc.marks), Pause: conv(sc.pauses), Assist: map[int][]Span{}}
+	ph := &Phases{Mark: conv(sc.marks), Pause: conv(sc.pauses), Assist: map[int][]Span{}, util: sc.util.log()}
+	if ph.util != nil {
+		ph.util.c0t, ph.util.c0ns, ph.util.slope = int64(c0.t), c0.ns, slope
+	}
 	for g, rs := range sc.assists {
 		if w, ok := sc.workers[g]; ok {
 			ph.Assist[w] = append(ph.Assist[w], conv(rs)...)

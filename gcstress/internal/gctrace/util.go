@@ -1,0 +1,453 @@
+package gctrace
+
+import (
+	"strings"
+
+	xtrace "golang.org/x/exp/trace"
+)
+
+// UtilFlags selects which collector work counts against the mutator, as
+// go tool trace's MMU page does.
+type UtilFlags uint8
+
+// UtilFlags bits.
+const (
+	UtilSTW        UtilFlags = 1 << iota // stop-the-world pauses (the collector's)
+	UtilBackground                       // background mark workers
+	UtilAssist                           // mark assists
+	UtilSweep                            // sweeping
+	UtilPerProc                          // per-P utilization instead of the whole program's
+)
+
+// UtilDefault is go tool trace's default selection: pauses, background
+// workers and assists, over the whole program.
+const UtilDefault = UtilSTW | UtilBackground | UtilAssist
+
+// Limits on what the utilization log may hold; past them the trace's MMU
+// is unknown (nil), not a guess from part of it.
+const (
+	maxUtilRecs  = 1 << 22 // about 100 MiB of records
+	maxUtilProcs = 1 << 12 // a GOMAXPROCS beyond this is a damaged trace
+	maxSeries    = 1 << 14 // per-P series, counting Ps removed and added again
+)
+
+// recKind is what a utilization record says happened.
+type recKind uint8
+
+const (
+	kSync   recKind = iota // a generation's sync: g is its ordinal
+	kProcs                 // GOMAXPROCS changed: g is the new value
+	kSTW                   // a collector stop-the-world range
+	kAssist                // a mark assist range: g is the assisting goroutine
+	kSweep                 // an incremental sweep range
+	kState                 // a goroutine that is or was collector work started or stopped running
+	kLabel                 // a background mark worker's label: g is the worker
+	kTick                  // the first later event after a record (see utilRecorder)
+)
+
+// Range and state arguments of a record.
+const (
+	aBegin    uint8 = 0
+	aEnd      uint8 = 1
+	aActive   uint8 = 2
+	aExec     uint8 = 4 // an active assist's goroutine was running; a dedicated worker's label
+	aOldExec  uint8 = 1 // kState: was running
+	aNewExec  uint8 = 2 // kState: runs now
+	dedicated       = aExec
+)
+
+// utilRec is one event that can change the mutator's utilization under
+// some UtilFlags, in trace time.
+type utilRec struct {
+	t    int64
+	g    int64
+	p    int32
+	kind recKind
+	arg  uint8
+}
+
+// utilLog is every flag selection's input in one: the records of the
+// events that matter to any selection, so each selection's utilization is
+// a replay of the log (utilization), not a second pass over the trace.
+type utilLog struct {
+	recs []utilRec
+	end  int64 // the last event's time: every series ends there at 0
+	// The child's clock: ns = c0ns + (t - c0t) * slope.
+	c0t, c0ns int64
+	slope     float64
+}
+
+func (l *utilLog) clock(t int64) int64 { return l.c0ns + int64(float64(t-l.c0t)*l.slope) }
+
+// utilRecorder builds a utilLog during Parse's scan. Between two records
+// it keeps only the first event later than the record (a kTick): every
+// event resets the utilization to the current state, and only the first
+// one at a later time can change the step function (an event at the same
+// time keeps that time's lowest value).
+type utilRecorder struct {
+	recs     []utilRec
+	over     bool // past maxUtilRecs: no MMU
+	seen     bool
+	end      int64
+	needTick bool
+	relT     int64
+	exec     map[xtrace.GoID]bool // running goroutines
+	inAssist map[xtrace.GoID]bool // goroutines inside a mark assist
+	worker   map[xtrace.GoID]bool // goroutines ever labelled a mark worker
+}
+
+func newUtilRecorder() *utilRecorder {
+	return &utilRecorder{exec: map[xtrace.GoID]bool{}, inAssist: map[xtrace.GoID]bool{}, worker: map[xtrace.GoID]bool{}}
+}
+
+func (u *utilRecorder) event(ev xtrace.Event) {
+	t := int64(ev.Time())
+	u.end, u.seen = t, true
+	r, ok := u.record(ev)
+	if !ok {
+		if u.needTick && t > u.relT {
+			u.add(utilRec{t: t, kind: kTick})
+			u.needTick = false
+		}
+		return
+	}
+	r.t, r.p = t, int32(ev.Proc())
+	u.add(r)
+	u.needTick, u.relT = true, t
+}
+
+func (u *utilRecorder) add(r utilRec) {
+	if u.over {
+		return
+	}
+	if len(u.recs) >= maxUtilRecs {
+		u.over, u.recs = true, nil
+		return
+	}
+	u.recs = append(u.recs, r)
+}
+
+// record is ev's record, if ev can matter to some selection.
+func (u *utilRecorder) record(ev xtrace.Event) (utilRec, bool) {
+	switch ev.Kind() {
+	case xtrace.EventSync:
+		return utilRec{kind: kSync, g: int64(ev.Sync().N)}, true
+	case xtrace.EventMetric:
+		m := ev.Metric()
+		if m.Name != "/sched/gomaxprocs:threads" || m.Value.Kind() != xtrace.ValueUint64 {
+			return utilRec{}, false
+		}
+		return utilRec{kind: kProcs, g: int64(min(m.Value.Uint64(), maxUtilProcs+1))}, true
+	case xtrace.EventRangeBegin, xtrace.EventRangeActive, xtrace.EventRangeEnd:
+		return u.rangeRecord(ev)
+	case xtrace.EventStateTransition:
+		st := ev.StateTransition()
+		if st.Resource.Kind != xtrace.ResourceGoroutine {
+			return utilRec{}, false
+		}
+		g := st.Resource.Goroutine()
+		from, to := st.Goroutine()
+		if to.Executing() {
+			u.exec[g] = true
+		} else {
+			delete(u.exec, g)
+		}
+		if !u.inAssist[g] && !u.worker[g] {
+			return utilRec{}, false
+		}
+		var a uint8
+		if from.Executing() {
+			a |= aOldExec
+		}
+		if to.Executing() {
+			a |= aNewExec
+		}
+		return utilRec{kind: kState, g: int64(g), arg: a}, true
+	case xtrace.EventLabel:
+		l := ev.Label().Label
+		if !strings.HasPrefix(l, "GC ") || l == "GC (idle)" {
+			return utilRec{}, false
+		}
+		u.worker[ev.Goroutine()] = true
+		r := utilRec{kind: kLabel, g: int64(ev.Goroutine())}
+		if l == "GC (dedicated)" {
+			r.arg = dedicated
+		}
+		return r, true
+	}
+	return utilRec{}, false
+}
+
+func (u *utilRecorder) rangeRecord(ev xtrace.Event) (utilRec, bool) {
+	rg := ev.Range()
+	var r utilRec
+	switch {
+	case strings.HasPrefix(rg.Name, "stop-the-world") && strings.Contains(rg.Name, "GC"):
+		r.kind = kSTW
+	case rg.Name == "GC mark assist":
+		r.kind, r.g = kAssist, int64(xtrace.NoGoroutine)
+		if rg.Scope.Kind == xtrace.ResourceGoroutine {
+			r.g = int64(rg.Scope.Goroutine())
+		}
+	case rg.Name == "GC incremental sweep":
+		r.kind = kSweep
+	default:
+		return r, false
+	}
+	switch ev.Kind() {
+	case xtrace.EventRangeEnd:
+		r.arg = aEnd
+		if r.kind == kAssist {
+			delete(u.inAssist, xtrace.GoID(r.g))
+		}
+	case xtrace.EventRangeActive:
+		r.arg = aActive
+		if u.exec[ev.Goroutine()] {
+			r.arg |= aExec
+		}
+		fallthrough
+	default:
+		if r.kind == kAssist && xtrace.GoID(r.g) != xtrace.NoGoroutine {
+			u.inAssist[xtrace.GoID(r.g)] = true
+		}
+	}
+	return r, true
+}
+
+// log is the finished log, nil when the trace had no events or too many.
+func (u *utilRecorder) log() *utilLog {
+	if u.over || !u.seen {
+		return nil
+	}
+	return &utilLog{recs: u.recs, end: u.end, slope: 1}
+}
+
+// point is the mutator's utilization from t until the next point's time.
+type point struct {
+	t int64
+	u float64
+}
+
+// utilization replays the log under flags: one step function over the
+// whole program, or one per P (and per P's life, when GOMAXPROCS shrinks
+// and grows again) with UtilPerProc. Each series ends with a point at 0 at
+// the last event. Nil when the trace never said its GOMAXPROCS.
+func (l *utilLog) utilization(flags UtilFlags) [][]point {
+	if l == nil {
+		return nil
+	}
+	rp := replay{flags: flags, assist: map[int64]bool{}, worker: map[int64]bool{}}
+	for _, r := range l.recs {
+		rp.step(r)
+		if rp.over {
+			return nil
+		}
+	}
+	for _, p := range rp.ps {
+		rp.out[p.series] = addPoint(rp.out[p.series], point{l.end, 0})
+	}
+	return rp.out
+}
+
+type procState struct {
+	gc     int // collector work on this P: > 0 means it is not the mutator's
+	series int
+}
+
+type procsAt struct {
+	t int64
+	n int
+}
+
+// replay is one selection's state while utilization walks the log.
+type replay struct {
+	flags  UtilFlags
+	out    [][]point
+	ps     []procState
+	procs  []procsAt
+	stw    int
+	nSync  int64
+	assist map[int64]bool // goroutines in an assist (when assists count)
+	worker map[int64]bool // goroutines that are mark workers (when they count)
+	over   bool
+}
+
+func (rp *replay) perProc() bool { return rp.flags&UtilPerProc != 0 }
+
+// counts says whether a range record's collector work counts under flags.
+func (rp *replay) counts(k recKind) bool {
+	switch k {
+	case kSTW:
+		return rp.flags&UtilSTW != 0
+	case kAssist:
+		return rp.flags&UtilAssist != 0
+	case kSweep:
+		return rp.flags&UtilSweep != 0
+	}
+	return false
+}
+
+// gc adds d to P p's collector work, if p is a P the trace announced.
+func (rp *replay) gc(p int32, d int) {
+	if p >= 0 && int(p) < len(rp.ps) {
+		rp.ps[p].gc += d
+	}
+}
+
+func (rp *replay) step(r utilRec) {
+	switch r.kind {
+	case kSync:
+		rp.nSync = r.g
+	case kProcs:
+		rp.setProcs(r.t, int(r.g))
+	}
+	if len(rp.ps) == 0 {
+		return // nothing is known before the first GOMAXPROCS
+	}
+	switch r.kind {
+	case kSTW, kAssist, kSweep:
+		rp.rangeStep(r)
+	case kState:
+		if rp.assist[r.g] || rp.worker[r.g] {
+			switch r.arg & (aOldExec | aNewExec) {
+			case aNewExec:
+				rp.gc(r.p, 1)
+			case aOldExec:
+				rp.gc(r.p, -1)
+			}
+		}
+	case kLabel:
+		// A dedicated worker owns its P, so per P it holds up no
+		// goroutine by itself.
+		if rp.flags&UtilBackground != 0 && (!rp.perProc() || r.arg&dedicated == 0) {
+			rp.worker[r.g] = true
+			rp.gc(r.p, 1)
+		}
+	}
+	rp.emit(r.t)
+}
+
+func (rp *replay) setProcs(t int64, n int) {
+	if n > maxUtilProcs {
+		rp.over = true
+		return
+	}
+	if len(rp.ps) > n {
+		if rp.perProc() {
+			for _, p := range rp.ps[n:] {
+				rp.out[p.series] = addPoint(rp.out[p.series], point{t, 0})
+			}
+		}
+		rp.ps = rp.ps[:n]
+	}
+	for len(rp.ps) < n {
+		s := 0
+		if rp.perProc() || len(rp.out) == 0 {
+			if len(rp.out) >= maxSeries {
+				rp.over = true
+				return
+			}
+			s = len(rp.out)
+			rp.out = append(rp.out, []point{{t, 1}})
+		}
+		rp.ps = append(rp.ps, procState{series: s})
+	}
+	if len(rp.procs) == 0 || rp.procs[len(rp.procs)-1].n != n {
+		rp.procs = append(rp.procs, procsAt{t, n})
+	}
+}
+
+// rangeStep opens or closes a pause, an assist or a sweep. A range found
+// already open in the first generation was open since the trace's start:
+// the whole-program series so far loses that P's share (an assist only if
+// its goroutine was running). Later generations repeat what is known.
+func (rp *replay) rangeStep(r utilRec) {
+	if !rp.counts(r.kind) {
+		return
+	}
+	switch r.arg &^ aExec {
+	case aActive:
+		if rp.nSync > 1 {
+			return
+		}
+		if !rp.perProc() && (r.kind == kSweep || r.kind == kAssist && r.arg&aExec != 0) {
+			rp.backdate()
+		}
+		fallthrough
+	case aBegin:
+		switch r.kind {
+		case kSTW:
+			rp.stw++
+		case kSweep:
+			rp.gc(r.p, 1)
+		case kAssist:
+			rp.gc(r.p, 1)
+			if xtrace.GoID(r.g) != xtrace.NoGoroutine {
+				rp.assist[r.g] = true
+			}
+		}
+	case aEnd:
+		switch r.kind {
+		case kSTW:
+			rp.stw--
+		case kSweep:
+			rp.gc(r.p, -1)
+		case kAssist:
+			rp.gc(r.p, -1)
+			delete(rp.assist, r.g)
+		}
+	}
+}
+
+// backdate takes one P's share, at the GOMAXPROCS of each point's time,
+// from every point of the whole-program series so far.
+func (rp *replay) backdate() {
+	s, pi := rp.out[0], 0
+	for i := range s {
+		for pi+1 < len(rp.procs) && rp.procs[pi+1].t < s[i].t {
+			pi++
+		}
+		s[i].u = max(s[i].u-1/float64(rp.procs[pi].n), 0)
+	}
+}
+
+// emit adds each series' utilization at t, after an event.
+func (rp *replay) emit(t int64) {
+	if !rp.perProc() {
+		busy := 0
+		for _, p := range rp.ps {
+			if rp.stw > 0 || p.gc > 0 {
+				busy++
+			}
+		}
+		rp.out[0] = addPoint(rp.out[0], point{t, 1 - float64(busy)/float64(len(rp.ps))})
+		return
+	}
+	for _, p := range rp.ps {
+		u := 1.0
+		if rp.stw > 0 || p.gc > 0 {
+			u = 0
+		}
+		rp.out[p.series] = addPoint(rp.out[p.series], point{t, u})
+	}
+}
+
+// addPoint appends a change of utilization; at a time already in the
+// series the lowest value wins (a moment of collector work is not lost to
+// a later event at the same time). Time never runs backwards.
+func addPoint(s []point, x point) []point {
+	n := len(s)
+	if n == 0 {
+		return append(s, x)
+	}
+	last := &s[n-1]
+	x.t = max(x.t, last.t)
+	switch {
+	case x.u == last.u:
+	case x.t == last.t:
+		last.u = min(last.u, x.u)
+	default:
+		s = append(s, x)
+	}
+	return s
+}
