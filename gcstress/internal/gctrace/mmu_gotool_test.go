@@ -258,5 +258,3 @@ func flagNames(f UtilFlags) string {
 	}
 	return strings.Join(s, "|")
 }
-
-
