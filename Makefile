@@ -4,12 +4,12 @@ GO        ?= go
 PKGS      := ./...
 STRESS_FLAGS ?=
 
-.PHONY: all test fmt-check vet unit race lint-test benchsmoke peers-smoke stress stress-peers stress-readers bench lint gate clean test-service test-slow
+.PHONY: all test fmt-check vet unit race lint-test benchsmoke peers-smoke lab-test stress stress-peers stress-readers bench lint gate clean test-service test-slow
 
 all: test
 
 ## test: the README's test command (CI runs it): format, vet, the lint test, race tests, one pass of every benchmark.
-test: fmt-check vet lint-test race benchsmoke peers-smoke
+test: fmt-check vet lint-test race benchsmoke peers-smoke lab-test
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -35,6 +35,14 @@ benchsmoke:
 # every benchmark. About 1.5 minutes on 2 cores.
 peers-smoke:
 	cd benches/peers && $(GO) vet ./... && $(GO) test -short -timeout 20m ./... && \
+		$(GO) test -short -run '^$$' -bench . -benchtime 1x -timeout 20m ./...
+
+# The studies (offheapprobe, reliability, seedrun, the results folders' programs) live
+# in their own module, lab/: vet it, run its tests under -race (as make test did when
+# they were in this module) and one pass of every benchmark; make test-slow runs its
+# slow tests too.
+lab-test:
+	cd lab && $(GO) vet ./... && $(GO) test -race -short -timeout 20m ./... && \
 		$(GO) test -short -run '^$$' -bench . -benchtime 1x -timeout 20m ./...
 
 ## stress-peers: the addendum matrix (10B,100B,1KB,10KB) and the failure scenario with
@@ -117,6 +125,7 @@ gate:
 ## cores. CI runs it after make test.
 test-slow:
 	$(GO) test -race -p 1 -timeout 60m $$($(GO) list $(PKGS) | grep -v '/internal/lint$$')
+	cd lab && $(GO) test -race -p 1 -timeout 20m ./...
 
 ## lint-test: internal/lint as a test (make test runs it): staticcheck (pinned in
 ## go.mod), the darwin vet and windows build, the architecture's import rules,

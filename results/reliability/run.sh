@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=results/reliability
-go build -o /tmp/writegc-reliability ./cmd/reliability
+go -C lab build -o /tmp/writegc-reliability ./cmd/reliability
 state=$(mktemp)
 PARTS=${PARTS:-tcp wal}
 if [[ " $PARTS " == *" tcp "* ]]; then

@@ -4,7 +4,7 @@
 // (getrusage), the system's /proc/vmstat counters (huge page faults and
 // fallbacks, compaction stalls, NUMA placement), and the mappings that hold
 // the memtable's chunks (/proc/self/smaps: resident and huge-page bytes,
-// advice flags, 2 MiB alignment). It is the library behind cmd/offheapprobe,
+// advice flags, 2 MiB alignment). It is the library behind lab/cmd/offheapprobe,
 // written for the offheap 10 KB bimodality (docs/offheap-bimodality.md).
 //
 // Invariants:

@@ -1,4 +1,4 @@
-// Command table writes results/capacity-repeats/README.md's tables from the
+// Command capacitytable writes results/capacity-repeats/README.md's tables from the
 // runs run.sh left in a folder: each run's machine (its NAME.txt header),
 // each capacity search's fitted rate and interval, whether the quiet
 // searches repeat (within 15%, each interval holding the others' figures)
@@ -6,7 +6,8 @@
 // pair's cost per GB busy over quiet (GC CPU-s per GB within 15%, or the
 // figure to read instead).
 //
-//	go run ./results/capacity-repeats/table results/capacity-repeats > results/capacity-repeats/README.md
+//	go -C lab build -o /tmp/capacitytable ./cmd/capacitytable
+//	/tmp/capacitytable results/capacity-repeats > results/capacity-repeats/README.md
 //
 // Run names: cap-N-quiet, cap-N-busy, matrix-N-quiet, matrix-N-busy.
 package main
@@ -26,11 +27,11 @@ import (
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: table DIR (e.g. results/capacity-repeats)")
+		fmt.Fprintln(os.Stderr, "usage: capacitytable DIR (e.g. results/capacity-repeats)")
 		os.Exit(2)
 	}
 	if err := write(os.Stdout, os.Args[1]); err != nil {
-		fmt.Fprintln(os.Stderr, "table:", err)
+		fmt.Fprintln(os.Stderr, "capacitytable:", err)
 		os.Exit(1)
 	}
 }

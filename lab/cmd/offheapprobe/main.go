@@ -8,7 +8,7 @@
 //	offheapprobe [-rounds 5] [-keys 100000] [-value 10KB] [-huge advise|system|never]
 //	             [-prefault=true] [-gc=true] [-free-os=false] [-procs 0] [-out FILE]
 //
-// Each fill is one JSON line (internal/offheapprobe.Record), on standard
+// Each fill is one JSON line (lab/offheapprobe.Record), on standard
 // output, or written atomically to -out at the end. The summary table,
 // offheap's fill time over arena's per round, goes to standard error.
 // With -procs P (P >= 1) the command re-executes itself P times, one child
@@ -31,8 +31,8 @@ import (
 	"strconv"
 
 	"github.com/writegc/writegc/arena"
-	"github.com/writegc/writegc/internal/offheapprobe"
 	"github.com/writegc/writegc/internal/workload"
+	"github.com/writegc/writegc/lab/offheapprobe"
 )
 
 // childEnv marks a process this command started (tests re-exec the test

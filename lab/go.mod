@@ -1,15 +1,18 @@
-module example.com/ext
+module github.com/writegc/writegc/lab
 
 go 1.26.0
 
-require github.com/writegc/writegc v0.0.0
+require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/writegc/writegc v0.0.0
+	golang.org/x/sys v0.50.0
+)
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
-	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
 	github.com/VividCortex/ewma v1.2.0 // indirect
 	github.com/acarl005/stripansi v0.0.0-20180116102854-5a71ef0e047d // indirect
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
@@ -20,15 +23,16 @@ require (
 	github.com/google/btree v1.1.3 // indirect
 	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b // indirect
 	github.com/mattn/go-runewidth v0.0.30 // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/vbauerster/cupwriter v0.0.5 // indirect
 	github.com/vbauerster/mpb/v8 v8.16.2 // indirect
 	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4 // indirect
 	golang.org/x/image v0.46.0 // indirect
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da // indirect
-	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/term v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
+	gonum.org/v1/gonum v0.16.0 // indirect
 	gonum.org/v1/plot v0.17.0 // indirect
 )
 
-replace github.com/writegc/writegc => ../../..
+replace github.com/writegc/writegc => ..
