@@ -1,10 +1,11 @@
 package gchealth
 
 import (
+	"math"
 	"slices"
 
 	"github.com/writegc/writegc/gcmetrics"
-	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/gcmetrics/health"
 )
 
 // State is the collector's health in one window (see the package doc).
@@ -26,31 +27,32 @@ func States() []State { return []State{Healthy, Elevated, Degraded, Failing} }
 // -1 for an unknown one.
 func (s State) Rank() int { return slices.Index(States(), s) }
 
-// stateOf maps gcstress's window class to a State. A window never takes
-// results.Failed here (its rule needs throughput; see the package doc).
-func stateOf(c results.Class) State {
+// stateOf maps a window's health class to a State. A window never takes
+// health.Failed here (gcstress's failure rule needs throughput; see the
+// package doc).
+func stateOf(c health.Class) State {
 	switch c {
-	case results.Elevated:
+	case health.Elevated:
 		return Elevated
-	case results.Degraded:
+	case health.Degraded:
 		return Degraded
-	case results.Failed:
+	case health.Failed:
 		return Failing
 	}
 	return Healthy
 }
 
-// Cause names a condition that made a window unhealthy. The first three
-// are gcstress's window causes, with the same strings; the values are the
-// JSON and Prometheus label strings and do not change.
+// Cause names a condition that made a window unhealthy: the strings of
+// package health's causes (gcstress's too); the values are the JSON and
+// Prometheus label strings and do not change.
 type Cause string
 
 // Causes of an unhealthy window.
 const (
-	CauseGCCPU          = Cause(results.CauseGCCPU)          // "gc_cpu": the span's GC CPU share
-	CauseAssist         = Cause(results.CauseAssist)         // "assist": the span's assist share
-	CauseHeapOverGoal   = Cause(results.CauseHeapOverGoal)   // "heap_over_goal": heap objects past the goal
-	CauseMemlimitSpiral = Cause(results.CauseMemlimitSpiral) // "memlimit-spiral": the death spiral (Spiral)
+	CauseGCCPU          = Cause(health.CauseGCCPU)          // "gc_cpu": the span's GC CPU share
+	CauseAssist         = Cause(health.CauseAssist)         // "assist": the span's assist share
+	CauseHeapOverGoal   = Cause(health.CauseHeapOverGoal)   // "heap_over_goal": heap objects past the goal
+	CauseMemlimitSpiral = Cause(health.CauseMemlimitSpiral) // "memlimit-spiral": the death spiral (Spiral)
 )
 
 // Causes lists every cause, in the order State lists them when several hold.
@@ -68,13 +70,42 @@ type Spiral struct {
 
 func (s *Spiral) defaults() {
 	if s.HeapPct == 0 {
-		s.HeapPct = results.SpiralHeapPct
+		s.HeapPct = health.SpiralHeapPct
 	}
 	if s.GCPct == 0 {
-		s.GCPct = results.SpiralGCPct
+		s.GCPct = health.SpiralGCPct
 	}
 	if s.Windows == 0 {
-		s.Windows = results.SpiralWindows
+		s.Windows = health.SpiralWindows
+	}
+}
+
+// window is one sampling window's readings, the figures the classifier
+// judges: deltas over the window (CPU in cpu-seconds, cycles) and levels at
+// its end (bytes). Its JSON keys are those of gcstress's window lines in
+// samples.jsonl, so that recorded windows decode into it. A plain value.
+type window struct {
+	Dur           float64 `json:"dur"`        // seconds
+	WinCycles     uint64  `json:"win_cycles"` // GC cycles completed in the window
+	CPUUsed       float64 `json:"cpu_used"`   // total minus idle
+	GCCPU         float64 `json:"gc_cpu"`     // GC minus idle-priority mark
+	Assist        float64 `json:"gc_assist"`
+	PauseP99us    float64 `json:"pause_p99_us"`
+	HeapLive      uint64  `json:"heap_live"`
+	HeapGoal      uint64  `json:"heap_goal"`
+	HeapObjects   uint64  `json:"heap_objects"`
+	MemLimit      uint64  `json:"memlimit"`       // 0 when GOMEMLIMIT is off
+	LimiterLast   uint64  `json:"limiter_last"`   // /gc/limiter/last-enabled:gc-cycle
+	LimiterCycles uint64  `json:"limiter_cycles"` // /gc/cycles/total at the same reading
+}
+
+// set fills w from the interval d that ends at the reading at, as
+// gcstress's sampler fills its windows (every figure is gcmetrics').
+func (w *window) set(dur float64, d gcmetrics.Delta, at gcmetrics.Snapshot) {
+	*w = window{Dur: dur, WinCycles: d.Cycles, CPUUsed: d.CPUUsed, GCCPU: d.GCCPU, Assist: d.Assist, PauseP99us: d.PauseP99() * 1e6,
+		HeapLive: at.HeapLive, HeapGoal: at.HeapGoal, HeapObjects: at.HeapObjects, LimiterLast: at.LimiterLastEnabled, LimiterCycles: at.Cycles}
+	if at.MemLimit < math.MaxInt64 { // MaxInt64 is the runtime's "no limit"
+		w.MemLimit = at.MemLimit
 	}
 }
 
@@ -126,15 +157,15 @@ func (v *verdict) add(c Cause) {
 func (v *verdict) causeList() []Cause { return append([]Cause{}, v.causes[:v.n]...) }
 
 // classifier classifies windows one at a time, as they come, with
-// gcstress's rules. Not safe for concurrent use: the sampler owns it.
+// package health's rules (gcstress's). Not safe for concurrent use: the sampler owns it.
 type classifier struct {
-	th     results.Thresholds
+	th     health.Thresholds
 	spiral Spiral
 
 	span        gcmetrics.CPU // CPU of the open span (windows since the last completed cycle)
 	spanWindows int
-	shareClass  results.Class // of the last closed span
-	shareCause  results.Cause
+	shareClass  health.Class // of the last closed span
+	shareCause  health.Cause
 	gcPct       float64 // of the last closed span
 	assistPct   float64
 	lastSpan    int // windows in the last closed span
@@ -144,26 +175,25 @@ type classifier struct {
 	spiralRun   int
 }
 
-func newClassifier(th results.Thresholds, sp Spiral) classifier {
-	return classifier{th: th, spiral: sp, shareClass: results.Healthy}
+func newClassifier(th health.Thresholds, sp Spiral) classifier {
+	return classifier{th: th, spiral: sp, shareClass: health.Healthy}
 }
 
-// step classifies window s (a results.Sample filled by Sample.SetGC, with
-// Dur and WinCycles set), in order after the windows before it.
-func (c *classifier) step(s *results.Sample) verdict {
+// step classifies window s, in order after the windows before it.
+func (c *classifier) step(s *window) verdict {
 	if !c.started {
-		c.started, c.prevLimiter = true, s.LimiterLast // as results.Classify starts
+		c.started, c.prevLimiter = true, s.LimiterLast // as gcstress's classifier starts
 	}
 	c.span = c.span.Add(gcmetrics.CPU{CPUUsed: s.CPUUsed, GCCPU: s.GCCPU, Assist: s.Assist})
 	c.spanWindows++
 	if s.WinCycles > 0 {
 		c.gcPct, c.assistPct = c.span.GCCPUPercent(), c.span.AssistPercent()
-		c.shareClass, c.shareCause = results.ShareClass(c.gcPct, c.assistPct, c.th)
+		c.shareClass, c.shareCause = health.ShareClass(c.gcPct, c.assistPct, c.th)
 		c.lastSpan, c.span, c.spanWindows = c.spanWindows, gcmetrics.CPU{}, 0
 	}
-	limiter := results.LimiterEngaged(c.prevLimiter, s.LimiterLast, s.LimiterCycles)
+	limiter := health.LimiterEngaged(c.prevLimiter, s.LimiterLast, s.LimiterCycles)
 	c.prevLimiter = max(c.prevLimiter, s.LimiterLast)
-	over := results.OverGoal(s.HeapObjects, s.HeapGoal)
+	over := health.OverGoal(s.HeapObjects, s.HeapGoal)
 
 	v := verdict{state: stateOf(c.shareClass), fig: c.figures(s, limiter)}
 	if c.isSpiral(s, limiter) {
@@ -180,7 +210,7 @@ func (c *classifier) step(s *results.Sample) verdict {
 		v.state = Degraded
 		v.add(CauseHeapOverGoal)
 	}
-	if c.shareCause != results.CauseNone {
+	if c.shareCause != health.CauseNone {
 		v.add(Cause(c.shareCause))
 	}
 	if c.gcPct >= c.th.HealthyGC {
@@ -196,11 +226,11 @@ func (c *classifier) step(s *results.Sample) verdict {
 }
 
 // isSpiral says whether window s meets the spiral condition.
-func (c *classifier) isSpiral(s *results.Sample, limiter bool) bool {
-	return results.InSpiral(s.HeapLive, s.MemLimit, c.gcPct, limiter, c.spiral.HeapPct, c.spiral.GCPct)
+func (c *classifier) isSpiral(s *window, limiter bool) bool {
+	return health.InSpiral(s.HeapLive, s.MemLimit, c.gcPct, limiter, c.spiral.HeapPct, c.spiral.GCPct)
 }
 
-func (c *classifier) figures(s *results.Sample, limiter bool) Figures {
+func (c *classifier) figures(s *window, limiter bool) Figures {
 	f := Figures{
 		GCCPURatio: c.gcPct / 100, AssistRatio: c.assistPct / 100,
 		HeapLiveBytes: s.HeapLive, HeapObjectsBytes: s.HeapObjects, HeapGoalBytes: s.HeapGoal, MemLimitBytes: s.MemLimit,

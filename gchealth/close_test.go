@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/writegc/writegc/gcstress/results"
 )
 
 // deadline bounds every wait of these tests: generous for a loaded
@@ -18,10 +16,10 @@ import (
 const deadline = 2 * time.Minute
 
 // feed returns a window source that replays ws, then repeats the last.
-func feed(ws ...results.Sample) func(*results.Sample, time.Time) {
+func feed(ws ...window) func(*window, time.Time) {
 	var mu sync.Mutex
 	i := 0
-	return func(s *results.Sample, _ time.Time) {
+	return func(s *window, _ time.Time) {
 		mu.Lock()
 		defer mu.Unlock()
 		*s = ws[min(i, len(ws)-1)]
@@ -31,9 +29,9 @@ func feed(ws ...results.Sample) func(*results.Sample, time.Time) {
 
 // gated is feed(ws...) after ready is closed, healthy windows before:
 // the test's functions are in place before the first change.
-func gated(ready <-chan struct{}, ws ...results.Sample) func(*results.Sample, time.Time) {
+func gated(ready <-chan struct{}, ws ...window) func(*window, time.Time) {
 	f := feed(ws...)
-	return func(s *results.Sample, now time.Time) {
+	return func(s *window, now time.Time) {
 		select {
 		case <-ready:
 			f(s, now)
@@ -46,9 +44,9 @@ func gated(ready <-chan struct{}, ws ...results.Sample) func(*results.Sample, ti
 // Synthetic windows: a healthy one, one whose heap passed its goal
 // (degraded), and a death-spiral one (failing after Spiral.Windows).
 var (
-	winHealthy  = results.Sample{Type: results.SampleWindow, Dur: 1, WinCycles: 1, CPUUsed: 1, GCCPU: 0.01, HeapObjects: 5, HeapGoal: 10}
-	winOverGoal = results.Sample{Type: results.SampleWindow, Dur: 1, WinCycles: 1, CPUUsed: 1, GCCPU: 0.01, HeapObjects: 11, HeapGoal: 10}
-	winSpiral   = results.Sample{Type: results.SampleWindow, Dur: 1, WinCycles: 5, CPUUsed: 1, GCCPU: 0.6, Assist: 0.1,
+	winHealthy  = window{Dur: 1, WinCycles: 1, CPUUsed: 1, GCCPU: 0.01, HeapObjects: 5, HeapGoal: 10}
+	winOverGoal = window{Dur: 1, WinCycles: 1, CPUUsed: 1, GCCPU: 0.01, HeapObjects: 11, HeapGoal: 10}
+	winSpiral   = window{Dur: 1, WinCycles: 5, CPUUsed: 1, GCCPU: 0.6, Assist: 0.1,
 		HeapLive: 97 << 20, HeapObjects: 98 << 20, HeapGoal: 99 << 20, MemLimit: 100 << 20, LimiterCycles: 100}
 )
 
@@ -71,10 +69,10 @@ func TestCloseFromCallback(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		spiral bool
-		ws     []results.Sample
+		ws     []window
 	}{
-		{"OnChange", false, []results.Sample{winHealthy, winOverGoal}},
-		{"OnSpiral", true, []results.Sample{winHealthy, winSpiral}},
+		{"OnChange", false, []window{winHealthy, winOverGoal}},
+		{"OnSpiral", true, []window{winHealthy, winSpiral}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			called, ready := make(chan error, 1), make(chan struct{})

@@ -2,9 +2,12 @@
 // collector is healthy now. A Monitor samples runtime/metrics once a
 // window (default 1 s), through gcmetrics (writegc's one definition of
 // what the collector cost), and classifies each window with gcstress's
-// rules and thresholds (package gcstress/results: ShareClass, OverGoal,
-// LimiterEngaged and DefaultThresholds are called, never copied), so a
-// service in production and a write path in the lab are judged alike.
+// rules and thresholds (package gcmetrics/health: ShareClass, OverGoal,
+// LimiterEngaged, InSpiral and DefaultThresholds are called, never
+// copied), so a service in production and a write path in the lab are
+// judged alike. It depends on nothing of gcstress (internal/lint checks
+// it); only its test that compares its classes with gcstress's classifier
+// on recorded runs imports gcstress/results.
 //
 // States, from best to worst: healthy, elevated, degraded, failing.
 //
@@ -12,7 +15,7 @@
 //     marking left out: gcmetrics) are taken over spans of consecutive
 //     windows merged until a span holds a completed GC cycle, because the
 //     /cpu/classes counters advance only when a cycle ends; the window that
-//     closes a span takes results.ShareClass of the span's shares, and a
+//     closes a span takes health.ShareClass of the span's shares, and a
 //     window in which no cycle ended keeps the last span's class and
 //     figures (gcstress gives such windows the class of the span they end
 //     up in, known only later; for the windows that close a span the two
@@ -24,7 +27,7 @@
 //   - The death spiral: a window in which GOMEMLIMIT is set, the live heap
 //     is at or above Spiral.HeapPct (95%) of it and either the GC CPU
 //     share is at or above Spiral.GCPct (50%) or the runtime's GC CPU
-//     limiter engaged (/gc/limiter/last-enabled:gc-cycle, results'
+//     limiter engaged (/gc/limiter/last-enabled:gc-cycle, health's
 //     LimiterEngaged rule) is a spiral window; Spiral.Windows (3) of them
 //     in a row make the state failing, cause memlimit-spiral, until a
 //     window is not one. gcstress's own failure rule needs a throughput

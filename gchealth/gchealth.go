@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/gcmetrics"
-	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/gcmetrics/health"
 )
 
 // Window bounds. A window shorter than MinWindow would cost more than it
@@ -39,11 +39,12 @@ type Options struct {
 	// Window is the sampling window: 0 for DefaultWindow, else from
 	// MinWindow to MaxWindow.
 	Window time.Duration
-	// Thresholds are gcstress's classifier settings (nil: DefaultThresholds).
+	// Thresholds are the classifier's settings, gcstress's (nil:
+	// health.DefaultThresholds).
 	// Their share fields (HealthyGC, HealthyAssist, DegradedGC,
 	// DegradedAssist) are used; the scenario fields (failure throughput,
 	// warm-up, Share) are not, a service having neither.
-	Thresholds *results.Thresholds
+	Thresholds *health.Thresholds
 	// Spiral is the death-spiral rule (zero fields: defaults).
 	Spiral Spiral
 	// OnSpiral, if set, is called (after OnChange's functions) when the
@@ -95,7 +96,7 @@ type Options struct {
 	MaxInFlight int
 }
 
-func (o *Options) resolve() (results.Thresholds, error) {
+func (o *Options) resolve() (health.Thresholds, error) {
 	bad := func(name string, v any, want string) error {
 		return fmt.Errorf("%w: %s %v: %s", ErrOptions, name, v, want)
 	}
@@ -103,9 +104,9 @@ func (o *Options) resolve() (results.Thresholds, error) {
 	case o.Window == 0:
 		o.Window = DefaultWindow
 	case o.Window < MinWindow || o.Window > MaxWindow:
-		return results.Thresholds{}, bad("Window", o.Window, fmt.Sprintf("give 0 (1s) or %v to %v", MinWindow, MaxWindow))
+		return health.Thresholds{}, bad("Window", o.Window, fmt.Sprintf("give 0 (1s) or %v to %v", MinWindow, MaxWindow))
 	}
-	th := results.DefaultThresholds()
+	th := health.DefaultThresholds()
 	if o.Thresholds != nil {
 		th = *o.Thresholds
 		if err := th.Validate(); err != nil {
@@ -232,7 +233,7 @@ type Change struct {
 // may call Close.
 type Monitor struct {
 	opts Options
-	th   results.Thresholds
+	th   health.Thresholds
 	id   string
 
 	// sampler-owned
@@ -243,8 +244,8 @@ type Monitor struct {
 	cls       classifier
 	hyst      hysteresis
 	cap       *capturer
-	win       results.Sample                         // the window being classified (reused: no allocation)
-	read      func(s *results.Sample, now time.Time) // fills a window; tests replace it
+	win       window                         // the window being classified (reused: no allocation)
+	read      func(s *window, now time.Time) // fills a window; tests replace it
 
 	mu          sync.Mutex
 	v           verdict // published: after the hysteresis
@@ -276,7 +277,7 @@ func New(opts Options) (*Monitor, error) {
 }
 
 // newWith is New with a window source: nil reads the runtime's metrics.
-func newWith(opts Options, read func(*results.Sample, time.Time)) (*Monitor, error) {
+func newWith(opts Options, read func(*window, time.Time)) (*Monitor, error) {
 	th, err := opts.resolve()
 	if err != nil {
 		return nil, err
@@ -342,23 +343,22 @@ func (m *Monitor) run() {
 // step samples and classifies one window ending at now and publishes it;
 // on a change of state it returns the Change (allocated then only).
 func (m *Monitor) step(now time.Time) (Change, bool) {
-	m.win = results.Sample{}
+	m.win = window{}
 	m.read(&m.win, now)
 	return m.observe(&m.win, now)
 }
 
 // readRuntime fills s with the runtime's window ending at now.
-func (m *Monitor) readRuntime(s *results.Sample, now time.Time) {
+func (m *Monitor) readRuntime(s *window, now time.Time) {
 	m.reader.ReadInto(&m.cur)
 	gcmetrics.SubInto(m.prev, m.cur, &m.delta)
-	s.Type, s.Dur, s.WinCycles = results.SampleWindow, now.Sub(m.last).Seconds(), m.delta.Cycles
-	s.SetGC(m.delta, m.cur)
+	s.set(now.Sub(m.last).Seconds(), m.delta, m.cur)
 	m.prev, m.cur, m.last = m.cur, m.prev, now
 }
 
 // observe classifies window s, ending at now, and publishes it; on a
 // change of state it returns the Change. Tests feed it recorded windows.
-func (m *Monitor) observe(s *results.Sample, now time.Time) (Change, bool) {
+func (m *Monitor) observe(s *window, now time.Time) (Change, bool) {
 	raw := m.cls.step(s)
 	m.mu.Lock()
 	defer m.mu.Unlock()

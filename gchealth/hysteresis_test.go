@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/writegc/writegc/gcstress/results"
 )
 
 // verdictsOf makes verdicts of window classes given as letters (h, e, d, f).
@@ -52,14 +50,14 @@ func TestHysteresisRule(t *testing.T) {
 
 // windowAt92 is an idle window of a process whose live heap sits at 92%
 // of GOMEMLIMIT, its GC CPU share gc (0..1) over one completed cycle.
-func windowAt92(gc float64) results.Sample {
-	return results.Sample{Type: results.SampleWindow, Dur: 1, WinCycles: 1, CPUUsed: 1, GCCPU: gc,
+func windowAt92(gc float64) window {
+	return window{Dur: 1, WinCycles: 1, CPUUsed: 1, GCCPU: gc,
 		HeapLive: 92 << 20, HeapObjects: 92 << 20, HeapGoal: 99 << 20, MemLimit: 100 << 20}
 }
 
 // transitionsPerMinute feeds windows (1 s apart) to a Monitor of opts and
 // returns the most state changes in any 60 consecutive windows.
-func transitionsPerMinute(t *testing.T, opts Options, ws []results.Sample) int {
+func transitionsPerMinute(t *testing.T, opts Options, ws []window) int {
 	t.Helper()
 	m := newMonitor(t, opts)
 	at := time.Unix(1700000000, 0)
@@ -88,7 +86,7 @@ func transitionsPerMinute(t *testing.T, opts Options, ws []results.Sample) int {
 // minute with the default hysteresis, and far more without it.
 func TestIdleAt92Flaps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	var ws []results.Sample
+	var ws []window
 	for len(ws) < 600 {
 		gc := 0.15 // elevated
 		if len(ws)%2 == 0 {
@@ -126,7 +124,7 @@ func TestCalmWindowsDefault(t *testing.T) {
 func TestStatusShowsHeld(t *testing.T) {
 	m := newMonitor(t, Options{Window: time.Hour, CalmWindows: 5})
 	at := time.Unix(1700000000, 0)
-	for i, w := range []results.Sample{winHealthy, winOverGoal, winHealthy, winHealthy} {
+	for i, w := range []window{winHealthy, winOverGoal, winHealthy, winHealthy} {
 		m.observe(&w, at.Add(time.Duration(i)*time.Second))
 	}
 	st := m.State()
@@ -148,7 +146,7 @@ func TestWorseTransitionCaptured(t *testing.T) {
 	var got []Change
 	m.OnChange(func(c Change) { got = append(got, c) })
 	at := time.Unix(1700000000, 0)
-	for i, w := range []results.Sample{winHealthy, winOverGoal, winSpiral, winSpiral, winSpiral} {
+	for i, w := range []window{winHealthy, winOverGoal, winSpiral, winSpiral, winSpiral} {
 		if ch, ok := m.observe(&w, at.Add(time.Duration(i)*time.Second)); ok {
 			m.changed(ch)
 		}
@@ -175,7 +173,7 @@ func TestCaptureSkipNamed(t *testing.T) {
 	var got []Change
 	m.OnChange(func(c Change) { got = append(got, c) })
 	at := time.Unix(1700000000, 0)
-	feedAt := func(start time.Time, ws ...results.Sample) {
+	feedAt := func(start time.Time, ws ...window) {
 		for i, w := range ws {
 			if ch, ok := m.observe(&w, start.Add(time.Duration(i)*time.Second)); ok {
 				m.changed(ch)

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/explain"
-	"github.com/writegc/writegc/gcstress/results"
+	"github.com/writegc/writegc/gcmetrics/health"
 )
 
 // TestNewOptions: the zero Options is valid (1 s, gcstress's thresholds);
@@ -28,12 +28,12 @@ func TestNewOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.opts.Window != time.Second || m.th != results.DefaultThresholds() {
+	if m.opts.Window != time.Second || m.th != health.DefaultThresholds() {
 		t.Errorf("zero Options: window %v thresholds %+v", m.opts.Window, m.th)
 	}
 	m.Close()
 	m.Close() // idempotent
-	bad := results.DefaultThresholds()
+	bad := health.DefaultThresholds()
 	bad.HealthyGC = 200
 	for _, c := range []struct {
 		o    Options

@@ -3,6 +3,8 @@ package results
 import (
 	"slices"
 	"time"
+
+	"github.com/writegc/writegc/gcmetrics/health"
 )
 
 // The frontier (SetFrontier): per kind, a grid of GOGC x GOMEMLIMIT
@@ -202,21 +204,13 @@ type FrontierRun struct {
 	Elapsed  time.Duration `json:"elapsed_ns,omitempty"`
 }
 
-// The death-spiral rule's defaults (gchealth's Spiral defaults too).
+// The death-spiral rule's defaults (health.InSpiral; gchealth's Spiral
+// defaults too).
 const (
-	SpiralHeapPct = 95.0
-	SpiralGCPct   = 50.0
-	SpiralWindows = 3
+	SpiralHeapPct = health.SpiralHeapPct
+	SpiralGCPct   = health.SpiralGCPct
+	SpiralWindows = health.SpiralWindows
 )
-
-// InSpiral says whether one window meets the death-spiral condition: a
-// GOMEMLIMIT (memLimit > 0) that the live heap reaches to heapPct percent
-// while the collector runs flat out (gcPct, its span's GC CPU share, at
-// or above spiralGCPct, or the limiter engaged). A pure function: the one
-// rule of gchealth and the frontier.
-func InSpiral(heapLive, memLimit uint64, gcPct float64, limiter bool, heapPct, spiralGCPct float64) bool {
-	return memLimit > 0 && float64(heapLive) >= heapPct/100*float64(memLimit) && (gcPct >= spiralGCPct || limiter)
-}
 
 // FrontierMinCycles is the fewest GC cycles a point must complete after
 // its warm-up for its GC CPU per GB to count (the runtime's CPU counters

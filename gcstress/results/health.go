@@ -2,193 +2,71 @@ package results
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/writegc/writegc/gcmetrics"
+	"github.com/writegc/writegc/gcmetrics/health"
 )
 
-// Class is the health of a window or of a whole scenario, from the
-// collector's and the writers' point of view:
-//   - healthy: the GC takes a small share of busy CPU (below
-//     Thresholds.HealthyGC) and mutator assists a smaller one (below
-//     Thresholds.HealthyAssist);
-//   - degraded: the GC share or the assist share reached its degraded
-//     threshold, or the heap outgrew its goal; or (a scenario, not a
-//     window) its writers were blocked by backpressure for at least
-//     BlockedDegraded of their time after the warm-up (ClassifyScenario);
-//   - failed: the collector could not hold the heap (live heap near
-//     GOMEMLIMIT with the CPU limiter engaged and throughput collapsed, for
-//     several windows in a row), or the child passed its hard memory cap or
-//     died.
-//
-// Elevated is the band in between healthy and degraded (GC CPU 10-25% or
-// assists 2-5% by default): no longer healthy, not yet degraded.
-//
-// Interrupted is no health: it is the class of a scenario whose run was
-// stopped before its load ended (Ctrl-C or SIGTERM to gcstress, or
-// gcstress killed with its child), whether its child then left an end
-// record of the part that ran or none, unless its windows had already
-// failed it: a partial run is never called healthy. Windows never take it.
-//
-// Inconclusive is no health either: the scenario ended normally but fewer
-// than MinWindows of its windows ended after the warm-up, too little data
-// for a verdict (a failure condition still fails it). Windows never take
-// it.
-type Class string
+// The health vocabulary is package health's (gcmetrics/health), the one
+// that gchealth uses too; these aliases keep it the schema's words.
+type (
+	// Class is a window's or a scenario's health (health.Class).
+	Class = health.Class
+	// Thresholds are the classifier's settings, printed in every report
+	// (health.Thresholds).
+	Thresholds = health.Thresholds
+	// Cause names what made a window or a scenario unhealthy
+	// (health.Cause); WindowHealth.Cause and Verdict.Cause hold one.
+	Cause = health.Cause
+	// FlagError is a bad threshold, named by its flag (health.ThresholdError);
+	// package gcstress reports it as a usage error.
+	FlagError = health.ThresholdError
+)
 
-// Health classes, from best to worst.
+// Health classes, from best to worst (see health.Class).
 const (
-	Healthy  Class = "healthy"
-	Elevated Class = "elevated"
-	Degraded Class = "degraded"
-	Failed   Class = "failed"
-	// Interrupted is outside the health scale (rank -1): see Class.
-	Interrupted Class = "interrupted"
-	// Inconclusive is outside the health scale (rank -1): see Class.
-	Inconclusive Class = "inconclusive"
+	Healthy      = health.Healthy
+	Elevated     = health.Elevated
+	Degraded     = health.Degraded
+	Failed       = health.Failed
+	Interrupted  = health.Interrupted
+	Inconclusive = health.Inconclusive
 )
 
-// MinWindows is the fewest windows that must end after the warm-up for a
-// scenario to be classed healthy, elevated or degraded; with fewer it is
-// Inconclusive. Three windows let one stray window not decide the class
-// (Thresholds.Share) and hold at least one completed GC cycle at any
-// realistic write rate. The warm-up is the scenario's own when it has one
-// (Scenario.Warmup): the collapse group samples finer (a shorter window and
-// warm-up) because its work is fixed and a fast kind finishes it in under
-// 3 s, too soon for MinWindows windows of the run's default after its
-// default warm-up.
-const MinWindows = 3
+// MinWindows and BlockedDegraded are health's scenario rules (see there).
+// The warm-up MinWindows counts from is the scenario's own when it has one
+// (Scenario.Warmup): the collapse group samples finer (a shorter window
+// and warm-up) because its work is fixed and a fast kind finishes it in
+// under 3 s, too soon for MinWindows windows of the run's default after
+// its default warm-up. BlockedDegraded is applied by ClassifyScenario,
+// which knows the writer count, to Sample.BlockedNanos.
+const (
+	MinWindows      = health.MinWindows
+	BlockedDegraded = health.BlockedDegraded
+)
 
-// BlockedDegraded is the share (%) of the writers' time after the warm-up
-// that, spent blocked by backpressure (Sample.BlockedNanos), degrades a
-// scenario however cheap its collector was: writers stalled on flushes
-// that cannot keep up are no healthy store. It is a whole-scenario rule
-// (a blocked Put is counted when it returns, so one window's share says
-// little), applied by ClassifyScenario, which knows the writer count.
-const BlockedDegraded = 50.0
-
-// Rank orders the health classes: 0 healthy to 3 failed; -1 for
-// Interrupted, Inconclusive or an unknown class.
-func (c Class) Rank() int {
-	switch c {
-	case Healthy:
-		return 0
-	case Elevated:
-		return 1
-	case Degraded:
-		return 2
-	case Failed:
-		return 3
-	}
-	return -1
-}
-
-// Thresholds are the classifier's settings (flags), printed in every
-// report. Percentages are of busy CPU (total minus idle). JSON keys are
-// snake_case; the CamelCase keys of older files still decode (replay.go).
-type Thresholds struct {
-	HealthyGC      float64       `json:"healthy_gc"`      // healthy: GC CPU below this (%)
-	HealthyAssist  float64       `json:"healthy_assist"`  // ... and assists below this (%)
-	DegradedGC     float64       `json:"degraded_gc"`     // degraded: GC CPU at or above this (%)
-	DegradedAssist float64       `json:"degraded_assist"` // ... or assists at or above this (%)
-	FailLive       float64       `json:"fail_live"`       // failed: live heap at or above this % of GOMEMLIMIT ...
-	FailThroughput float64       `json:"fail_throughput"` // ... limiter engaged, MB/s below this % of the best window ...
-	FailWindows    int           `json:"fail_windows"`    // ... for this many windows in a row
-	Warmup         time.Duration `json:"warmup"`          // windows ending before this do not count toward the scenario's class (ns)
-	Share          float64       `json:"share"`           // a scenario takes the worst class held by at least this % of its windows
-}
-
-// DefaultThresholds returns the default thresholds: healthy below 10% GC
-// CPU and 2% assists, degraded from 25% GC CPU or 5% assists, failed at 90%
-// of GOMEMLIMIT with throughput under 25% of the best window for 3 windows.
-func DefaultThresholds() Thresholds {
-	return Thresholds{HealthyGC: 10, HealthyAssist: 2, DegradedGC: 25, DegradedAssist: 5,
-		FailLive: 90, FailThroughput: 25, FailWindows: 3, Warmup: 2 * time.Second, Share: 25}
-}
-
-// Validate checks the thresholds; an error is a *FlagError naming the
-// flag that sets the bad field.
-func (t Thresholds) Validate() error {
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"healthy-gc", t.HealthyGC}, {"healthy-assist", t.HealthyAssist}, {"degraded-gc", t.DegradedGC},
-		{"degraded-assist", t.DegradedAssist}, {"fail-live", t.FailLive}, {"fail-throughput", t.FailThroughput}, {"share", t.Share}} {
-		if f.v < 0 || f.v > 100 || math.IsNaN(f.v) {
-			return flagErr(f.name, "%v: a percentage from 0 to 100", f.v)
-		}
-	}
-	if t.HealthyGC > t.DegradedGC {
-		return flagErr("healthy-gc", "%v is above -degraded-gc %v", t.HealthyGC, t.DegradedGC)
-	}
-	if t.HealthyAssist > t.DegradedAssist {
-		return flagErr("healthy-assist", "%v is above -degraded-assist %v", t.HealthyAssist, t.DegradedAssist)
-	}
-	if t.FailWindows < 1 {
-		return flagErr("fail-windows", "%d: at least 1", t.FailWindows)
-	}
-	if t.Warmup < 0 {
-		return flagErr("warmup", "negative")
-	}
-	return nil
-}
-
-// String prints the thresholds as every report shows them.
-func (t Thresholds) String() string {
-	return fmt.Sprintf("healthy: GC CPU < %g%% and assist < %g%%; degraded: GC CPU >= %g%% or assist >= %g%% or heap above goal; "+
-		"failed: live heap >= %g%% of GOMEMLIMIT with the limiter engaged and MB/s < %g%% of the best window for %d windows in a row, "+
-		"or RSS above the hard cap, or the child died; a scenario takes the worst class held by at least %g%% of its windows after a %v warm-up, "+
-		"and is at least degraded when its writers spent %g%% or more of their time after the warm-up blocked by backpressure",
-		t.HealthyGC, t.HealthyAssist, t.DegradedGC, t.DegradedAssist, t.FailLive, t.FailThroughput, t.FailWindows, t.Share, t.Warmup, BlockedDegraded)
-}
+// DefaultThresholds returns health's default thresholds.
+func DefaultThresholds() Thresholds { return health.DefaultThresholds() }
 
 // SpanNote says how CPU shares are computed; printed in every report.
 const SpanNote = "GC and assist CPU shares are computed over spans of consecutive windows merged until each span holds at least one completed GC cycle " +
 	"(the /cpu/classes counters advance only when a cycle ends); each window takes its span's class. " +
 	"'heap above goal' compares heap objects bytes with the heap goal at each window's end."
 
-// Cause names what made a window unhealthy (WindowHealth.Cause): the
-// classifier sets it on every window that is not healthy, and the capacity
-// search maps it to its limit. The values are JSON strings (summary.json's
-// results[].verdict.windows[].cause) and do not change.
-type Cause string
-
-// Window causes. A window takes the cause of the condition that set its
-// class: its span's GC or assist share (the degraded share first, then the
-// elevated one), a heap past its goal that degraded it, or the failure
-// condition (memory).
+// The causes (see health.Cause): of a window, of a scenario
+// (Verdict.Cause) and of a frontier point (FrontierPoint.Cause).
 const (
-	CauseNone         Cause = ""               // a healthy window
-	CauseGCCPU        Cause = "gc_cpu"         // the span's GC CPU share
-	CauseAssist       Cause = "assist"         // the span's assist share
-	CauseHeapOverGoal Cause = "heap_over_goal" // heap objects past the heap goal
-	CauseMemory       Cause = "memory"         // the failure condition: live heap near GOMEMLIMIT, limiter on, throughput collapsed
-	// CauseBlocked (Verdict.Cause only, never a window's): the writers
-	// were blocked by backpressure for BlockedDegraded of their time.
-	CauseBlocked Cause = "blocked"
-)
-
-// Frontier causes (FrontierPoint.Cause; a window never takes them).
-const (
-	// CauseMemlimitSpiral: the GOMEMLIMIT death spiral. Live heap at or
-	// above SpiralHeapPct of GOMEMLIMIT while the collector ran flat out
-	// (a span's GC CPU at or above the degraded share,
-	// Thresholds.DegradedGC, or the CPU limiter engaged) for
-	// SpiralWindows windows in a row: the point is failed (InSpiral; a
-	// point runs open loop at a rate the machine sustains, so its limiter
-	// rarely engages and gchealth's 50% is rarely reached: its collector
-	// marks without a break on its dedicated quarter of GOMAXPROCS). The
-	// same string as gchealth's cause.
-	CauseMemlimitSpiral Cause = "memlimit-spiral"
-	// CauseRSSCap: the point's RSS passed the container (its hard cap),
-	// or its child died: failed.
-	CauseRSSCap Cause = "rss-cap"
-	// CauseFewCycles: fewer than FrontierMinCycles GC cycles completed
-	// after the warm-up, too few for a GC CPU per GB: inconclusive. Also
-	// a mix's Verdict.Cause when its measured phase completed one cycle,
-	// fewer than MinMixCycles (readers.go).
-	CauseFewCycles Cause = "few-cycles"
+	CauseNone           = health.CauseNone
+	CauseGCCPU          = health.CauseGCCPU
+	CauseAssist         = health.CauseAssist
+	CauseHeapOverGoal   = health.CauseHeapOverGoal
+	CauseMemory         = health.CauseMemory
+	CauseBlocked        = health.CauseBlocked
+	CauseNoCycle        = health.CauseNoCycle
+	CauseMemlimitSpiral = health.CauseMemlimitSpiral
+	CauseRSSCap         = health.CauseRSSCap
+	CauseFewCycles      = health.CauseFewCycles
 )
 
 // WindowHealth is the class of one raw window and why.
@@ -388,30 +266,9 @@ func (v *Verdict) classifySpans(w []Sample, th Thresholds) {
 	v.GCPct, v.AssistPct = tot.GCCPUPercent(), tot.AssistPercent()
 }
 
-// ShareClass is the class and cause that a span's GC and assist shares (%)
-// give its windows under th: degraded from DegradedGC or DegradedAssist,
-// elevated from HealthyGC or HealthyAssist, else healthy (CauseNone); the
-// GC share is looked at before the assist share. It is the rule Classify
-// applies to every span, exported so that package gchealth classifies a
-// running service's windows with the same code. A pure function; it
-// allocates nothing.
-func ShareClass(gcPct, assistPct float64, th Thresholds) (Class, Cause) {
-	switch {
-	case gcPct >= th.DegradedGC:
-		return Degraded, CauseGCCPU
-	case assistPct >= th.DegradedAssist:
-		return Degraded, CauseAssist
-	case gcPct >= th.HealthyGC:
-		return Elevated, CauseGCCPU
-	case assistPct >= th.HealthyAssist:
-		return Elevated, CauseAssist
-	}
-	return Healthy, CauseNone
-}
-
 // shareClass is ShareClass with its why.
 func shareClass(gcPct, assistPct float64, th Thresholds) (Class, Cause, string) {
-	cls, cause := ShareClass(gcPct, assistPct, th)
+	cls, cause := health.ShareClass(gcPct, assistPct, th)
 	why := ""
 	switch {
 	case cls == Degraded && cause == CauseGCCPU:
@@ -424,21 +281,6 @@ func shareClass(gcPct, assistPct float64, th Thresholds) (Class, Cause, string) 
 		why = fmt.Sprintf("assist %.1f%%", assistPct)
 	}
 	return cls, cause, why
-}
-
-// OverGoal reports whether a window whose reading shows heapObjects bytes
-// of heap objects and a heap goal of heapGoal passed its goal (a zero goal
-// is unknown: never over). It is the rule that degrades a window in
-// Classify (heap_over_goal), exported for package gchealth.
-func OverGoal(heapObjects, heapGoal uint64) bool { return heapGoal != 0 && heapObjects > heapGoal }
-
-// LimiterEngaged reports whether the GC CPU limiter engaged in a window:
-// /gc/limiter/last-enabled:gc-cycle advanced past prevLast (its highest
-// value before the window), or it names the cycle in progress (last at or
-// above cycles, /gc/cycles/total at the same reading). It is Classify's
-// rule, exported for package gchealth.
-func LimiterEngaged(prevLast, last, cycles uint64) bool {
-	return last > prevLast || (last > 0 && last >= cycles)
 }
 
 // markWindows applies the per-window conditions in order: a heap over its
@@ -456,7 +298,7 @@ func (v *Verdict) markWindows(w []Sample, th Thresholds) {
 		markOverGoal(wh, s)
 		// The limiter engaged in this window: last-enabled advanced, or it
 		// names the cycle in progress.
-		wh.Limiter = LimiterEngaged(prevLimiter, s.LimiterLast, s.LimiterCycles)
+		wh.Limiter = health.LimiterEngaged(prevLimiter, s.LimiterLast, s.LimiterCycles)
 		prevLimiter = max(prevLimiter, s.LimiterLast)
 		if wh.Limiter {
 			v.LimiterOn += s.Dur
@@ -483,7 +325,7 @@ func (v *Verdict) markWindows(w []Sample, th Thresholds) {
 
 // markOverGoal degrades a window whose heap passed its goal.
 func markOverGoal(wh *WindowHealth, s Sample) {
-	if !OverGoal(s.HeapObjects, s.HeapGoal) {
+	if !health.OverGoal(s.HeapObjects, s.HeapGoal) {
 		return
 	}
 	wh.OverGoal = true
@@ -584,16 +426,3 @@ func InconclusiveWhy(n int, warmup time.Duration) string {
 
 // MiB prints a byte count in whole MiB, as every report does.
 func MiB(b uint64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
-
-// FlagError is a bad setting, named by the flag that sets it (without its
-// dash); package gcstress reports it as a usage error.
-type FlagError struct {
-	Flag string
-	Msg  string
-}
-
-func (e *FlagError) Error() string { return "-" + e.Flag + ": " + e.Msg }
-
-func flagErr(flagName, format string, args ...any) error {
-	return &FlagError{Flag: flagName, Msg: fmt.Sprintf(format, args...)}
-}

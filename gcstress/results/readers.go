@@ -158,10 +158,6 @@ func (v *Verdict) markFewCycles(s Scenario, w []Sample) {
 	v.Class, v.Cause, v.Why = Inconclusive, cause, why
 }
 
-// CauseNoCycle (Verdict.Cause of a mix only, never a window's): the
-// measured phase completed no GC cycle; with one, CauseFewCycles.
-const CauseNoCycle Cause = "no-gc-cycle"
-
 // Label is the verdict's class as the reports print it: a mix's
 // inconclusive verdict for too few cycles says so ("inconclusive (no GC
 // cycle)", "inconclusive (few GC cycles)"); any other is its class.

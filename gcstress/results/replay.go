@@ -192,26 +192,15 @@ func remeasure(s *Sample) {
 	}
 }
 
-// Keys renamed to snake_case, by their former CamelCase names: summary.json
-// files and samples.jsonl start lines (spec.thresholds) written before the
-// rename still decode.
-var (
-	exitRenamed       = map[string]string{"Died": "died", "RSSCap": "rss_cap", "Message": "message"}
-	thresholdsRenamed = map[string]string{"HealthyGC": "healthy_gc", "HealthyAssist": "healthy_assist",
-		"DegradedGC": "degraded_gc", "DegradedAssist": "degraded_assist", "FailLive": "fail_live",
-		"FailThroughput": "fail_throughput", "FailWindows": "fail_windows", "Warmup": "warmup", "Share": "share"}
-)
+// Exit's keys renamed to snake_case, by their former CamelCase names:
+// summary.json files and samples.jsonl exit lines written before the
+// rename still decode (Thresholds' are health's, as is its decoder).
+var exitRenamed = map[string]string{"Died": "died", "RSSCap": "rss_cap", "Message": "message"}
 
 // UnmarshalJSON decodes an Exit under its current or its former key names.
 func (e *Exit) UnmarshalJSON(b []byte) error {
 	type plain Exit
 	return unmarshalRenamed(b, (*plain)(e), exitRenamed)
-}
-
-// UnmarshalJSON decodes Thresholds under their current or former key names.
-func (t *Thresholds) UnmarshalJSON(b []byte) error {
-	type plain Thresholds
-	return unmarshalRenamed(b, (*plain)(t), thresholdsRenamed)
 }
 
 // unmarshalRenamed decodes the JSON object b into v after renaming each

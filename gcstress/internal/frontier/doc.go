@@ -23,7 +23,7 @@
 //     least its duration and until its GC cycles (Length,
 //     results.RunDone), at most its cap.
 //   - A point whose live heap met its GOMEMLIMIT while its collector ran
-//     flat out (results.InSpiral at the scenario's degraded GC share,
+//     flat out (health.InSpiral at the scenario's degraded GC share,
 //     results.SpiralWindows windows in a row) is
 //     failed with cause results.CauseMemlimitSpiral; one that passed the
 //     container (its hard RSS cap) is failed with results.CauseRSSCap; one

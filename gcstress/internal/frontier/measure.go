@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/writegc/writegc/gcmetrics/health"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/stat"
 )
@@ -183,7 +184,7 @@ func spiralRun(r results.Result) (longest int, at float64) {
 		}
 		wh := r.Verdict.Windows[i]
 		in := wh.Cause == results.CauseMemory ||
-			results.InSpiral(w.HeapLive, w.MemLimit, wh.GCPct, wh.Limiter, results.SpiralHeapPct, gcPct)
+			health.InSpiral(w.HeapLive, w.MemLimit, wh.GCPct, wh.Limiter, results.SpiralHeapPct, gcPct)
 		if !in {
 			run = 0
 			continue
