@@ -72,6 +72,12 @@ var importRules = []importRule{
 	{pkg: "internal/buildenv", allow: []string{}},
 	{pkg: "arena", allow: []string{"internal/slowdown"}},
 	{pkg: "gcmetrics", allow: []string{}},
+	// The health rules (classes, causes, thresholds, the spiral) are a
+	// leaf, so that the harness and the production library share them.
+	{pkg: "gcmetrics/health", allow: []string{}},
+	// gchealth, the production library, depends on nothing of the
+	// harness: its rules are gcmetrics/health's.
+	{pkg: "gchealth", subtree: true, allow: []string{"gchealth", "gcmetrics", "internal/syncdir"}},
 	{pkg: "explain", subtree: true, allow: []string{"gcmetrics", "internal/inputfile", "internal/stat", "internal/usage"}},
 }
 

@@ -146,6 +146,9 @@ func TestImportRulesFindForbiddenDependencies(t *testing.T) {
 		{ImportPath: Module + "/benchgate/history", Deps: []string{Module + "/benchgate", Module + "/memtable"}},
 		{ImportPath: Module + "/benchgate/internal/slowcal", Deps: []string{Module + "/internal/slowdown"}},
 		{ImportPath: Module + "/arena", Deps: []string{Module + "/internal/slowdown"}},
+		{ImportPath: Module + "/gcmetrics/health", Deps: []string{"encoding/json", Module + "/gcmetrics"}},
+		{ImportPath: Module + "/gchealth", Deps: []string{Module + "/gcmetrics/health", Module + "/gcstress/results"}},
+		{ImportPath: Module + "/gchealth/gchealthprom", Deps: []string{Module + "/gchealth", Module + "/gcstress"}},
 	}
 	found := CheckImports(Module, pkgs, importRules)
 	want := []string{
@@ -155,6 +158,9 @@ func TestImportRulesFindForbiddenDependencies(t *testing.T) {
 		"benchgate/changepoint: depends on benchgate",
 		"gcstress/report: depends on gcstress",
 		"benchgate/history: depends on memtable",
+		"gcmetrics/health: depends on gcmetrics",
+		"gchealth: depends on gcstress/results",
+		"gchealth/gchealthprom: depends on gcstress",
 	}
 	if len(found) != len(want) {
 		t.Errorf("got %d findings %v, want %d", len(found), found, len(want))
