@@ -120,4 +120,22 @@ func TestParseRealTrace(t *testing.T) {
 			t.Errorf("mark %v outside the traced [0, %d]", s, end)
 		}
 	}
+	// The same scan gave the MMU: the forced pauses leave a short window
+	// short of the whole CPU, and the worst one is on the child's clock.
+	mmu := ph.MMU(UtilSTW, DefaultMMUWindows)
+	if len(mmu) != len(DefaultMMUWindows) || mmu[0].Util >= 1 {
+		t.Fatalf("MMU %v: want %d points, the first below 1", mmu, len(DefaultMMUWindows))
+	}
+	for _, m := range mmu {
+		if m.Util < 0 || m.Util > 1 {
+			t.Errorf("MMU %v outside [0, 1]", m)
+		}
+	}
+	ww := ph.WorstWindows(UtilSTW, 100*time.Microsecond, 3)
+	if len(ww) == 0 || ww[0].Util != mmu[0].Util {
+		t.Fatalf("worst windows %v: want the first at the MMU %v", ww, mmu[0])
+	}
+	if s := int64(ww[0].Start); s < -int64(time.Millisecond) || s > end+int64(10*time.Millisecond) {
+		t.Errorf("worst window %v outside the traced [0, %d]", ww[0], end)
+	}
 }

@@ -10,6 +10,11 @@
 // synthetic timeline; Parse maps a trace onto that clock from the clock
 // marks Recorder logs into it.
 //
+// The same scan also logs the events that move the mutator's share of the
+// CPU (pauses, mark workers, assists, sweeps, GOMAXPROCS), so Phases.MMU
+// and Phases.WorstWindows give the minimum mutator utilization for any
+// selection of the collector's work, as go tool trace's MMU page does.
+//
 // Invariants:
 //   - Spans of one kind are sorted and disjoint after Normalize (which
 //     Parse calls); an interval that touches a span only at an end point
@@ -18,6 +23,16 @@
 //     first clock mark; one still open at the end ends at the last event.
 //   - Parse never panics on a damaged trace: the parser's panic becomes
 //     an error wrapping ErrTrace.
+//   - The MMU is go tool trace's, figure for figure: the utilization is a
+//     step function (one for the program, or one per P), changing only at
+//     events; at one instant the lowest value wins; it ends at 0 at the
+//     trace's last event. A window longer than the trace is the whole
+//     trace; the MMU is on the trace's clock, WorstWindow.Start on the
+//     child's.
+//   - The utilization log holds at most maxUtilRecs records and a
+//     GOMAXPROCS of at most maxUtilProcs; past either, or without any
+//     GOMAXPROCS in the trace, MMU and WorstWindows are nil (unknown),
+//     never a figure from part of the trace.
 package gctrace
 
 import (
