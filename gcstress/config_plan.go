@@ -337,8 +337,8 @@ func frontierRateMBps(c Config) float64 {
 // kind at frontier.RateShare of the slowest: up to frontier.RateTries
 // tries), then its points and confirmations as frontier.Plan.Estimate
 // plans them (model-guided, or every setting of a grid the user gave),
-// each after its settle phase; the estimate is their expected length,
-// and the text gives the upper one too.
+// each after its settle phase; the estimate is the middle of their
+// expected range, and the text gives the range and the upper one too.
 func frontierStage(c Config) PlanStage {
 	kinds := len(c.Kinds)
 	mbps, probe := frontierRateMBps(c), time.Duration(0)
@@ -350,7 +350,8 @@ func frontierStage(c Config) PlanStage {
 		probe = mulDur(one, kinds)
 	}
 	e := frontierPlan(c, mbps, nil).Estimate()
-	st := PlanStage{Set: SetFrontier, Runs: e.Points + e.Confirms, Estimate: addDur(probe, e.Expected)}
+	e.Low, e.High, e.Expected, e.Upper = addDur(probe, e.Low), addDur(probe, e.High), addDur(probe, e.Expected), addDur(probe, e.Upper)
+	st := PlanStage{Set: SetFrontier, Runs: e.Points + e.Confirms, Estimate: e.Expected}
 	if probe > 0 {
 		st.Runs += 2 * kinds
 	}
@@ -358,7 +359,7 @@ func frontierStage(c Config) PlanStage {
 	if probe > 0 {
 		st.Text += fmt.Sprintf(" + rate probe ≈ %s (up to %d tries)", EstimateText(probe), frontier.RateTries)
 	}
-	st.Text += fmt.Sprintf(" ≈ %s (at most %s)", EstimateText(st.Estimate), EstimateText(addDur(probe, e.Upper)))
+	st.Text += " " + e.Range(EstimateText)
 	st.Flag = frontierFlag(c)
 	return st
 }

@@ -209,7 +209,7 @@ func runFrontier(ctx context.Context, c Config, sum *Summary, run capacity.Runne
 	plan.Say = say
 	est := plan.Estimate()
 	fr.Plan, fr.Estimate = est.Text, est.Expected
-	say(fmt.Sprintf("at %.3g MB/s (%s): %s ≈ %s (at most %s)", mbps, fr.RateFrom, est.Text, EstimateText(est.Expected), EstimateText(est.Upper)))
+	say(fmt.Sprintf("at %.3g MB/s (%s): %s %s", mbps, fr.RateFrom, est.Text, est.Range(EstimateText)))
 	out, err := frontier.Run(ctx, plan)
 	sum.Frontier, sum.Recommendation, sum.FrontierModel = out.Points, out.Recs, out.Models
 	return err
@@ -232,9 +232,9 @@ func frontierPlan(c Config, mbps float64, run capacity.Runner) frontier.Plan {
 }
 
 // EstimateSettle is a plan's allowance for a frontier run's settle phase:
-// its 2 x results.SettleReadings readings (4 s) and the filling before
-// them, a few seconds closed loop for a store of a few hundred MB.
-const EstimateSettle = 6 * time.Second
+// its 2 x results.SettleReadings readings (4 s), during which a store of
+// a few hundred MB fills closed loop, and a reading or two more.
+const EstimateSettle = 5 * time.Second
 
 // frontierBeside is what each frontier run takes beside its load: the
 // child's start, and its settle phase (EstimateSettle, at most -settle).

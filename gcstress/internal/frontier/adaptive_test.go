@@ -373,29 +373,35 @@ func TestRunNeverRecommendsUnconfirmed(t *testing.T) {
 	}
 }
 
-// TestEstimate: a model-guided plan counts its fit points, a pick and a
-// neighbour and a confirmation per kind, at their least length with the
-// expected settle (Expected) and at their caps with the settle's cap and
-// a second confirmation each (Upper); a grid the user gave counts every
-// setting. After the fit points a run is expected to take the warm-up and
-// its cycles at the model's cycles per GB and the rate, within its least
-// length and its cap.
+// TestEstimate: a model-guided plan counts its fit points whatever the
+// outcome (Low) and, at most, a pick, a neighbour and a confirmation per
+// kind (High), at their least length with the expected settle, Expected
+// their middle; at their caps with the settle's cap and a second
+// confirmation each (Upper); a grid the user gave counts every setting,
+// its confirmations in High only. After the fit points a run is expected
+// to take the warm-up and its cycles at the model's cycles per GB and the
+// rate, within its least length and its cap; a kind whose pick is still
+// to run, or that has none, may have nothing to confirm.
 func TestEstimate(t *testing.T) {
 	p := Plan{Kinds: []string{"heap", "arena"}, Settings: Grid(DefaultGOGC, DefaultFracs, 512*mib), Adaptive: true, Warmup: 2 * time.Second,
 		Limits: lim512, PointDuration: 15 * time.Second, ConfirmDuration: 45 * time.Second, RateMBps: 100,
 		Beside: Beside{Start: time.Second, Settle: 6 * time.Second, SettleCap: 30 * time.Second}}
 	e := p.Estimate()
-	if e.Points != 8 || e.Confirms != 2 || e.MaxConfirms != 4 || e.Expected != 8*22*time.Second+2*52*time.Second ||
-		e.Upper != 8*76*time.Second+4*166*time.Second || !strings.HasPrefix(e.Text, "model-guided: 4 fit point(s)") {
+	if e.Points != 8 || e.Confirms != 2 || e.MaxConfirms != 4 || e.Low != 4*22*time.Second || e.High != 8*22*time.Second+2*52*time.Second ||
+		e.Expected != (e.Low+e.High)/2 || e.Upper != 8*76*time.Second+4*166*time.Second || !strings.HasPrefix(e.Text, "model-guided: 4 fit point(s)") {
 		t.Errorf("adaptive: %+v", e)
 	}
+	if r := e.Range(planDur); !strings.HasPrefix(r, "≈ 3.07 min (88 s to 4.67 min: from the fit points alone") || !strings.Contains(r, "at most") {
+		t.Errorf("adaptive range: %q", r)
+	}
 	p.Adaptive = false
-	if e := p.Estimate(); e.Points != 40 || e.Expected != 40*22*time.Second+2*52*time.Second || !strings.HasPrefix(e.Text, "the grid you gave: 40 point(s)") {
+	if e := p.Estimate(); e.Points != 40 || e.Low != 40*22*time.Second || e.High != 40*22*time.Second+2*52*time.Second || !strings.HasPrefix(e.Text, "the grid you gave: 40 point(s)") {
 		t.Errorf("grid: %+v", e)
 	}
 	p.Limits.Container = 0
-	if e := p.Estimate(); e.Confirms != 0 || strings.Contains(e.Text, "confirmation") {
-		t.Errorf("no container: %+v", e)
+	if e := p.Estimate(); e.Confirms != 0 || strings.Contains(e.Text, "confirmation") || e.Low != e.High || e.Expected != e.Low ||
+		e.Range(planDur) != "≈ 14.7 min (at most 50.7 min)" {
+		t.Errorf("no container: %+v %q", e, e.Range(planDur))
 	}
 	pt := p.PointLength() // 100 MB/s is 0.1 GB/s: 10 cycles/GB is a cycle a second
 	for _, c := range []struct {
@@ -408,9 +414,18 @@ func TestEstimate(t *testing.T) {
 	}
 	p.Limits = lim512
 	pick := Prediction{Setting: Setting{GOGC: 400}, CyclesPerGB: 2}
-	d, txt := restText(p, []job{{"heap", "", pick.Setting, StagePredicted}}, map[string]Prediction{"heap": pick, "heap/" + pick.Short(): pick})
-	// heap's point 32 s and confirmation 2+50 s; arena has no pick: 45 s.
-	if want := (7+32)*time.Second + (7+52)*time.Second + (7+45)*time.Second; d != want || !strings.Contains(txt, "1 point(s)") || !strings.Contains(txt, "2 confirmation(s)") {
-		t.Errorf("rest %v %q, want %v", d, txt, want)
+	lo, hi, txt := restText(p, []job{{"heap", "", pick.Setting, StagePredicted}}, map[string]Prediction{"heap": pick, "heap/" + pick.Short(): pick})
+	// heap's point 32 s and, unless the point refutes it, its confirmation
+	// 2+50 s; arena has no pick: 45 s, if it has anything to confirm.
+	if wantLo, wantHi := (7+32)*time.Second, (7+32)*time.Second+(7+52)*time.Second+(7+45)*time.Second; lo != wantLo || hi != wantHi ||
+		!strings.Contains(txt, "1 point(s)") || !strings.Contains(txt, "up to 2 confirmation(s)") {
+		t.Errorf("rest %v-%v %q, want %v-%v", lo, hi, txt, wantLo, wantHi)
+	}
+	// A pick measured already (a fit setting) is confirmed whatever runs
+	// next: its confirmation counts in the low end too.
+	fit := Prediction{Setting: FitSettings[0], CyclesPerGB: 2}
+	lo, hi, _ = restText(p, nil, map[string]Prediction{"heap": fit, "heap/" + fit.Short(): fit})
+	if lo != (7+52)*time.Second || hi != lo+(7+45)*time.Second {
+		t.Errorf("rest with a measured pick %v-%v", lo, hi)
 	}
 }

@@ -212,7 +212,7 @@ func runAdaptive(ctx context.Context, p Plan, out *Outcome) error {
 		}
 	}
 	next := append(picks, neighbours...)
-	_, rest := restText(p, next, predicted)
+	_, _, rest := restText(p, next, predicted)
 	p.say(rest)
 	return runJobs(ctx, p, next, out)
 }
