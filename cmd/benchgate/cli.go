@@ -571,8 +571,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	unstable := unstableNoter(ctx, *histDB, res.Head, stderr)
 	err = gate(res.Base, res.Head, opts, &g, stdout, func(rep *benchgate.Report) error {
 		rep.Info = append(rep.Info, baseLine(res))
+		rep.Notes = append(rep.Notes, unstable(rep.Rows)...)
 		rep.AddProfiles(append(benchgate.DiffProfileFiles(res.Profiles, benchgate.DefaultProfileTop), res.FuncDiffs...)...)
 		if res.ConfirmBase == nil {
 			return nil
