@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# results/make-test/run.sh: the README's command, `make test` timed from a
+# cleared test cache (the build cache left warm), between the machine
+# header's start and end lines (commit, Go, CPU, load average, steal).
+# Run from anywhere, on a quiet machine (about 5 minutes on 2 cores):
+#   results/make-test/run.sh > /tmp/make-test.txt
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. scripts/lib.sh
+machine_state
+header_start "go clean -testcache && time make test"
+go clean -testcache
+rc=0
+time make test || rc=$?
+if [ "$rc" != 0 ]; then echo "exit: $rc"; fi
+header_end
+exit "$rc"
