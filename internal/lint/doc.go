@@ -3,7 +3,8 @@
 // the import rules that state the architecture (docs/ARCHITECTURE.md), the
 // library rules (no flag parsing, no os.Exit outside commands) and the tracked
 // file rules (no executable, nothing over MaxTrackedBytes outside results/ and
-// testdata/).
+// testdata/), and results/'s rules (results_test.go: a size limit, one format
+// per chart, a README.md and a run.sh in every study folder).
 //
 // Invariants:
 //   - Every rule is a pure function of its inputs (a file list and their first
