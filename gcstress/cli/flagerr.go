@@ -11,9 +11,10 @@ import (
 	"github.com/writegc/writegc/gcstress"
 )
 
-// helpHint ends every one-line flag error: the usage text is 100 lines, too
-// many to print for one bad value.
-const helpHint = "(gcstress -h lists every flag)"
+// helpHint ends every one-line flag error of fs ("(gcstress failure -h
+// lists every flag)"): the usage text is too long to print for one bad
+// value.
+func helpHint(fs *flag.FlagSet) string { return "(" + fs.Name() + " -h lists every flag)" }
 
 // failedSet is the flag whose value a parse refused, and that value.
 type failedSet struct {
@@ -84,16 +85,16 @@ func parseOneLine(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 		fs.Usage()
 		return err
 	case failed.name != "":
-		return fmt.Errorf("%w: -%s %s: %s%s %s", gcstress.ErrUsage, failed.name, failed.value, why(failed), wantOf(failed.v), helpHint)
+		return fmt.Errorf("%w: -%s %s: %s%s %s", gcstress.ErrUsage, failed.name, failed.value, why(failed), wantOf(failed.v), helpHint(fs))
 	}
-	return fmt.Errorf("%w: %v %s", gcstress.ErrUsage, err, helpHint)
+	return fmt.Errorf("%w: %v %s", gcstress.ErrUsage, err, helpHint(fs))
 }
 
 // why is what a flag of this package's own types said of its value ("" for
 // the flag package's, whose word is only "parse error").
 func why(f failedSet) string {
 	switch f.v.(type) {
-	case sizeFlag, countFlag:
+	case sizeFlag, countFlag, limitFlag, thresholdsFlag:
 		return f.err.Error() + "; "
 	}
 	return ""
@@ -108,6 +109,12 @@ func wantOf(v flag.Value) string {
 		return "want a count such as 10M or 1e9"
 	case liveFlag:
 		return "want an address such as :8080"
+	case limitFlag:
+		return "want a size such as 64MB, a percentage of -rss-cap such as 90%, or off"
+	case thresholdsFlag:
+		return "want key=value pairs such as healthy-gc=10,degraded-gc=25,warmup=5s"
+	case thresholdFlag:
+		return "want a threshold such as 25"
 	}
 	g, ok := v.(flag.Getter)
 	if !ok {

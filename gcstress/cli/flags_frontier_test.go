@@ -85,10 +85,10 @@ func TestFrontierBadInput(t *testing.T) {
 
 func TestHelpListsFrontierFlags(t *testing.T) {
 	var stderr syncBuf
-	if _, err := ParseFlags([]string{"-h"}, &stderr); ExitCode(err) != ExitOK {
+	if _, err := ParseFlags([]string{"frontier", "-h"}, &stderr); ExitCode(err) != ExitOK {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"-container", "-memlimit-frac", "-headroom", "-point-duration", "-confirm-duration", "-settle", "frontier"} {
+	for _, want := range []string{"-container", "-memlimit-frac", "-headroom", "-point-duration", "-confirm-duration", "-settle", "-grid", "frontier"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("usage lacks %q", want)
 		}

@@ -9,37 +9,29 @@ import (
 	"github.com/writegc/writegc/internal/workload"
 )
 
-// mixFlags are the mixed-workload flags, applied after parsing
-// (applyMix).
-type mixFlags struct {
-	preload string
-}
-
 // defineMixFlags defines -mix, -keydist, -zipf-theta, -preload and
-// -read-trace on fs, writing into c.
-func defineMixFlags(fs *flag.FlagSet, c *gcstress.Config) *mixFlags {
-	f := &mixFlags{}
+// -read-trace on fs, writing into c (-preload into r, applied by applyMix).
+func defineMixFlags(fs *flag.FlagSet, c *gcstress.Config, r *runFlags) {
 	c.ReadTrace = true
 	fs.StringVar(&c.Mix, "mix", "w", "operation mix of the matrix scenarios, after YCSB: a (50% read, 50% update), b (95/5), c (100% read), "+
 		"d (95% read of the latest, 5% insert), e (95% scans of 1-100 records, 5% insert), f (50% read, 50% read-modify-write), "+
 		"w (write only: every scenario as without -mix); with a mix, -keys and -rate count operations ("+mix.Names()+")")
 	fs.StringVar(&c.KeyDist, "keydist", "", "key distribution of a mix's reads, updates and scans: zipfian (scrambled, hot keys spread), uniform, latest (default: zipfian; latest for mix d, YCSB's read-latest)")
 	fs.Float64Var(&c.ZipfTheta, "zipf-theta", workload.DefaultZipfTheta, "zipfian skew of -keydist zipfian and latest, in (0, 1)")
-	fs.StringVar(&f.preload, "preload", "", fmt.Sprintf("records inserted before a mix's measured phase, reported apart (default %s for a mix; -mix c needs at least 1)", workload.FormatCount(mix.DefaultPreload)))
+	fs.StringVar(&r.preload, "preload", "", fmt.Sprintf("records inserted before a mix's measured phase, reported apart (default %s for a mix; -mix c needs at least 1)", workload.FormatCount(mix.DefaultPreload)))
 	fs.BoolVar(&c.ReadTrace, "read-trace", true, "trace a mix's measured phase (runtime/trace) to tie each read to GC mark phases, pauses and assists (read_in_mark, slow_reads_in_gc_pct)")
-	return f
 }
 
-// apply parses -preload (the default for a mix that reads when not given)
-// and refuses a -zipf-theta given out of range.
-func (f *mixFlags) apply(c *gcstress.Config, set map[string]bool) error {
-	if set["zipf-theta"] {
+// applyMix parses -preload (the default for a mix that reads when not
+// given) and refuses a -zipf-theta given out of range.
+func (r *runFlags) applyMix(c *gcstress.Config) error {
+	if r.set["zipf-theta"] {
 		if err := workload.CheckZipfTheta(c.ZipfTheta); err != nil {
 			return usageErr("zipf-theta", err)
 		}
 	}
-	if f.preload != "" {
-		n, err := workload.ParseCount(f.preload)
+	if r.preload != "" {
+		n, err := workload.ParseCount(r.preload)
 		if err != nil {
 			return usageErr("preload", err)
 		}

@@ -199,7 +199,7 @@ func TestHelp(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) || ExitCode(err) != ExitOK {
 		t.Fatalf("-h: %v", err)
 	}
-	for _, want := range []string{"usage: gcstress", "explain", "-memstore", "-healthy-gc"} {
+	for _, want := range []string{"usage: gcstress", "explain", "gcstress failure", "-memstore", "-thresholds"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("usage lacks %q:\n%s", want, stderr.String())
 		}
