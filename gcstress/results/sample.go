@@ -193,6 +193,14 @@ type Sample struct {
 	// the run, in ms.
 	Shape      *gcmetrics.HeapShape `json:"heap_shape,omitempty"`
 	MarkWallMs float64              `json:"mark_wall_ms,omitempty"`
+	// The collector over time, from the runtime trace (end line only;
+	// mmu.go): minimum mutator utilization per window size, the worst
+	// 10 ms windows, the timed operations' mark assists per kind ("write",
+	// "read") and the trace itself. Absent without a trace (n/a).
+	MMU      []MMUPoint          `json:"mmu,omitempty"`
+	MMUWorst []WorstWindow       `json:"mmu_worst,omitempty"`
+	OpAssist map[string]OpAssist `json:"assist,omitempty"`
+	GCTrace  *GCTrace            `json:"gc_trace,omitempty"`
 }
 
 // SetGC sets w's collector fields from the interval d that ends at the

@@ -11,7 +11,9 @@ import (
 
 	"github.com/writegc/writegc/explain"
 	"github.com/writegc/writegc/gcstress/internal/childproto"
+	"github.com/writegc/writegc/gcstress/internal/gctrace"
 	"github.com/writegc/writegc/gcstress/internal/mixload"
+	"github.com/writegc/writegc/gcstress/internal/optrace"
 	"github.com/writegc/writegc/gcstress/internal/proc"
 	"github.com/writegc/writegc/gcstress/internal/profiles"
 	"github.com/writegc/writegc/gcstress/internal/sampler"
@@ -58,7 +60,9 @@ type child struct {
 	earlyClose        atomic.Bool // the engine was closed to release blocked writers
 	cause             childproto.StopCause
 
-	mix *mixload.Run // a mixed workload; nil for the write-only Put loop
+	mix     *mixload.Run   // a mixed workload; nil for the write-only Put loop
+	tr      *optrace.Trace // the measured phase's runtime trace (MMU, assists)
+	regions bool           // mark Put regions for explain: a profile or the flight recorder runs
 }
 
 func newChild(ctx context.Context, spec results.Scenario, eng Driven, out *childproto.Stream) *child {
@@ -110,13 +114,15 @@ func (c *child) run() error {
 	}
 	s.Restart(start)
 	c.t0 = start
-	c.mix.StartTrace(start)
+	c.regions = c.fr != nil || c.prof != nil
+	c.tr = optrace.Start(c.spec, start)
+	c.mix.UseTrace(c.tr)
 	c.startWriters()
 	go c.releaseBlocked()
 	go c.watchRSS()
 	windows := c.sample(s)
 	elapsed := time.Since(start)
-	c.mix.StopTrace()
+	c.tr.Stop()
 	c.settleReason()
 	c.tailWindow(s, len(windows))
 	c.prof.Stop()
@@ -191,7 +197,7 @@ func (c *child) startWriters() {
 			if c.mix != nil {
 				c.mixWrite(i, rec)
 			} else {
-				c.write(rec)
+				c.write(i, rec)
 			}
 			returned = true
 		}()
@@ -199,9 +205,10 @@ func (c *child) startWriters() {
 	go func() { wg.Wait(); close(c.loadDone) }()
 }
 
-// write is one writer: it claims batches of key indexes until every key is
+// write is writer w: it claims batches of key indexes until every key is
 // claimed or the load ends, and counts what it wrote per batch.
-func (c *child) write(rec *latency.Pair) {
+func (c *child) write(w int, rec *latency.Pair) {
+	gctrace.Worker(w) // its mark assists are charged to it
 	key := make([]byte, workload.KeySize)
 	value := workload.Value(int(c.spec.Value))
 	for c.load.Err() == nil {
@@ -215,7 +222,7 @@ func (c *child) write(rec *latency.Pair) {
 			return
 		}
 		end := min(base+c.batch, limit)
-		if err := c.putRange(key, value, base, end, rec); err != nil {
+		if err := c.putRange(w, key, value, base, end, rec); err != nil {
 			if c.load.Err() == nil { // else the engine was closed to release this writer
 				c.cause.Fail(err)
 				c.cancel()
@@ -227,10 +234,11 @@ func (c *child) write(rec *latency.Pair) {
 	}
 }
 
-// putRange Puts keys [base, end); one in every is timed, and with a trace
-// running one in regionEvery is a trace region. In an open-loop run each
-// Put first waits for its slot in the schedule (pace).
-func (c *child) putRange(key, value []byte, base, end int64, rec *latency.Pair) error {
+// putRange is writer w's Puts of keys [base, end); one in every is timed,
+// and with a profile or the flight recorder running one in regionEvery is
+// a trace region. In an open-loop run each Put first waits for its slot
+// in the schedule (pace).
+func (c *child) putRange(w int, key, value []byte, base, end int64, rec *latency.Pair) error {
 	for i := base; i < end; i++ {
 		workload.KeyAt(key, c.spec.Seed, uint64(i))
 		var due time.Time
@@ -241,7 +249,7 @@ func (c *child) putRange(key, value []byte, base, end int64, rec *latency.Pair) 
 		}
 		var err error
 		if (c.every > 0 && i%c.every == 0) || i%regionEvery == 0 {
-			err = c.putObserved(key, value, i, due, rec)
+			err = c.putObserved(w, key, value, i, due, rec)
 		} else {
 			err = c.eng.Put(key, value)
 		}
@@ -269,16 +277,17 @@ func (c *child) pace(i int64) time.Time {
 	}
 }
 
-// putObserved is a Put that may be timed, traced as a region, or both;
-// due is its slot in an open-loop schedule (zero: closed loop).
-func (c *child) putObserved(key, value []byte, i int64, due time.Time, rec *latency.Pair) error {
+// putObserved is writer w's Put that may be timed (and kept for the
+// trace's assist attribution), traced as a region, or both; due is its
+// slot in an open-loop schedule (zero: closed loop).
+func (c *child) putObserved(w int, key, value []byte, i int64, due time.Time, rec *latency.Pair) error {
 	timed := c.every > 0 && i%c.every == 0
 	var t0 time.Time
 	if timed {
 		t0 = time.Now()
 	}
 	var err error
-	if i%regionEvery == 0 && trace.IsEnabled() {
+	if i%regionEvery == 0 && c.regions && trace.IsEnabled() {
 		// WithRegion, not StartRegion: StartRegion allocates its *Region,
 		// which an engine's allocation profile would count as its own.
 		trace.WithRegion(c.load, explain.DefaultRegion, func() { err = c.eng.Put(key, value) })
@@ -287,11 +296,15 @@ func (c *child) putObserved(key, value []byte, i int64, due time.Time, rec *late
 	}
 	if timed {
 		done := time.Now()
-		intended := int64(-1)
+		intended, from := int64(-1), t0
 		if !due.IsZero() {
 			intended = int64(done.Sub(due)) // record keeps it at least the service time
+			if due.Before(t0) {
+				from = due
+			}
 		}
 		rec.Record(int64(done.Sub(t0)), intended)
+		c.tr.Keep(w, from, done)
 	}
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/gcstress/internal/childproto"
+	"github.com/writegc/writegc/gcstress/internal/optrace"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/workload"
 )
@@ -33,7 +34,7 @@ func TestHarnessAllocatesNothingPerPut(t *testing.T) {
 	rec := c.recs[0]
 	var base int64
 	run := func() {
-		if err := c.putRange(key, value, base, base+regionEvery, rec); err != nil {
+		if err := c.putRange(0, key, value, base, base+regionEvery, rec); err != nil {
 			t.Fatal(err)
 		}
 		base += regionEvery
@@ -41,12 +42,15 @@ func TestHarnessAllocatesNothingPerPut(t *testing.T) {
 	if n := testing.AllocsPerRun(100, run); n != 0 {
 		t.Fatalf("%v allocations per %d Puts, want 0", n, regionEvery)
 	}
-	var tr bytes.Buffer
-	if err := trace.Start(&tr); err != nil {
-		t.Skipf("trace: %v", err)
+	// Traced as every measured phase is, regions on (a profile running),
+	// the timed Puts kept for the assist attribution.
+	c.tr, c.regions = optrace.Start(spec, time.Now()), true
+	if !trace.IsEnabled() {
+		_, why := c.tr.End(&results.Sample{}, nil)
+		t.Skipf("trace: %s", why)
 	}
 	n := testing.AllocsPerRun(100, run)
-	trace.Stop()
+	c.tr.Stop()
 	if n != 0 {
 		t.Fatalf("tracing: %v allocations per %d Puts, want 0", n, regionEvery)
 	}

@@ -120,6 +120,9 @@ func (c *child) endLine(s *sampler.Sampler, elapsed time.Duration, st EngineStat
 	end := s.End(c.keys.Load(), c.bytes.Load(), elapsed)
 	fillEngine(&end, st)
 	c.mix.End(&end)
+	if c.mix == nil { // a mix parses the trace in End, for its reads too
+		c.tr.End(&end, nil)
+	}
 	if c.pre != nil {
 		end.Preload = c.pre
 	}

@@ -18,7 +18,8 @@
 //     only (one goroutine per worker, as many as spec.Writers), concurrently
 //     with the other workers and with Window; Window and End are called by
 //     the sampling goroutine only, End once after every worker returned.
-//     StartTrace and StopTrace are called once each, around the load.
+//     UseTrace is called once before the load; the child starts and
+//     stops the trace (package optrace), End parses it.
 //   - Reads pick only records whose insert returned (the acknowledged
 //     prefix, ackCounter), so a miss is the engine's, never the harness's.
 //   - Memory is bounded before the load: each worker keeps at most

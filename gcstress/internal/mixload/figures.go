@@ -1,8 +1,6 @@
 package mixload
 
 import (
-	"time"
-
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/writegc/writegc/gcstress/internal/gctrace"
@@ -70,24 +68,25 @@ func (mr *Run) End(e *results.Sample) {
 	mr.attribute(e)
 }
 
-// attribute ties the kept reads to the trace's phases.
+// attribute ties the kept reads to the trace's phases (and has the trace
+// fill the end line's MMU and assist figures).
 func (mr *Run) attribute(e *results.Sample) {
-	ra := &results.ReadAttribution{Source: results.AttributionOff, Note: mr.noTrace}
+	ra := &results.ReadAttribution{Source: results.AttributionOff}
 	e.ReadAttribution = ra
 	var ops []gctrace.Op
 	for _, mw := range mr.workers {
 		ops = append(ops, mw.reads...)
 		ra.Dropped += mw.drop
 	}
-	ra.Reads = int64(len(ops))
-	if mr.rec == nil {
-		return
+	ph, why := mr.tr.End(e, ops)
+	in := mr.tr.Within(ops)
+	ra.Reads, ra.Dropped = int64(len(in)), ra.Dropped+int64(len(ops)-len(in))
+	ops = in
+	if info := mr.tr.Info(); info != nil {
+		ra.ParseSeconds, ra.TraceBytes, ra.TraceEvents = info.ParseSeconds, info.Bytes, info.Events
 	}
-	t0 := time.Now()
-	ph, events, err := mr.rec.Parse()
-	ra.ParseSeconds, ra.TraceBytes, ra.TraceEvents = time.Since(t0).Seconds(), mr.rec.Bytes(), events
-	if err != nil {
-		ra.Note = err.Error()
+	if ph == nil {
+		ra.Note = why
 		return
 	}
 	a := gctrace.Attribute(ph, ops, func() *hdrhistogram.Histogram { return latency.NewHistogramUpTo(opLatMax) })

@@ -40,7 +40,9 @@ func (mr *Run) Op(w int, i int64, timed bool, due, t0 time.Time, rec *latency.Pa
 	}
 	rec.Record(svc, intended)
 	mw.pairs[op].Record(svc, max(svc, intended))
-	if op == mix.Read || op == mix.Scan { // the reads of mix e are its scans
+	if op != mix.Read && op != mix.Scan {
+		mr.tr.Keep(w, from, done) // inserts, updates, read-modify-writes: the mix's writes
+	} else { // the reads of mix e are its scans
 		if len(mw.reads) < cap(mw.reads) {
 			mw.reads = append(mw.reads, gctrace.Op{Start: int64(from.Sub(t0)), End: int64(done.Sub(t0)), Worker: mw.idx})
 		} else {

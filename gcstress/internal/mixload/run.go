@@ -13,6 +13,7 @@ import (
 
 	"github.com/writegc/writegc/gcstress/internal/gctrace"
 	"github.com/writegc/writegc/gcstress/internal/mix"
+	"github.com/writegc/writegc/gcstress/internal/optrace"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/latency"
 	"github.com/writegc/writegc/internal/workload"
@@ -58,9 +59,7 @@ type Run struct {
 	inserted atomic.Int64 // records claimed: the preload plus inserts begun
 	acked    ackCounter   // records written: what reads may pick
 	workers  []*worker
-	trace    bool
-	rec      *gctrace.Recorder // nil: attribution off
-	noTrace  string            // why rec is nil
+	tr       *optrace.Trace // the measured phase's trace (UseTrace); nil: none
 	preload  results.Preload
 	base     results.HeapReading // the heap with the engine built and empty, before the preload
 	// Histograms of the sampling goroutine: a window's, the run's.
@@ -117,7 +116,7 @@ func New(ctx context.Context, spec results.Scenario, d Deps) (*Run, error) {
 		return nil, err
 	}
 	mr := &Run{m: m, put: d.Put, get: g, scan: s, chooser: ch, seed: spec.Seed,
-		kv: int64(workload.KeySize) + spec.Value, trace: spec.ReadTrace}
+		kv: int64(workload.KeySize) + spec.Value}
 	for op := range mix.NumOps {
 		mr.wh[op], mr.wih[op] = latency.NewHistogramUpTo(opLatMax), latency.NewHistogramUpTo(opLatMax)
 		mr.rh[op], mr.rih[op] = latency.NewHistogramUpTo(opLatMax), latency.NewHistogramUpTo(opLatMax)
@@ -211,34 +210,12 @@ func Preload(ctx context.Context, spec results.Scenario, put func(key, value []b
 	return p, spec.Preload, nil
 }
 
-// StartTrace starts the trace of the measured phase, if asked, into a
-// file it removes once parsed; t0 is the load's start. A trace that cannot
-// start (another one runs: -profile trace) leaves attribution off, and
-// the end record says why.
-func (mr *Run) StartTrace(t0 time.Time) {
-	if mr == nil {
-		return
-	}
-	if !mr.trace {
-		mr.noTrace = "-read-trace off"
-		return
-	}
-	rec, err := gctrace.Start("", t0) // the system's temporary folder: never a stray file in the results folder
-	if err != nil {
-		mr.noTrace = "trace did not start: " + err.Error()
-		return
-	}
-	mr.rec = rec
-}
-
-// StopTrace stops the trace once the load ended.
-func (mr *Run) StopTrace() {
-	if mr == nil || mr.rec == nil {
-		return
-	}
-	if err := mr.rec.Stop(); err != nil {
-		mr.rec.Remove()
-		mr.rec, mr.noTrace = nil, "trace: "+err.Error()
+// UseTrace hands the run the measured phase's trace (the child starts and
+// stops it around the load): the mix keeps its timed writes in it, and
+// End parses it for the reads' attribution.
+func (mr *Run) UseTrace(tr *optrace.Trace) {
+	if mr != nil {
+		mr.tr = tr
 	}
 }
 

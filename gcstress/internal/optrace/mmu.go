@@ -1,0 +1,24 @@
+package optrace
+
+import (
+	"time"
+
+	"github.com/writegc/writegc/gcstress/internal/gctrace"
+	"github.com/writegc/writegc/gcstress/results"
+)
+
+// worstWindows is how many of the worst 10 ms windows the end line keeps.
+const worstWindows = 3
+
+// fillMMU sets e's MMU curve (gctrace.DefaultMMUWindows, with the
+// collector's pauses, background workers and assists taken out, as go
+// tool trace's default) and its worst 10 ms windows from ph; neither when
+// the trace had no utilization data.
+func fillMMU(e *results.Sample, ph *gctrace.Phases) {
+	for _, p := range ph.MMU(gctrace.UtilDefault, gctrace.DefaultMMUWindows) {
+		e.MMU = append(e.MMU, results.MMUPoint{WindowNs: int64(p.Window), Util: p.Util})
+	}
+	for _, w := range ph.WorstWindows(gctrace.UtilDefault, time.Duration(results.MMUWorstWindow), worstWindows) {
+		e.MMUWorst = append(e.MMUWorst, results.WorstWindow{StartNs: int64(w.Start), WindowNs: int64(w.Window), Util: w.Util})
+	}
+}

@@ -1,0 +1,153 @@
+// Package optrace is the runtime trace of a gcstress child's measured
+// phase, bounded, and what it says of the collector over time: the
+// minimum mutator utilization and, for a bounded sample of timed
+// operations per worker, the mark assists each one's goroutine did during
+// it (package gctrace parses the trace and does the interval work).
+//
+// Every measured phase is traced (a mix with -read-trace off, or a run
+// whose -profile takes the process's one trace, is not: its figures are
+// absent, n/a); the trace stops early once its file passes MaxBytes or
+// its span MaxSpan, so a long run is traced from its start only, and
+// only operations that ended inside the traced span are attributed.
+//
+// Invariants:
+//   - Start, Stop and End are called by the child's main goroutine, in
+//     that order; Keep by worker w's goroutine only, for its own w; the
+//     watcher goroutine may stop the trace early, once (sync.Once).
+//   - Keep allocates nothing (the sample is allocated by Start, before
+//     the measured phase), so an engine's allocation figures stay its own.
+//   - A nil *Trace does nothing.
+package optrace
+
+import (
+	"sync"
+	"time"
+
+	"github.com/writegc/writegc/explain"
+	"github.com/writegc/writegc/gcstress/internal/gctrace"
+	"github.com/writegc/writegc/gcstress/results"
+)
+
+// The trace's bounds: its file's size and its span from the load's start.
+// Past either the trace stops and the load runs on untraced.
+const (
+	MaxBytes = 64 << 20
+	MaxSpan  = 30 * time.Second
+)
+
+// watchEvery is how often the watcher checks the file's size.
+const watchEvery = 100 * time.Millisecond
+
+// MaxWrites bounds the timed writes kept for attribution, all workers
+// together (24 B each, pointer-free: 1.5 MiB, the same for every kind).
+const MaxWrites = 1 << 16
+
+// Trace is one measured phase's trace; see the package comment.
+type Trace struct {
+	rec      *gctrace.Recorder // nil: no trace (note says why)
+	note     string
+	maxBytes int64
+	maxSpan  time.Duration
+	t0       time.Time
+	once     sync.Once
+	quit     chan struct{}
+	done     chan struct{} // closed when the watcher returned
+	stopNs   int64         // the traced span's end on the child's clock
+	bound    string        // why it stopped early ("" at the load's end)
+	writes   [][]gctrace.Op
+	drop     []int64
+	info     *results.GCTrace // set by End
+}
+
+// Start starts tracing the measured phase that started at t0 (the child's
+// clock origin) for spec's workers, unless spec turns it off. It never
+// fails: a trace that cannot start leaves the figures n/a, with the reason
+// in the end line's gc_trace.note.
+func Start(spec results.Scenario, t0 time.Time) *Trace {
+	return start(spec, t0, MaxBytes, MaxSpan)
+}
+
+// start is Start with the bounds given.
+func start(spec results.Scenario, t0 time.Time, maxBytes int64, maxSpan time.Duration) *Trace {
+	t := &Trace{t0: t0, maxBytes: maxBytes, maxSpan: maxSpan}
+	kinds, _ := explain.ParseProfiles(spec.Profile)
+	switch {
+	case spec.Mixed() && !spec.ReadTrace:
+		t.note = "-read-trace off"
+		return t
+	case kinds&explain.ProfileTrace != 0:
+		t.note = "-profile trace holds the process's one runtime trace"
+		return t
+	}
+	keep := MaxWrites / max(spec.Writers, 1)
+	for range spec.Writers {
+		t.writes = append(t.writes, make([]gctrace.Op, 0, keep))
+	}
+	t.drop = make([]int64, spec.Writers)
+	rec, err := gctrace.Start("", t0) // the system's temporary folder: never a stray file in the results folder
+	if err != nil {
+		t.note = "trace did not start: " + err.Error()
+		return t
+	}
+	t.rec, t.quit, t.done = rec, make(chan struct{}), make(chan struct{})
+	go t.watch()
+	return t
+}
+
+// watch stops the trace once its file passes maxBytes or its span maxSpan.
+func (t *Trace) watch() {
+	defer close(t.done)
+	tick := time.NewTicker(watchEvery)
+	defer tick.Stop()
+	span := time.NewTimer(t.maxSpan - time.Since(t.t0))
+	defer span.Stop()
+	for {
+		select {
+		case <-t.quit:
+			return
+		case <-span.C:
+			t.stop("span bound")
+			return
+		case <-tick.C:
+			if t.rec.Written() > t.maxBytes {
+				t.stop("size bound")
+				return
+			}
+		}
+	}
+}
+
+// stop stops the trace, once.
+func (t *Trace) stop(bound string) {
+	t.once.Do(func() {
+		t.stopNs, t.bound = int64(time.Since(t.t0)), bound
+		if err := t.rec.Stop(); err != nil {
+			t.rec.Remove()
+			t.rec, t.note = nil, "trace: "+err.Error()
+		}
+	})
+}
+
+// Stop stops the trace once the load ended (if the watcher did not).
+func (t *Trace) Stop() {
+	if t == nil || t.quit == nil {
+		return
+	}
+	close(t.quit)
+	<-t.done
+	t.stop("")
+}
+
+// Keep keeps worker w's timed write over [start, end) (from its intended
+// start) while the sample has room (End attributes those the trace
+// covered); called by worker w only.
+func (t *Trace) Keep(w int, start, end time.Time) {
+	if t == nil || w >= len(t.writes) {
+		return
+	}
+	if len(t.writes[w]) == cap(t.writes[w]) {
+		t.drop[w]++
+		return
+	}
+	t.writes[w] = append(t.writes[w], gctrace.Op{Start: int64(start.Sub(t.t0)), End: int64(end.Sub(t.t0)), Worker: w})
+}

@@ -1,0 +1,143 @@
+package optrace
+
+import (
+	"runtime"
+	"runtime/trace"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/writegc/writegc/gcstress/internal/gctrace"
+	"github.com/writegc/writegc/gcstress/results"
+)
+
+// A run without a trace has no MMU and no assist figures (n/a), and says
+// why; never zeros.
+func TestNoTraceIsNA(t *testing.T) {
+	for _, c := range []struct {
+		spec results.Scenario
+		want string
+	}{
+		{results.Scenario{Writers: 1, Mix: "b", Preload: 10}, "-read-trace off"},
+		{results.Scenario{Writers: 1, Profile: "trace"}, "-profile trace"},
+	} {
+		tr := Start(c.spec, time.Now())
+		tr.Keep(0, time.Now(), time.Now())
+		tr.Stop()
+		var e results.Sample
+		ph, why := tr.End(&e, []gctrace.Op{{Start: 0, End: 1}})
+		if ph != nil || !strings.Contains(why, c.want) {
+			t.Errorf("%+v: phases %v, why %q; want none, %q", c.spec, ph, why, c.want)
+		}
+		if e.MMU != nil || e.MMUWorst != nil || e.OpAssist != nil {
+			t.Errorf("%+v: figures without a trace: %v %v %v", c.spec, e.MMU, e.MMUWorst, e.OpAssist)
+		}
+		if e.GCTrace == nil || e.GCTrace.Traced || e.GCTrace.Note == "" {
+			t.Errorf("%+v: gc_trace %+v, want untraced with a note", c.spec, e.GCTrace)
+		}
+	}
+	var nilTrace *Trace // the write-only loop before the load: every method a no-op
+	nilTrace.Keep(0, time.Now(), time.Now())
+	nilTrace.Stop()
+}
+
+// traced runs a traced phase in which worker 0 allocates and keeps timed
+// writes (and reads), with collections forced, and returns the trace
+// stopped. With a tiny maxBytes the phase runs on until the watcher
+// stopped the trace, and 200 ops more.
+func traced(t *testing.T, maxBytes int64, reads bool) (*Trace, results.Sample, []gctrace.Op) {
+	t.Helper()
+	t0 := time.Now()
+	tr := start(results.Scenario{Writers: 2}, t0, maxBytes, MaxSpan)
+	if tr.rec == nil {
+		t.Skipf("no trace: %s", tr.note)
+	}
+	var keep [][]byte
+	done := make(chan []gctrace.Op)
+	go func() {
+		gctrace.Worker(0)
+		var rs []gctrace.Op
+		after := 200
+		for i := 0; i < 2000 || maxBytes < MaxBytes && after > 0 && time.Since(t0) < time.Minute; i++ {
+			if !trace.IsEnabled() {
+				after--
+			}
+			s := time.Now()
+			keep = append(keep, make([]byte, 1024))
+			if i%500 == 0 {
+				runtime.GC()
+			}
+			e := time.Now()
+			if i%2 == 0 {
+				tr.Keep(0, s, e)
+			} else {
+				rs = append(rs, gctrace.Op{Start: int64(s.Sub(t0)), End: int64(e.Sub(t0)), Worker: 0})
+			}
+		}
+		done <- rs
+	}()
+	rs := <-done
+	tr.Stop()
+	var e results.Sample
+	if !reads {
+		rs = nil
+	}
+	if ph, why := tr.End(&e, rs); ph == nil {
+		t.Fatalf("no timeline: %s", why)
+	}
+	return tr, e, rs
+}
+
+// A traced phase has its trace's record and the writes' attribution; reads
+// get their own entry only when there are reads.
+func TestTracedPhase(t *testing.T) {
+	_, e, _ := traced(t, MaxBytes, false)
+	g := e.GCTrace
+	if g == nil || !g.Traced || g.Cycles == 0 || g.SpanNs <= 0 || g.Bytes <= 0 {
+		t.Fatalf("gc_trace %+v: want traced, with cycles, a span and bytes", g)
+	}
+	if u, ok := results.MMUAt(e.MMU, int64(10*time.Millisecond)); !ok || u < 0 || u > 1 || len(e.MMU) != len(gctrace.DefaultMMUWindows) {
+		t.Errorf("mmu %+v: want every default window, 10 ms among them, utilizations in [0, 1]", e.MMU)
+	}
+	if len(e.MMUWorst) == 0 || e.MMUWorst[0].WindowNs <= 0 {
+		t.Errorf("mmu_worst %+v: want the worst 10 ms windows", e.MMUWorst)
+	}
+	w, ok := e.OpAssist[results.AssistWrite]
+	if !ok || w.Ops != 1000 {
+		t.Fatalf("assist %+v: want 1000 writes", e.OpAssist)
+	}
+	if w.P99WithAssistNs == nil && w.P99WithoutAssistNs == nil {
+		t.Errorf("write attribution %+v has no p99 on either side", w)
+	}
+	if _, ok := e.OpAssist[results.AssistRead]; ok {
+		t.Errorf("a read entry without reads: %+v", e.OpAssist)
+	}
+	_, e, _ = traced(t, MaxBytes, true)
+	if r, ok := e.OpAssist[results.AssistRead]; !ok || r.Ops != 1000 {
+		t.Errorf("assist %+v: want 1000 reads beside the writes", e.OpAssist)
+	}
+}
+
+// A trace past its size bound stops early, says so, and attributes only
+// the ops that ended inside its span.
+func TestSizeBound(t *testing.T) {
+	tr, e, rs := traced(t, 1, true)
+	if !strings.Contains(e.GCTrace.Note, "size bound") {
+		t.Fatalf("gc_trace %+v: want stopped at its size bound", e.GCTrace)
+	}
+	in := tr.Within(rs)
+	if len(in) == len(rs) {
+		t.Skip("the phase ended before the watcher stopped the trace")
+	}
+	for _, op := range in {
+		if op.End > e.GCTrace.SpanNs {
+			t.Fatalf("op %+v ends past the span %d", op, e.GCTrace.SpanNs)
+		}
+	}
+	if r := e.OpAssist[results.AssistRead]; r.Ops != int64(len(in)) {
+		t.Errorf("%d reads attributed, want the %d inside the span", r.Ops, len(in))
+	}
+	if trace.IsEnabled() {
+		t.Error("the trace still runs")
+	}
+}
