@@ -59,7 +59,7 @@ func TestExpandCount(t *testing.T) {
 // processes (package capacity's tests have the full fake).
 func kneeStep(probe, knee float64) capacity.Runner {
 	return func(_ context.Context, s Scenario) (Result, error) {
-		r := Result{Scenario: s, Verdict: Verdict{Class: results.Healthy}}
+		r := Result{Scenario: s, Verdict: Health{Class: results.Healthy}}
 		if s.Rate == 0 {
 			r.End = &Sample{Type: results.SampleEnd, MBps: probe}
 			return r, nil

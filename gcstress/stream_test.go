@@ -325,7 +325,7 @@ func TestProgressWarnsForeignOutput(t *testing.T) {
 	pr := progress.New(&out, 1)
 	s := Scenario{Name: "heap/100B", Kind: "heap", Value: 100, Group: SetMatrix}
 	pr.Start(0, s)
-	pr.Done(Result{Scenario: s, Verdict: Verdict{Class: results.Healthy}, End: &Sample{Reason: results.StopKeys},
+	pr.Done(Result{Scenario: s, Verdict: Health{Class: results.Healthy}, End: &Sample{Reason: results.StopKeys},
 		Foreign:   &results.ForeignOutput{StdoutBytes: 17 << 20, StdoutFile: "out/heap-100B/" + ChildStdoutFile, ExitedOK: true},
 		StreamErr: runner.ErrRecordTooLong.Error()})
 	for _, want := range []string{"warning: heap/100B: the child printed 17825792 bytes on stdout", ChildStdoutFile, "16 MiB limit"} {

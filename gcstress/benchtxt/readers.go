@@ -49,7 +49,7 @@ func MixSet(mix string) string { return "mix-" + mix }
 
 // readerValues are e's mixed-workload figures (none for a write-only run);
 // no in-mark figure when the run's collector hardly ran (fewCycles: its
-// verdict, results.Verdict.FewMixCycles), where it would compare as a
+// verdict, results.Health.FewMixCycles), where it would compare as a
 // measurement.
 func readerValues(e *results.Sample, fewCycles bool) []Value {
 	var vs []Value

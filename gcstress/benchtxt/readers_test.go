@@ -44,7 +44,7 @@ func TestReaderUnits(t *testing.T) {
 	}
 	// A run whose measured phase completed one GC cycle has no in-mark
 	// figure to compare; its other figures stay.
-	r.Verdict = results.Verdict{Class: results.Inconclusive, Cause: results.CauseFewCycles}
+	r.Verdict = results.Health{Class: results.Inconclusive, Cause: results.CauseFewCycles}
 	if few := write(t, &results.Summary{GOOS: "linux", Results: []results.Result{r}}); bytes.Contains(few, []byte(" "+string(ReadInMarkP99Ns))) ||
 		!bytes.Contains(few, []byte(string(ReadOutsideMarkP99Ns))) {
 		t.Errorf("few cycles: want read-outside-mark-p99-ns and no read-in-mark-p99-ns:\n%s", few)

@@ -18,7 +18,7 @@ func TestScenarioCostFromSummary(t *testing.T) {
 		e := &results.Sample{Type: results.SampleEnd}
 		e.ObjectsPerEntry, e.GCCPUNsPerPut = obj, ns
 		return results.Result{Scenario: results.Scenario{Name: name, Dir: filepath.Join(out, dir)}, End: e,
-			Verdict: results.Verdict{Class: results.Healthy, GCPct: 5}}
+			Verdict: results.Health{Class: results.Healthy, GCPct: 5}}
 	}
 	sum := results.Summary{Results: []results.Result{mk("shardmap/100B", "shard", 2.01, 109), mk("segstore/100B", "seg", 0.004, 21)}}
 	b, err := json.Marshal(sum)

@@ -40,12 +40,12 @@ func TestBrowserLive(t *testing.T) {
 		t.Fatalf("history never arrived: %v", err)
 	}
 	liveDelay(t, ctx, func(i int) { feed(announced[0], 20+i, 21+i) })
-	ls.Done(results.Result{Scenario: announced[0], Verdict: results.Verdict{Class: results.Healthy, Why: "test"}})
+	ls.Done(results.Result{Scenario: announced[0], Verdict: results.Health{Class: results.Healthy, Why: "test"}})
 	feed(announced[1], 0, 20)
 	late := results.Scenario{Name: "capacity/step-1", Group: "capacity", Kind: "arena", Value: 100} // not announced
-	ls.Line(late, results.Sample{Type: results.SampleStart, Scenario: late.Name}, results.Verdict{})
+	ls.Line(late, results.Sample{Type: results.SampleStart, Scenario: late.Name}, results.Health{})
 	feed(late, 0, 5)
-	ls.Done(results.Result{Scenario: announced[1], Verdict: results.Verdict{Class: results.Degraded, Why: "test"}})
+	ls.Done(results.Result{Scenario: announced[1], Verdict: results.Health{Class: results.Degraded, Why: "test"}})
 	ls.End(&results.Summary{Out: "out"})
 	got, err := chromedp.Run(ctx, chromedp.Poll[pagetest.Counts](`window.gcstressLive.ended && window.gcstressLive.charts > 0 && Object.assign({canvases: document.querySelectorAll("canvas").length}, window.gcstressLive)`,
 		chromedp.WithPollingTimeout(45*time.Second)))

@@ -29,7 +29,7 @@ func TestEnvSeries(t *testing.T) {
 	a, b := scen("greentea"), scen("classic")
 	ls.Begin(&results.Summary{BuildEnvs: []results.BuildEnv{{Name: "greentea"}, {Name: "classic"}}}, []results.Scenario{a, b})
 	for _, s := range []results.Scenario{a, b} {
-		ls.Line(s, results.Sample{Type: results.SampleStart, Scenario: s.Name}, results.Verdict{})
+		ls.Line(s, results.Sample{Type: results.SampleStart, Scenario: s.Name}, results.Health{})
 		w, v := liveWindow(s.Name, 0)
 		ls.Line(s, w, v)
 		ls.Done(results.Result{Scenario: s, Verdict: v})

@@ -267,7 +267,7 @@ func (ls *Server) Begin(sum *results.Summary, scenarios []results.Scenario) {
 
 // Line publishes a child's start line (the scenario, announced or not) and
 // window lines; the end and flight lines are left to Done.
-func (ls *Server) Line(s results.Scenario, l results.Sample, v results.Verdict) {
+func (ls *Server) Line(s results.Scenario, l results.Sample, v results.Health) {
 	switch l.Type {
 	case results.SampleStart:
 		p := ls.pointOf(s, l, nil)

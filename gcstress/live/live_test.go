@@ -36,10 +36,10 @@ func synthScenario(name string) results.Scenario {
 	return results.Scenario{Name: name, Group: "matrix", Kind: "arena", Value: 100}
 }
 
-func liveWindow(name string, i int) (results.Sample, results.Verdict) {
+func liveWindow(name string, i int) (results.Sample, results.Health) {
 	w := results.Sample{Type: results.SampleWindow, Scenario: name, T: float64(i+1) * 0.25, MBps: 10 + float64(i%7), HeapLive: 10 << 20,
 		HeapGoal: 20 << 20, MemLimit: 64 << 20, RSS: 40 << 20, LatN: 10, LatP99: 1e6, Progress: float64(i) / 1000}
-	return w, results.Verdict{Class: results.Healthy, Windows: []results.WindowHealth{{T: w.T, Class: results.Healthy, GCPct: 3}}}
+	return w, results.Health{Class: results.Healthy, Windows: []results.WindowHealth{{T: w.T, Class: results.Healthy, GCPct: 3}}}
 }
 
 func feedLines(ls *Server, name string, n int) {
@@ -98,14 +98,14 @@ func TestLiveLateClientGetsHistory(t *testing.T) {
 	ls, srv := liveServer(t, Options{})
 	ls.Begin(&results.Summary{Command: "gcstress test"}, []results.Scenario{synthScenario("arena/100B")})
 	feedLines(ls, "arena/100B", 5)
-	ls.Done(results.Result{Scenario: synthScenario("arena/100B"), Verdict: results.Verdict{Class: results.Healthy}})
+	ls.Done(results.Result{Scenario: synthScenario("arena/100B"), Verdict: results.Health{Class: results.Healthy}})
 	_, r := openEvents(t, srv.URL)
 	kinds := readEvents(t, r, liveDone)
 	if kinds[0] != liveBegin || count(kinds, liveLine) != 5 {
 		t.Fatalf("history: %v", kinds)
 	}
 	late := synthScenario("capacity/step-1") // not announced at Begin
-	ls.Line(late, results.Sample{Type: results.SampleStart, Scenario: late.Name}, results.Verdict{})
+	ls.Line(late, results.Sample{Type: results.SampleStart, Scenario: late.Name}, results.Health{})
 	feedLines(ls, late.Name, 2)
 	ls.End(&results.Summary{})
 	kinds = readEvents(t, r, liveEnd)

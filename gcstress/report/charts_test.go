@@ -31,7 +31,7 @@ func failureRun(group, kind string, n int) results.Result {
 func failureRuns() []results.Result {
 	heap := failureRun(results.SetFailure, "heap", 8)
 	heap.Exit = results.Exit{RSSCap: true}
-	heap.Verdict = results.Verdict{Class: results.Failed, FailedT: 2, Why: "resident memory passed the hard cap"}
+	heap.Verdict = results.Health{Class: results.Failed, FailedT: 2, Why: "resident memory passed the hard cap"}
 	stall := failureRun(results.SetStall, "heap", 4)
 	return []results.Result{heap, failureRun(results.SetFailure, "arena", 8), stall}
 }

@@ -13,7 +13,7 @@ import (
 
 // conclusionResult is one scenario with the figures the sentences read;
 // objects < 0 leaves the footprint out, gcNs < 0 the cost.
-func conclusionResult(group, kind string, value int64, objects, gcNs float64, v results.Verdict, exit results.Exit) results.Result {
+func conclusionResult(group, kind string, value int64, objects, gcNs float64, v results.Health, exit results.Exit) results.Result {
 	s := results.Scenario{Name: group + "/" + kind, Group: group, Kind: kind, Value: value, Keys: 400_000, Writers: 2}
 	end := &results.Sample{Type: results.SampleEnd, Scenario: s.Name, T: 5, Keys: 400_000, Bytes: 400_000 * (value + 24)}
 	if objects >= 0 {
@@ -33,9 +33,9 @@ func conclusionResult(group, kind string, value int64, objects, gcNs float64, v 
 // group where heap hit its RSS cap, a group of one kind (no sentence), a
 // kind name with Markdown and HTML specials, and two capacity searches.
 func conclusionSummary() *results.Summary {
-	ok := results.Verdict{Class: results.Healthy}
-	elev := results.Verdict{Class: results.Elevated}
-	rss := results.Verdict{Class: results.Failed, FailedAt: 0.65}
+	ok := results.Health{Class: results.Healthy}
+	elev := results.Health{Class: results.Elevated}
+	rss := results.Health{Class: results.Failed, FailedAt: 0.65}
 	rs := []results.Result{
 		conclusionResult(results.SetMatrix, "heap", 100, 3.1, 310, elev, results.Exit{}),
 		conclusionResult(results.SetMatrix, "arena", 100, 0.002, 12, ok, results.Exit{}),
@@ -102,7 +102,7 @@ func TestConclusionGolden(t *testing.T) {
 // GC CPU-ns per Put are 100x apart; the sentence names the cheaper one
 // first, with both figures and the ratio, whichever order they ran in.
 func TestConclusionNamesTheCheaper(t *testing.T) {
-	ok := results.Verdict{Class: results.Healthy}
+	ok := results.Health{Class: results.Healthy}
 	shard := conclusionResult(results.SetMatrix, "shardmap", 100, 2.31, 950, ok, results.Exit{})
 	seg := conclusionResult(results.SetMatrix, "segments", 100, 0.0231, 9.5, ok, results.Exit{})
 	for _, rs := range [][]results.Result{{shard, seg}, {seg, shard}} {
@@ -118,7 +118,7 @@ func TestConclusionNamesTheCheaper(t *testing.T) {
 // TestConclusionEdges: one kind has no sentence; figures within 10% read
 // "about the same"; a kind without figures leaves their clauses out.
 func TestConclusionEdges(t *testing.T) {
-	ok := results.Verdict{Class: results.Healthy}
+	ok := results.Health{Class: results.Healthy}
 	one := []results.Result{conclusionResult(results.SetMatrix, "heap", 100, 2, 300, ok, results.Exit{})}
 	if got := conclusions(&results.Summary{Results: one}, noEscape); len(got) != 0 {
 		t.Errorf("one kind: %q", got)
@@ -131,7 +131,7 @@ func TestConclusionEdges(t *testing.T) {
 		t.Errorf("tie: %q", got)
 	}
 	bare := []results.Result{conclusionResult(results.SetMatrix, "a", 100, -1, -1, ok, results.Exit{}),
-		conclusionResult(results.SetMatrix, "b", 100, 2, 300, results.Verdict{Class: results.Degraded}, results.Exit{})}
+		conclusionResult(results.SetMatrix, "b", 100, 2, 300, results.Health{Class: results.Degraded}, results.Exit{})}
 	got = conclusions(&results.Summary{Results: bare}, noEscape)
 	if len(got) != 1 || got[0] != "At 100B values (400K keys), b was degraded, a healthy." {
 		t.Errorf("no figures: %q", got)

@@ -14,7 +14,7 @@ import (
 // kind whose runs rest on too few GC cycles reads n/a, never 0; objects
 // per entry below what a run resolves read ~0, with no ratio against them.
 func TestOpeningParagraph(t *testing.T) {
-	ok := results.Verdict{Class: results.Healthy}
+	ok := results.Health{Class: results.Healthy}
 	rs := []results.Result{
 		conclusionResult(results.SetMatrix, "heap", 100, 5.0, 310, ok, results.Exit{}),
 		conclusionResult(results.SetMatrix, "arena", 100, 0.002, 12, ok, results.Exit{}),
@@ -45,7 +45,7 @@ func TestOpeningParagraph(t *testing.T) {
 // off the heap in all, flagged by the run as impossible (as a record from
 // before off-heap bytes counted was, or as an inflated count is).
 func offHeapResult(kind string, value int64, entries int64, heapB float64, offHeap int64) results.Result {
-	r := conclusionResult(results.SetMatrix, kind, value, 0.0001, 20, results.Verdict{Class: results.Healthy}, results.Exit{})
+	r := conclusionResult(results.SetMatrix, kind, value, 0.0001, 20, results.Health{Class: results.Healthy}, results.Exit{})
 	r.End.Entries, r.End.BytesPerEntry, r.End.OffHeapBytes = entries, heapB, offHeap
 	r.End.Impossible = results.Inflated(r.End.EntryFootprint(), value) || heapB < float64(results.KeySize+value)
 	return r
@@ -86,7 +86,7 @@ func TestCostTableOffHeap(t *testing.T) {
 // the opening paragraph names the entry count, from the keys written when
 // the engine reports none.
 func TestCostTableFlagsImpossible(t *testing.T) {
-	r := conclusionResult(results.SetMatrix, "mine", 1024, 0.4, 20, results.Verdict{Class: results.Healthy}, results.Exit{})
+	r := conclusionResult(results.SetMatrix, "mine", 1024, 0.4, 20, results.Health{Class: results.Healthy}, results.Exit{})
 	r.End.BytesPerEntry, r.End.Impossible, r.End.EntriesFrom = 871, true, results.EntriesKeys
 	h, rows := costTable([]results.Result{r})
 	for i, c := range h {
@@ -105,7 +105,7 @@ func TestCostTableFlagsImpossible(t *testing.T) {
 // the opening paragraph and the conclusions, and is not ranked by the
 // headline; its 0.0003 objects per entry read ~0 wherever they appear.
 func TestFewCyclesEverywhere(t *testing.T) {
-	ok := results.Verdict{Class: results.Healthy}
+	ok := results.Health{Class: results.Healthy}
 	heap := conclusionResult(results.SetMatrix, "heap", 100, 5, 310, ok, results.Exit{})
 	free := conclusionResult(results.SetMatrix, "chunked", 100, 0.0003, 2, ok, results.Exit{})
 	e := *free.End
@@ -137,7 +137,7 @@ func TestFewCyclesEverywhere(t *testing.T) {
 // same (both ~0)", never 3x apart; a kind at ~0 against one at 5 gets no
 // ratio (the issue's 15,806x).
 func TestNoRatioOfUnresolved(t *testing.T) {
-	ok := results.Verdict{Class: results.Healthy}
+	ok := results.Health{Class: results.Healthy}
 	a := conclusionResult(results.SetMatrix, "a", 100, 0.0001, 12, ok, results.Exit{})
 	b := conclusionResult(results.SetMatrix, "b", 100, 0.0003, 12.5, ok, results.Exit{})
 	heap := conclusionResult(results.SetMatrix, "heap", 100, 5, 310, ok, results.Exit{})
@@ -159,7 +159,7 @@ func TestNoRatioOfUnresolved(t *testing.T) {
 // and, when no kind rests on enough GC cycles, says the run is
 // inconclusive and what to do.
 func TestHeadline(t *testing.T) {
-	ok := results.Verdict{Class: results.Healthy}
+	ok := results.Health{Class: results.Healthy}
 	heap := conclusionResult(results.SetMatrix, "heap", 100, 5, 310, ok, results.Exit{})
 	arena := conclusionResult(results.SetMatrix, "arena", 100, 0.002, 12, ok, results.Exit{})
 	shard := conclusionResult(results.SetMatrix, "shardmap", 100, 2.2, 250, ok, results.Exit{})
@@ -197,7 +197,7 @@ func TestHeadline(t *testing.T) {
 // the terminal report's first line are the headline, and report.html's
 // data carries it.
 func TestHeadlineOpensReports(t *testing.T) {
-	ok := results.Verdict{Class: results.Healthy}
+	ok := results.Health{Class: results.Healthy}
 	sum := &results.Summary{Results: []results.Result{
 		conclusionResult(results.SetMatrix, "heap", 100, 5, 310, ok, results.Exit{}),
 		conclusionResult(results.SetMatrix, "arena", 100, 0.002, 12, ok, results.Exit{}),

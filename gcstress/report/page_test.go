@@ -88,7 +88,7 @@ func TestChartsShortRuns(t *testing.T) {
 	sum := &results.Summary{Results: []results.Result{
 		{Scenario: results.Scenario{Name: "failure/heap", Group: "failure", Kind: "heap"}, Windows: []results.Sample{win}, End: end},
 		{Scenario: results.Scenario{Name: "failure/arena", Group: "failure", Kind: "arena"}, End: end},
-		{Scenario: results.Scenario{Name: "heap/10B", Group: "matrix", Kind: "heap", Value: 10}, Windows: []results.Sample{win}, End: end, Verdict: results.Verdict{Class: results.Failed}},
+		{Scenario: results.Scenario{Name: "heap/10B", Group: "matrix", Kind: "heap", Value: 10}, Windows: []results.Sample{win}, End: end, Verdict: results.Health{Class: results.Failed}},
 		{Scenario: results.Scenario{Name: "arena/10KB", Group: "matrix", Kind: "arena", Value: 10 << 10}, Windows: []results.Sample{win}, End: end},
 	}}
 	dir := t.TempDir()

@@ -23,7 +23,7 @@ func mixedRun(kind string) results.Result {
 		ReadAttribution: &results.ReadAttribution{Source: results.AttributionTrace, Reads: 950, SlowInMarkPct: 30, AllInMarkPct: 5.3, Cycles: 4, TraceBytes: 1 << 20,
 			Test: &results.MarkTest{P50P: 0.0004, P99P: 0.3}}}
 	s := results.Scenario{Name: kind + "/100B/b", Group: results.SetMatrix, Kind: kind, Value: 100, Mix: "b", Rate: 1000}
-	return results.Result{Scenario: s, End: e, Verdict: results.Verdict{Class: results.Healthy}}
+	return results.Result{Scenario: s, End: e, Verdict: results.Health{Class: results.Healthy}}
 }
 
 // noCycleRun is mixedRun whose measured phase completed no GC cycle: its

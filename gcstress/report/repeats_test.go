@@ -16,7 +16,7 @@ func TestRepeatsTable(t *testing.T) {
 	run := func(rep int, mbps, gc, obj float64, c results.Class) results.Result {
 		return results.Result{Scenario: results.Scenario{Name: "matrix/heap/100B", Group: results.SetMatrix, Kind: "heap", Value: 100, Repeat: rep},
 			End:     &results.Sample{Type: results.SampleEnd, MBps: mbps, PauseP99us: 120, Footprint: results.Footprint{ObjectsPerEntry: obj, Entries: 1000}, Cost: results.Cost{GCCPUNsPerPut: gc}.WithCycles(5, 1e9)},
-			Verdict: results.Verdict{Class: c}}
+			Verdict: results.Health{Class: c}}
 	}
 	rs := []results.Result{run(1, 50, 300, 3, results.Elevated), run(2, 60, 310, 3.1, results.Healthy), run(3, 40, 290, 2.9, results.Elevated)}
 	h, rows := repeatsTable(rs)

@@ -132,11 +132,11 @@ func TestChartsFromRecordedStreams(t *testing.T) {
 }
 
 func TestCellText(t *testing.T) {
-	r := results.Result{Verdict: results.Verdict{Class: results.Failed, FailedAt: 0.6, LimiterOn: 12}, Last: results.Sample{T: 10, Bytes: 10 << 20}}
+	r := results.Result{Verdict: results.Health{Class: results.Failed, FailedAt: 0.6, LimiterOn: 12}, Last: results.Sample{T: 10, Bytes: 10 << 20}}
 	if got := view.CellText(r); got != "failed at 60% (limiter on 12 s)" {
 		t.Fatalf("cell %q", got)
 	}
-	r = results.Result{Verdict: results.Verdict{Class: results.Healthy}, End: &results.Sample{T: 2, Bytes: 200e6, Reason: results.StopKeys}}
+	r = results.Result{Verdict: results.Health{Class: results.Healthy}, End: &results.Sample{T: 2, Bytes: 200e6, Reason: results.StopKeys}}
 	if got := view.CellText(r); got != "100.0" {
 		t.Fatalf("cell %q", got)
 	}

@@ -40,7 +40,7 @@ func TestUnboundedKeysAreWords(t *testing.T) {
 // TestLatencyCellsHaveUnits: every latency a table shows goes through
 // view.NS: 5,000 ns reads "5.0µs", never "0.005" of some unit.
 func TestLatencyCellsHaveUnits(t *testing.T) {
-	r := conclusionResult(results.SetFailure, "heap", 100, 1, 1, results.Verdict{Class: results.Healthy}, results.Exit{})
+	r := conclusionResult(results.SetFailure, "heap", 100, 1, 1, results.Health{Class: results.Healthy}, results.Exit{})
 	r.Scenario.Rate = 1000
 	e := *r.End
 	e.LatP50, e.LatP99, e.LatP999, e.LatMax = 5000, 5000, 5000, 5000

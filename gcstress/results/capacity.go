@@ -20,7 +20,7 @@ const (
 	LimitAssist CapacityLimit = "assist" // the step's mean assist share (SteadyAssistPct) at or above Thresholds.HealthyAssist
 	LimitHeap   CapacityLimit = "heap"   // the heap past its goal at most window ends (HeapGoalPct over 100)
 	// LimitBlocked: the writers were blocked by backpressure at least
-	// BlockedDegraded of their time (Verdict.Cause CauseBlocked).
+	// BlockedDegraded of their time (Health.Cause CauseBlocked).
 	LimitBlocked CapacityLimit = "blocked"
 	LimitLatency CapacityLimit = "latency" // p99 from intended start above the SLO
 	LimitRate    CapacityLimit = "rate"    // achieved below CapacityMinAchieved of the target

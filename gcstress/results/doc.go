@@ -3,7 +3,7 @@
 // StopReason), a scenario (Scenario) and its Result, the run's Summary
 // (summary.json) with its capacity searches (Capacity, CapacityStep,
 // CapacityLimit) and machine figures (Machine), the classifier (Classify,
-// ClassifyScenario, Thresholds, Verdict, WindowHealth and its Cause) and replay (ReadResults,
+// ClassifyScenario, Thresholds, Health, WindowHealth and its Cause) and replay (ReadResults,
 // ReadSummary, MergeResults).
 //
 // It is the leaf of gcstress's packages: every other (report, live,
@@ -45,12 +45,12 @@
 //     share is runtime/metrics' /gc/scan/heap:bytes, the scannable heap.
 //   - Writers blocked: a scenario otherwise healthy or elevated whose
 //     writers spent at least BlockedDegraded (50%) of their time after the
-//     warm-up blocked by backpressure is degraded, with Verdict.Cause
+//     warm-up blocked by backpressure is degraded, with Health.Cause
 //     CauseBlocked (ClassifyScenario, which knows the writer count; the
 //     stall scenario is where it bites). A whole-scenario rule on recorded
 //     figures, so replay gives the same class.
 //   - Every window that is not healthy has a Cause, and a healthy one has
-//     none; a scenario degraded by the blocked rule has Verdict.Cause. The
+//     none; a scenario degraded by the blocked rule has Health.Cause. The
 //     capacity search reads those causes and never re-tests a threshold on
 //     raw figures.
 //   - How an end line says a child ended (ExitOfEnd) is written once, for

@@ -17,7 +17,7 @@ type (
 	// (health.Thresholds).
 	Thresholds = health.Thresholds
 	// Cause names what made a window or a scenario unhealthy
-	// (health.Cause); WindowHealth.Cause and Verdict.Cause hold one.
+	// (health.Cause); WindowHealth.Cause and Health.Cause hold one.
 	Cause = health.Cause
 	// FlagError is a bad threshold, named by its flag (health.ThresholdError);
 	// package gcstress reports it as a usage error.
@@ -55,7 +55,7 @@ const SpanNote = "GC and assist CPU shares are computed over spans of consecutiv
 	"'heap above goal' compares heap objects bytes with the heap goal at each window's end."
 
 // The causes (see health.Cause): of a window, of a scenario
-// (Verdict.Cause) and of a frontier point (FrontierPoint.Cause).
+// (Health.Cause) and of a frontier point (FrontierPoint.Cause).
 const (
 	CauseNone           = health.CauseNone
 	CauseGCCPU          = health.CauseGCCPU
@@ -101,10 +101,12 @@ type Exit struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 }
 
-// Verdict is a scenario's health: the class of each window and of the
+// Health is a scenario's health: the class of each window and of the
 // whole scenario: failed when a failure condition held, else the worst class
-// held by at least Thresholds.Share of its windows after warm-up.
-type Verdict struct {
+// held by at least Thresholds.Share of its windows after warm-up. A
+// Result holds it as its Verdict field (summary.json's
+// results[].verdict, a name the file keeps).
+type Health struct {
 	Class   Class          `json:"class"`
 	Why     string         `json:"why"`
 	Windows []WindowHealth `json:"windows"`
@@ -128,6 +130,11 @@ type Verdict struct {
 	Cause Cause `json:"cause,omitempty"`
 }
 
+// Verdict is Health's name before v0.2.0, kept for that release only.
+//
+// Deprecated: use Health; "verdict" now names only a comparison's outcome.
+type Verdict = Health
+
 // Classify classifies a scenario's window samples (in order; start and
 // end lines are ignored) and how its child ended. It is a pure function.
 //
@@ -140,7 +147,7 @@ type Verdict struct {
 // least Thresholds.Share of its windows after the warm-up. It does not
 // know the writer count, so it leaves out the blocked-time rule
 // (ClassifyScenario applies it).
-func Classify(samples []Sample, exit Exit, th Thresholds) Verdict {
+func Classify(samples []Sample, exit Exit, th Thresholds) Health {
 	return classify(samples, exit, th, 0)
 }
 
@@ -148,26 +155,26 @@ func Classify(samples []Sample, exit Exit, th Thresholds) Verdict {
 // apply the blocked-time rule too: a scenario otherwise healthy or
 // elevated whose s.Writers writers were blocked by backpressure for at
 // least BlockedDegraded of their time after the warm-up is degraded
-// (Verdict.Cause CauseBlocked). The scenario's own warm-up, if it has one
+// (Health.Cause CauseBlocked). The scenario's own warm-up, if it has one
 // (Scenario.Warmup), replaces th.Warmup (Scenario.EffectiveThresholds), so
 // a replay from summary.json or samples.jsonl, classified with the run's
 // thresholds, gives the class the run gave. A mixed scenario whose windows
 // completed fewer than MinMixCycles GC cycles is Inconclusive unless it
 // failed or was interrupted. It is a pure function, as Classify.
-func ClassifyScenario(s Scenario, samples []Sample, exit Exit, th Thresholds) Verdict {
+func ClassifyScenario(s Scenario, samples []Sample, exit Exit, th Thresholds) Health {
 	v := classify(samples, exit, s.EffectiveThresholds(th), s.Writers)
 	v.markFewCycles(s, samples) // a mix whose collector hardly ran (readers.go)
 	return v
 }
 
-func classify(samples []Sample, exit Exit, th Thresholds, writers int) Verdict {
+func classify(samples []Sample, exit Exit, th Thresholds, writers int) Health {
 	var w []Sample
 	for _, s := range samples {
 		if s.Type == SampleWindow {
 			w = append(w, s)
 		}
 	}
-	v := Verdict{Class: Healthy, Counts: map[Class]int{}, Windows: make([]WindowHealth, len(w))}
+	v := Health{Class: Healthy, Counts: map[Class]int{}, Windows: make([]WindowHealth, len(w))}
 	v.classifySpans(w, th)
 	v.markWindows(w, th)
 	for _, wh := range v.Windows {
@@ -212,7 +219,7 @@ func blockedShare(w []Sample, warm float64, writers int) float64 {
 
 // markBlocked degrades a healthy or elevated scenario whose writers were
 // blocked at least BlockedDegraded of their time.
-func (v *Verdict) markBlocked() {
+func (v *Health) markBlocked() {
 	if v.BlockedPct < BlockedDegraded || (v.Class != Healthy && v.Class != Elevated) {
 		return
 	}
@@ -249,7 +256,7 @@ func spansOf(w []Sample) []span {
 
 // classifySpans gives each window its span's GC and assist shares and the
 // class they make, and sets the run's shares.
-func (v *Verdict) classifySpans(w []Sample, th Thresholds) {
+func (v *Health) classifySpans(w []Sample, th Thresholds) {
 	var tot gcmetrics.CPU
 	for _, sp := range spansOf(w) {
 		var c gcmetrics.CPU
@@ -287,7 +294,7 @@ func shareClass(gcPct, assistPct float64, th Thresholds) (Class, Cause, string) 
 // goal degrades a window; the limiter's time is summed; FailWindows
 // failing windows in a row fail the scenario (see failing), and every
 // failing window after that is failed too.
-func (v *Verdict) markWindows(w []Sample, th Thresholds) {
+func (v *Health) markWindows(w []Sample, th Thresholds) {
 	best, run := 0.0, 0
 	var prevLimiter uint64
 	if len(w) > 0 {
@@ -345,7 +352,7 @@ func failing(s Sample, limiter bool, best float64, th Thresholds) bool {
 
 // failOnExit fails a scenario whose child died or passed its memory cap, at
 // the progress of its last window.
-func (v *Verdict) failOnExit(w []Sample, exit Exit) {
+func (v *Health) failOnExit(w []Sample, exit Exit) {
 	last := Sample{}
 	if len(w) > 0 {
 		last = w[len(w)-1]
@@ -366,7 +373,7 @@ func (v *Verdict) failOnExit(w []Sample, exit Exit) {
 
 // interruptOnExit classes a scenario interrupted before its load ended:
 // Interrupted, with the progress of its last window in Why.
-func (v *Verdict) interruptOnExit(w []Sample, exit Exit) {
+func (v *Health) interruptOnExit(w []Sample, exit Exit) {
 	last := Sample{}
 	if len(w) > 0 {
 		last = w[len(w)-1]
@@ -382,7 +389,7 @@ func (v *Verdict) interruptOnExit(w []Sample, exit Exit) {
 // class c or worse make up at least Share of the windows after the warm-up
 // (one stray window does not make a run degraded); with fewer than
 // MinWindows windows after the warm-up it is Inconclusive.
-func (v *Verdict) classByShare(th Thresholds) {
+func (v *Health) classByShare(th Thresholds) {
 	warm := th.Warmup.Seconds()
 	var counted []WindowHealth
 	for _, wh := range v.Windows {

@@ -13,7 +13,7 @@ import (
 )
 
 // classString renders window classes one letter each (H, E, D, F).
-func classString(v Verdict) string {
+func classString(v Health) string {
 	var b strings.Builder
 	for _, w := range v.Windows {
 		b.WriteByte(strings.ToUpper(string(w.Class))[0])

@@ -141,7 +141,7 @@ func MeasuredCycles(samples []Sample) uint64 {
 // CauseNoCycle (none) or CauseFewCycles: a collector that hardly ran cannot be called healthy,
 // and its readers cannot have felt it. A failed or interrupted verdict
 // stays.
-func (v *Verdict) markFewCycles(s Scenario, w []Sample) {
+func (v *Health) markFewCycles(s Scenario, w []Sample) {
 	n := MeasuredCycles(w)
 	if !s.Mixed() || n >= MinMixCycles || v.Class == Failed || v.Class == Interrupted {
 		return
@@ -161,7 +161,7 @@ func (v *Verdict) markFewCycles(s Scenario, w []Sample) {
 // Label is the verdict's class as the reports print it: a mix's
 // inconclusive verdict for too few cycles says so ("inconclusive (no GC
 // cycle)", "inconclusive (few GC cycles)"); any other is its class.
-func (v Verdict) Label() string {
+func (v Health) Label() string {
 	switch {
 	case v.Class != Inconclusive:
 	case v.Cause == CauseNoCycle:
@@ -175,6 +175,6 @@ func (v Verdict) Label() string {
 // FewMixCycles reports whether the verdict says a mix's measured phase
 // completed too few GC cycles (markFewCycles): its in-mark figures are
 // then n/a.
-func (v Verdict) FewMixCycles() bool {
+func (v Health) FewMixCycles() bool {
 	return v.Class == Inconclusive && (v.Cause == CauseNoCycle || v.Cause == CauseFewCycles)
 }

@@ -66,7 +66,7 @@ type Result struct {
 	// StreamErr is the first fault of the child's stream (a record over
 	// MaxRecord, skipped), if any.
 	StreamErr string  `json:"stream_error,omitempty"`
-	Verdict   Verdict `json:"verdict"`
+	Verdict   Health  `json:"verdict"`
 	Wall      float64 `json:"wall_s"`
 	// Machine is what other processes and steal took while it ran.
 	Machine Machine `json:"machine"`

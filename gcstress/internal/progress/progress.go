@@ -95,7 +95,7 @@ type barStatus struct {
 func (b *barStatus) set(s string) { b.mu.Lock(); b.s = s; b.mu.Unlock() }
 func (b *barStatus) get() string  { b.mu.Lock(); defer b.mu.Unlock(); return b.s }
 
-func statusLine(l results.Sample, v results.Verdict) string {
+func statusLine(l results.Sample, v results.Health) string {
 	cls := results.Healthy
 	gc := 0.0
 	if n := len(v.Windows); n > 0 {
@@ -121,7 +121,7 @@ func roundCount(n int64) int64 {
 }
 
 // Line shows a window line of s with the verdict so far.
-func (pr *Bar) Line(s results.Scenario, l results.Sample, v results.Verdict) {
+func (pr *Bar) Line(s results.Scenario, l results.Sample, v results.Health) {
 	if l.Type != results.SampleWindow {
 		return
 	}

@@ -34,12 +34,12 @@ func TestCounterPastThePlan(t *testing.T) {
 // healthy.
 func TestDoneWording(t *testing.T) {
 	failed := results.Result{Scenario: results.Scenario{Name: "failure/heap"}, Exit: results.Exit{RSSCap: true},
-		Verdict: results.Verdict{Class: results.Failed, FailedAt: 0.65, Why: "resident memory passed the hard cap"}}
+		Verdict: results.Health{Class: results.Failed, FailedAt: 0.65, Why: "resident memory passed the hard cap"}}
 	interrupted := results.Result{Scenario: results.Scenario{Name: "failure/shardmap"}, Stopped: results.StopInterrupted,
 		Last:    results.Sample{Progress: 0.23, T: 2, Bytes: 2e6},
-		Verdict: results.Verdict{Class: results.Interrupted, Why: "interrupted at 23% (2.0 s) before its load ended"}}
+		Verdict: results.Health{Class: results.Interrupted, Why: "interrupted at 23% (2.0 s) before its load ended"}}
 	step := results.Result{Scenario: results.Scenario{Name: "capacity/heap/100B@12MB/s", Group: results.SetCapacity},
-		End: &results.Sample{T: 6, Bytes: 72e6, Reason: results.StopDuration, Progress: 1}, Verdict: results.Verdict{Class: results.Healthy}}
+		End: &results.Sample{T: 6, Bytes: 72e6, Reason: results.StopDuration, Progress: 1}, Verdict: results.Health{Class: results.Healthy}}
 	st := results.CapacityStep{Healthy: false, Limit: results.LimitLatency, Why: "p99 from intended start 80.0ms > 50ms"}
 	var b bytes.Buffer
 	pr := New(&b, 3)

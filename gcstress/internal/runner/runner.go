@@ -59,7 +59,7 @@ type Runner struct {
 	Samples io.Writer
 	// OnLine is called for each decoded line with the classification of
 	// the windows so far. May be nil. Called from Run's goroutine.
-	OnLine func(s results.Scenario, line results.Sample, v results.Verdict)
+	OnLine func(s results.Scenario, line results.Sample, v results.Health)
 	// StopOnFail stops a child (SIGTERM) once its stream is classified failed.
 	StopOnFail bool
 	// Grace is how long a child may take to exit after SIGINT/SIGTERM before
