@@ -3,8 +3,11 @@
 // StopReason), a scenario (Scenario) and its Result, the run's Summary
 // (summary.json) with its capacity searches (Capacity, CapacityStep,
 // CapacityLimit) and machine figures (Machine), the classifier (Classify,
-// ClassifyScenario, Thresholds, Health, WindowHealth and its Cause) and replay (ReadResults,
-// ReadSummary, MergeResults).
+// ClassifyScenario, Health, WindowHealth) and replay (ReadResults,
+// ReadSummary, MergeResults). The health vocabulary and the rules of one
+// window (Class, Cause, Thresholds, ShareClass, OverGoal, LimiterEngaged,
+// InSpiral) are package gcmetrics/health's, which gchealth applies to a
+// running service; Class, Cause and Thresholds are aliases here.
 //
 // It is the leaf of gcstress's packages: every other (report, live,
 // gcstress, cli) imports it and it imports none of them, nor gonum, nor
