@@ -46,30 +46,30 @@ lab-test:
 		$(GO) test -short -run '^$$' -bench . -benchtime 1x -timeout 20m ./...
 
 ## stress-peers: the addendum matrix (10B,100B,1KB,10KB) and the failure scenario with
-## writegc's kinds beside Pebble, Badger and ristretto (gcstress-peers); at most 15 minutes
-## on 2 cores (about 8 estimated, 13 on a loaded machine). PEERS_OUT names the results folder (default: a new
+## writegc's kinds beside Pebble, Badger, ristretto and the third-party caches fastcache, otter
+## and shardmap (gcstress-peers); at most 25 minutes on 2 cores (about 15 estimated). PEERS_OUT names the results folder (default: a new
 ## folder under $$TMPDIR); PEERS_FLAGS adds flags (engine options included).
 PEERS_OUT   ?=
 PEERS_FLAGS ?=
 stress-peers:
 	@out="$(PEERS_OUT)"; [ -n "$$out" ] || out=$$(mktemp -d "$${TMPDIR:-/tmp}/stress-peers.XXXXXX"); \
 	case $$out in /*) ;; *) out=$(CURDIR)/$$out ;; esac; \
-	cd benches/peers && $(GO) run ./cmd/gcstress-peers -kinds heap,arena,offheap,pebble,badger,ristretto \
+	cd benches/peers && $(GO) run ./cmd/gcstress-peers -kinds heap,arena,offheap,pebble,badger,ristretto,fastcache,otter,shardmap \
 		-scenario matrix,failure -values 10B,100B,1KB,10KB -keys 2M,2M,1M,200K -duration 25s \
 		-out "$$out" $(PEERS_FLAGS)
 
 ## stress-readers: readers under GC (results/readers-under-gc): heap, arena, offheap, btree,
-## Pebble, Badger and ristretto (gcstress-peers) on mixes a, b and e (ristretto has no Scan:
-## not in e) at 100 B and 1 KB values, zipfian keys, each scenario READERS_DURATION open loop
+## Pebble, Badger, ristretto, fastcache, otter and shardmap (gcstress-peers) on mixes a, b and e
+## (the caches have no Scan: not in e) at 100 B and 1 KB values, zipfian keys, each scenario READERS_DURATION open loop
 ## at READERS_RATE ops/s (a, b) or READERS_SCAN_RATE (e), after a READERS_PRELOAD preload kept in
 ## READERS_MEMSTORE memtables, under GOGC READERS_GOGC (25: a read-mostly load allocates little, and
-## the measured phase should hold several cycles), one operation in 4 timed; 40 scenarios, at most
-## 15 minutes on 2 cores (about 12 estimated).
+## the measured phase should hold several cycles), one operation in 4 timed; 52 scenarios, at most
+## 20 minutes on 2 cores (about 16 estimated).
 ## READERS_OUT names the folder (default: a new one under $$TMPDIR), one subfolder mix-<m> per
 ## mix; READERS_FLAGS adds flags. `make stress` is untouched (write-only mix w).
 READERS_OUT      ?=
 READERS_FLAGS    ?=
-READERS_KINDS    ?= heap,arena,offheap,btree,pebble,badger,ristretto
+READERS_KINDS    ?= heap,arena,offheap,btree,pebble,badger,ristretto,fastcache,otter,shardmap
 READERS_VALUES   ?= 100B,1KB
 READERS_MIXES    ?= a b e
 READERS_DURATION ?= 15s
@@ -84,7 +84,7 @@ stress-readers:
 	cd benches/peers && $(GO) build -o "$$out/.gcstress-peers" ./cmd/gcstress-peers && \
 	for m in $(READERS_MIXES); do \
 		kinds=$(READERS_KINDS); rate=$(READERS_RATE); \
-		if [ $$m = e ]; then kinds=$$(echo "$$kinds" | tr , '\n' | grep -vx ristretto | paste -sd, -); rate=$(READERS_SCAN_RATE); fi; \
+		if [ $$m = e ]; then kinds=$$(echo "$$kinds" | tr , '\n' | grep -vxE 'ristretto|fastcache|otter|shardmap' | paste -sd, -); rate=$(READERS_SCAN_RATE); fi; \
 		"$$out/.gcstress-peers" -mix $$m -keydist zipfian -kinds "$$kinds" -scenario matrix -values $(READERS_VALUES) \
 			-duration $(READERS_DURATION) -rate $$rate -preload $(READERS_PRELOAD) -memstore $(READERS_MEMSTORE) \
 			-gogc $(READERS_GOGC) -latency-every 4 -out "$$out/mix-$$m" $(READERS_FLAGS) || exit 1; \
