@@ -89,6 +89,9 @@ type DB struct {
 	timeout  time.Duration
 	readOnly bool
 	limits   readLimits
+	// schema is the database's schema version once opened: what the read
+	// path may select (see mdeVersion).
+	schema int
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database: a
@@ -141,6 +144,9 @@ func open(ctx context.Context, dsn string, o Options, migs []migration) (*DB, er
 		err = s.checkReadable(bctx, migs)
 	} else {
 		err = s.migrate(bctx, migs)
+	}
+	if err == nil {
+		s.schema, err = s.version(bctx, s.db)
 	}
 	if err != nil {
 		s.Close()

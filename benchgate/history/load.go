@@ -46,6 +46,7 @@ type pointRow struct {
 	commitTime         int64
 	vals               string
 	ratio              [3]sql.NullFloat64
+	mde                sql.NullFloat64
 }
 
 // Load returns the series matching q, each with its points in commit order
@@ -62,8 +63,12 @@ func (s *DB) Load(ctx context.Context, q Query) ([]Series, error) {
 	if err := s.count(ctx, "point rows", `SELECT COUNT(*) FROM points p JOIN series s ON s.id = p.series_id`+where, s.limits.pointRows, args...); err != nil {
 		return nil, err
 	}
+	mde := "NULL" // a database a reader did not migrate has no mde column
+	if s.schema >= mdeVersion {
+		mde = "p.mde"
+	}
 	rows, err := s.db.QueryContext(ctx, s.d.rebind(`SELECT s.id, s.benchmark, s.unit, s.machine, s.mode, s.better,
-		p.record_id, p.commit_sha, p.commit_time, p.vals, p.ratio, p.ratio_lo, p.ratio_hi
+		p.record_id, p.commit_sha, p.commit_time, p.vals, p.ratio, p.ratio_lo, p.ratio_hi, `+mde+`
 		FROM points p JOIN series s ON s.id = p.series_id`+where+`
 		ORDER BY s.machine, s.mode, s.benchmark, s.unit, s.id, p.commit_time, p.record_id`), args...)
 	if err != nil {
@@ -76,7 +81,7 @@ func (s *DB) Load(ctx context.Context, q Query) ([]Series, error) {
 		var r pointRow
 		var mode string
 		if err := rows.Scan(&r.seriesID, &r.key.Benchmark, &r.key.Unit, &r.key.Machine, &mode, &r.better,
-			&r.recordID, &r.commit, &r.commitTime, &r.vals, &r.ratio[0], &r.ratio[1], &r.ratio[2]); err != nil {
+			&r.recordID, &r.commit, &r.commitTime, &r.vals, &r.ratio[0], &r.ratio[1], &r.ratio[2], &r.mde); err != nil {
 			return nil, s.wrap(err)
 		}
 		r.key.Mode = Mode(mode)
@@ -131,6 +136,7 @@ func (b *seriesBuilder) add(r pointRow) error {
 	}
 	if r.ratio[0].Valid {
 		p.Ratio, p.RatioLo, p.RatioHi, p.HasRatio = r.ratio[0].Float64, r.ratio[1].Float64, r.ratio[2].Float64, true
+		p.MDE, p.HasMDE = r.mde.Float64, r.mde.Valid // a gate run recorded before the MDE was has none
 	}
 	return nil
 }

@@ -333,7 +333,8 @@ func summarize(values []float64) (median, lo, hi float64, ok bool) {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// pairRatios sets the head/base ratio of every head sample that base has.
+// pairRatios sets the head/base ratio and the MDE of every head sample that
+// base has.
 func pairRatios(base, head *Recording) {
 	byKey := map[[2]string]*Sample{}
 	for i := range base.Samples {
@@ -349,6 +350,10 @@ func pairRatios(base, head *Recording) {
 		h.Ratio, h.RatioLo, h.RatioHi, h.HasRatio = h.Median/b.Median, h.Median/b.Median, h.Median/b.Median, true
 		if h.HasInterval && b.HasInterval && b.Lo > 0 {
 			h.RatioLo, h.RatioHi = h.Lo/b.Hi, h.Hi/b.Lo
+		}
+		// An MDE no change reaches at these rounds (+Inf) is stored as none.
+		if m := benchgate.MDE(b.Values, h.Values, benchgate.DefaultAlpha, benchgate.DefaultPower); finite(m) && m >= 0 {
+			h.MDE, h.HasMDE = m, true
 		}
 	}
 }

@@ -117,7 +117,17 @@ var migrations = []migration{
 			`CREATE INDEX records_by_commit ON records (commit_sha)`,
 		}
 	},
+	// A nullable column: the points recorded before it read NULL (no MDE),
+	// and both backends add it without rewriting the table.
+	func(d dialect) []string {
+		return []string{`ALTER TABLE points ADD COLUMN mde ` + d.float}
+	},
 }
+
+// mdeVersion is the schema version that added points.mde: the read path
+// selects it only from a database at this version or later, so that a
+// reader (which never migrates) still reads an older one.
+const mdeVersion = 3
 
 // coreTables are the tables of schema version 1. A database is benchgate's
 // when it holds all of them (other tables may sit beside them), empty when

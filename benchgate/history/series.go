@@ -23,6 +23,12 @@ type Summary struct {
 	// HasRatio.
 	Ratio, RatioLo, RatioHi float64
 	HasRatio                bool
+	// MDE is the gate run's minimum detectable effect (RecordPair), when
+	// HasMDE: the smallest change of the median, relative to the base's,
+	// that its rounds could catch (benchgate.MDE of the base's and the
+	// head's values at benchgate.DefaultAlpha and DefaultPower).
+	MDE    float64
+	HasMDE bool
 }
 
 // Recorded says what Record did. A plain value.
@@ -66,8 +72,8 @@ type Series struct {
 }
 
 // Point is one commit's measurements of a series: every value recorded for
-// the commit, merged over its records, summarised afresh; its ratio is that
-// of the latest gate run whose head was this commit. A plain value.
+// the commit, merged over its records, summarised afresh; its ratio and MDE
+// are those of the latest gate run whose head was this commit. A plain value.
 type Point struct {
 	Commit     string
 	CommitTime time.Time // zero when unknown

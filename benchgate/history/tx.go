@@ -114,18 +114,27 @@ func (s *DB) insert(ctx context.Context, tx *sql.Tx, r *Recording) (Recorded, er
 	if err != nil {
 		return res, err
 	}
+	// Only a database at mdeVersion has the column (a DB opened with the
+	// package's migrations always is; the tests open older ones).
+	mdeCol, mdeArg := "", ""
+	if s.schema >= mdeVersion {
+		mdeCol, mdeArg = ", mde", ", ?"
+	}
 	stmt, err := tx.PrepareContext(ctx, s.d.rebind(`INSERT INTO points
-		(record_id, series_id, commit_sha, commit_time, n, vals, median, lo, hi, ratio, ratio_lo, ratio_hi)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`))
+		(record_id, series_id, commit_sha, commit_time, n, vals, median, lo, hi, ratio, ratio_lo, ratio_hi`+mdeCol+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`+mdeArg+`)`))
 	if err != nil {
 		return res, err
 	}
 	defer stmt.Close()
 	for i, sm := range r.Samples {
-		_, err := stmt.ExecContext(ctx, res.ID, ids[i], l.Commit, unixNano(l.CommitTime), len(sm.Values), formatValues(sm.Values),
+		args := []any{res.ID, ids[i], l.Commit, unixNano(l.CommitTime), len(sm.Values), formatValues(sm.Values),
 			sm.Median, nullable(sm.Lo, sm.HasInterval), nullable(sm.Hi, sm.HasInterval),
-			nullable(sm.Ratio, sm.HasRatio), nullable(sm.RatioLo, sm.HasRatio), nullable(sm.RatioHi, sm.HasRatio))
-		if err != nil {
+			nullable(sm.Ratio, sm.HasRatio), nullable(sm.RatioLo, sm.HasRatio), nullable(sm.RatioHi, sm.HasRatio)}
+		if mdeCol != "" {
+			args = append(args, nullable(sm.MDE, sm.HasMDE))
+		}
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return res, err
 		}
 	}
