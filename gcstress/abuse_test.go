@@ -93,7 +93,7 @@ func TestChildFlushesProfilesOnSignal(t *testing.T) {
 	defer cancel()
 	var pid int
 	r := &Runner{Grace: 900 * time.Millisecond}
-	r.OnLine = func(_ Scenario, l Sample, _ Verdict) {
+	r.OnLine = func(_ Scenario, l Sample, _ Health) {
 		switch {
 		case l.Type == "start":
 			pid = l.PID

@@ -48,7 +48,7 @@ type Options struct {
 // goroutines (an HTTP server) does its own locking.
 type Observer interface {
 	Begin(sum *Summary, scenarios []Scenario)
-	Line(s Scenario, line Sample, v Verdict)
+	Line(s Scenario, line Sample, v Health)
 	Done(r Result)
 	End(sum *Summary)
 }
@@ -109,7 +109,7 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 	if obs := opts.Observer; obs != nil {
 		obs.Begin(sum, scen)
 		defer func() { obs.End(sum) }()
-		r.OnLine = func(s Scenario, l Sample, v Verdict) { prog.Line(s, l, v); obs.Line(s, l, v) }
+		r.OnLine = func(s Scenario, l Sample, v Health) { prog.Line(s, l, v); obs.Line(s, l, v) }
 	}
 	i := 0
 	step := func(ctx context.Context, s Scenario) (Result, error) {

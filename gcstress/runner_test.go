@@ -72,7 +72,7 @@ func TestRunnerChildKilledMidRun(t *testing.T) {
 	var samples syncBuf
 	var pid, windows int
 	r := &Runner{Samples: &samples}
-	r.OnLine = func(s Scenario, l Sample, v Verdict) {
+	r.OnLine = func(s Scenario, l Sample, v Health) {
 		switch l.Type {
 		case "start":
 			pid = l.PID

@@ -156,7 +156,7 @@ func TestStallWatchdog(t *testing.T) {
 			r := &Runner{Grace: 500 * time.Millisecond}
 			if how == "sigstop" {
 				s.Kind = testEngineKind
-				r.OnLine = func(_ Scenario, l Sample, _ Verdict) {
+				r.OnLine = func(_ Scenario, l Sample, _ Health) {
 					if l.Type == results.SampleStart {
 						syscall.Kill(l.PID, syscall.SIGSTOP)
 					}
@@ -183,7 +183,7 @@ func TestInterruptedBeforeEndRecord(t *testing.T) {
 	defer cancel()
 	windows := 0
 	r := &Runner{Grace: 300 * time.Millisecond}
-	r.OnLine = func(_ Scenario, l Sample, _ Verdict) {
+	r.OnLine = func(_ Scenario, l Sample, _ Health) {
 		if l.Type == results.SampleWindow {
 			if windows++; windows == 3 {
 				cancel()
