@@ -38,7 +38,7 @@ func loadSeries(t *testing.T, name string) Series {
 // tigerbeetle.txt: 365 points, a one-commit dip at 10, a -12% level shift at
 // 15, +16% at 71), under the five parameter sets of Otava's
 // tests/tigerbeetle_test.py that use window 30 and a magnitude of 5% or 0.
-// otava is what those tests expect (apache/otava at 0db0fb5); want is
+// otava is what those tests expect (apache/otava's tests); want is
 // writegc's answer, and each difference is named with its reason. The dip
 // at 10 once hid the shift at 15 (-p 0.01 found only 71; -p 0.05 reported
 // the dip, 10, in place of 15).

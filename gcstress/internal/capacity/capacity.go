@@ -410,15 +410,11 @@ func Judge(r results.Result, target float64, slo time.Duration, th results.Thres
 // span is the windows merged until one holds a completed GC cycle, so its
 // share is one cycle's, and one heavy cycle (a flush's, marking a third
 // more live heap and paying it in assists) lands in a short span at any
-// rate: replayed on results/capacity-repeats/amd-settled (807984a), heap's
-// spans crossed 10% GC or 2% assists from 19 to 81 MB/s while its mean
-// shares rose smoothly (0.7% GC at 5 MB/s, 3% at 20, 6% at 41, 10.5% at
-// 81), and three quiet searches judged span by span read 42.4, 21.0 and
-// 18.4 MB/s. A rate a path cannot sustain raises the mean; what a heavy
+// rate, while the mean share rises smoothly with the rate
+// (results/capacity-repeats/amd-settled replays both). A rate a path cannot sustain raises the mean; what a heavy
 // cycle does to writers is in the p99 from intended start, judged against
-// the SLO. The heap over its goal is a reading at one window's end, and
-// one such reading (heap 38.7 MiB over a 31.9 MiB goal just after a flush)
-// failed heap's 7.85 MB/s step in a search that went on to hold 7.2; a
+// the SLO. The heap over its goal is a reading at one window's end (one
+// such reading just after a flush can fail a step the search then holds); a
 // collector that cannot keep up leaves the heap over its goal at most
 // window ends, so the step is judged on their median.
 func spans(st *results.CapacityStep, r results.Result, warm float64, blame func(results.CapacityLimit, string, ...any)) {

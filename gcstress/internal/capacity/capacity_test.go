@@ -301,8 +301,7 @@ func TestSearchCapacityNarrowsAfterAFailedRepeat(t *testing.T) {
 }
 
 // A knee whose repeats fail over a band (24-30 MB/s: first runs pass, repeats
-// fail, as heap's GC CPU hovered at its 10% limit in a quiet run at 85a5c10)
-// is bisected again on every descent: the figure stays just below the band.
+// fail, as when heap's GC CPU hovers at its 10% limit) is bisected again on every descent: the figure stays just below the band.
 // Without that the third descent fell to the doubling's 12.5 MB/s.
 func TestSearchCapacityNarrowsOnEveryDescent(t *testing.T) {
 	_, noisy := noisyStep(24, 30)

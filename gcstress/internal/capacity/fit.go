@@ -17,11 +17,10 @@ import (
 // (results.CapacityFit: an isotonic median curve): the collector's mean GC
 // and assist shares over a step's windows after the warm-up (what Judge
 // holds a step to), the heap's median share of its goal at the windows'
-// ends and the p99 from intended start. One pass/fail step near a flat knee decides nothing: at
-// 5dd86e1 three quiet heap searches gave 10.1, 36.7 and 26.8 MB/s because
-// heap's worst-window GC share sat near 10% over a wide band of rates and
-// one noisy window moved the step. A fit over every step moves only as far
-// as the steps do, and its interval says how far the steps place the knee.
+// ends and the p99 from intended start. One pass/fail step near a flat knee
+// decides nothing (one noisy window moves it; results/capacity-repeats shows
+// how far): a fit over every step moves only as far as the steps do, and its
+// interval says how far the steps place the knee.
 
 // point is one step's figure y at x = ln(target MB/s).
 type point struct{ x, y float64 }

@@ -14,7 +14,7 @@ import (
 
 // publishedRun is the published frontier (results/frontier/run: heap,
 // arena, offheap, btree and Pebble at 100 B in a 512 MiB container, 15 s
-// points, measured at 9a07131), with every window.
+// points), with every window; its README names the commit that measured it.
 const publishedRun = "../../../results/frontier/run"
 
 // settledRun is the published run of heap and arena with the default
@@ -26,7 +26,7 @@ const settledRun = "../../../results/frontier/settled"
 const refinedRun = "../../../results/frontier/refined"
 
 // refine100Runs are the published runs whose refine and confirmation
-// runs last 100 cycles (heap and arena at aa6da25 and aa0ca64): replayed,
+// runs last 100 cycles (heap and arena): replayed,
 // both kinds' recommendations are confirmed in each.
 var refine100Runs = []string{"../../../results/frontier/refine-100", "../../../results/frontier/refine-100b"}
 
