@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/writegc/writegc/benchgate"
@@ -98,6 +99,12 @@ type chart struct {
 	// Stability is the series' recent noise and verdict flips; when
 	// Unstable the chart and its change points are marked.
 	Stability history.Stability
+	// MDEBands are SVG polygons, one per run of consecutive points with
+	// an MDE: median × (1 ± MDE), the smallest change each gate run could
+	// catch. LastMDE is the latest point's with one, when HasMDE.
+	MDEBands []string
+	LastMDE  float64
+	HasMDE   bool
 }
 
 type dot struct {
@@ -198,6 +205,12 @@ func draw(id int, a history.Analysis) chart {
 		line = fmt.Appendf(line, "%g,%g ", d.X, d.Y)
 	}
 	c.Line = string(bytes.TrimSpace(line))
+	c.MDEBands = mdeBands(a.Points, x, y)
+	for _, p := range a.Points {
+		if p.HasMDE {
+			c.LastMDE, c.HasMDE = p.MDE, true
+		}
+	}
 	for k, cp := range a.Result.ChangePoints {
 		// Between the last point before and the first point after.
 		mx := (x(cp.Index-1) + x(cp.Index)) / 2
@@ -210,6 +223,37 @@ func draw(id int, a history.Analysis) chart {
 	return c
 }
 
+// mdeBands draws median × (1 ± MDE) over each run of consecutive points
+// with an MDE, as a polygon (a lone point: a box as wide as its dot).
+func mdeBands(ps []history.Point, x func(int) float64, y func(float64) float64) []string {
+	var bands []string
+	for i := 0; i < len(ps); {
+		if !ps[i].HasMDE {
+			i++
+			continue
+		}
+		j := i
+		for j < len(ps) && ps[j].HasMDE {
+			j++
+		}
+		var upper, lower []string
+		for k := i; k < j; k++ {
+			xs := []float64{x(k)}
+			if j-i == 1 {
+				xs = []float64{x(k) - pointRadius, x(k) + pointRadius}
+			}
+			for _, xv := range xs {
+				upper = append(upper, fmt.Sprintf("%g,%g", round(xv), round(y(ps[k].Median*(1+ps[k].MDE)))))
+				lower = append(lower, fmt.Sprintf("%g,%g", round(xv), round(y(ps[k].Median*(1-ps[k].MDE)))))
+			}
+		}
+		slices.Reverse(lower)
+		bands = append(bands, strings.Join(append(upper, lower...), " "))
+		i = j
+	}
+	return bands
+}
+
 func pointTitle(i int, p history.Point, unit string) string {
 	t := fmt.Sprintf("#%d %s: %s %s (n=%d)", i, benchgate.ShortCommit(p.Commit), formatNum(p.Median), unit, len(p.Values))
 	if p.HasInterval {
@@ -218,19 +262,26 @@ func pointTitle(i int, p history.Point, unit string) string {
 	if p.HasRatio {
 		t += fmt.Sprintf(", head/base %.3f [%.3f, %.3f]", p.Ratio, p.RatioLo, p.RatioHi)
 	}
+	if p.HasMDE {
+		t += ", MDE " + stat.Percent(p.MDE, 1) + " (the smallest change this run could catch)"
+	}
 	if !p.CommitTime.IsZero() {
 		t += ", " + p.CommitTime.UTC().Format(time.RFC3339)
 	}
 	return t
 }
 
-// yRange covers every median and interval, padded by 5%.
+// yRange covers every median, interval and MDE band, padded by 5%.
 func yRange(ps []history.Point) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, p := range ps {
 		lo, hi = math.Min(lo, p.Median), math.Max(hi, p.Median)
 		if p.HasInterval {
 			lo, hi = math.Min(lo, p.Lo), math.Max(hi, p.Hi)
+		}
+		if p.HasMDE {
+			a, b := p.Median*(1-p.MDE), p.Median*(1+p.MDE)
+			lo, hi = math.Min(lo, math.Min(a, b)), math.Max(hi, math.Max(a, b))
 		}
 	}
 	switch {
