@@ -136,6 +136,10 @@ var units = []struct {
 	{ScanP99Ns, Lower, 1000}, {ScanP999Ns, Lower, 1000},
 	{RMWP99Ns, Lower, 1000}, {RMWP999Ns, Lower, 1000},
 	{ReadInMarkP99Ns, Lower, 1000}, {ReadOutsideMarkP99Ns, Lower, 1000},
+	// A traced run (mmu.go): the MMU's floor is a point of utilization,
+	// the assist share's a percentage point.
+	{MMU1ms, Higher, 0.01}, {MMU10ms, Higher, 0.01}, {MMU100ms, Higher, 0.01},
+	{AssistShareSlowPct, Lower, 1}, {ReadAssistShareSlowPct, Lower, 1},
 }
 
 // Units lists the units of bench.txt in the order a line holds them.

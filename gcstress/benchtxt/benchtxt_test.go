@@ -152,8 +152,8 @@ func TestBenchfmtReads(t *testing.T) {
 		t.Errorf("benchfmt read %d results, want %d", results, want)
 	}
 	for _, u := range Units() {
-		if mixedUnit(u) {
-			continue // declared only where a line holds it (readers_test.go)
+		if optionalUnit(u) {
+			continue // declared only where a line holds it (readers_test.go, mmu_test.go)
 		}
 		if got := r.Units().GetBetter(string(u)); got != int(u.Better()) {
 			t.Errorf("unit %s: benchfmt says better %d, want %d", u, got, u.Better())
@@ -237,6 +237,12 @@ func TestUnits(t *testing.T) {
 		if mixedUnit(u) {
 			want[u] = Lower // latencies (readers.go)
 		}
+	}
+	for _, u := range []Unit{MMU1ms, MMU10ms, MMU100ms} {
+		want[u] = Higher // utilization (mmu.go)
+	}
+	for _, u := range []Unit{AssistShareSlowPct, ReadAssistShareSlowPct} {
+		want[u] = Lower
 	}
 	for _, u := range Units() {
 		if u.Better() != want[u] {

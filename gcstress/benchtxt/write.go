@@ -59,6 +59,7 @@ func runLine(r results.Result) (Line, bool) {
 	}
 	vs = append(vs, Value{e.PauseP99us * 1e3, PauseP99Ns})
 	vs = append(vs, readerValues(e, r.Verdict.FewMixCycles())...) // readers.go
+	vs = append(vs, traceValues(e)...)                            // mmu.go
 	vs = values(vs...)
 	return Line{Key: KeyOf(r.Scenario), Iters: e.Keys, Values: vs}, len(vs) > 0
 }
@@ -121,7 +122,7 @@ func Write(w io.Writer, sum *results.Summary) error {
 	lines := Lines(sum)
 	used := usedUnits(lines)
 	for _, u := range units {
-		if !mixedUnit(u.unit) || used[u.unit] {
+		if !optionalUnit(u.unit) || used[u.unit] {
 			fmt.Fprintf(bw, "Unit %s better=%s assume=nothing\n", u.unit, u.better)
 		}
 	}
