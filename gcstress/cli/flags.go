@@ -102,6 +102,9 @@ func (r *runFlags) define(fs *flag.FlagSet, c *gcstress.Config) {
 
 // defineCommon defines the flags every run subcommand has.
 func (r *runFlags) defineCommon(fs *flag.FlagSet, c *gcstress.Config) {
+	// The write-only load, for every subcommand; the matrix's -mix flags
+	// start from it.
+	c.Mix, c.ZipfTheta, c.ReadTrace = "w", workload.DefaultZipfTheta, true
 	fs.StringVar(&r.kinds, "kinds", strings.Join(c.Kinds, ","), "kinds, comma-separated: registered engines and memtable kinds (known: "+strings.Join(gcstress.Kinds(), ",")+")")
 	fs.Var(sizeFlag{&c.Memstore}, "memstore", "flush threshold of one memtable (HBase memstore size)")
 	fs.IntVar(&c.Regions, "regions", c.Regions, "regions (memtables filled in parallel) per server")
@@ -185,6 +188,12 @@ func (r *runFlags) applySub(c *gcstress.Config) error {
 		}
 		if err := r.applyMix(c); err != nil {
 			return err
+		}
+		if r.sub == gcstress.SetAll { // -fail-rate, deprecated
+			var err error
+			if c.FailRate, err = gcstress.ParseRate(r.failRate); err != nil {
+				return usageErr("fail-rate", err)
+			}
 		}
 	case gcstress.SetFailure, gcstress.SetStall, gcstress.SetCollapse:
 		if err := r.applyFailure(c); err != nil {

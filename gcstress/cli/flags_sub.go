@@ -109,6 +109,11 @@ func (r *runFlags) applyFailure(c *gcstress.Config) error {
 		c.FailDuration = 2 * r.stallDuration // the stall runs for half the failure's cap
 	}
 	if r.sub == gcstress.SetCollapse {
+		// The library checks the failure's cap only when the failure or
+		// the stall runs; the collapse runs it too.
+		if d := c.FailDuration; d < 0 || (d > 0 && d < gcstress.MinDuration) {
+			return usageErr("duration", fmt.Errorf("%v: use 0 (no cap) or at least %v", d, gcstress.MinDuration))
+		}
 		c.CollapseWarmup = c.Thresholds.Warmup
 		if !r.thresholds["warmup"] {
 			c.CollapseWarmup = gcstress.DefaultCollapseWarmup
