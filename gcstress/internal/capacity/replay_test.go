@@ -27,22 +27,14 @@ var repeatSeries = []struct {
 	// the knee (0 or absent: not asserted).
 	coreRatio map[string]float64
 }{
-	// 62e36ab, AMD EPYC: heap 48.5, 45.3 and 39.2 MB/s replayed, the lowest
-	// in the search whose machine gave heap about 25% more CPU and twice
-	// the GC CPU per GB at the same rates.
+	// Each folder's README (results/capacity-repeats/DIR) gives its machine,
+	// commit and the figures replayed; a ratio bounds how far quiet repeats of
+	// one search may spread on that machine.
 	{"mean-shares", false, map[string]float64{"arena": 1.15, "heap": 1.25}, map[string]bool{"arena": true}, nil},
-	// ba9de66, Intel Xeon, each quiet run started below a load of 0.5:
-	// heap 46.1, 42.0 and 45.8 replayed (1.10x, each interval holding the
-	// others); arena 104, 90 and 150, while its CPU per GB at the same
-	// rates fell from 20-22 to 13 s/GB: the machine's speed moved.
 	{"quiet-start", false, map[string]float64{"heap": 1.15}, map[string]bool{"heap": true}, nil},
-	// 17f8a70, Intel Xeon, today's rules: heap 40.5, 46.2 and 35.8 (a knee
-	// flat in probability; run 3's heap CPU per GB 1.2-1.5x the others' at
-	// the same low rates), arena 103, 118 and 114.
 	{"share-fit", true, map[string]float64{"arena": 1.15, "heap": 1.30}, nil, map[string]float64{"arena": 1.15, "heap": 1.16}},
-	// 17f8a70's capacity code, AMD EPYC: heap 53.8, 47.7 and 63.4, arena
-	// 125, 97.2 and 123, both moving with the machine's CPU cost per GB
-	// (the CPU at the knee held within 4%).
+	// The same rules on another machine: the CPU at the knee held while the
+	// rates moved with the machine's CPU cost per GB.
 	{"share-fit-amd", true, map[string]float64{"arena": 1.30, "heap": 1.35}, nil, map[string]float64{"arena": 1.05, "heap": 1.05}},
 }
 
