@@ -16,7 +16,7 @@ import (
 func fakeStep(probe, knee float64, limit results.CapacityLimit) Runner {
 	return func(_ context.Context, s results.Scenario) (results.Result, error) {
 		th := results.DefaultThresholds()
-		r := results.Result{Scenario: s, Verdict: results.Verdict{Class: results.Healthy}}
+		r := results.Result{Scenario: s, Verdict: results.Health{Class: results.Healthy}}
 		if s.Rate == 0 {
 			r.End = &results.Sample{Type: results.SampleEnd, MBps: probe}
 			return r, nil
@@ -115,7 +115,7 @@ func shares(r *results.Result, gc, assist float64) {
 }
 
 func TestJudgeStep(t *testing.T) {
-	ok := results.Result{Scenario: results.Scenario{Name: "s"}, Verdict: results.Verdict{Class: results.Healthy, Windows: []results.WindowHealth{{T: 3, GCPct: 2}}},
+	ok := results.Result{Scenario: results.Scenario{Name: "s"}, Verdict: results.Health{Class: results.Healthy, Windows: []results.WindowHealth{{T: 3, GCPct: 2}}},
 		End: &results.Sample{SteadyMBps: 10, SteadyILatP99: int64(time.Millisecond)}}
 	shares(&ok, 2, 0)
 	if st := judge(ok, 10); !st.Healthy || st.Limit != results.LimitNone {
@@ -167,7 +167,7 @@ func TestJudgeStep(t *testing.T) {
 // step still records the spans' shares and their worst.
 func TestJudgeSpikeIsNotALimit(t *testing.T) {
 	r := results.Result{Scenario: results.Scenario{Name: "s"}, End: &results.Sample{SteadyMBps: 10, SteadyILatP99: int64(time.Millisecond)},
-		Verdict: results.Verdict{Class: results.Degraded, Cause: results.CauseHeapOverGoal, Windows: []results.WindowHealth{
+		Verdict: results.Health{Class: results.Degraded, Cause: results.CauseHeapOverGoal, Windows: []results.WindowHealth{
 			{T: 2, GCPct: 3, Span: [2]int{1, 1}, OverGoal: true, Class: results.Degraded, Cause: results.CauseHeapOverGoal},
 			{T: 3, GCPct: 14, AssistPct: 4, Class: results.Elevated, Cause: results.CauseAssist, Span: [2]int{2, 2}},
 		}}}
