@@ -83,7 +83,15 @@ func (tl *timeline) phases() *Phases {
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
+// checkMMU checks flags' MMU with both accountings: they differ only on a
+// mark worker that starts again and a curve that ends at 0.
 func checkMMU(t *testing.T, name string, p *Phases, flags UtilFlags, want map[time.Duration]float64) {
+	t.Helper()
+	checkOne(t, name, p, flags, want)
+	checkOne(t, name+" (go tool trace's accounting)", p, flags|UtilGoTool, want)
+}
+
+func checkOne(t *testing.T, name string, p *Phases, flags UtilFlags, want map[time.Duration]float64) {
 	t.Helper()
 	for w, u := range want {
 		got := p.MMU(flags, []time.Duration{w})
@@ -284,4 +292,40 @@ func TestMMUBruteForce(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A mark worker runs three times: fractional, fractional again, then
+// idle. Each run counts once while it runs, the idle one not at all. go
+// tool trace's accounting (UtilGoTool) counts the second start twice
+// and never takes it back, so that P stays the collector's to the end.
+func TestMMUWorkerRestarts(t *testing.T) {
+	tl := &timeline{t: t}
+	tl.sync(0, 1).procs(0, 4)
+	tl.gostate(2*ms, 9, 0, xtrace.GoRunnable, xtrace.GoRunning).label(2*ms, 9, 0, "GC (fractional)")
+	tl.gostate(3*ms, 9, 0, xtrace.GoRunning, xtrace.GoWaiting)
+	tl.gostate(5*ms, 9, 1, xtrace.GoRunnable, xtrace.GoRunning).label(5*ms, 9, 1, "GC (fractional)")
+	tl.gostate(6*ms, 9, 1, xtrace.GoRunning, xtrace.GoWaiting)
+	tl.gostate(8*ms, 9, 2, xtrace.GoRunnable, xtrace.GoRunning).label(8*ms, 9, 2, "GC (idle)")
+	tl.gostate(9*ms, 9, 2, xtrace.GoRunning, xtrace.GoWaiting)
+	p := tl.other(20 * ms).phases()
+	checkOne(t, "exact", p, UtilBackground, map[time.Duration]float64{
+		time.Millisecond: 0.75, 4 * time.Millisecond: 1 - 0.25*2/4, 20 * time.Millisecond: 1 - 0.25*2/20,
+	})
+	checkOne(t, "go tool trace", p, UtilBackground|UtilGoTool, map[time.Duration]float64{
+		time.Millisecond: 0.5, 20 * time.Millisecond: 1 - (0.25+0.25*15+0.25)/20,
+	})
+}
+
+// A pause still open at the trace's end: the curve runs to the last
+// event. go tool trace's stops where the pause starts, so its longer
+// windows never see the pause.
+func TestMMUOpenAtEnd(t *testing.T) {
+	tl := &timeline{t: t}
+	p := tl.procs(0, 4).stw(8*ms, xtrace.EventRangeBegin).other(9 * ms).other(10 * ms).phases()
+	checkOne(t, "exact", p, UtilSTW, map[time.Duration]float64{
+		2 * time.Millisecond: 0, 10 * time.Millisecond: 0.8, 20 * time.Millisecond: 0.8,
+	})
+	checkOne(t, "go tool trace", p, UtilSTW|UtilGoTool, map[time.Duration]float64{
+		2 * time.Millisecond: 1, 10 * time.Millisecond: 1,
+	})
 }

@@ -23,12 +23,16 @@
 //     first clock mark; one still open at the end ends at the last event.
 //   - Parse never panics on a damaged trace: the parser's panic becomes
 //     an error wrapping ErrTrace.
-//   - The MMU is go tool trace's, figure for figure: the utilization is a
-//     step function (one for the program, or one per P), changing only at
-//     events; at one instant the lowest value wins; it ends at 0 at the
-//     trace's last event. A window longer than the trace is the whole
-//     trace; the MMU is on the trace's clock, WorstWindow.Start on the
-//     child's.
+//   - The MMU follows go tool trace's rules (which work counts, per P or
+//     for the program, a range open at the start, at one instant the
+//     lowest value wins) with two defects fixed: each goroutine doing
+//     collector work counts once, on the P it runs on, while it runs (go
+//     tool trace counts a mark worker that starts again twice and never
+//     takes it back, so its P stays the collector's to the end), and the
+//     curve runs to the trace's last event. UtilGoTool restores go tool
+//     trace's accounting, figure for figure, to check against it. A
+//     window longer than the trace is the whole trace; the MMU is on the
+//     trace's clock, WorstWindow.Start on the child's.
 //   - The utilization log holds at most maxUtilRecs records and a
 //     GOMAXPROCS of at most maxUtilProcs; past either, or without any
 //     GOMAXPROCS in the trace, MMU and WorstWindows are nil (unknown),

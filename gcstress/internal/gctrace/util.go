@@ -17,6 +17,12 @@ const (
 	UtilAssist                           // mark assists
 	UtilSweep                            // sweeping
 	UtilPerProc                          // per-P utilization instead of the whole program's
+	// UtilGoTool accounts exactly as go tool trace does, its defects
+	// included: a mark worker that starts again is counted twice and
+	// never uncounted, so its P stays the collector's for the rest of
+	// the trace, and a curve whose last stretch is at 0 ends where that
+	// stretch begins. Only for checking against go tool trace.
+	UtilGoTool
 )
 
 // UtilDefault is go tool trace's default selection: pauses, background
@@ -45,15 +51,17 @@ const (
 	kTick                  // the first later event after a record (see utilRecorder)
 )
 
-// Range and state arguments of a record.
+// Range, state and label arguments of a record.
 const (
-	aBegin    uint8 = 0
-	aEnd      uint8 = 1
-	aActive   uint8 = 2
-	aExec     uint8 = 4 // an active assist's goroutine was running; a dedicated worker's label
-	aOldExec  uint8 = 1 // kState: was running
-	aNewExec  uint8 = 2 // kState: runs now
-	dedicated       = aExec
+	aBegin     uint8 = 0
+	aEnd       uint8 = 1
+	aActive    uint8 = 2
+	aExec      uint8 = 4 // an active range: the event's goroutine was running
+	aScopeExec uint8 = 8 // an active assist: the assisting goroutine was running
+	aOldExec   uint8 = 1 // kState: was running
+	aNewExec   uint8 = 2 // kState: runs now
+	aDedicated uint8 = 1 // kLabel: a dedicated worker
+	aIdle      uint8 = 2 // kLabel: an idle worker (it runs on a P the mutator left idle)
 )
 
 // utilRec is one event that can change the mutator's utilization under
@@ -165,13 +173,16 @@ func (u *utilRecorder) record(ev xtrace.Event) (utilRec, bool) {
 		return utilRec{kind: kState, g: int64(g), arg: a}, true
 	case xtrace.EventLabel:
 		l := ev.Label().Label
-		if !strings.HasPrefix(l, "GC ") || l == "GC (idle)" {
+		if !strings.HasPrefix(l, "GC ") {
 			return utilRec{}, false
 		}
 		u.worker[ev.Goroutine()] = true
 		r := utilRec{kind: kLabel, g: int64(ev.Goroutine())}
-		if l == "GC (dedicated)" {
-			r.arg = dedicated
+		switch l {
+		case "GC (dedicated)":
+			r.arg = aDedicated
+		case "GC (idle)":
+			r.arg = aIdle
 		}
 		return r, true
 	}
@@ -205,6 +216,9 @@ func (u *utilRecorder) rangeRecord(ev xtrace.Event) (utilRec, bool) {
 		if u.exec[ev.Goroutine()] {
 			r.arg |= aExec
 		}
+		if r.kind == kAssist && u.exec[xtrace.GoID(r.g)] {
+			r.arg |= aScopeExec
+		}
 		fallthrough
 	default:
 		if r.kind == kAssist && xtrace.GoID(r.g) != xtrace.NoGoroutine {
@@ -236,21 +250,23 @@ func (l *utilLog) utilization(flags UtilFlags) [][]point {
 	if l == nil {
 		return nil
 	}
-	rp := replay{flags: flags, assist: map[int64]bool{}, worker: map[int64]bool{}}
-	for _, r := range l.recs {
+	rp := replay{flags: flags, assist: map[int64]bool{}, worker: map[int64]uint8{}, on: map[int64]int32{}}
+	for i, r := range l.recs {
+		rp.next = l.recs[i+1:]
 		rp.step(r)
 		if rp.over {
 			return nil
 		}
 	}
 	for _, p := range rp.ps {
-		rp.out[p.series] = addPoint(rp.out[p.series], point{l.end, 0})
+		rp.end(p.series, l.end)
 	}
 	return rp.out
 }
 
 type procState struct {
-	gc     int // collector work on this P: > 0 means it is not the mutator's
+	gc     int // collector work on this P (go tool trace's count; sweeps): > 0 means it is not the mutator's
+	run    int // goroutines doing collector work running on this P
 	series int
 }
 
@@ -267,12 +283,26 @@ type replay struct {
 	procs  []procsAt
 	stw    int
 	nSync  int64
-	assist map[int64]bool // goroutines in an assist (when assists count)
-	worker map[int64]bool // goroutines that are mark workers (when they count)
+	assist map[int64]bool  // goroutines in an assist (when assists count)
+	worker map[int64]uint8 // mark workers (when they count): their last label's aDedicated/aIdle bits
+	on     map[int64]int32 // goroutines counted in a P's run: that P
+	next   []utilRec       // the records after the one in hand
 	over   bool
 }
 
 func (rp *replay) perProc() bool { return rp.flags&UtilPerProc != 0 }
+func (rp *replay) goTool() bool  { return rp.flags&UtilGoTool != 0 }
+
+// end closes a series at t with a 0. go tool trace's merges it into a
+// stretch already at 0, so its curve stops where that stretch starts.
+func (rp *replay) end(series int, t int64) {
+	s := rp.out[series]
+	if rp.goTool() || len(s) == 0 || s[len(s)-1].t >= t {
+		rp.out[series] = addPoint(s, point{t, 0})
+		return
+	}
+	rp.out[series] = append(s, point{t, 0})
+}
 
 // counts says whether a range record's collector work counts under flags.
 func (rp *replay) counts(k recKind) bool {
@@ -304,11 +334,22 @@ func (rp *replay) step(r utilRec) {
 	if len(rp.ps) == 0 {
 		return // nothing is known before the first GOMAXPROCS
 	}
+	if rp.goTool() {
+		rp.goToolStep(r)
+	} else {
+		rp.exactStep(r)
+	}
+	rp.emit(r.t)
+}
+
+// goToolStep is go tool trace's accounting: one count per P, raised and
+// lowered by every begin, end, start and stop of collector work.
+func (rp *replay) goToolStep(r utilRec) {
 	switch r.kind {
 	case kSTW, kAssist, kSweep:
 		rp.rangeStep(r)
 	case kState:
-		if rp.assist[r.g] || rp.worker[r.g] {
+		if rp.assist[r.g] || rp.worker[r.g] != 0 {
 			switch r.arg & (aOldExec | aNewExec) {
 			case aNewExec:
 				rp.gc(r.p, 1)
@@ -318,13 +359,114 @@ func (rp *replay) step(r utilRec) {
 		}
 	case kLabel:
 		// A dedicated worker owns its P, so per P it holds up no
-		// goroutine by itself.
-		if rp.flags&UtilBackground != 0 && (!rp.perProc() || r.arg&dedicated == 0) {
-			rp.worker[r.g] = true
+		// goroutine by itself; an idle one uses a P the mutator left.
+		if rp.flags&UtilBackground != 0 && r.arg&aIdle == 0 && (!rp.perProc() || r.arg&aDedicated == 0) {
+			rp.worker[r.g] = 1
 			rp.gc(r.p, 1)
 		}
 	}
-	rp.emit(r.t)
+}
+
+// exactStep counts each goroutine doing collector work once, on the P it
+// runs on, while it runs: an assist from its begin to its end, a mark
+// worker from its start to its stop unless its label says idle (or, per
+// P, dedicated).
+func (rp *replay) exactStep(r utilRec) {
+	switch r.kind {
+	case kSTW, kSweep:
+		rp.rangeStep(r)
+	case kAssist:
+		rp.assistStep(r)
+	case kState:
+		switch r.arg & (aOldExec | aNewExec) {
+		case aNewExec:
+			if rp.assist[r.g] || rp.workerCounts(r.g) && !rp.labelFollows(r.g) {
+				rp.count(r.g, r.p)
+			}
+		case aOldExec:
+			rp.uncount(r.g)
+		}
+	case kLabel:
+		if rp.flags&UtilBackground == 0 {
+			return
+		}
+		rp.worker[r.g] = r.arg | 0x80 // never 0: known as a worker
+		if rp.workerCounts(r.g) {
+			rp.count(r.g, r.p)
+		} else if !rp.assist[r.g] {
+			rp.uncount(r.g)
+		}
+	}
+}
+
+// labelLook is how far labelFollows looks: the runtime writes a worker's
+// label right after its start, so only other Ps' events come between.
+const labelLook = 16
+
+// labelFollows says whether worker g's start is followed by its label,
+// which then says whether this run counts (an idle run must not count
+// between its start and its label).
+func (rp *replay) labelFollows(g int64) bool {
+	for _, r := range rp.next[:min(len(rp.next), labelLook)] {
+		if r.g == g && (r.kind == kLabel || r.kind == kState) {
+			return r.kind == kLabel
+		}
+	}
+	return false
+}
+
+// workerCounts says whether g is a mark worker whose current run counts.
+func (rp *replay) workerCounts(g int64) bool {
+	m, ok := rp.worker[g]
+	return ok && m&aIdle == 0 && (!rp.perProc() || m&aDedicated == 0)
+}
+
+func (rp *replay) assistStep(r utilRec) {
+	if !rp.counts(kAssist) || xtrace.GoID(r.g) == xtrace.NoGoroutine {
+		return
+	}
+	switch r.arg &^ (aExec | aScopeExec) {
+	case aActive:
+		if rp.nSync > 1 {
+			return
+		}
+		running := r.arg&aScopeExec != 0
+		if running && !rp.perProc() {
+			rp.backdate()
+		}
+		rp.assist[r.g] = true
+		if running {
+			rp.count(r.g, r.p)
+		}
+	case aBegin:
+		rp.assist[r.g] = true
+		rp.count(r.g, r.p) // an assist begins on its running goroutine
+	case aEnd:
+		delete(rp.assist, r.g)
+		if !rp.workerCounts(r.g) {
+			rp.uncount(r.g)
+		}
+	}
+}
+
+// count puts running goroutine g's collector work on P p, once.
+func (rp *replay) count(g int64, p int32) {
+	if _, ok := rp.on[g]; ok || p < 0 || int(p) >= len(rp.ps) {
+		return
+	}
+	rp.on[g] = p
+	rp.ps[p].run++
+}
+
+func (rp *replay) uncount(g int64) {
+	p, ok := rp.on[g]
+	if !ok {
+		return
+	}
+	delete(rp.on, g)
+	if int(p) < len(rp.ps) {
+		rp.ps[p].run--
+	}
 }
 
 func (rp *replay) setProcs(t int64, n int) {
@@ -335,10 +477,15 @@ func (rp *replay) setProcs(t int64, n int) {
 	if len(rp.ps) > n {
 		if rp.perProc() {
 			for _, p := range rp.ps[n:] {
-				rp.out[p.series] = addPoint(rp.out[p.series], point{t, 0})
+				rp.end(p.series, t)
 			}
 		}
 		rp.ps = rp.ps[:n]
+		for g, p := range rp.on {
+			if int(p) >= n {
+				delete(rp.on, g) // its P is gone: a P added later starts clean
+			}
+		}
 	}
 	for len(rp.ps) < n {
 		s := 0
@@ -357,15 +504,16 @@ func (rp *replay) setProcs(t int64, n int) {
 	}
 }
 
-// rangeStep opens or closes a pause, an assist or a sweep. A range found
-// already open in the first generation was open since the trace's start:
-// the whole-program series so far loses that P's share (an assist only if
-// its goroutine was running). Later generations repeat what is known.
+// rangeStep opens or closes a pause, an assist (go tool trace's
+// accounting) or a sweep. A range found already open in the first
+// generation was open since the trace's start: the whole-program series
+// so far loses that P's share (an assist only if the event's goroutine
+// was running). Later generations repeat what is known.
 func (rp *replay) rangeStep(r utilRec) {
 	if !rp.counts(r.kind) {
 		return
 	}
-	switch r.arg &^ aExec {
+	switch r.arg &^ (aExec | aScopeExec) {
 	case aActive:
 		if rp.nSync > 1 {
 			return
@@ -390,6 +538,9 @@ func (rp *replay) rangeStep(r utilRec) {
 		switch r.kind {
 		case kSTW:
 			rp.stw--
+			if !rp.goTool() {
+				rp.stw = max(rp.stw, 0) // an end without a begin: the pause began before the trace
+			}
 		case kSweep:
 			rp.gc(r.p, -1)
 		case kAssist:
@@ -416,7 +567,7 @@ func (rp *replay) emit(t int64) {
 	if !rp.perProc() {
 		busy := 0
 		for _, p := range rp.ps {
-			if rp.stw > 0 || p.gc > 0 {
+			if rp.stw > 0 || p.gc > 0 || p.run > 0 {
 				busy++
 			}
 		}
@@ -425,7 +576,7 @@ func (rp *replay) emit(t int64) {
 	}
 	for _, p := range rp.ps {
 		u := 1.0
-		if rp.stw > 0 || p.gc > 0 {
+		if rp.stw > 0 || p.gc > 0 || p.run > 0 {
 			u = 0
 		}
 		rp.out[p.series] = addPoint(rp.out[p.series], point{t, u})
