@@ -32,7 +32,7 @@ func isChart(name string) bool {
 		return false
 	}
 	stem := strings.TrimSuffix(name, ext)
-	return stem == "throughput" || stem == "capacity" || strings.HasPrefix(stem, "timeline-") || strings.HasPrefix(stem, frontierChartPrefix) || isReaderChart(stem)
+	return stem == "throughput" || stem == "capacity" || stem == mmuChart || strings.HasPrefix(stem, "timeline-") || strings.HasPrefix(stem, frontierChartPrefix) || isReaderChart(stem)
 }
 
 // WriteCharts draws the run's charts into dir, each as SVG and PNG, and
@@ -123,6 +123,11 @@ func WriteCharts(o Sink, sum *results.Summary) ([]string, error) {
 		}
 		files = append(files, "throughput.svg", "throughput.png")
 	}
+	mmu, err := writeMMUChart(o, sum.Results) // mmu.go
+	if err != nil {
+		return files, err
+	}
+	files = append(files, mmu...)
 	readers, err := writeReaderCharts(o, sum.Results) // readers.go
 	return append(files, readers...), err
 }

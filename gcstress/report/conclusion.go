@@ -68,6 +68,7 @@ func conclusions(sum *results.Summary, esc func(string) string) []string {
 		}
 	}
 	out = append(out, readerConclusions(sum.Results, esc)...)
+	out = append(out, assistConclusions(sum.Results, esc)...) // mmu.go
 	out = append(out, envConclusions(sum.Results, esc)...)
 	out = append(out, capacityConclusions(sum.Capacity, esc)...)
 	out = append(out, capacityEnvConclusions(sum.Capacity, esc)...)

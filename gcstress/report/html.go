@@ -104,6 +104,8 @@ type reportData struct {
 	Rules string `json:"rules"`
 	// Readers is one chart per mix of the mixed workloads (readers.go).
 	Readers []webReaders `json:"readers,omitempty"`
+	// MMU is the MMU curves of the traced scenarios (mmu.go); nil without.
+	MMU *webMMU `json:"mmu,omitempty"`
 	// Frontier is one scatter per kind (frontier.go); empty without one.
 	Frontier []webFrontier `json:"frontier,omitempty"`
 }
@@ -136,6 +138,10 @@ func newReportData(sum *results.Summary) reportData {
 	d.Tables = append(d.Tables, webTable{Title: "Open loop", Note: "Target vs achieved rate; service time vs latency from each Put's intended start.", Header: h, Rows: rows})
 	d.Tables = append(d.Tables, readerWebTables(rs)...)
 	d.Readers = readerWebCharts(rs)
+	d.MMU = mmuWebChart(rs)
+	if h, rows := mmuTable(rs); len(rows) > 0 {
+		d.Tables = append(d.Tables, webTable{Title: "The collector over time: MMU and mark assists", Note: mmuNote, Header: h, Rows: rows})
+	}
 	if len(sum.Capacity) > 0 {
 		h, rows = capacityTable(sum.Capacity)
 		d.Tables = append(d.Tables, webTable{Title: "Capacity", Note: "The highest open-loop rate (key+value MB/s) at which the collector stays healthy. " +

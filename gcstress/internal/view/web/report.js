@@ -27,6 +27,7 @@
   drawThroughput(document.getElementById("throughput"), data.throughput);
   (data.readers || []).forEach(function (rc) { drawReaders(document.getElementById("readers"), rc); });
   var frontiers = drawFrontier(document.getElementById("frontier"), data.frontier);
+  var mmuCurves = drawMMU(document.getElementById("mmu"), data.mmu);
   var charts = new G.Charts(document.getElementById("charts"));
   charts.update(store);
 
@@ -77,6 +78,30 @@
       axes: [{ label: "scenario", splits: function () { return xs; }, values: function (u, v) { return v.map(function (i) { return rc.labels[i] || ""; }); } },
         { label: "µs from intended start" }]
     }, d, holder);
+  }
+
+  // drawMMU: the minimum mutator utilization of every traced scenario,
+  // 0 to 1 against the window (ms) on a log scale. It returns how many
+  // curves it drew.
+  function drawMMU(box, m) {
+    if (!m || !m.series || m.series.length === 0) { return 0; }
+    var title = "Minimum mutator utilization (runtime trace)";
+    box.appendChild(G.el("h2", null, title));
+    box.appendChild(G.el("p", "note", "Per window length, the least share of the CPU the program's goroutines had in any window of that length; the collector's pauses, background mark workers and assists taken out. Higher is better."));
+    var holder = box.appendChild(G.el("div"));
+    var series = [{ label: "window ms" }];
+    var d = [m.windows_ms];
+    m.series.forEach(function (s) {
+      series.push({ label: s.label, stroke: s.color, width: 2, points: { show: true, size: 5 },
+        value: function (u, v) { return v === null || v === undefined ? "-" : v.toFixed(3); } });
+      d.push(s.util);
+    });
+    new uPlot({
+      title: title, width: Math.max(280, Math.min(900, box.clientWidth || 900)), height: 300,
+      series: series, scales: { x: { time: false, distr: 3 }, y: { range: [0, 1] } },
+      axes: [{ label: "window (ms, log scale)" }, { label: "MMU" }]
+    }, d, holder);
+    return m.series.length;
   }
 
   // drawFrontier: per kind, GC CPU per GB against peak RSS, each point
@@ -140,5 +165,5 @@
     return fronts.length;
   }
 
-  window.gcstressReport = { scenarios: store.list.length, points: store.points, charts: G.stats().charts, frontiers: frontiers };
+  window.gcstressReport = { scenarios: store.list.length, points: store.points, charts: G.stats().charts, frontiers: frontiers, mmu: mmuCurves };
 })();
