@@ -85,8 +85,8 @@ stress-readers:
 	for m in $(READERS_MIXES); do \
 		kinds=$(READERS_KINDS); rate=$(READERS_RATE); \
 		if [ $$m = e ]; then kinds=$$(echo "$$kinds" | tr , '\n' | grep -vxE 'ristretto|fastcache|otter|shardmap' | paste -sd, -); rate=$(READERS_SCAN_RATE); fi; \
-		"$$out/.gcstress-peers" -mix $$m -keydist zipfian -kinds "$$kinds" -scenario matrix -values $(READERS_VALUES) \
-			-duration $(READERS_DURATION) -rate $$rate -preload $(READERS_PRELOAD) -memstore $(READERS_MEMSTORE) \
+		"$$out/.gcstress-peers" matrix -mix $$m -keydist zipfian -kinds "$$kinds" -values $(READERS_VALUES) \
+			-keys unbounded -duration $(READERS_DURATION) -rate $$rate -preload $(READERS_PRELOAD) -memstore $(READERS_MEMSTORE) \
 			-gogc $(READERS_GOGC) -latency-every 4 -out "$$out/mix-$$m" $(READERS_FLAGS) || exit 1; \
 	done; rm -f "$$out/.gcstress-peers"; echo "results: $$out"
 

@@ -4,7 +4,9 @@
 // package gcstress/cli (flags, exit codes, the child processes) and the
 // work is package gcstress; this main only hands them the process.
 //
-//	gcstress [flags]                 run the embedded default (or -kinds, -values, ...)
+//	gcstress [flags]                 run the embedded default, every scenario set (gcstress all)
+//	gcstress matrix|failure|stall|collapse|capacity|frontier [flags]
+//	                                 run one scenario set, with its own flags (gcstress failure -h)
 //	gcstress explain PROFILE|DIR...  explain captured profiles
 //
 // Exit codes: 0 completed whatever the scenarios' health, 1 tool failure,

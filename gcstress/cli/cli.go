@@ -12,10 +12,18 @@
 //
 // Commands:
 //
-//	gcstress [flags]                          run the scenarios (default: the embedded matrix)
+//	gcstress [SUBCOMMAND] [flags]             run scenarios: all (the default), matrix, failure,
+//	                                          stall, collapse, capacity or frontier, each with its own flags
 //	gcstress explain [flags] PROFILE|DIR...   explain captured profiles
 //	gcstress report [-format F] DIR           regenerate DIR's report.md, charts, report.html and bench.txt from its samples.jsonl
 //	gcstress compare [flags] OLD NEW          compare two results folders' bench.txt (package compare)
+//
+// The run subcommands share their common flags (registered once) and each
+// has its own, with its own defaults: `gcstress failure -memlimit 150MB`
+// is the failure scenario's GOMEMLIMIT. Plain `gcstress [flags]` is `all`
+// and still takes the old flat flags (-fail-*, -collapse-*, the
+// per-threshold flags, -scenario NAME) as deprecated synonyms, hidden from
+// -h, with one deprecation line on stderr.
 //
 // A run with -count N runs every scenario N times, interleaved (every
 // scenario once, then again), and every results folder holds bench.txt,
@@ -102,8 +110,8 @@ const (
 
 // Main runs the gcstress command with args (without the program name) and
 // returns its exit code (see the package doc). It is a scenario's child
-// when gcstress.ChildEnv is set, `explain` when args start with it, and a
-// stress run otherwise. Main may be called more than once in a process
+// when gcstress.ChildEnv is set, `explain`, `report` or `compare` when
+// args start with it, and a stress run otherwise (ParseFlags). Main may be called more than once in a process
 // (tests do), but not concurrently: the child processes it starts are the
 // running executable.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -26,7 +26,7 @@ var commandAliases = map[string]string{
 
 // Subcommands lists each command's subcommands, whose flags are their own.
 var Subcommands = map[string][]string{
-	"gcstress":  {"explain", "report", "compare"},
+	"gcstress":  {"explain", "report", "compare", "all", "matrix", "failure", "stall", "collapse", "capacity", "frontier"},
 	"benchgate": {"compare", "run", "calibrate", "record", "history"},
 }
 
