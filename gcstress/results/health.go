@@ -273,7 +273,7 @@ func (v *Health) classifySpans(w []Sample, th Thresholds) {
 	v.GCPct, v.AssistPct = tot.GCCPUPercent(), tot.AssistPercent()
 }
 
-// shareClass is ShareClass with its why.
+// shareClass is health.ShareClass with its why.
 func shareClass(gcPct, assistPct float64, th Thresholds) (Class, Cause, string) {
 	cls, cause := health.ShareClass(gcPct, assistPct, th)
 	why := ""
