@@ -33,7 +33,9 @@
 //     round; with a build environment (-build-envs) the name ends in
 //     /env=<its name>; its iteration count is the Puts (keys written); its values are
 //     MB/s, gc-cpu-ns/put, pause-p99-ns and, when the child measured the
-//     engine's footprint, objects/entry.
+//     engine's footprint, objects/entry; a traced run adds mmu-1ms,
+//     mmu-10ms, mmu-100ms and its assist shares (mmu.go), a mix its
+//     operations' latencies (readers.go).
 //   - Capacity steps have no line (their rates differ from run to run);
 //     each capacity search has one, set=capacity, with its
 //     sustainable-MB/s and an iteration count of 1.
