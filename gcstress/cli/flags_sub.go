@@ -103,8 +103,8 @@ func (r *runFlags) defineFailure(fs *flag.FlagSet, c *gcstress.Config) {
 // applyFailure applies the failure's, stall's or collapse's own flags.
 func (r *runFlags) applyFailure(c *gcstress.Config) error {
 	if r.sub == gcstress.SetStall {
-		if r.stallDuration < 0 || r.stallDuration > math.MaxInt64/2 {
-			return usageErr("duration", fmt.Errorf("%v: use 0 (no cap) or a positive duration", r.stallDuration))
+		if d := r.stallDuration; d < 0 || (d > 0 && d < gcstress.MinDuration) || d > math.MaxInt64/2 {
+			return usageErr("duration", fmt.Errorf("%v: use 0 (no cap) or at least %v", d, gcstress.MinDuration))
 		}
 		c.FailDuration = 2 * r.stallDuration // the stall runs for half the failure's cap
 	}

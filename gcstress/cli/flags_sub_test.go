@@ -211,6 +211,7 @@ func TestSubcommandErrorsNameItsFlags(t *testing.T) {
 		{[]string{"collapse", "-duration", "1ns"}, "-duration: "},
 		{[]string{"failure", "-memlimit", "150%"}, "-memlimit 150%"},
 		{[]string{"stall", "-duration", "-1s"}, "-duration"},
+		{[]string{"stall", "-duration", "500us"}, "-duration: 500µs"},
 		{[]string{"frontier", "-container", "512MiB", "-gogc", "0"}, "-gogc"},
 		{[]string{"matrix", "-keys", "unbounded"}, "-keys"},
 	} {
