@@ -208,7 +208,7 @@ func runFrontier(ctx context.Context, c Config, sum *Summary, run capacity.Runne
 	plan := frontierPlan(c, mbps, run)
 	plan.Say = say
 	est := plan.Estimate()
-	fr.Plan, fr.Estimate = est.Text, est.Expected
+	fr.Plan, fr.Estimate, fr.EstimateLow, fr.EstimateHigh = est.Text, est.Expected, est.Low, est.High
 	say(fmt.Sprintf("at %.3g MB/s (%s): %s %s", mbps, fr.RateFrom, est.Text, est.Range(EstimateText)))
 	out, err := frontier.Run(ctx, plan)
 	sum.Frontier, sum.Recommendation, sum.FrontierModel = out.Points, out.Recs, out.Models

@@ -155,7 +155,11 @@ func frontierSettingsLine(fr *results.FrontierRun, th results.Thresholds) string
 		"failed (rss-cap) at the container, inconclusive (few-cycles) with fewer than %d GC cycles after the warm-up; the Pareto set is the measured points no other beats on both GC CPU per GB and peak RSS.",
 		c, rate, how, fr.PointDuration, results.FrontierTargetCycles, results.FrontierCapFactor, fr.ConfirmFor, results.FrontierConfirmCycles, slo,
 		results.SpiralHeapPct, th.DegradedGC, results.SpiralWindows, results.FrontierMinCycles)
-	if fr.Estimate > 0 {
+	switch {
+	case fr.Estimate > 0 && fr.EstimateHigh > fr.EstimateLow:
+		s += fmt.Sprintf(" Planned: %s, estimated at %v (%v to %v, as the store decides which picks and confirmations run); it took %v.",
+			fr.Plan, fr.Estimate.Round(time.Second), fr.EstimateLow.Round(time.Second), fr.EstimateHigh.Round(time.Second), fr.Elapsed)
+	case fr.Estimate > 0:
 		s += fmt.Sprintf(" Planned: %s, estimated at %v; it took %v.", fr.Plan, fr.Estimate.Round(time.Second), fr.Elapsed)
 	}
 	return s

@@ -207,3 +207,17 @@ func TestHeapGoalNone(t *testing.T) {
 		t.Errorf("row %q", rows[0])
 	}
 }
+
+// TestFrontierEstimateRange: the settings line gives the estimate's range
+// when the plan had one, and the one figure when it did not.
+func TestFrontierEstimateRange(t *testing.T) {
+	fr := results.FrontierRun{Container: 512 * mib, RateMBps: 20, RateFrom: "-rate", PointDuration: 15 * time.Second, ConfirmFor: 45 * time.Second,
+		Plan: "model-guided", Estimate: 265 * time.Second, EstimateLow: 126 * time.Second, EstimateHigh: 405 * time.Second, Elapsed: 259 * time.Second}
+	if s := frontierSettingsLine(&fr, results.DefaultThresholds()); !strings.Contains(s, "estimated at 4m25s (2m6s to 6m45s, as the store decides which picks and confirmations run); it took 4m19s.") {
+		t.Errorf("with a range: %q", s)
+	}
+	fr.EstimateLow, fr.EstimateHigh = 0, 0
+	if s := frontierSettingsLine(&fr, results.DefaultThresholds()); !strings.Contains(s, "estimated at 4m25s; it took 4m19s.") {
+		t.Errorf("without: %q", s)
+	}
+}

@@ -202,6 +202,10 @@ type FrontierRun struct {
 	Plan     string        `json:"plan,omitempty"`
 	Estimate time.Duration `json:"estimate_ns,omitempty"`
 	Elapsed  time.Duration `json:"elapsed_ns,omitempty"`
+	// EstimateLow and EstimateHigh bound Estimate (its middle): which
+	// picks and confirmations run depends on the store.
+	EstimateLow  time.Duration `json:"estimate_low_ns,omitempty"`
+	EstimateHigh time.Duration `json:"estimate_high_ns,omitempty"`
 }
 
 // The death-spiral rule's defaults (health.InSpiral; gchealth's Spiral
