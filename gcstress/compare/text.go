@@ -43,11 +43,11 @@ func Dirs(oldDir, newDir string, opts Options) (*Report, error) {
 	return CompareSides(readSummary(old, oldDir), readSummary(new, newDir), opts)
 }
 
-// readSummary is dir's Side: its bench.txt f and its summary.json, read
+// readSummary is dir's Side: its bench.txt f and its summary (plain or compressed), read
 // under results.ReadSummary's limits (nil when there is none).
 func readSummary(f *benchtxt.File, dir string) Side {
 	side := Side{Bench: f}
-	if _, err := os.Lstat(filepath.Join(dir, "summary.json")); errors.Is(err, fs.ErrNotExist) {
+	if !results.HasSummary(dir) {
 		return side
 	}
 	side.Summary, side.SummaryErr = results.ReadSummary(dir)

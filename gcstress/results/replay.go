@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -244,15 +245,22 @@ const (
 	MaxSamplesBytes int64 = 4 << 30
 )
 
-// ReadSummary reads dir/summary.json; a missing one gives a Summary with the
-// default thresholds. Only a regular file of at most MaxSummaryBytes is
-// read: anything else (a FIFO, a device such as /dev/zero, a socket, a
-// directory) is an error wrapping inputfile.ErrNotRegular, a larger file one
-// wrapping inputfile.ErrTooLarge, both naming the file, before anything is
-// read (and a FIFO without blocking).
+// ReadSummary reads dir/summary.json, or, where a results/ folder keeps
+// it compressed, dir/summary.json.gz; a folder with neither gives a
+// Summary with the default thresholds. Only a regular file of at most
+// MaxSummaryBytes is read, and a compressed one's stream to at most
+// MaxSummaryBytes too: anything else (a FIFO, a device such as /dev/zero,
+// a socket, a directory) is an error wrapping inputfile.ErrNotRegular, a
+// larger file one wrapping inputfile.ErrTooLarge, both naming the file,
+// before anything is read (and a FIFO without blocking).
 func ReadSummary(dir string) (*Summary, error) {
 	sum := &Summary{Thresholds: DefaultThresholds(), SpanNote: SpanNote, Out: dir}
-	b, err := inputfile.ReadFile(filepath.Join(dir, "summary.json"), MaxSummaryBytes)
+	path := filepath.Join(dir, SummaryFile)
+	b, err := inputfile.ReadFile(path, MaxSummaryBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		path = filepath.Join(dir, ArchivedSummaryFile)
+		b, err = readGzip(path, MaxSummaryBytes)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		sum.Rules = sum.Thresholds.String()
@@ -261,12 +269,44 @@ func ReadSummary(dir string) (*Summary, error) {
 		return nil, fmt.Errorf("gcstress: %w", err)
 	}
 	if err := json.Unmarshal(b, sum); err != nil {
-		return nil, fmt.Errorf("gcstress: %s: %w", filepath.Join(dir, "summary.json"), err)
+		return nil, fmt.Errorf("gcstress: %s: %w", path, err)
 	}
 	if sum.Rules == "" {
 		sum.Rules = sum.Thresholds.String()
 	}
 	return sum, nil
+}
+
+// SummaryFile is a run's summary; ArchivedSummaryFile the same compressed,
+// as results/ keeps it.
+const (
+	SummaryFile         = "summary.json"
+	ArchivedSummaryFile = "summary.json.gz"
+)
+
+// HasSummary reports whether dir holds a summary, plain or compressed.
+func HasSummary(dir string) bool {
+	for _, name := range []string{SummaryFile, ArchivedSummaryFile} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// readGzip reads the compressed file at path, which must be a regular file
+// of at most limit bytes, to at most limit uncompressed bytes.
+func readGzip(path string, limit int64) ([]byte, error) {
+	f, err := inputfile.Open(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return io.ReadAll(&limitedReader{r: zr, left: limit, limit: limit, path: path})
 }
 
 // MergeResults gives each scenario replayed from samples.jsonl what only

@@ -45,13 +45,15 @@ type run struct {
 }
 
 func load(dir string) ([]run, error) {
-	ms, err := filepath.Glob(filepath.Join(dir, "*", "summary.json"))
+	ms, err := filepath.Glob(filepath.Join(dir, "*"))
 	if err != nil {
 		return nil, err
 	}
 	var rs []run
-	for _, m := range ms {
-		d := filepath.Dir(m)
+	for _, d := range ms {
+		if !results.HasSummary(d) {
+			continue
+		}
 		sum, err := results.ReadSummary(d)
 		if err != nil {
 			return nil, err
