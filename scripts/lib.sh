@@ -55,8 +55,9 @@
 #                        "command: LABEL ARGS -out R/NAME -replace-out" (R
 #                        relative to the working folder), what CMD printed,
 #                        "exit: N" if it failed, the header's end lines; then
-#                        gzips $R/NAME/samples.jsonl (the folder keeps its
-#                        reports and charts small). EXTRA_HEADER (a command)
+#                        gzips $R/NAME/samples.jsonl and summary.json, as
+#                        results/ keeps them (read a summary with
+#                        summary_json DIR). EXTRA_HEADER (a command)
 #                        adds header lines. Returns CMD's status.
 
 # gcstress runs (a results script's run of a gcstress binary into a folder,
@@ -134,8 +135,16 @@ out_run() {
 		if [ "$rc" != 0 ]; then echo "exit: $rc"; fi
 		header_end
 	} >"$R/$name.txt"
-	if [ -f "$R/$name/samples.jsonl" ]; then gzip -f "$R/$name/samples.jsonl"; fi
+	local f
+	for f in samples.jsonl summary.json; do
+		if [ -f "$R/$name/$f" ]; then gzip -f "$R/$name/$f"; fi
+	done
 	return "$rc"
+}
+
+# summary_json DIR prints DIR's summary, plain or gzipped (out_run keeps it gzipped).
+summary_json() {
+	if [ -f "$1/summary.json" ]; then cat "$1/summary.json"; else gzip -dc "$1/summary.json.gz"; fi
 }
 
 wait_quiet() {

@@ -18,7 +18,7 @@ rm -rf /tmp/writegc-ext-out
 	echo
 	scripts/machine-header end "$state"
 } | tee $R/gcstress.txt
-cp /tmp/writegc-ext-out/summary.json $R/summary.json
+gzip -c /tmp/writegc-ext-out/summary.json >$R/summary.json.gz
 {
 	scripts/machine-header start "$state"
 	echo "command: ext.test -test.bench . -test.count 10 -test.benchtime 1s"

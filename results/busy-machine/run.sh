@@ -35,7 +35,7 @@ cost_table() {
 	echo "|---|---|--:|--:|--:|--:|--:|---|"
 	for d in "$R"/cost-*/; do
 		jq -r --arg run "$(basename "$d")" '.results[] | select(.end != null) |
-			"| \($run) | \(.scenario.kind) | \((.end.mbps // 0)*10|round/10) | \((.end.cpu_s_per_gb // 0)*1000|round/1000) | \((.end.gc_cpu_s_per_gb // 0)*1000|round/1000) | \((.end.assist_cpu_s_per_gb // 0)*1000|round/1000) | \((.end.on_cpu // 0)*1000|round/1000) | \(.verdict.class) |"' "$d/summary.json"
+			"| \($run) | \(.scenario.kind) | \((.end.mbps // 0)*10|round/10) | \((.end.cpu_s_per_gb // 0)*1000|round/1000) | \((.end.gc_cpu_s_per_gb // 0)*1000|round/1000) | \((.end.assist_cpu_s_per_gb // 0)*1000|round/1000) | \((.end.on_cpu // 0)*1000|round/1000) | \(.verdict.class) |"' <(summary_json "$d")
 	done
 	echo
 	echo "Busy over quiet (mean of the busy runs over mean of the quiet runs), per kind:"
@@ -46,7 +46,7 @@ cost_table() {
 		| group_by(.kind)[] | . as $g
 		| def m(f; b): ([$g[] | select(.busy == b) | f] | add / length);
 		"| \($g[0].kind) | \((m(.cpu; true)/m(.cpu; false))*1000|round/1000) | \((m(.gc; true)/m(.gc; false))*1000|round/1000) | \((m(.mbps; true)/m(.mbps; false))*1000|round/1000) |"' \
-		< <(for d in "$R"/cost-*/; do jq --argjson busy "$(case $d in *-busy/) echo true ;; *) echo false ;; esac)" '. + {busy: $busy}' "$d/summary.json"; done)
+		< <(for d in "$R"/cost-*/; do jq --argjson busy "$(case $d in *-busy/) echo true ;; *) echo false ;; esac)" '. + {busy: $busy}' <(summary_json "$d"); done)
 }
 
 capacity_table() {
@@ -54,7 +54,7 @@ capacity_table() {
 	echo "|---|---|--:|--:|---|---|--:|--:|---|"
 	for d in "$R"/capacity-*/; do
 		jq -r --arg run "$(basename "$d")" '.capacity[] |
-			"| \($run) | \(.kind) | \(.sustainable_mbps*10|round/10) | \(.first_unhealthy_mbps*10|round/10) | \(.limit) | \(.contended) | \(.sustainable_runs) | \(.spread_pct*10|round/10) | \(.contended_why // "") |"' "$d/summary.json"
+			"| \($run) | \(.kind) | \(.sustainable_mbps*10|round/10) | \(.first_unhealthy_mbps*10|round/10) | \(.limit) | \(.contended) | \(.sustainable_runs) | \(.spread_pct*10|round/10) | \(.contended_why // "") |"' <(summary_json "$d")
 	done
 }
 

@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 : "${OUT:?}" "${RUNS:?}"
+. scripts/lib.sh # summary_json
 commit=$(git rev-parse HEAD)
 dirty=$(git status --porcelain --untracked-files=no | head -1)
 
@@ -36,7 +37,7 @@ echo "  - \`GATE_BASE=HEAD GATE_COUNT=${GATE_COUNT:-15} GATE_ARGS='-base-env= -h
 
 for run in $RUNS; do
 	d=$OUT/$run
-	[ -f "$d/summary.json" ] || continue
+	[ -f "$d/summary.json" ] || [ -f "$d/summary.json.gz" ] || continue
 	echo
 	echo "## $run"
 	echo
@@ -44,7 +45,7 @@ for run in $RUNS; do
 		"- load (1, 5, 15 min): \(.load_start | map(tostring) | join(", ")) at the start, \(.load_end | map(tostring) | join(", ")) at the end",
 		"- other processes and steal while a scenario ran (cores, most of any scenario): \([.results[].machine.others_cores] | max // 0 | . * 100 | round / 100) and \([.results[].machine.steal_cores] | max // 0 | . * 100 | round / 100)",
 		"- started \(.started), finished \(.finished)",
-		(.build_envs[]? | "- environment \(.name): \(if .env == "" then "the current one" else .env end), \(.go_version)")' "$d/summary.json"
+		(.build_envs[]? | "- environment \(.name): \(if .env == "" then "the current one" else .env end), \(.go_version)")' <(summary_json "$d")
 	echo
 	section "$d/report.md" "## Build environments"
 	section "$d/report.md" "## Capacity"
@@ -53,7 +54,7 @@ for run in $RUNS; do
 	echo
 	section "$d/report.md" "## Conclusions"
 	echo
-	echo "Whole report: [\`$run/report.md\`]($run/report.md), figures per scenario: [\`$run/summary.json\`]($run/summary.json), [\`$run/bench.txt\`]($run/bench.txt)."
+	echo "Whole report: [\`$run/report.md\`]($run/report.md), figures per scenario: [\`$run/summary.json.gz\`]($run/summary.json.gz), [\`$run/bench.txt\`]($run/bench.txt)."
 done
 
 if [ -f "$OUT/gate/gate.md" ]; then

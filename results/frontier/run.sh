@@ -54,7 +54,7 @@ rel=$(basename "$OUT")
 	echo "(the least GC CPU per GB that is healthy, meets the p99 SLO and keeps peak RSS plus off-heap bytes"
 	echo "within the container less 10%); and a longer run at that setting that confirms it (within 15%) or not."
 	echo "Reproduce: \`results/frontier/run.sh\` (\`make\`-free; the command it ran is below). Full reports:"
-	echo "[\`$rel/report.md\`]($rel/report.md), [\`$rel/report.html\`]($rel/report.html), [\`$rel/summary.json\`]($rel/summary.json)."
+	echo "[\`$rel/report.md\`]($rel/report.md), [\`$rel/report.html\`]($rel/report.html), [\`$rel/summary.json.gz\`]($rel/summary.json.gz)."
 	echo
 	echo '```'
 	echo "command: $cmd"
