@@ -35,7 +35,7 @@ var DefaultMMUWindows = []time.Duration{
 
 // maxWorst bounds WorstWindows' n: the search keeps every chosen window
 // and compares each candidate with all of them.
-const maxWorst = 1000
+const maxWorst = 100
 
 // MMU is the minimum mutator utilization at each window under flags, nil
 // when the trace had no utilization data (a Phases not from Parse, a

@@ -129,17 +129,19 @@ type node struct {
 }
 
 // gcHeavyLoad: goroutines building and dropping pointer-linked lists over
-// a retained heap, so the collector runs often with workers and assists.
+// a retained heap (each its own part of it), so the collector runs often
+// with workers and assists.
 func gcHeavyLoad() {
-	keep := make([]*node, 1<<15)
+	const workers, part = 4, 1 << 13
+	keep := make([]*node, workers*part)
 	var wg sync.WaitGroup
-	for g := range 4 {
+	for g := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range 150_000 {
-				n := &node{next: keep[(i*7+g)%len(keep)]}
-				keep[(i*13+g*101)%len(keep)] = n
+			mine := keep[g*part : (g+1)*part]
+			for i := range 60_000 {
+				mine[(i*13)%part] = &node{next: mine[(i*7)%part]}
 				var list *node
 				for range 8 {
 					list = &node{next: list}
