@@ -53,6 +53,10 @@ var importRules = []importRule{
 	// no orchestration, no processes, no rendering.
 	{pkg: "gcstress/internal/mixload", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
 		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
+	// The measured phase's trace lives in the child beside mixload: no
+	// orchestration, no processes, no rendering, no explain (net/http).
+	{pkg: "gcstress/internal/optrace", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
+		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
 	// The parent's side of a child process: it starts and reads children,
 	// never the orchestration that chose them nor a rendering.
 	{pkg: "gcstress/internal/runner", deny: []string{"gcstress", "gcstress/report", "gcstress/live"},

@@ -115,7 +115,8 @@ func (c *child) run() error {
 	s.Restart(start)
 	c.t0 = start
 	c.regions = c.fr != nil || c.prof != nil
-	c.tr = optrace.Start(c.spec, start)
+	kinds, _ := explain.ParseProfiles(c.spec.Profile)
+	c.tr = optrace.Start(c.spec, start, kinds&explain.ProfileTrace != 0)
 	c.mix.UseTrace(c.tr)
 	c.startWriters()
 	go c.releaseBlocked()

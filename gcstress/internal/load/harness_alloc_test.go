@@ -44,7 +44,7 @@ func TestHarnessAllocatesNothingPerPut(t *testing.T) {
 	}
 	// Traced as every measured phase is, regions on (a profile running),
 	// the timed Puts kept for the assist attribution.
-	c.tr, c.regions = optrace.Start(spec, time.Now()), true
+	c.tr, c.regions = optrace.Start(spec, time.Now(), false), true
 	if !trace.IsEnabled() {
 		_, why := c.tr.End(&results.Sample{}, nil)
 		t.Skipf("trace: %s", why)

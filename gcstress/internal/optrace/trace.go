@@ -23,7 +23,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/writegc/writegc/explain"
 	"github.com/writegc/writegc/gcstress/internal/gctrace"
 	"github.com/writegc/writegc/gcstress/results"
 )
@@ -60,22 +59,23 @@ type Trace struct {
 }
 
 // Start starts tracing the measured phase that started at t0 (the child's
-// clock origin) for spec's workers, unless spec turns it off. It never
-// fails: a trace that cannot start leaves the figures n/a, with the reason
-// in the end line's gc_trace.note.
-func Start(spec results.Scenario, t0 time.Time) *Trace {
-	return start(spec, t0, MaxBytes, MaxSpan)
+// clock origin) for spec's workers, unless spec turns it off or
+// profileTrace (spec's -profile takes the process's one trace: explain's
+// trace profile, which the child knows of). It never fails: a trace that
+// cannot start leaves the figures n/a, with the reason in the end line's
+// gc_trace.note.
+func Start(spec results.Scenario, t0 time.Time, profileTrace bool) *Trace {
+	return start(spec, t0, profileTrace, MaxBytes, MaxSpan)
 }
 
 // start is Start with the bounds given.
-func start(spec results.Scenario, t0 time.Time, maxBytes int64, maxSpan time.Duration) *Trace {
+func start(spec results.Scenario, t0 time.Time, profileTrace bool, maxBytes int64, maxSpan time.Duration) *Trace {
 	t := &Trace{t0: t0, maxBytes: maxBytes, maxSpan: maxSpan}
-	kinds, _ := explain.ParseProfiles(spec.Profile)
 	switch {
 	case spec.Mixed() && !spec.ReadTrace:
 		t.note = "-read-trace off"
 		return t
-	case kinds&explain.ProfileTrace != 0:
+	case profileTrace:
 		t.note = "-profile trace holds the process's one runtime trace"
 		return t
 	}

@@ -21,7 +21,7 @@ func TestNoTraceIsNA(t *testing.T) {
 		{results.Scenario{Writers: 1, Mix: "b", Preload: 10}, "-read-trace off"},
 		{results.Scenario{Writers: 1, Profile: "trace"}, "-profile trace"},
 	} {
-		tr := Start(c.spec, time.Now())
+		tr := Start(c.spec, time.Now(), c.spec.Profile == "trace")
 		tr.Keep(0, time.Now(), time.Now())
 		tr.Stop()
 		var e results.Sample
@@ -48,7 +48,7 @@ func TestNoTraceIsNA(t *testing.T) {
 func traced(t *testing.T, maxBytes int64, reads bool) (*Trace, results.Sample, []gctrace.Op) {
 	t.Helper()
 	t0 := time.Now()
-	tr := start(results.Scenario{Writers: 2}, t0, maxBytes, MaxSpan)
+	tr := start(results.Scenario{Writers: 2}, t0, false, maxBytes, MaxSpan)
 	if tr.rec == nil {
 		t.Skipf("no trace: %s", tr.note)
 	}
