@@ -1,7 +1,6 @@
 package gcstress
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -45,14 +44,11 @@ func thirdPartyFrontier(t *testing.T) Config {
 // be the run thirdPartyFrontier plans.
 func measuredFrontier(t *testing.T, c Config) results.Summary {
 	t.Helper()
-	js, err := os.ReadFile(filepath.Join(thirdParty, "frontier", "summary.json"))
+	got, err := results.ReadSummary(filepath.Join(thirdParty, "frontier"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum results.Summary
-	if err := json.Unmarshal(js, &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := *got
 	fr, f := sum.FrontierRun, c.Frontier
 	if fr == nil || fr.Container != f.Container || fr.PointDuration != f.PointDuration || fr.ConfirmFor != f.ConfirmDuration ||
 		fr.Settle != f.Settle || fr.Adaptive != f.Adaptive || fr.RateMBps != frontierRateMBps(c) || fr.Elapsed <= 0 {

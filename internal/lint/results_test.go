@@ -14,11 +14,12 @@ import (
 // rebuilt (raw samples, summaries, READMEs, run.sh, the charts a README
 // shows), so growth past it means a rebuildable file was committed
 // (results/README.md, "Derived files").
-const maxResultsBytes int64 = 48 << 20
+const maxResultsBytes int64 = 30 << 20
 
 // checkResults applies the results/ rules to the tracked files (paths
 // relative to root, slash-separated): their total size at most limit, no
-// chart in two formats (x.png beside x.svg), and a README.md and a run.sh in
+// chart in two formats (x.png beside x.svg), summaries and samples kept
+// gzipped (summary.json.gz, samples.jsonl.gz), and a README.md and a run.sh in
 // every study folder. A study folder is a folder right under results/ or,
 // for one holding only folders (a group, as results/gcstress), each folder
 // right under it. A listed file missing from the work tree is skipped, as
@@ -63,6 +64,9 @@ func checkResults(root string, files []string, limit int64) ([]Finding, error) {
 		if strings.HasSuffix(name, ".png") && present[strings.TrimSuffix(name, ".png")+".svg"] {
 			found = append(found, Finding{name, "chart also tracked as .svg: keep the format its README shows"})
 		}
+		if base := path.Base(name); base == "summary.json" || base == "samples.jsonl" {
+			found = append(found, Finding{name, "kept uncompressed: gzip it (scripts/lib.sh's out_run does; results.ReadSummary reads either)"})
+		}
 		top := path.Join(parts[0], parts[1])
 		switch {
 		case !grouped[top]:
@@ -101,22 +105,22 @@ func TestResultsRules(t *testing.T) {
 func TestResultsRulesFind(t *testing.T) {
 	root := t.TempDir()
 	tree := map[string]string{
-		"results/README.md":            "index, not a study\n",
-		"results/ok/README.md":         "# ok\n",
-		"results/ok/run.sh":            "#!/bin/sh\n",
-		"results/ok/run/summary.json":  "{}\n",
-		"results/twice/README.md":      "# twice\n",
-		"results/twice/run.sh":         "#!/bin/sh\n",
-		"results/twice/run/x.png":      "png",
-		"results/twice/run/x.svg":      "svg",
-		"results/twice/run/y.png":      "png",
-		"results/bare/summary.json":    "{}\n",
-		"results/group/a/README.md":    "# a\n",
-		"results/group/a/run.sh":       "#!/bin/sh\n",
-		"results/group/b/README.md":    "# b\n",
-		"results/group/b/c/bench.txt":  "BenchmarkX 1 1 ns/op\n",
-		"notresults/big/summary.json":  strings.Repeat("x", 100),
-		"results/ok/run/samples.jsonl": strings.Repeat("x", 40),
+		"results/README.md":               "index, not a study\n",
+		"results/ok/README.md":            "# ok\n",
+		"results/ok/run.sh":               "#!/bin/sh\n",
+		"results/ok/run/summary.json.gz":  "{}\n",
+		"results/twice/README.md":         "# twice\n",
+		"results/twice/run.sh":            "#!/bin/sh\n",
+		"results/twice/run/x.png":         "png",
+		"results/twice/run/x.svg":         "svg",
+		"results/twice/run/y.png":         "png",
+		"results/bare/summary.json":       "{}\n",
+		"results/group/a/README.md":       "# a\n",
+		"results/group/a/run.sh":          "#!/bin/sh\n",
+		"results/group/b/README.md":       "# b\n",
+		"results/group/b/c/bench.txt":     "BenchmarkX 1 1 ns/op\n",
+		"notresults/big/summary.json":     strings.Repeat("x", 100),
+		"results/ok/run/samples.jsonl.gz": strings.Repeat("x", 40),
 	}
 	for name, body := range tree {
 		p := filepath.Join(root, filepath.FromSlash(name))
@@ -146,6 +150,7 @@ func TestResultsRulesFind(t *testing.T) {
 		got = append(got, f.Where+": "+strings.SplitN(f.What, " (", 2)[0])
 	}
 	want := []string{
+		"results/bare/summary.json: kept uncompressed: gzip it",
 		"results/bare: study folder without README.md",
 		"results/bare: study folder without run.sh",
 		"results/group/b: study folder without run.sh",
@@ -155,7 +160,7 @@ func TestResultsRulesFind(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if found, err := checkResults(root, files, size); err != nil || len(found) != 4 {
-		t.Errorf("at the limit: %v, %v; want the 4 findings that are not the size", found, err)
+	if found, err := checkResults(root, files, size); err != nil || len(found) != 5 {
+		t.Errorf("at the limit: %v, %v; want the 5 findings that are not the size", found, err)
 	}
 }
