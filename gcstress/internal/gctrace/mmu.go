@@ -133,8 +133,7 @@ func worstMax(worst []WorstWindow) int {
 // curve is one utilization series with its running integral: sums[i] is
 // the utilization's integral (in ns) from the first point to point i.
 type curve struct {
-	t    []int64
-	u    []float64
+	pts  []point
 	sums []float64
 }
 
@@ -149,16 +148,17 @@ func (p *Phases) curves(flags UtilFlags) []curve {
 		if len(s) < 2 || s[len(s)-1].t <= s[0].t {
 			continue
 		}
-		c := curve{t: make([]int64, len(s)), u: make([]float64, len(s)), sums: make([]float64, len(s))}
-		for i, x := range s {
-			c.t[i], c.u[i] = x.t, x.u
-			if i > 0 {
-				c.sums[i] = c.sums[i-1] + s[i-1].u*float64(x.t-s[i-1].t)
-			}
-		}
-		cs = append(cs, c)
+		cs = append(cs, newCurve(s))
 	}
 	return cs
+}
+
+func newCurve(s []point) curve {
+	c := curve{pts: s, sums: make([]float64, len(s))}
+	for i := 1; i < len(s); i++ {
+		c.sums[i] = c.sums[i-1] + s[i-1].u*float64(s[i].t-s[i-1].t)
+	}
+	return c
 }
 
 // integrator walks a curve's integral at non-decreasing times.
@@ -168,15 +168,15 @@ type integrator struct {
 }
 
 func (in *integrator) at(x int64) float64 {
-	t := in.c.t
-	if in.pos+8 < len(t) && t[in.pos+8] <= x {
+	p := in.c.pts
+	if in.pos+8 < len(p) && p[in.pos+8].t <= x {
 		// Far ahead: search instead of walking.
-		in.pos += sort.Search(len(t)-in.pos, func(i int) bool { return t[in.pos+i] > x }) - 1
+		in.pos += sort.Search(len(p)-in.pos, func(i int) bool { return p[in.pos+i].t > x }) - 1
 	}
-	for in.pos+1 < len(t) && t[in.pos+1] <= x {
+	for in.pos+1 < len(p) && p[in.pos+1].t <= x {
 		in.pos++
 	}
-	return in.c.sums[in.pos] + in.c.u[in.pos]*float64(x-t[in.pos])
+	return in.c.sums[in.pos] + p[in.pos].u*float64(x-p[in.pos].t)
 }
 
 // each calls f with the mean utilization of every window of length w
@@ -184,7 +184,8 @@ func (in *integrator) at(x int64) float64 {
 // in order of start, until f returns false. The mean of a window is
 // linear in its start between such windows, so the least is among them.
 func (c *curve) each(w time.Duration, f func(start int64, w time.Duration, mu float64) bool) {
-	t0, t1 := c.t[0], c.t[len(c.t)-1]
+	p := c.pts
+	t0, t1 := p[0].t, p[len(p)-1].t
 	w = min(w, time.Duration(t1-t0))
 	last := t1 - int64(w)
 	left, right := integrator{c: c}, integrator{c: c}
@@ -194,18 +195,18 @@ func (c *curve) each(w time.Duration, f func(start int64, w time.Duration, mu fl
 		if !f(x, w, min(max(mu, 0), 1)) || x >= last {
 			return
 		}
-		for i < len(c.t) && c.t[i] <= x {
+		for i < len(p) && p[i].t <= x {
 			i++
 		}
-		for j < len(c.t) && c.t[j]-int64(w) <= x {
+		for j < len(p) && p[j].t-int64(w) <= x {
 			j++
 		}
 		next := last
-		if i < len(c.t) {
-			next = min(next, c.t[i])
+		if i < len(p) {
+			next = min(next, p[i].t)
 		}
-		if j < len(c.t) {
-			next = min(next, c.t[j]-int64(w))
+		if j < len(p) {
+			next = min(next, p[j].t-int64(w))
 		}
 		x = next
 	}

@@ -256,15 +256,7 @@ func TestMMUBruteForce(t *testing.T) {
 		for len(s) < n {
 			s = append(s, point{s[len(s)-1].t + 1 + rng.Int64N(20), float64(rng.IntN(5)) / 4})
 		}
-		c := curve{}
-		for i, x := range s {
-			c.t, c.u = append(c.t, x.t), append(c.u, x.u)
-			sum := 0.0
-			if i > 0 {
-				sum = c.sums[i-1] + s[i-1].u*float64(x.t-s[i-1].t)
-			}
-			c.sums = append(c.sums, sum)
-		}
+		c := newCurve(s)
 		end := s[len(s)-1].t
 		at := func(x int64) float64 { // utilization during [x, x+1)
 			u := 0.0

@@ -32,7 +32,7 @@ const UtilDefault = UtilSTW | UtilBackground | UtilAssist
 // Limits on what the utilization log may hold; past them the trace's MMU
 // is unknown (nil), not a guess from part of it.
 const (
-	maxUtilRecs  = 1 << 22 // about 100 MiB of records
+	maxUtilRecs  = 1 << 22 // 128 MiB of records
 	maxUtilProcs = 1 << 12 // a GOMAXPROCS beyond this is a damaged trace
 	maxSeries    = 1 << 14 // per-P series, counting Ps removed and added again
 )
@@ -48,7 +48,6 @@ const (
 	kSweep                 // an incremental sweep range
 	kState                 // a goroutine that is or was collector work started or stopped running
 	kLabel                 // a background mark worker's label: g is the worker
-	kTick                  // the first later event after a record (see utilRecorder)
 )
 
 // Range, state and label arguments of a record.
@@ -69,6 +68,7 @@ const (
 type utilRec struct {
 	t    int64
 	g    int64
+	next int64 // the first later event's time, if one came before the next record; else 0
 	p    int32
 	kind recKind
 	arg  uint8
@@ -87,11 +87,12 @@ type utilLog struct {
 
 func (l *utilLog) clock(t int64) int64 { return l.c0ns + int64(float64(t-l.c0t)*l.slope) }
 
-// utilRecorder builds a utilLog during Parse's scan. Between two records
-// it keeps only the first event later than the record (a kTick): every
-// event resets the utilization to the current state, and only the first
-// one at a later time can change the step function (an event at the same
-// time keeps that time's lowest value).
+// utilRecorder builds a utilLog during Parse's scan. Of the events
+// between two records it keeps only the first one later than the record,
+// as the record's next: every event resets the utilization to the
+// current state, and only the first one at a later time can change the
+// step function (an event at the same time keeps that time's lowest
+// value).
 type utilRecorder struct {
 	recs     []utilRec
 	over     bool // past maxUtilRecs: no MMU
@@ -113,8 +114,8 @@ func (u *utilRecorder) event(ev xtrace.Event) {
 	u.end, u.seen = t, true
 	r, ok := u.record(ev)
 	if !ok {
-		if u.needTick && t > u.relT {
-			u.add(utilRec{t: t, kind: kTick})
+		if u.needTick && t > u.relT && len(u.recs) > 0 {
+			u.recs[len(u.recs)-1].next = t
 			u.needTick = false
 		}
 		return
@@ -254,6 +255,9 @@ func (l *utilLog) utilization(flags UtilFlags) [][]point {
 	for i, r := range l.recs {
 		rp.next = l.recs[i+1:]
 		rp.step(r)
+		if r.next > 0 && len(rp.ps) > 0 {
+			rp.emit(r.next)
+		}
 		if rp.over {
 			return nil
 		}
