@@ -69,8 +69,11 @@ func (tl *timeline) other(at int64) *timeline {
 
 // phases runs the events through the recorder, on a child's clock that
 // starts 1000 ns after the trace's.
-func (tl *timeline) phases() *Phases {
+func (tl *timeline) phases() *Phases { return tl.phasesUpTo(maxUtilRecs) }
+
+func (tl *timeline) phasesUpTo(limit int) *Phases {
 	u := newUtilRecorder()
+	u.limit = limit
 	for _, ev := range tl.evs {
 		u.event(ev)
 	}
@@ -124,6 +127,15 @@ func TestMMUOnePause(t *testing.T) {
 	}
 	if d := ww[1].Start - ww[0].Start; d < time.Millisecond && d > -time.Millisecond {
 		t.Errorf("worst windows %v overlap", ww)
+	}
+	if ww[2].Util <= 0 || ww[2].Util > 1 {
+		t.Errorf("third worst window %v: want one reaching out of the pause", ww[2])
+	}
+	if got := p.WorstWindows(UtilSTW, time.Second, 3); len(got) != 1 || got[0].Window != 10*time.Millisecond || !near(got[0].Util, 0.8) {
+		t.Errorf("a window longer than the trace: %v, want the whole trace once", got)
+	}
+	if p.WorstWindows(UtilSTW, 0, 3) != nil || p.WorstWindows(UtilSTW, time.Millisecond, 0) != nil {
+		t.Error("worst windows of no length, or none asked: want nil")
 	}
 }
 
@@ -226,7 +238,16 @@ func TestMMUNoData(t *testing.T) {
 	if got := (&timeline{t: t}).procs(0, maxUtilProcs+5).other(ms).phases().MMU(UtilDefault, DefaultMMUWindows); got != nil {
 		t.Errorf("GOMAXPROCS past the limit: MMU %v, want nil", got)
 	}
+	// Past the log's limit the MMU is unknown, not the MMU of a part.
 	tl := &timeline{t: t}
+	tl.procs(0, 2).stw(ms, xtrace.EventRangeBegin).stw(2*ms, xtrace.EventRangeEnd).other(3 * ms)
+	if got := tl.phasesUpTo(3).MMU(UtilSTW, DefaultMMUWindows); len(got) == 0 {
+		t.Errorf("within the limit: MMU %v", got)
+	}
+	if got := tl.phasesUpTo(2).MMU(UtilSTW, DefaultMMUWindows); got != nil {
+		t.Errorf("past the limit: MMU %v, want nil", got)
+	}
+	tl = &timeline{t: t}
 	p := tl.procs(0, 2).sweep(ms, xtrace.EventRangeBegin, 7).assist(ms, xtrace.EventRangeEnd, 3, -1).other(2 * ms).phases()
 	checkMMU(t, "unknown P", p, UtilDefault|UtilSweep, map[time.Duration]float64{time.Millisecond: 1})
 }

@@ -95,7 +95,8 @@ func (l *utilLog) clock(t int64) int64 { return l.c0ns + int64(float64(t-l.c0t)*
 // value).
 type utilRecorder struct {
 	recs     []utilRec
-	over     bool // past maxUtilRecs: no MMU
+	limit    int  // maxUtilRecs (a test's is smaller)
+	over     bool // past limit: no MMU
 	seen     bool
 	end      int64
 	needTick bool
@@ -106,7 +107,7 @@ type utilRecorder struct {
 }
 
 func newUtilRecorder() *utilRecorder {
-	return &utilRecorder{exec: map[xtrace.GoID]bool{}, inAssist: map[xtrace.GoID]bool{}, worker: map[xtrace.GoID]bool{}}
+	return &utilRecorder{limit: maxUtilRecs, exec: map[xtrace.GoID]bool{}, inAssist: map[xtrace.GoID]bool{}, worker: map[xtrace.GoID]bool{}}
 }
 
 func (u *utilRecorder) event(ev xtrace.Event) {
@@ -129,7 +130,7 @@ func (u *utilRecorder) add(r utilRec) {
 	if u.over {
 		return
 	}
-	if len(u.recs) >= maxUtilRecs {
+	if len(u.recs) >= u.limit {
 		u.over, u.recs = true, nil
 		return
 	}
