@@ -342,3 +342,21 @@ func TestMMUOpenAtEnd(t *testing.T) {
 		2 * time.Millisecond: 1, 10 * time.Millisecond: 1,
 	})
 }
+
+// MMU and WorstWindows only read the parsed log: callers may share it.
+func TestMMUConcurrent(t *testing.T) {
+	tl := &timeline{t: t}
+	p := tl.procs(0, 4).stw(4*ms, xtrace.EventRangeBegin).stw(6*ms, xtrace.EventRangeEnd).other(10 * ms).phases()
+	done := make(chan []MMUPoint)
+	for range 4 {
+		go func() {
+			_ = p.WorstWindows(UtilDefault, time.Millisecond, 3)
+			done <- p.MMU(UtilDefault|UtilPerProc, DefaultMMUWindows)
+		}()
+	}
+	for range 4 {
+		if m := <-done; len(m) != len(DefaultMMUWindows) || !near(m[3].Util, 0) {
+			t.Errorf("concurrent MMU %v", m)
+		}
+	}
+}
