@@ -59,7 +59,7 @@ func WriteMarkdown(w io.Writer, sum *results.Summary, charts []string) error {
 		markdown:   true,
 	})
 	writeFrontier(ew, sum, "\n## Frontier: GOGC x GOMEMLIMIT\n\nGC CPU per GB against peak memory per setting.\n\n", md)
-	writeMMUTable(ew, sum.Results, md) // mmu.go
+	writeMMUTable(ew, sum.Results, "\n## The collector over time: MMU and mark assists\n\n%s\n\n", md) // mmu.go
 	writeNotes(ew, "\n## Notes\n\n", sum, md)
 	writeMarkdownScenarios(ew, sum)
 	writeMarkdownAccounts(ew, sum.Results, charts)

@@ -255,13 +255,14 @@ const mmuNote = "From the runtime trace of each measured phase (bounded: a long 
 	"MMU: the least share of the CPU the program's goroutines had in any window of that length, the collector's pauses, background mark workers and assists taken out. " +
 	"An op is with assist when its own goroutine did a mark assist during it; the slowest 1% are those at or above the p99 of all timed ops of the kind."
 
-// writeMMUTable writes report.md's MMU and assist table with its note;
-// nothing without a traced scenario.
-func writeMMUTable(w io.Writer, rs []results.Result, esc func(string) string) {
+// writeMMUTable writes the MMU and assist table under heading (a format
+// whose %s is the note), for report.md and the terminal; nothing without
+// a traced scenario.
+func writeMMUTable(w io.Writer, rs []results.Result, heading string, esc func(string) string) {
 	h, rows := mmuTable(rs)
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n## The collector over time: MMU and mark assists\n\n%s\n\n", mmuNote)
+	fmt.Fprintf(w, heading, mmuNote)
 	renderTable(w, h, rows, esc)
 }

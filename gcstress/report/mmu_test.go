@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -77,6 +78,15 @@ func TestMMUChart(t *testing.T) {
 	_, rows := mmuTable(rs)
 	if len(rows) != 2 || rows[0][2] != "0.420" || rows[0][4] != "0.42 at 1.50 s" {
 		t.Errorf("table rows %q", rows)
+	}
+	var b bytes.Buffer
+	writeMMUTable(&b, rs, "\nMMU: %s\n", noEscape)
+	if out := b.String(); !strings.Contains(out, "MMU: From the runtime trace") || !strings.Contains(out, "| heap/100B") || strings.Contains(out, "x/100B") {
+		t.Errorf("table:\n%s", out)
+	}
+	b.Reset()
+	if writeMMUTable(&b, []results.Result{untraced}, "\nMMU: %s\n", noEscape); b.Len() != 0 {
+		t.Errorf("no trace: table %q", b.String())
 	}
 	if files, err := writeMMUChart(sink, []results.Result{untraced}); err != nil || files != nil {
 		t.Errorf("no trace: files %v, err %v", files, err)

@@ -203,6 +203,7 @@ func WriteTable(w io.Writer, sum *results.Summary) error {
 		esc:      tx,
 	})
 	writeFrontier(ew, sum, "\nFrontier: GC CPU per GB against peak memory per GOGC x GOMEMLIMIT setting:\n", tx)
+	writeMMUTable(ew, sum.Results, "\nThe collector over time, MMU and mark assists: %s\n", tx) // mmu.go
 	writeNotes(ew, "\nNotes:\n", sum, tx)
 	if cs := conclusions(sum, tx); len(cs) > 0 {
 		fmt.Fprintf(ew, "\nConclusions:\n")
