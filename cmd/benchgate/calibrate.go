@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -15,25 +16,33 @@ import (
 
 // runCalibrate is `benchgate calibrate`: A/A rounds of the gate set (one
 // commit as base and head), cut into chunks the size of a gate run, and
-// per-benchmark thresholds written to -o.
+// per-benchmark thresholds written to -out DIR's thresholds.txt (or -o).
 func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("calibrate", stderr)
 	var r runFlags
 	r.register(fs)
 	rev := fs.String("rev", "HEAD", "the commit measured as both base and head")
-	rounds := fs.Int("rounds", 30, "rounds per chunk: the -count the gate runs with")
+	rounds := fs.Int("count", 30, "rounds per chunk: the -count the gate runs with")
+	synonym(fs, "rounds", "count")
 	chunks := fs.Int("chunks", 20, "A/A chunks (simulated gate runs); rounds x chunks is at most 1000")
 	k := fs.Float64("k", benchgate.DefaultK, "threshold = max(-threshold, k x spread), k in (0, 100]")
 	def := pctFlag(benchgate.DefaultThreshold)
 	fs.Var(&def, "threshold", "the smallest threshold written (the gate's default), 0% to 100%")
-	outPath := fs.String("o", "", "write the thresholds `file` here (required; \"-\": stdout)")
+	outPath := fs.String("o", "", "deprecated (-out DIR): write the thresholds `file` here (\"-\": stdout)")
 	alpha := fs.Float64("alpha", benchgate.DefaultAlpha, "the gate's significance level, in (0, 1), for each row's MDE")
 	power := fs.Float64("power", benchgate.DefaultPower, "the probability of detection each row's MDE is computed for, in (0, 1)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if err := r.setMeasure(fs, "rounds", rounds); err != nil {
+	if err := r.setMeasure(fs, rounds, "count", "rounds"); err != nil {
 		return err
+	}
+	if *outPath == "" && r.cfg.OutDir != "" {
+		*outPath = filepath.Join(r.cfg.OutDir, thresholdsFile)
+	}
+	countName := "-count" // a usage error names the flag given, the deprecated one too
+	if flagSet(fs, "rounds") {
+		countName = "-rounds"
 	}
 	switch {
 	case fs.NArg() != 0:
@@ -41,13 +50,13 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	case revFlag("-rev", *rev) != nil:
 		return revFlag("-rev", *rev)
 	case *outPath == "":
-		return fmt.Errorf("calibrate: -o is required")
+		return fmt.Errorf("calibrate: -out DIR (or -o FILE) is required: where the thresholds file goes")
 	case *rounds < 1:
-		return fmt.Errorf("-rounds %d: want at least 1", *rounds)
+		return fmt.Errorf("%s %d: want at least 1", countName, *rounds)
 	case *chunks < benchgate.MinChunks:
 		return fmt.Errorf("-chunks %d: want at least %d", *chunks, benchgate.MinChunks)
 	case *rounds**chunks > benchgate.MaxCount:
-		return fmt.Errorf("-rounds %d x -chunks %d = %d rounds: want at most %d", *rounds, *chunks, *rounds**chunks, benchgate.MaxCount)
+		return fmt.Errorf("%s %d x -chunks %d = %d rounds: want at most %d", countName, *rounds, *chunks, *rounds**chunks, benchgate.MaxCount)
 	case !(*k > 0 && *k <= 100):
 		return fmt.Errorf("-k %g: want a value in (0, 100]", *k)
 	case def == 0:
@@ -86,6 +95,9 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	return printThresholds(th, *outPath, *alpha, *power, stdout)
 }
+
+// thresholdsFile is the thresholds file's name in calibrate's -out DIR.
+const thresholdsFile = "thresholds.txt"
 
 func writeThresholds(th *benchgate.Thresholds, path string, stdout io.Writer) error {
 	return writeOutput(path, os.O_TRUNC, stdout, th.Write)

@@ -28,18 +28,22 @@ var errNoisy = errors.New("too noisy to judge")
 var errHelp = flag.ErrHelp
 
 const usage = `usage:
-  benchgate compare [-alpha 0.01] [-power 0.8] [-threshold 10%] [-thresholds FILE] [-accept FILE]
-                    [-allow-cross-machine] [-markdown FILE] [-json FILE] [-lenient] OLD NEW
+  benchgate compare [-alpha 0.01] [-power 0.8] [-threshold 10%] [-threshold FILE] [-accept FILE]
+                    [-allow-cross-machine] [-out DIR -format md,json] [-json FILE] [-count N] [-lenient] OLD NEW
   benchgate run -base REF|auto [-head REF] [-bench RE] [-pkgs ./a,./b] [-target 'PKG:RE[@T] [K=V ...]' ...]
                 [-count 10] [-benchtime T] [-tags T] [-head-tags T]
                 [-base-env 'K=V ...'] [-head-env 'K=V ...'] [-env-drop NAME[,GLOB]]
-                [-units FILE] [-out DIR | -keep] [-max-output-mib 256] [-allow-empty-base] [-nice N]
+                [-units FILE] [-out DIR [-format md,json] | -keep] [-max-output-mib 256] [-allow-empty-base] [-nice N]
                 [-profiles=true] [-profile-benchtime 1s] [-confirm=true] [-measure wall|instructions] [-jobs N]
                 [compare flags]
-  benchgate calibrate -o FILE [-rev HEAD] [-rounds 30] [-chunks 20] [-k 2] [-alpha 0.01] [-power 0.8] [run's target flags]
+  benchgate calibrate -out DIR [-rev HEAD] [-count 30] [-chunks 20] [-k 2] [-threshold 10%] [-alpha 0.01] [-power 0.8] [run's target flags]
   benchgate record -db DB [-commit C] [-commit-time T] [label flags] FILE... | -dir DIR
-  benchgate history -db DB [-window 50] [-p 0.001] [-min-magnitude 1%] [-format table|md|json] [-html DIR] [-fail-latest 10]
+  benchgate history -db DB [-window 50] [-p 0.001] [-min-magnitude 1%] [-format table|md|json] [-out DIR] [-fail-latest 10]
 Run "benchgate compare -h", "benchgate run -h" or "benchgate calibrate -h" for the flags.
+Flags follow one convention: -threshold (a percentage or a thresholds FILE),
+-count (rounds), -out DIR with -format (what is written there). Deprecated
+synonyms still work: -thresholds FILE, -markdown FILE (appends), calibrate's
+-rounds and -o FILE, history's -html DIR.
 Exit status (compare and run): 0 no regression; 1 regression (with run's
 -confirm, the default: one that regressed again in a rerun); 2 usage,
 input or run error, or missing data (a benchmark missing from the head, a
@@ -88,33 +92,38 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // gateFlags are the flags shared by compare and run.
 type gateFlags struct {
 	alpha, power float64
-	threshold    pctFlag
-	thresholds   string
+	threshold    thresholdFlag
 	accept       string
 	markdown     string
 	json         string
 	lenient      bool
 	crossMachine bool
+	// format is -format; formats its parsed list, written into outDir
+	// (compare's -out, run's -out).
+	format  string
+	formats []string
+	outDir  string
 }
 
 func (g *gateFlags) register(fs *flag.FlagSet) {
-	g.threshold = pctFlag(benchgate.DefaultThreshold)
+	g.threshold.pct = pctFlag(benchgate.DefaultThreshold)
 	fs.Float64Var(&g.alpha, "alpha", benchgate.DefaultAlpha, "significance level of the Mann-Whitney U test, in (0, 1)")
 	fs.Float64Var(&g.power, "power", benchgate.DefaultPower, "probability of detection each row's minimum detectable effect (the mde column) is computed for, in (0, 1); a row whose MDE exceeds its threshold is noisy")
-	fs.Var(&g.threshold, "threshold", "smallest relative change of the median that counts, 0% to 100% (10% or 0.1)")
+	fs.Var(&g.threshold, "threshold", "smallest relative change of the median that counts, 0% to 100% (10% or 0.1), or a calibrated per-benchmark thresholds `FILE` (benchgate calibrate) whose rows use its threshold; give it twice for both")
 	fs.StringVar(&g.accept, "accept", "", "accepted-regressions `file`, one entry a line: "+benchgate.AcceptLineFormat+" (# comments; a missing file accepts nothing)")
-	fs.StringVar(&g.markdown, "markdown", "", "also write the report as Markdown to `file` (\"-\": stdout)")
+	fs.StringVar(&g.markdown, "markdown", "", "deprecated (-out DIR -format md): also append the report as Markdown to `file` (\"-\": stdout)")
+	fs.StringVar(&g.format, "format", "", "reports written into -out `DIR`: md (report.md), json (report.json) or md,json; the text report always goes to stdout")
 	fs.StringVar(&g.json, "json", "", "also write the report as JSON to `file`, replaced atomically (\"-\": stdout): status, summary and per row verdict, change_pct, noise_pct, mde_pct, confirmed, ...")
 	fs.BoolVar(&g.lenient, "lenient", false, "report malformed lines as warnings instead of failing")
-	fs.StringVar(&g.thresholds, "thresholds", "", "calibrated per-benchmark thresholds `file` (benchgate calibrate); rows it lists use its threshold instead of -threshold")
+	fs.Var(fileFlag{&g.threshold}, "thresholds", "deprecated: -threshold FILE")
 	fs.BoolVar(&g.crossMachine, "allow-cross-machine", false, "compare files measured on different machines (cpu, goarch/goamd64, Go version, GOMAXPROCS) with a warning instead of exit 2")
 }
 
 // options builds the comparison options: the accepted regressions (expired
 // entries are an error) and the thresholds file.
 func (g *gateFlags) options(ctx context.Context) (benchgate.Options, error) {
-	opts := benchgate.Options{Alpha: g.alpha, Power: g.power, Threshold: float64(g.threshold), AllowCrossMachine: g.crossMachine}
-	if g.threshold == 0 {
+	opts := benchgate.Options{Alpha: g.alpha, Power: g.power, Threshold: float64(g.threshold.pct), AllowCrossMachine: g.crossMachine}
+	if g.threshold.pct == 0 {
 		opts.Threshold = -1 // an explicit 0%: any significant change counts
 	}
 	if g.accept != "" {
@@ -127,10 +136,10 @@ func (g *gateFlags) options(ctx context.Context) (benchgate.Options, error) {
 		}
 		opts.Accepted = acc
 	}
-	if g.thresholds != "" {
-		th, err := benchgate.ReadThresholds(g.thresholds)
+	if g.threshold.file != "" {
+		th, err := benchgate.ReadThresholds(g.threshold.file)
 		if err != nil {
-			return opts, fmt.Errorf("-thresholds: %w", err)
+			return opts, fmt.Errorf("-threshold %s: %w", g.threshold.file, err)
 		}
 		opts.Thresholds = th
 	}
@@ -143,6 +152,13 @@ func (g *gateFlags) validate() error {
 	}
 	if !(g.power > 0 && g.power < 1) {
 		return fmt.Errorf("-power %g: want a value in (0, 1)", g.power)
+	}
+	var err error
+	if g.formats, err = parseFormats(g.format); err != nil {
+		return err
+	}
+	if len(g.formats) > 0 && g.outDir == "" {
+		return fmt.Errorf("-format %s: needs -out DIR, the folder the reports are written to", g.format)
 	}
 	return nil
 }
@@ -305,6 +321,7 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var g gateFlags
 	g.register(fs)
 	rounds := fs.Int("count", 0, "rounds each file should hold: a benchmark with fewer results than this on a side that has it exits 2 (0: no check)")
+	fs.StringVar(&g.outDir, "out", "", "`DIR` the -format reports are written to (created if need be)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -373,6 +390,9 @@ func gate(base, head *benchgate.Set, opts benchgate.Options, g *gateFlags, stdou
 		if err := writeJSON(rep, g.json, stdout, errors.Join(decErr, cmpErr)); err != nil {
 			return fmt.Errorf("-json: %w", err)
 		}
+	}
+	if err := writeReports(rep, g.outDir, g.formats, stdout, errors.Join(decErr, cmpErr)); err != nil {
+		return err
 	}
 	if decErr != nil {
 		return errors.Join(decErr, cmpErr)
@@ -446,16 +466,16 @@ func (r *runFlags) register(fs *flag.FlagSet) {
 }
 
 // setMeasure checks -measure and, in instruction mode, lowers the default
-// of the rounds flag (named countFlag) to DefaultInstructionCount unless it
-// was given.
-func (r *runFlags) setMeasure(fs *flag.FlagSet, countFlag string, count *int) error {
+// of the rounds flag (named countFlags, a deprecated synonym among them) to
+// DefaultInstructionCount unless it was given.
+func (r *runFlags) setMeasure(fs *flag.FlagSet, count *int, countFlags ...string) error {
 	m, err := benchgate.ParseMeasure(r.measure)
 	if err != nil {
 		return fmt.Errorf("-measure %q: want wall or instructions", r.measure)
 	}
 	r.cfg.Measure = m
 	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == countFlag })
+	fs.Visit(func(f *flag.Flag) { given = given || slices.Contains(countFlags, f.Name) })
 	if m == benchgate.MeasureInstructions && !given {
 		*count = benchgate.DefaultInstructionCount
 	}
@@ -523,13 +543,14 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	g.outDir = cfg.OutDir
 	if err := g.validate(); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
 		return fmt.Errorf("run: unexpected argument %q (flags only)", fs.Arg(0))
 	}
-	if err := r.setMeasure(fs, "count", &cfg.Count); err != nil {
+	if err := r.setMeasure(fs, &cfg.Count, "count"); err != nil {
 		return err
 	}
 	if err := r.finish(stderr); err != nil {

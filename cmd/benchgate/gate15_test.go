@@ -50,7 +50,7 @@ func TestCLIThresholdsAndExpiry(t *testing.T) {
 		t.Errorf("thresholds from another machine: exit %d, stderr %q; want 2", code, errOut)
 	}
 	os.WriteFile(th, []byte("not a thresholds file\n"), 0o644)
-	if code, _, errOut := cli(t, "compare", "-thresholds", th, base, head); code != 2 || !strings.Contains(errOut, "-thresholds: bad thresholds file") {
+	if code, _, errOut := cli(t, "compare", "-thresholds", th, base, head); code != 2 || !strings.Contains(errOut, ": bad thresholds file") {
 		t.Errorf("bad thresholds file: exit %d, stderr %q; want 2", code, errOut)
 	}
 
@@ -71,7 +71,7 @@ func TestCLICalibrateAndRunFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"calibrate"}, "-o is required"},
+		{[]string{"calibrate"}, "-out DIR (or -o FILE) is required"},
 		{[]string{"calibrate", "-o", "x", "-chunks", "3"}, "-chunks 3"},
 		{[]string{"calibrate", "-o", "x", "-rounds", "100", "-chunks", "20"}, "-rounds 100 x -chunks 20"},
 		{[]string{"calibrate", "-o", "x", "-k", "0"}, "-k 0"},

@@ -41,11 +41,12 @@ recorded (exit 2 when any failed).
 
 const historyUsage = `usage:
   benchgate history -db DB [-window 50] [-p 0.001] [-min-magnitude 1%] [-min-segment 3]
-                    [-format table|md|json] [-html DIR] [-fail-latest 10] [-fail-unstable]
+                    [-format table|md|json] [-out DIR] [-fail-latest 10] [-fail-unstable]
                     [-machine FP] [-mode M] [-bench RE]
 Prints the change points of every series (benchmark x unit x machine x mode) of
 DB (opened read-only: a SQLite path, a postgres:// URL or libpq's key=value form), found by E-divisive means with Welch's t-test (see package
-benchgate/changepoint). -html DIR also writes DIR/index.html, the trend page.
+benchgate/changepoint). -out DIR also writes DIR/index.html, the trend page
+(-html DIR: a deprecated synonym).
 Series of different machines are analysed apart; so are those of different
 modes: without -mode, a benchmark measured in two modes appears twice (the JSON
 names benchmark, unit and machine only, so pass -mode for a JSON report).
@@ -343,7 +344,8 @@ func (h *historyFlags) register(fs *flag.FlagSet) {
 	fs.Var(&h.minMag, "min-magnitude", "smallest relative change of the medians that counts (1% or 0.01; 0 for none)")
 	fs.IntVar(&h.opts.MinSegment, "min-segment", changepoint.DefaultMinSegment, "fewest points on each side of a change point (at least 2)")
 	fs.StringVar(&h.format, "format", "table", "output: table, md or json")
-	fs.StringVar(&h.html, "html", "", "also write the trend page to `DIR`/index.html")
+	fs.StringVar(&h.html, "out", "", "also write the trend page to `DIR`/index.html")
+	synonym(fs, "html", "out")
 	fs.IntVar(&h.failLatest, "fail-latest", 10, "exit 1 when a regression change point is within the latest `N` commits of its series (0: never)")
 	fs.BoolVar(&h.failUnstable, "fail-unstable", false, "also exit 1 on a regression of an unstable series (by default reported only)")
 	fs.StringVar(&h.machine, "machine", "", "only the series of this machine fingerprint")
@@ -387,7 +389,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if h.html != "" {
 		if err := trendpage.Write(h.html, h.title, time.Now(), as); err != nil {
-			return fmt.Errorf("-html: %w", err)
+			return fmt.Errorf("-out: %w", err)
 		}
 	}
 	return latestRegressions(as, h.failLatest, h.failUnstable, stderr)

@@ -46,7 +46,7 @@ func TestSetMeasureCount(t *testing.T) {
 		if err := fs.Parse(tc.args); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.setMeasure(fs, "count", count); err != nil {
+		if err := r.setMeasure(fs, count, "count"); err != nil {
 			t.Fatalf("%v: %v", tc.args, err)
 		}
 		if *count != tc.want || r.cfg.Measure != tc.m {
