@@ -13,8 +13,11 @@
 //     writes the end line; every field a writer shares with them is
 //     atomic or guarded (the stop cause).
 //   - The write path around Put allocates nothing (key generation,
-//     timing, pacing, trace regions), so an engine's allocation figures
-//     are its own.
+//     timing, pacing, trace regions, the timed Puts kept for the trace's
+//     assist attribution), so an engine's allocation figures are its own.
+//   - Every measured phase is traced (package optrace), bounded; the
+//     trace stops before the last window and is parsed after the
+//     footprint, outside every figure of the load.
 //   - The measured phase starts after the engine is built, the mix's
 //     preload done and the footprint's baseline read; the footprint is
 //     read once more after the last window, outside every window.
