@@ -1,8 +1,12 @@
 package gctrace
 
 import (
+	"bytes"
+	"math/rand/v2"
+	"os"
 	"runtime"
 	"runtime/trace"
+	"slices"
 	"testing"
 	"time"
 
@@ -137,5 +141,63 @@ func TestParseRealTrace(t *testing.T) {
 	}
 	if s := int64(ww[0].Start); s < -int64(time.Millisecond) || s > end+int64(10*time.Millisecond) {
 		t.Errorf("worst window %v outside the traced [0, %d]", ww[0], end)
+	}
+}
+
+// A damaged trace (cut short, bytes changed) never panics, in Parse or in
+// the MMU of what Parse returned (TestMMURandomLog checks the MMU of odd
+// logs; the parser refuses most damage).
+func TestParseDamagedTrace(t *testing.T) {
+	if trace.IsEnabled() {
+		t.Skip("the test binary is already tracing")
+	}
+	r, err := Start(t.TempDir(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep [][]byte
+	for i := range 3000 {
+		keep = append(keep, make([]byte, 1024))
+		if i%1000 == 0 {
+			runtime.GC()
+		}
+	}
+	runtime.KeepAlive(keep)
+	if err := r.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(r.f.Name())
+	r.Remove()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	parsed := 0
+	for i := range 40 {
+		b := slices.Clone(good)
+		if i%2 == 0 {
+			b = b[:rng.IntN(len(b))]
+		} else {
+			for range 8 {
+				b[rng.IntN(len(b))] ^= byte(1 + rng.IntN(255))
+			}
+		}
+		ph, _, err := Parse(bytes.NewReader(b))
+		if err != nil {
+			continue
+		}
+		parsed++
+		for f := range UtilFlags(64) {
+			for _, m := range ph.MMU(f, DefaultMMUWindows) {
+				if m.Util < 0 || m.Util > 1 || m.Util != m.Util {
+					t.Fatalf("damaged trace %d, flags %b: MMU %v", i, f, m)
+				}
+			}
+			_ = ph.WorstWindows(f, time.Millisecond, 3)
+		}
+	}
+	t.Logf("%d of 40 damaged traces parsed", parsed)
+	if _, _, err := Parse(bytes.NewReader(good)); err != nil {
+		t.Fatalf("the undamaged trace: %v", err)
 	}
 }

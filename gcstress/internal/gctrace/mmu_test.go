@@ -360,3 +360,39 @@ func TestMMUConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// Odd logs (ends without begins, unknown Ps, GOMAXPROCS changing, records
+// in any order of kind) never panic and give utilizations in [0, 1].
+func TestMMURandomLog(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 200 {
+		l := &utilLog{slope: 1}
+		var now int64
+		for range 1 + rng.IntN(60) {
+			now += rng.Int64N(3 * ms)
+			r := utilRec{t: now, g: rng.Int64N(6) - 1, p: int32(rng.IntN(6) - 1), kind: recKind(rng.IntN(int(kLabel) + 1)), arg: uint8(rng.IntN(16))}
+			if r.kind == kProcs {
+				r.g = rng.Int64N(6)
+			}
+			if rng.IntN(3) == 0 {
+				r.next = now + 1 + rng.Int64N(ms)
+				now = r.next
+			}
+			l.recs = append(l.recs, r)
+		}
+		l.end = now + rng.Int64N(ms)
+		p := &Phases{util: l}
+		for f := range UtilFlags(64) {
+			for _, m := range p.MMU(f, DefaultMMUWindows) {
+				if !(m.Util >= 0 && m.Util <= 1) {
+					t.Fatalf("log %+v flags %b: MMU %v", l.recs, f, m)
+				}
+			}
+			for _, w := range p.WorstWindows(f, time.Millisecond, 3) {
+				if !(w.Util >= 0 && w.Util <= 1) || w.Window <= 0 {
+					t.Fatalf("log %+v flags %b: worst window %v", l.recs, f, w)
+				}
+			}
+		}
+	}
+}
