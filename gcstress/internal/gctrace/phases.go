@@ -25,11 +25,13 @@
 //     an error wrapping ErrTrace.
 //   - The MMU follows go tool trace's rules (which work counts, per P or
 //     for the program, a range open at the start, at one instant the
-//     lowest value wins) with two defects fixed: each goroutine doing
+//     lowest value wins) with its defects fixed: each goroutine doing
 //     collector work counts once, on the P it runs on, while it runs (go
 //     tool trace counts a mark worker that starts again twice and never
-//     takes it back, so its P stays the collector's to the end), and the
-//     curve runs to the trace's last event. UtilGoTool restores go tool
+//     takes it back, so its P stays the collector's to the end), a mark
+//     worker's idle run never counts (go tool trace counts it once the
+//     worker ran in another mode), and the curve runs to the trace's last
+//     event. UtilGoTool restores go tool
 //     trace's accounting, figure for figure, to check against it. A
 //     window longer than the trace is the whole trace; the MMU is on the
 //     trace's clock, WorstWindow.Start on the child's.
