@@ -53,7 +53,7 @@ const AcceptLineFormat = "REGEXP until=YYYY-MM-DD|commits=N reason"
 // > 0: valid until N commits follow the one that last changed the line; see
 // CheckExpiry); the reason, the rest of the line, is required. Blank lines
 // and lines starting with # are ignored. Every problem is reported with
-// file:line, wrapping ErrAcceptFile. The input is read within the default
+// file:line, wrapping errAcceptFile. The input is read within the default
 // Parser limits (ErrTooLarge). ParseAccepted does not decide expiry: it
 // reads no clock and no git history.
 func ParseAccepted(r io.Reader, fileName string) ([]*Acceptance, error) {
@@ -82,7 +82,7 @@ func ParseAccepted(r io.Reader, fileName string) ([]*Acceptance, error) {
 		return nil, fmt.Errorf("%s: %w", fileName, err)
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("%w:\n\t%s", ErrAcceptFile, strings.Join(problems, "\n\t"))
+		return nil, fmt.Errorf("%w:\n\t%s", errAcceptFile, strings.Join(problems, "\n\t"))
 	}
 	return out, nil
 }

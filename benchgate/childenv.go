@@ -45,14 +45,14 @@ var SecretEnv = []string{
 }
 
 // CheckEnvDrop checks RunConfig.EnvDrop: names or path.Match globs, no '='
-// (ErrBadOption).
+// (errBadOption).
 func CheckEnvDrop(drop []string) error {
 	for _, p := range drop {
 		if p == "" || strings.ContainsAny(p, "=\x00") {
-			return fmt.Errorf("%w: EnvDrop %q: want a variable name or glob", ErrBadOption, p)
+			return fmt.Errorf("%w: EnvDrop %q: want a variable name or glob", errBadOption, p)
 		}
 		if _, err := path.Match(p, ""); err != nil {
-			return fmt.Errorf("%w: EnvDrop %q: %v", ErrBadOption, p, err)
+			return fmt.Errorf("%w: EnvDrop %q: %v", errBadOption, p, err)
 		}
 	}
 	return nil

@@ -244,11 +244,11 @@ func TestDropped(t *testing.T) {
 		t.Errorf("ScrubEnv = %q", env)
 	}
 	for _, bad := range [][]string{{"A=B"}, {"["}, {""}} {
-		if err := CheckEnvDrop(bad); !errors.Is(err, ErrBadOption) {
-			t.Errorf("CheckEnvDrop(%q) = %v, want ErrBadOption", bad, err)
+		if err := CheckEnvDrop(bad); !errors.Is(err, errBadOption) {
+			t.Errorf("CheckEnvDrop(%q) = %v, want errBadOption", bad, err)
 		}
-		if _, err := Run(context.Background(), RunConfig{Base: "HEAD", EnvDrop: bad}); !errors.Is(err, ErrBadOption) {
-			t.Errorf("Run with EnvDrop %q: %v, want ErrBadOption", bad, err)
+		if _, err := Run(context.Background(), RunConfig{Base: "HEAD", EnvDrop: bad}); !errors.Is(err, errBadOption) {
+			t.Errorf("Run with EnvDrop %q: %v, want errBadOption", bad, err)
 		}
 	}
 }

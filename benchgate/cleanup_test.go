@@ -86,8 +86,8 @@ func TestRunOutputBound(t *testing.T) {
 	}
 	res.RemoveTempOutput()
 	assertClean(t, repo, tmp)
-	if _, err := Run(ctx, RunConfig{Dir: repo, Base: "HEAD", MaxOutput: -1}); !errors.Is(err, ErrBadOption) {
-		t.Errorf("MaxOutput -1: %v, want ErrBadOption", err)
+	if _, err := Run(ctx, RunConfig{Dir: repo, Base: "HEAD", MaxOutput: -1}); !errors.Is(err, errBadOption) {
+		t.Errorf("MaxOutput -1: %v, want errBadOption", err)
 	}
 }
 

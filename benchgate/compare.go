@@ -57,24 +57,24 @@ type Options struct {
 	Rounds int
 }
 
-// Validate returns an error wrapping ErrBadOption when a field is NaN,
+// Validate returns an error wrapping errBadOption when a field is NaN,
 // infinite or out of range, or an acceptance is nil.
 func (o Options) Validate() error {
 	if o.Alpha != 0 && !(o.Alpha > 0 && o.Alpha < 1) {
-		return fmt.Errorf("%w: Alpha %g: want a value in (0, 1), or 0 for %g", ErrBadOption, o.Alpha, DefaultAlpha)
+		return fmt.Errorf("%w: Alpha %g: want a value in (0, 1), or 0 for %g", errBadOption, o.Alpha, DefaultAlpha)
 	}
 	if o.Power != 0 && !(o.Power > 0 && o.Power < 1) {
-		return fmt.Errorf("%w: Power %g: want a value in (0, 1), or 0 for %g", ErrBadOption, o.Power, DefaultPower)
+		return fmt.Errorf("%w: Power %g: want a value in (0, 1), or 0 for %g", errBadOption, o.Power, DefaultPower)
 	}
 	if math.IsNaN(o.Threshold) || math.IsInf(o.Threshold, 0) || o.Threshold > MaxThreshold {
-		return fmt.Errorf("%w: Threshold %g: want a finite value at most %g", ErrBadOption, o.Threshold, MaxThreshold)
+		return fmt.Errorf("%w: Threshold %g: want a finite value at most %g", errBadOption, o.Threshold, MaxThreshold)
 	}
 	if o.Rounds < 0 {
-		return fmt.Errorf("%w: Rounds %d: want 0 (no check) or more", ErrBadOption, o.Rounds)
+		return fmt.Errorf("%w: Rounds %d: want 0 (no check) or more", errBadOption, o.Rounds)
 	}
 	for i, a := range o.Accepted {
 		if a == nil || a.Pattern == nil {
-			return fmt.Errorf("%w: Accepted[%d] has no pattern", ErrBadOption, i)
+			return fmt.Errorf("%w: Accepted[%d] has no pattern", errBadOption, i)
 		}
 	}
 	return nil
@@ -85,17 +85,17 @@ func (o Options) Validate() error {
 // every Key of a Set has at least one.
 func checkSamples(side string, s *Set) error {
 	if s == nil {
-		return fmt.Errorf("%w: %s: nil Set", ErrBadSample, side)
+		return fmt.Errorf("%w: %s: nil Set", errBadSample, side)
 	}
 	for _, k := range s.Keys {
 		if len(s.Samples[k]) == 0 {
-			return fmt.Errorf("%w: %s %s %s: no values", ErrBadSample, side, k.Name, k.Unit)
+			return fmt.Errorf("%w: %s %s %s: no values", errBadSample, side, k.Name, k.Unit)
 		}
 	}
 	for k, xs := range s.Samples {
 		for _, v := range xs {
 			if msg := badValue(v); msg != "" {
-				return fmt.Errorf("%w: %s %s %s: value %v: %s", ErrBadSample, side, k.Name, k.Unit, v, msg)
+				return fmt.Errorf("%w: %s %s %s: value %v: %s", errBadSample, side, k.Name, k.Unit, v, msg)
 			}
 		}
 	}
@@ -234,10 +234,10 @@ func (r *Report) Regressed() bool { return r.Count(Regressed) > 0 }
 
 // Compare compares every Key of base with the same Key of head.
 //
-// Errors: ErrBadOption (no Report) for options that fail Validate,
-// ErrBadSample (no Report) for a Set holding a NaN, infinite or negative value
-// or a Key without values (a Set from Parse never does), ErrNoCommon (no
-// Report) when no name is shared, ErrUnitConflict (no Report);
+// Errors: errBadOption (no Report) for options that fail Validate,
+// errBadSample (no Report) for a Set holding a NaN, infinite or negative value
+// or a Key without values (a Set from Parse never does), errNoCommon (no
+// Report) when no name is shared, errUnitConflict (no Report);
 // ErrMissingInHead, ErrUnderpowered and ErrMissingRounds (with
 // Options.Rounds) come with the full Report, whose rows show which
 // benchmarks caused them. Any of these errors means the comparison must not
@@ -267,7 +267,7 @@ func Compare(base, head *Set, opts Options) (*Report, error) {
 		}
 	}
 	if !common {
-		return nil, fmt.Errorf("%w (base: %s; head: %s)", ErrNoCommon, strings.Join(base.Files, ", "), strings.Join(head.Files, ", "))
+		return nil, fmt.Errorf("%w (base: %s; head: %s)", errNoCommon, strings.Join(base.Files, ", "), strings.Join(head.Files, ", "))
 	}
 	rep := &Report{Options: opts, BaseFiles: base.Files, HeadFiles: head.Files, Notes: machineNotes}
 	used := make([]bool, len(opts.Accepted))

@@ -97,8 +97,8 @@ func TestParseErrors(t *testing.T) {
 		want     error
 		lines    []string // file:line substrings expected in the error
 	}{
-		{"empty", "", ErrEmptyInput, nil},
-		{"blank", "\n \n\t\n", ErrEmptyInput, nil},
+		{"empty", "", errEmptyInput, nil},
+		{"blank", "\n \n\t\n", errEmptyInput, nil},
 		{"no benchmarks", "goos: linux\nPASS\nok  \tx\t0.1s\n", ErrNoBenchmarks, nil},
 		{"malformed", "BenchmarkA-2 \t 10\t5 ns/op\nBenchmarkB-2 \t ten\t5 ns/op\nBenchmarkC-2 \t 10\t5\nBenchmarkD-2 \t 10\n",
 			ErrMalformed, []string{"in.txt:2: parsing iteration count", "in.txt:3: missing units", "in.txt:4: missing measurements"}},
@@ -153,8 +153,8 @@ func TestCompareErrors(t *testing.T) {
 	onlyA := parseString(t, lines("BenchmarkA-2", "ns/op", ten...))
 	c := parseString(t, lines("BenchmarkC-2", "ns/op", ten...))
 
-	if _, err := Compare(a, c, Options{}); !errors.Is(err, ErrNoCommon) {
-		t.Errorf("disjoint: err = %v, want ErrNoCommon", err)
+	if _, err := Compare(a, c, Options{}); !errors.Is(err, errNoCommon) {
+		t.Errorf("disjoint: err = %v, want errNoCommon", err)
 	}
 	rep, err := Compare(a, onlyA, Options{})
 	if !errors.Is(err, ErrMissingInHead) || !strings.Contains(err.Error(), "BenchmarkB-2 ns/op") {
@@ -174,8 +174,8 @@ func TestCompareErrors(t *testing.T) {
 	}
 	u1 := parseString(t, "Unit x better=lower\n"+lines("BenchmarkA-2", "x", ten...))
 	u2 := parseString(t, "Unit x better=higher\n"+lines("BenchmarkA-2", "x", ten...))
-	if _, err := Compare(u1, u2, Options{}); !errors.Is(err, ErrUnitConflict) {
-		t.Errorf("conflicting units: err = %v, want ErrUnitConflict", err)
+	if _, err := Compare(u1, u2, Options{}); !errors.Is(err, errUnitConflict) {
+		t.Errorf("conflicting units: err = %v, want errUnitConflict", err)
 	}
 }
 
@@ -224,8 +224,8 @@ func TestExactUnits(t *testing.T) {
 
 func TestAcceptedFileErrors(t *testing.T) {
 	_, err := ParseAccepted(strings.NewReader("# c\n^ok  reason\n^noreason\n(  bad regexp\n"), "acc.txt")
-	if !errors.Is(err, ErrAcceptFile) || !strings.Contains(err.Error(), "acc.txt:3") || !strings.Contains(err.Error(), "acc.txt:4") {
-		t.Errorf("err = %v, want ErrAcceptFile naming acc.txt:3 and acc.txt:4", err)
+	if !errors.Is(err, errAcceptFile) || !strings.Contains(err.Error(), "acc.txt:3") || !strings.Contains(err.Error(), "acc.txt:4") {
+		t.Errorf("err = %v, want errAcceptFile naming acc.txt:3 and acc.txt:4", err)
 	}
 	acc, err := ReadAccepted(filepath.Join(t.TempDir(), "absent"))
 	if err != nil || acc != nil {

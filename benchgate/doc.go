@@ -10,18 +10,18 @@
 //   - Nothing passes by accident. Empty input, input without benchmark results,
 //     two inputs with no benchmark in common, and a head that lacks a
 //     benchmark (or a unit of a benchmark) the base has are errors
-//     (ErrEmptyInput, ErrNoBenchmarks, ErrNoCommon, ErrMissingInHead), never a
+//     (ErrNoBenchmarks, ErrMissingInHead, and unexported ones), never a
 //     pass. Malformed lines are collected with their file:line (ErrMalformed)
 //     and the caller decides whether they are fatal (the CLI says yes).
 //   - Every measurement is a finite, non-negative number, in every unit (the
 //     standard ns/op, B/op, allocs/op, MB/s and custom ones alike: the gate's
 //     relative change and direction assume a magnitude). A result line with a
 //     NaN, ±Inf or negative value is malformed (file:line) and left out of the
-//     Set; Compare refuses a hand-built Set holding one (ErrBadSample), so the
+//     Set; Compare refuses a hand-built Set holding one (an error), so the
 //     statistics, which do not terminate on NaN, never see it.
 //   - Options are validated, not clamped: Alpha in (0, 1), Threshold finite
 //     and at most MaxThreshold (100%); anything else, NaN included, is
-//     ErrBadOption. RunConfig's Count (at most MaxCount), Nice ([-20, 19])
+//     an error. RunConfig's Count (at most MaxCount), Nice ([-20, 19])
 //     and Timeout (not negative) likewise.
 //   - Input is bounded: a Parser reads at most MaxBytes per input (default
 //     64 MiB) and lines of at most MaxLineBytes (default and maximum 64 KiB

@@ -50,7 +50,7 @@ var envMachineKeys = map[string]string{
 // them. Quotes are not needed; a value holding blanks is written in double
 // quotes (GOFLAGS="-tags=x -trimpath"), which are removed. "" (or only
 // blanks) is the current environment: no pairs. Each pair must pass
-// CheckEnv. Errors wrap ErrBadEnv.
+// CheckEnv. Errors wrap errBadEnv.
 func ParseEnv(s string) ([]string, error) {
 	env, err := buildenv.Parse(s)
 	if err != nil {
@@ -67,7 +67,7 @@ func ParseEnv(s string) ([]string, error) {
 // '_'), a value without control characters (a newline would inject lines
 // into the env: line of base.txt or head.txt) nor double quotes, and no
 // key given twice (which of two values was meant cannot be told, and the
-// report and the history series must name one). Errors wrap ErrBadEnv.
+// report and the history series must name one). Errors wrap errBadEnv.
 func CheckEnv(env []string) error {
 	if err := buildenv.Check(env); err != nil {
 		return err

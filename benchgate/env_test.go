@@ -37,15 +37,15 @@ func TestParseEnv(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"A", "A=1 B", "=1", "A=1 =2", "A=1 A=2", `A="x`, "A\x01=1"} {
-		if got, err := ParseEnv(bad); !errors.Is(err, ErrBadEnv) {
-			t.Errorf("ParseEnv(%q) = %q, %v; want ErrBadEnv", bad, got, err)
+		if got, err := ParseEnv(bad); !errors.Is(err, errBadEnv) {
+			t.Errorf("ParseEnv(%q) = %q, %v; want errBadEnv", bad, got, err)
 		}
 	}
 	if got := EnvLabel(nil); got != CurrentEnv {
 		t.Errorf("EnvLabel(nil) = %q", got)
 	}
-	if err := (RunConfig{Base: "HEAD", HeadEnv: []string{"A=1", "A=2"}}).validate(); !errors.Is(err, ErrBadOption) || !errors.Is(err, ErrBadEnv) {
-		t.Errorf("duplicate HeadEnv: %v, want ErrBadOption and ErrBadEnv", err)
+	if err := (RunConfig{Base: "HEAD", HeadEnv: []string{"A=1", "A=2"}}).validate(); !errors.Is(err, errBadOption) || !errors.Is(err, errBadEnv) {
+		t.Errorf("duplicate HeadEnv: %v, want errBadOption and errBadEnv", err)
 	}
 }
 
@@ -273,18 +273,18 @@ func TestRunInstructionsEnv(t *testing.T) {
 // An environment over the limits is refused before it is parsed or stored.
 func TestEnvLimits(t *testing.T) {
 	long := "GOFLAGS=" + strings.Repeat("x", MaxEnvBytes)
-	if _, err := ParseEnv(long); !errors.Is(err, ErrBadEnv) {
-		t.Errorf("ParseEnv of %d bytes: %v, want ErrBadEnv", len(long), err)
+	if _, err := ParseEnv(long); !errors.Is(err, errBadEnv) {
+		t.Errorf("ParseEnv of %d bytes: %v, want errBadEnv", len(long), err)
 	}
 	var many []string
 	for i := range MaxEnvPairs + 1 {
 		many = append(many, "K"+strconv.Itoa(i)+"=v")
 	}
-	if err := CheckEnv(many); !errors.Is(err, ErrBadEnv) {
-		t.Errorf("CheckEnv of %d pairs: %v, want ErrBadEnv", len(many), err)
+	if err := CheckEnv(many); !errors.Is(err, errBadEnv) {
+		t.Errorf("CheckEnv of %d pairs: %v, want errBadEnv", len(many), err)
 	}
-	if err := CheckEnv([]string{long}); !errors.Is(err, ErrBadEnv) {
-		t.Errorf("CheckEnv of one %d-byte pair: %v, want ErrBadEnv", len(long), err)
+	if err := CheckEnv([]string{long}); !errors.Is(err, errBadEnv) {
+		t.Errorf("CheckEnv of one %d-byte pair: %v, want errBadEnv", len(long), err)
 	}
 	if _, err := ParseEnv("GOEXPERIMENT=nogreenteagc GOFLAGS=-trimpath"); err != nil {
 		t.Errorf("an ordinary env: %v", err)

@@ -35,8 +35,8 @@ func TestAcceptedExpirySyntax(t *testing.T) {
 		{"(  until=2027-01-01  reason\n", "missing closing )"},
 	} {
 		_, err := ParseAccepted(strings.NewReader("# c\n"+tc.in), "acc.txt")
-		if !errors.Is(err, ErrAcceptFile) || !strings.Contains(err.Error(), "acc.txt:2") || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%q: err = %v, want ErrAcceptFile at acc.txt:2 containing %q", tc.in, err, tc.want)
+		if !errors.Is(err, errAcceptFile) || !strings.Contains(err.Error(), "acc.txt:2") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want errAcceptFile at acc.txt:2 containing %q", tc.in, err, tc.want)
 		}
 	}
 }

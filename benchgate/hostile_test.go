@@ -60,20 +60,20 @@ func TestCompareRefusesBadSamples(t *testing.T) {
 			go func() { _, err := Compare(b, h, Options{}); done <- err }()
 			select {
 			case err := <-done:
-				if !errors.Is(err, ErrBadSample) || !strings.Contains(err.Error(), side) {
-					t.Errorf("%s in %s: err = %v, want ErrBadSample naming the %s", name, side, err, side)
+				if !errors.Is(err, errBadSample) || !strings.Contains(err.Error(), side) {
+					t.Errorf("%s in %s: err = %v, want errBadSample naming the %s", name, side, err, side)
 				}
 			case <-time.After(5 * time.Second):
 				t.Fatalf("%s in %s: Compare did not return", name, side)
 			}
 		}
 	}
-	if _, err := Compare(nil, mk(good), Options{}); !errors.Is(err, ErrBadSample) {
-		t.Errorf("nil base: err = %v, want ErrBadSample", err)
+	if _, err := Compare(nil, mk(good), Options{}); !errors.Is(err, errBadSample) {
+		t.Errorf("nil base: err = %v, want errBadSample", err)
 	}
 }
 
-// NaN or infinite options, and values out of range, are ErrBadOption; before,
+// NaN or infinite options, and values out of range, are errBadOption; before,
 // a NaN threshold let a 30% regression pass.
 func TestOptionsValidate(t *testing.T) {
 	base := []float64{100, 101, 99, 100, 102, 100, 98, 100, 101, 99}
@@ -85,11 +85,11 @@ func TestOptionsValidate(t *testing.T) {
 		{Alpha: math.NaN()}, {Alpha: math.Inf(1)}, {Alpha: -0.01}, {Alpha: 1}, {Alpha: 2},
 		{Accepted: []*Acceptance{nil}}, {Accepted: []*Acceptance{{Reason: "no pattern"}}},
 	} {
-		if err := o.Validate(); !errors.Is(err, ErrBadOption) {
-			t.Errorf("%+v: Validate = %v, want ErrBadOption", o, err)
+		if err := o.Validate(); !errors.Is(err, errBadOption) {
+			t.Errorf("%+v: Validate = %v, want errBadOption", o, err)
 		}
-		if rep, err := Compare(b, h, o); !errors.Is(err, ErrBadOption) || rep != nil {
-			t.Errorf("%+v: Compare = %v, %v; want no report and ErrBadOption", o, rep, err)
+		if rep, err := Compare(b, h, o); !errors.Is(err, errBadOption) || rep != nil {
+			t.Errorf("%+v: Compare = %v, %v; want no report and errBadOption", o, rep, err)
 		}
 	}
 	ok := Options{Alpha: 0.05, Threshold: MaxThreshold, Accepted: []*Acceptance{{Pattern: regexp.MustCompile("x"), Reason: "r"}}}
@@ -105,8 +105,8 @@ func TestRunConfigValidate(t *testing.T) {
 		{}, {Base: "HEAD", Count: -1}, {Base: "HEAD", Count: MaxCount + 1},
 		{Base: "HEAD", Nice: 20}, {Base: "HEAD", Nice: -21}, {Base: "HEAD", Timeout: -time.Second},
 	} {
-		if _, err := Run(t.Context(), c); !errors.Is(err, ErrBadOption) {
-			t.Errorf("%+v: Run = %v, want ErrBadOption", c, err)
+		if _, err := Run(t.Context(), c); !errors.Is(err, errBadOption) {
+			t.Errorf("%+v: Run = %v, want errBadOption", c, err)
 		}
 	}
 }
@@ -175,8 +175,8 @@ func TestSizeLimits(t *testing.T) {
 		t.Errorf("accept file: err = %v, want ErrTooLarge naming acc.txt:2", err)
 	}
 	for _, p := range []Parser{{MaxBytes: -1}, {MaxLineBytes: -1}, {MaxLineBytes: DefaultMaxLineBytes + 1}} {
-		if _, err := p.Parse(strings.NewReader(valid), "x"); !errors.Is(err, ErrBadOption) {
-			t.Errorf("%+v: err = %v, want ErrBadOption", p, err)
+		if _, err := p.Parse(strings.NewReader(valid), "x"); !errors.Is(err, errBadOption) {
+			t.Errorf("%+v: err = %v, want errBadOption", p, err)
 		}
 	}
 }

@@ -28,35 +28,35 @@ import (
 // packages, gets import paths `go list` printed, and one starting with '-'
 // is refused.
 
-// CheckText returns an error wrapping ErrBadOption when v holds a control
+// CheckText returns an error wrapping errBadOption when v holds a control
 // character; the value is quoted in the message.
 func CheckText(v string) error {
 	if strings.ContainsFunc(v, unicode.IsControl) {
-		return fmt.Errorf("%w: %q holds a control character", ErrBadOption, v)
+		return fmt.Errorf("%w: %q holds a control character", errBadOption, v)
 	}
 	return nil
 }
 
 // CheckPackage checks a package pattern given to `go list`: no control
-// character, not empty, no leading '-' (ErrBadOption).
+// character, not empty, no leading '-' (errBadOption).
 func CheckPackage(p string) error {
 	if err := CheckText(p); err != nil {
 		return err
 	}
 	if p == "" || strings.HasPrefix(p, "-") {
-		return fmt.Errorf("%w: package %q: want a package path or pattern, not a flag", ErrBadOption, p)
+		return fmt.Errorf("%w: package %q: want a package path or pattern, not a flag", errBadOption, p)
 	}
 	return nil
 }
 
 // CheckRev checks a git revision: no control character, no leading '-'
-// (ErrBadOption). "" (the working tree, for Head) passes.
+// (errBadOption). "" (the working tree, for Head) passes.
 func CheckRev(rev string) error {
 	if err := CheckText(rev); err != nil {
 		return err
 	}
 	if strings.HasPrefix(rev, "-") {
-		return fmt.Errorf("%w: revision %q: want a revision, not a flag", ErrBadOption, rev)
+		return fmt.Errorf("%w: revision %q: want a revision, not a flag", errBadOption, rev)
 	}
 	return nil
 }
@@ -68,10 +68,10 @@ func checkEnvValues(env []string) error {
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		if !isIdentifier(k) {
-			return fmt.Errorf("%w: %q: a variable name is a letter or '_', then letters, digits or '_'", ErrBadEnv, kv)
+			return fmt.Errorf("%w: %q: a variable name is a letter or '_', then letters, digits or '_'", errBadEnv, kv)
 		}
 		if strings.ContainsRune(v, '"') {
-			return fmt.Errorf("%w: %q: the value holds a double quote", ErrBadEnv, kv)
+			return fmt.Errorf("%w: %q: the value holds a double quote", errBadEnv, kv)
 		}
 	}
 	return nil
@@ -90,18 +90,18 @@ func isIdentifier(s string) bool {
 
 // CheckPreamble checks RunConfig.Preamble (benchgate run -units): each line
 // is a `Unit NAME key=value ...` line, a # comment or blank, without control
-// characters but tabs (ErrBadOption, naming the line). A result or
+// characters but tabs (errBadOption, naming the line). A result or
 // configuration line there would be written into both outputs.
 func CheckPreamble(p string) error {
 	for i, line := range strings.Split(strings.TrimSuffix(p, "\n"), "\n") {
 		if strings.ContainsFunc(line, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }) {
-			return fmt.Errorf("%w: line %d %q holds a control character", ErrBadOption, i+1, line)
+			return fmt.Errorf("%w: line %d %q holds a control character", errBadOption, i+1, line)
 		}
 		f := strings.Fields(line)
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") || f[0] == "Unit" && len(f) >= 3 {
 			continue
 		}
-		return fmt.Errorf("%w: line %d %q: want a `Unit NAME key=value` line, a # comment or a blank line", ErrBadOption, i+1, line)
+		return fmt.Errorf("%w: line %d %q: want a `Unit NAME key=value` line, a # comment or a blank line", errBadOption, i+1, line)
 	}
 	return nil
 }
@@ -134,7 +134,7 @@ func (c RunConfig) checkText() error {
 			return fmt.Errorf("target %s: Bench: %w", t.Pkg, err)
 		}
 		if err := CheckEnv(t.HeadEnv); err != nil {
-			return fmt.Errorf("%w: target %s:%s: HeadEnv: %w", ErrBadOption, t.Pkg, t.Bench, err)
+			return fmt.Errorf("%w: target %s:%s: HeadEnv: %w", errBadOption, t.Pkg, t.Bench, err)
 		}
 	}
 	if err := CheckPreamble(c.Preamble); err != nil {

@@ -21,7 +21,7 @@ const injected = "a\npkg: example.com/work\nBenchmarkW/k=a 1000 100000 ns/op"
 // command is checked before anything runs: a control character, an
 // environment name that is not an identifier, a package or revision that
 // starts with '-', and a preamble line that is not a Unit line or a
-// comment are ErrBadOption. Dir is no repository, so a value let through
+// comment are errBadOption. Dir is no repository, so a value let through
 // shows as ErrNotGitRepo instead.
 func TestRunRefusesInjection(t *testing.T) {
 	dir := t.TempDir()
@@ -55,8 +55,8 @@ func TestRunRefusesInjection(t *testing.T) {
 		if c.Base == "" {
 			c.Base = "HEAD"
 		}
-		if _, err := Run(t.Context(), c); !errors.Is(err, ErrBadOption) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: Run = %v; want one line of ErrBadOption", name, err)
+		if _, err := Run(t.Context(), c); !errors.Is(err, errBadOption) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: Run = %v; want one line of errBadOption", name, err)
 		}
 	}
 }
@@ -73,15 +73,15 @@ func TestRunEnvNewlineInjectsNothing(t *testing.T) {
 	defer cancel()
 	res, err := Run(ctx, RunConfig{Dir: dir, Base: "HEAD", Count: 1, Benchtime: "1x", OutDir: out,
 		HeadEnv: []string{"X=" + injected}})
-	if !errors.Is(err, ErrBadEnv) || !strings.Contains(err.Error(), `\npkg: example.com/work\n`) || res != nil {
-		t.Errorf("Run = %v, %v; want ErrBadEnv quoting the value", res, err)
+	if !errors.Is(err, errBadEnv) || !strings.Contains(err.Error(), `\npkg: example.com/work\n`) || res != nil {
+		t.Errorf("Run = %v, %v; want errBadEnv quoting the value", res, err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(out, "*")); len(left) > 0 {
 		t.Errorf("written to the output folder: %q", left)
 	}
 	for _, s := range []string{`X="` + injected + `"`, "X=a\x01", "1X=a", "A.B=1"} {
-		if _, err := ParseEnv(s); !errors.Is(err, ErrBadEnv) {
-			t.Errorf("ParseEnv(%q) = %v, want ErrBadEnv", s, err)
+		if _, err := ParseEnv(s); !errors.Is(err, errBadEnv) {
+			t.Errorf("ParseEnv(%q) = %v, want errBadEnv", s, err)
 		}
 	}
 	if _, err := ParseEnv(`GOFLAGS="-tags=x -trimpath" _X1=a=b`); err != nil {
@@ -143,7 +143,7 @@ func TestCheckPreambleGateUnits(t *testing.T) {
 	if err := CheckPreamble(string(b)); err != nil {
 		t.Errorf("scripts/gate-units.txt: %v", err)
 	}
-	if err := CheckPreamble("Unit x\n"); !errors.Is(err, ErrBadOption) {
+	if err := CheckPreamble("Unit x\n"); !errors.Is(err, errBadOption) {
 		t.Errorf("a Unit line without key=value: %v", err)
 	}
 }

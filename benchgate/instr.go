@@ -37,7 +37,7 @@ func ParseMeasure(s string) (Measure, error) {
 	case MeasureWall, MeasureInstructions:
 		return m, nil
 	}
-	return "", fmt.Errorf("%w: measure %q: want %s or %s", ErrBadOption, s, MeasureWall, MeasureInstructions)
+	return "", fmt.Errorf("%w: measure %q: want %s or %s", errBadOption, s, MeasureWall, MeasureInstructions)
 }
 
 // The per-op units of MeasureInstructions, as written in base.txt and
@@ -117,7 +117,7 @@ func checkInstrBenchtime(what, bt string) error {
 	if bt == "" || strings.HasSuffix(bt, "x") {
 		return nil
 	}
-	return fmt.Errorf("%w: %s %q: instruction mode needs a fixed op count (Nx), not a duration", ErrBadOption, what, bt)
+	return fmt.Errorf("%w: %s %q: instruction mode needs a fixed op count (Nx), not a duration", errBadOption, what, bt)
 }
 
 // instrJobs is the number of callgrind runs Run lets run at once.

@@ -22,8 +22,8 @@ func TestParseMeasure(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"", "foo", "Instructions", "cycles"} {
-		if _, err := ParseMeasure(s); !errors.Is(err, ErrBadOption) {
-			t.Errorf("ParseMeasure(%q): err = %v, want ErrBadOption", s, err)
+		if _, err := ParseMeasure(s); !errors.Is(err, errBadOption) {
+			t.Errorf("ParseMeasure(%q): err = %v, want errBadOption", s, err)
 		}
 	}
 }
@@ -41,8 +41,8 @@ func TestInstrValidate(t *testing.T) {
 		"jobs":                      {Base: "x", Measure: MeasureInstructions, Jobs: MaxJobs + 1},
 		"negative jobs":             {Base: "x", Jobs: -1},
 	} {
-		if err := c.validate(); !errors.Is(err, ErrBadOption) {
-			t.Errorf("%s: err = %v, want ErrBadOption", name, err)
+		if err := c.validate(); !errors.Is(err, errBadOption) {
+			t.Errorf("%s: err = %v, want errBadOption", name, err)
 		}
 	}
 	// Wall mode keeps accepting durations.

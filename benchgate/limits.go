@@ -38,7 +38,7 @@ type Parser struct {
 func (p Parser) withDefaults() (Parser, error) {
 	if p.MaxBytes < 0 || p.MaxLineBytes < 0 || p.MaxLineBytes > DefaultMaxLineBytes {
 		return p, fmt.Errorf("%w: Parser{MaxBytes: %d, MaxLineBytes: %d}: want MaxBytes >= 0 and MaxLineBytes in [0, %d]",
-			ErrBadOption, p.MaxBytes, p.MaxLineBytes, DefaultMaxLineBytes)
+			errBadOption, p.MaxBytes, p.MaxLineBytes, DefaultMaxLineBytes)
 	}
 	if p.MaxBytes == 0 {
 		p.MaxBytes = DefaultMaxBytes

@@ -153,8 +153,8 @@ func TestAcceptLineFormatMatchesParser(t *testing.T) {
 			t.Errorf("%q (from the format's %q): %v", line, expiry, err)
 		}
 	}
-	if _, err := ParseAccepted(strings.NewReader("^BenchmarkA$ a reason\n"), "acc.txt"); !errors.Is(err, ErrAcceptFile) {
-		t.Errorf("REGEXP reason without expiry: %v, want ErrAcceptFile", err)
+	if _, err := ParseAccepted(strings.NewReader("^BenchmarkA$ a reason\n"), "acc.txt"); !errors.Is(err, errAcceptFile) {
+		t.Errorf("REGEXP reason without expiry: %v, want errAcceptFile", err)
 	}
 }
 

@@ -175,8 +175,8 @@ func TestMissingRounds(t *testing.T) {
 	if rep, err := Compare(onlyQuiet, short, Options{Rounds: 10}); !errors.Is(err, ErrMissingRounds) || rep.Rows[1].Verdict != Incomplete {
 		t.Errorf("new in the head, 7 rounds: %v, %+v", err, rep)
 	}
-	if _, err := Compare(full, full, Options{Rounds: -1}); !errors.Is(err, ErrBadOption) {
-		t.Errorf("Rounds -1: %v, want ErrBadOption", err)
+	if _, err := Compare(full, full, Options{Rounds: -1}); !errors.Is(err, errBadOption) {
+		t.Errorf("Rounds -1: %v, want errBadOption", err)
 	}
 }
 

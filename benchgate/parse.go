@@ -108,7 +108,7 @@ func (p Parser) ParseFiles(paths ...string) (*Set, error) {
 // limits, and malformed lines are named by their line in the input.
 //
 // It returns ErrTooLarge (and no Set) for an input over p's limits,
-// ErrEmptyInput (and no Set) for an input with no non-blank bytes and
+// errEmptyInput (and no Set) for an input with no non-blank bytes and
 // ErrNoBenchmarks for one without result lines (also wrapping ErrTestJSON,
 // with a hint to run with -bench, when the input is `go test -json`
 // output). Malformed lines, including
@@ -196,7 +196,7 @@ func (s *Set) read(r *benchfmt.Reader, lr *limitReader, tj *testJSON, fileName s
 		return err
 	}
 	if !lr.nonBlank {
-		return fmt.Errorf("%s: %w", fileName, ErrEmptyInput)
+		return fmt.Errorf("%s: %w", fileName, errEmptyInput)
 	}
 	s.Units = r.Units()
 	return nil

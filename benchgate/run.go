@@ -49,7 +49,7 @@ type Target struct {
 
 // RunConfig configures Run. Only Base is required. A RunConfig is read, never
 // modified, by Run. Its values that reach a header line of the outputs, git
-// or the go command are checked first (ErrBadOption): no control
+// or the go command are checked first (errBadOption): no control
 // character, no package or revision starting with '-' (see CheckText).
 type RunConfig struct {
 	// Dir is any directory inside the git repository; "" means ".".
@@ -90,7 +90,7 @@ type RunConfig struct {
 	// a `goexperiment:` line for a side built with experiments, and
 	// Compare lets the machine keys the compared variables set differ (Go
 	// version with GOTOOLCHAIN, goamd64 with GOAMD64; see Compare). Each
-	// entry must be K=V, a key given once (CheckEnv; ErrBadEnv). A side's
+	// entry must be K=V, a key given once (CheckEnv; errBadEnv). A side's
 	// environment the go command refuses (an unknown GOEXPERIMENT, a
 	// toolchain it cannot fetch) fails before anything is built or
 	// written, with ErrBuild naming the side and its environment.
@@ -156,7 +156,7 @@ type RunConfig struct {
 	// then every round measures each leaf of each side with
 	// callgrind.Runner.Measure at the target's fixed op count (its Benchtime
 	// Nx, else RunConfig.Benchtime's, else DefaultInstructionOps; a duration
-	// is ErrBadOption) and writes a line of the instruction units (see
+	// is errBadOption) and writes a line of the instruction units (see
 	// InstructionUnits) per leaf. The outputs carry `measure: instructions`,
 	// the valgrind version and the units' default gates. Benchmem and Nice
 	// (but for the listing run) do not apply (a note says so); ProfileSelect
@@ -182,23 +182,23 @@ type RunConfig struct {
 // MaxCount bounds RunConfig.Count: more rounds are a typo, not a plan.
 const MaxCount = 1000
 
-// validate checks the numeric fields (ErrBadOption).
+// validate checks the numeric fields (errBadOption).
 func (c RunConfig) validate() error {
 	switch {
 	case c.Base == "":
-		return fmt.Errorf("%w: RunConfig.Base is required", ErrBadOption)
+		return fmt.Errorf("%w: RunConfig.Base is required", errBadOption)
 	case c.Count < 0 || c.Count > MaxCount:
-		return fmt.Errorf("%w: Count %d: want 0 (for 10) up to %d", ErrBadOption, c.Count, MaxCount)
+		return fmt.Errorf("%w: Count %d: want 0 (for 10) up to %d", errBadOption, c.Count, MaxCount)
 	case c.Nice < -20 || c.Nice > 19:
-		return fmt.Errorf("%w: Nice %d: want a value in [-20, 19]", ErrBadOption, c.Nice)
+		return fmt.Errorf("%w: Nice %d: want a value in [-20, 19]", errBadOption, c.Nice)
 	case c.Timeout < 0:
-		return fmt.Errorf("%w: Timeout %v: want 0 (for 10m) or more", ErrBadOption, c.Timeout)
+		return fmt.Errorf("%w: Timeout %v: want 0 (for 10m) or more", errBadOption, c.Timeout)
 	case c.MaxOutput < 0:
-		return fmt.Errorf("%w: MaxOutput %d: want 0 (for %d) or more", ErrBadOption, c.MaxOutput, DefaultMaxOutput)
+		return fmt.Errorf("%w: MaxOutput %d: want 0 (for %d) or more", errBadOption, c.MaxOutput, DefaultMaxOutput)
 	case c.ProfileMax < 0:
-		return fmt.Errorf("%w: ProfileMax %d: want 0 (for 3) or more", ErrBadOption, c.ProfileMax)
+		return fmt.Errorf("%w: ProfileMax %d: want 0 (for 3) or more", errBadOption, c.ProfileMax)
 	case c.Jobs < 0 || c.Jobs > MaxJobs:
-		return fmt.Errorf("%w: Jobs %d: want 0 (for min(2, GOMAXPROCS)) up to %d", ErrBadOption, c.Jobs, MaxJobs)
+		return fmt.Errorf("%w: Jobs %d: want 0 (for min(2, GOMAXPROCS)) up to %d", errBadOption, c.Jobs, MaxJobs)
 	}
 	if c.Measure != "" {
 		if _, err := ParseMeasure(string(c.Measure)); err != nil {
@@ -206,23 +206,23 @@ func (c RunConfig) validate() error {
 		}
 	}
 	if err := CheckBenchtime(c.Benchtime); err != nil {
-		return fmt.Errorf("%w: Benchtime: %v", ErrBadOption, err)
+		return fmt.Errorf("%w: Benchtime: %v", errBadOption, err)
 	}
 	if err := CheckEnvDrop(c.EnvDrop); err != nil {
 		return err
 	}
 	if err := CheckEnv(c.BaseEnv); err != nil {
-		return fmt.Errorf("%w: BaseEnv: %w", ErrBadOption, err)
+		return fmt.Errorf("%w: BaseEnv: %w", errBadOption, err)
 	}
 	if err := CheckEnv(c.HeadEnv); err != nil {
-		return fmt.Errorf("%w: HeadEnv: %w", ErrBadOption, err)
+		return fmt.Errorf("%w: HeadEnv: %w", errBadOption, err)
 	}
 	if err := c.checkText(); err != nil {
 		return err
 	}
 	for _, t := range c.Targets {
 		if err := CheckBenchtime(t.Benchtime); err != nil {
-			return fmt.Errorf("%w: target %s:%s: Benchtime: %v", ErrBadOption, t.Pkg, t.Bench, err)
+			return fmt.Errorf("%w: target %s:%s: Benchtime: %v", errBadOption, t.Pkg, t.Bench, err)
 		}
 	}
 	if c.Measure == MeasureInstructions {
@@ -343,7 +343,7 @@ type side struct {
 // submodule update --init --recursive`, fetched from the submodules checked
 // out in the repository's own working tree where they are (no network).
 //
-// Errors wrap ErrBadOption (a RunConfig field out of range), ErrNotGitRepo
+// Errors wrap errBadOption (a RunConfig field out of range), ErrNotGitRepo
 // (Dir is outside a git repository), ErrNoBase (Base "auto" found none),
 // ErrBuild (worktree, submodules or build), ErrBenchFailed (a binary failed),
 // ErrOutputTooLarge (a binary printed more than MaxOutput), ErrBaseEmpty

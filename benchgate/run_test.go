@@ -191,8 +191,8 @@ func TestRunSynthetic(t *testing.T) {
 		c := cfg
 		c.Base = "fast"
 		c.Targets = []Target{{Pkg: ".", Bench: ".", Benchtime: "0x"}}
-		if _, err := Run(ctx, c); !errors.Is(err, ErrBadOption) {
-			t.Errorf("err = %v, want ErrBadOption", err)
+		if _, err := Run(ctx, c); !errors.Is(err, errBadOption) {
+			t.Errorf("err = %v, want errBadOption", err)
 		}
 	})
 	t.Run("unknown revision", func(t *testing.T) {

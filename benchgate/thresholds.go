@@ -122,8 +122,8 @@ type CalibrateConfig struct {
 // Only rows the gate judges by a relative threshold are written: units with a
 // known direction that are not exact (constant exact units regress on any
 // change) and that have no `gate=` metadata of their own. Errors:
-// ErrBadOption for fields out of range, ErrUnderpowered when fewer than
-// MinChunks chunks fit, ErrNoCommon when nothing qualifies.
+// errBadOption for fields out of range, ErrUnderpowered when fewer than
+// MinChunks chunks fit, errNoCommon when nothing qualifies.
 func Calibrate(base, head *Set, cfg CalibrateConfig) (*Thresholds, error) {
 	if cfg.K == 0 {
 		cfg.K = DefaultK
@@ -135,7 +135,7 @@ func Calibrate(base, head *Set, cfg CalibrateConfig) (*Thresholds, error) {
 	if cfg.Rounds <= 0 || !(cfg.K > 0 && cfg.K <= 100) || !(cfg.Default > 0 && cfg.Default <= MaxThreshold) ||
 		!(cfg.Alpha > 0 && cfg.Alpha < 1) || !(cfg.Power > 0 && cfg.Power < 1) {
 		return nil, fmt.Errorf("%w: CalibrateConfig{Rounds: %d, K: %g, Default: %g, Alpha: %g, Power: %g}: want Rounds > 0, K in (0, 100], Default in (0, %g], Alpha and Power in (0, 1)",
-			ErrBadOption, cfg.Rounds, cfg.K, cfg.Default, cfg.Alpha, cfg.Power, MaxThreshold)
+			errBadOption, cfg.Rounds, cfg.K, cfg.Default, cfg.Alpha, cfg.Power, MaxThreshold)
 	}
 	if err := errors.Join(checkSamples("base", base), checkSamples("head", head)); err != nil {
 		return nil, err
@@ -177,7 +177,7 @@ func Calibrate(base, head *Set, cfg CalibrateConfig) (*Thresholds, error) {
 		t.Rows = append(t.Rows, calibratedRow(k, b, h, th, spread, cfg))
 	}
 	if len(t.Rows) == 0 {
-		return nil, fmt.Errorf("%w: no timed row with a known direction to calibrate", ErrNoCommon)
+		return nil, fmt.Errorf("%w: no timed row with a known direction to calibrate", errNoCommon)
 	}
 	t.index()
 	return t, nil
@@ -238,7 +238,7 @@ func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
 
 // ReadThresholds reads a thresholds file (see Write) within the default
 // Parser limits. Every problem is reported with file:line, wrapping
-// ErrThresholdsFile. Only a regular file is read (see ErrNotRegular).
+// errThresholdsFile. Only a regular file is read (see ErrNotRegular).
 func ReadThresholds(path string) (*Thresholds, error) {
 	f, err := openInput(path, DefaultMaxBytes)
 	if err != nil {
@@ -271,7 +271,7 @@ func ParseThresholds(r io.Reader, fileName string) (*Thresholds, error) {
 		case !seenVersion:
 			if line != ThresholdsVersion {
 				bad(n, "first line %q, want %q", line, ThresholdsVersion)
-				return nil, fmt.Errorf("%w:\n\t%s", ErrThresholdsFile, strings.Join(problems, "\n\t"))
+				return nil, fmt.Errorf("%w:\n\t%s", errThresholdsFile, strings.Join(problems, "\n\t"))
 			}
 			seenVersion = true
 		case strings.HasPrefix(line, "Benchmark"):
@@ -298,7 +298,7 @@ func ParseThresholds(r io.Reader, fileName string) (*Thresholds, error) {
 		problems = append(problems, fmt.Sprintf("%s: no threshold rows", fileName))
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("%w:\n\t%s", ErrThresholdsFile, strings.Join(problems, "\n\t"))
+		return nil, fmt.Errorf("%w:\n\t%s", errThresholdsFile, strings.Join(problems, "\n\t"))
 	}
 	t.index()
 	return t, nil

@@ -61,8 +61,8 @@ func TestCalibrateSpread(t *testing.T) {
 	if _, err := Calibrate(base, head, CalibrateConfig{Rounds: 4}); !errors.Is(err, ErrUnderpowered) {
 		t.Errorf("9 chunks: err = %v, want ErrUnderpowered", err)
 	}
-	if _, err := Calibrate(base, head, CalibrateConfig{Rounds: 0}); !errors.Is(err, ErrBadOption) {
-		t.Errorf("Rounds 0: err = %v, want ErrBadOption", err)
+	if _, err := Calibrate(base, head, CalibrateConfig{Rounds: 0}); !errors.Is(err, errBadOption) {
+		t.Errorf("Rounds 0: err = %v, want errBadOption", err)
 	}
 }
 
@@ -129,8 +129,8 @@ func TestParseThresholdsErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseThresholds(strings.NewReader(tc.in), "t.txt")
-			if !errors.Is(err, ErrThresholdsFile) || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("err = %v, want ErrThresholdsFile containing %q", err, tc.want)
+			if !errors.Is(err, errThresholdsFile) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want errThresholdsFile containing %q", err, tc.want)
 			}
 		})
 	}

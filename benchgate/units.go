@@ -57,7 +57,7 @@ func IsExact(unit string, meta benchfmt.UnitMetadataMap) bool {
 }
 
 // mergeUnits merges the unit metadata of two sides; a key set to different
-// values on the two sides is ErrUnitConflict.
+// values on the two sides is errUnitConflict.
 func mergeUnits(a, b benchfmt.UnitMetadataMap) (benchfmt.UnitMetadataMap, error) {
 	out := benchfmt.UnitMetadataMap{}
 	for k, v := range a {
@@ -68,7 +68,7 @@ func mergeUnits(a, b benchfmt.UnitMetadataMap) (benchfmt.UnitMetadataMap, error)
 			f1, l1 := have.Pos()
 			f2, l2 := v.Pos()
 			return nil, fmt.Errorf("%w: unit %s: %s=%s at %s:%d but %s=%s at %s:%d",
-				ErrUnitConflict, v.OrigUnit, k.Key, have.Value, f1, l1, k.Key, v.Value, f2, l2)
+				errUnitConflict, v.OrigUnit, k.Key, have.Value, f1, l1, k.Key, v.Value, f2, l2)
 		}
 		out[k] = v
 	}

@@ -182,7 +182,7 @@ type PrepareOptions struct {
 // `commit:` and `commit-time:` (RFC 3339) configuration lines, else
 // unknown. The machine is the file's Fingerprint unless override names one;
 // the mode defaults to ModeBench and the source to name. Errors wrap
-// benchgate.ErrTooLarge, ErrEmptyInput, ErrNoBenchmarks, ErrMalformed,
+// benchgate.ErrTooLarge, ErrNoBenchmarks, ErrMalformed,
 // ErrBadLabel, ErrBadName or ErrMixedMachines.
 func Prepare(content []byte, name string, override Labels, o PrepareOptions) (*Recording, error) {
 	if len(content) > MaxRecordBytes {
