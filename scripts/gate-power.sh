@@ -21,13 +21,13 @@
 #
 # Environment: AA (20), SLOW (10), COUNT (10), BENCHTIME (20000x: a fixed op count of
 # about 1 µs ops), SPINS (1000), BUSY (0; 1: one busy loop `while :; do :; done` runs
-# during the trials and is stopped after), QUIET_MAX (300: seconds wait_quiet may wait
+# during the trials and is stopped after; N: N loops, 2 for the instruction-mode check), QUIET_MAX (300: seconds wait_quiet may wait
 # for a 1-minute load below 0.5 before the trials), SEC_WALL and SEC_INSTR (the
 # seconds one trial is estimated at, for the estimate printed first). Needs git, go,
 # jq; valgrind for -instr.
 #
 # This script writes only under OUT and a temporary folder it removes; it is the
-# lead's to run for results (results/gate/power/), on a quiet machine, and with BUSY=1.
+# lead's to run for results (results/gate/power/), on a quiet machine, and with BUSY=1 (and BUSY=2 with -instr).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -45,7 +45,7 @@ out=$1
 AA=${AA:-20} SLOW=${SLOW:-10} COUNT=${COUNT:-10} BENCHTIME=${BENCHTIME:-20000x}
 SPINS=${SPINS:-1000} BUSY=${BUSY:-0} QUIET_MAX=${QUIET_MAX:-300}
 SEC_WALL=${SEC_WALL:-9} SEC_INSTR=${SEC_INSTR:-30}
-for v in AA SLOW COUNT SPINS QUIET_MAX SEC_WALL SEC_INSTR; do
+for v in AA SLOW COUNT SPINS BUSY QUIET_MAX SEC_WALL SEC_INSTR; do
 	if ! [[ ${!v} =~ ^[0-9]+$ ]]; then
 		echo "gate-power: $v=${!v}: want a whole number" >&2
 		exit 2
@@ -152,7 +152,7 @@ slow2=$(commit "2% more work")
 	wait_quiet "$QUIET_MAX"
 	echo "busy loops: $BUSY"
 } >"$out/header.txt"
-if [ "$BUSY" = 1 ]; then start_hogs 1; fi
+if [ "$BUSY" -gt 0 ]; then start_hogs "$BUSY"; fi
 
 # steal_ticks prints the total and steal ticks of /proc/stat's cpu line.
 steal_ticks() { awk '/^cpu / {t = 0; for (i = 2; i <= NF; i++) t += $i; print t, $9; exit}' /proc/stat; }
