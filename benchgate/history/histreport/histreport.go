@@ -87,6 +87,10 @@ type JSONSeries struct {
 	Unstable bool    `json:"unstable"`
 	Noise    float64 `json:"noise"`
 	Flips    int     `json:"flips"`
+	// LatestMDE is the MDE of the series' latest point with one (a gate
+	// run's: the smallest change it could catch), in percent; absent when
+	// no point has one.
+	LatestMDE *float64 `json:"latest_mde_pct,omitempty"`
 }
 
 // JSONChangePoint is one change point; Index is its position in the series
@@ -123,6 +127,12 @@ func writeJSON(w io.Writer, as []history.Analysis) error {
 		s := JSONSeries{Benchmark: a.Benchmark, Unit: a.Unit, Machine: a.Machine, ChangePoints: []JSONChangePoint{},
 			Stale: a.Stale, LastCommit: a.LastCommit(), LatestCommit: a.Latest,
 			Unstable: a.Stability.Unstable, Noise: sig(a.Stability.Noise), Flips: a.Stability.Flips}
+		for _, p := range a.Points {
+			if p.HasMDE {
+				m := sig(p.MDE * 100)
+				s.LatestMDE = &m
+			}
+		}
 		for _, cp := range a.Result.ChangePoints {
 			s.ChangePoints = append(s.ChangePoints, JSONChangePoint{cp.Commit, cp.Index, sig(cp.Before), sig(cp.After),
 				sig(cp.RelChange), sig(cp.P), string(cp.Direction)})
