@@ -455,7 +455,7 @@ func (r *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(&r.baseEnv, "base-env", "`'K=V ...'` the base's environment, as -head-env; -base HEAD -base-env 'GOEXPERIMENT=nogreenteagc' compares one commit built two ways")
 	fs.Var(&r.envDrop, "env-drop", "`NAME[,NAME|GLOB]` more environment variables to keep from the benchmarks, go and git, besides the built-in secrets (GITHUB_TOKEN, *_TOKEN, *_DSN, *PASSWORD*, ...; see benchgate.SecretEnv); repeatable")
 	fs.StringVar(&r.units, "units", "", "`file` (at most 1 MiB) of `Unit NAME better=...` lines written at the top of both outputs")
-	fs.StringVar(&cfg.OutDir, "out", "", "`dir` for base.txt, head.txt and profiles/, kept (default: a temporary directory, removed at exit unless -keep)")
+	fs.StringVar(&cfg.OutDir, "out", "", "`dir` for base.txt, head.txt and profiles/ (run: the -format reports; calibrate: thresholds.txt), kept (default: a temporary directory, removed at exit unless -keep)")
 	fs.BoolVar(&r.keep, "keep", false, "keep the temporary output directory (without -out) and say where it is")
 	fs.Int64Var(&r.maxOutputMiB, "max-output-mib", benchgate.DefaultMaxOutput>>20, "limit, in MiB, of what one benchmark binary run may print on stdout (streamed to disk); a run past it fails the gate (exit 2)")
 	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "limit for each benchmark binary run (positive)")

@@ -3,7 +3,7 @@
 //
 //	benchgate compare [flags] OLD NEW
 //	benchgate run -base REF|auto [-head REF] [flags]
-//	benchgate calibrate -o FILE [-rev REV] [flags]
+//	benchgate calibrate -out DIR [-rev REV] [flags]
 //
 // Exit status: 0 no regression, 1 a regression (run: confirmed by a rerun
 // of the regressed benchmarks unless -confirm=false), 2 bad usage, unreadable or
