@@ -56,6 +56,21 @@ func BenchmarkSpin(b *testing.B) {
 	if code == 2 || !strings.Contains(stdout, "(calibrated "+th+")") {
 		t.Errorf("compare with the calibration's own runs: exit %d\n%s\n%s", code, stdout, stderr)
 	}
+	// The flag convention: -count and -out DIR (thresholds.txt there), and
+	// compare's -threshold FILE.
+	out2 := t.TempDir()
+	if code, stdout, stderr := cli(t, "calibrate", "-q", "-count", "1", "-chunks", "10",
+		"-benchtime", "300x", "-target", ".:^BenchmarkSpin$", "-out", out2); code != 0 {
+		t.Fatalf("calibrate -count -out: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	th2 := filepath.Join(out2, thresholdsFile)
+	if got, err := benchgate.ReadThresholds(th2); err != nil || got.Rounds != 1 || got.Chunks != 10 {
+		t.Fatalf("-out DIR's %s: %+v, %v", thresholdsFile, got, err)
+	}
+	code, stdout, stderr = cli(t, "compare", "-threshold", th2, filepath.Join(out2, "base.txt"), filepath.Join(out2, "head.txt"))
+	if code == 2 || !strings.Contains(stdout, "(calibrated "+th2+")") {
+		t.Errorf("compare -threshold FILE: exit %d\n%s\n%s", code, stdout, stderr)
+	}
 }
 
 // The calibration summary gives each row's MDE at the chunk's rounds and,
