@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writegc/writegc/internal/gittest"
 )
 
 // TestFlagConvention: -threshold takes a percentage or a thresholds FILE
@@ -90,6 +92,29 @@ func TestFlagConventionCalibrateHistory(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(page, "index.html")); err != nil {
 			t.Errorf("history %s DIR: %v", flagName, err)
+		}
+	}
+}
+
+// TestFlagConventionRun: run -out DIR -format md,json writes both reports
+// beside base.txt and head.txt; -format without -out is a usage error.
+func TestFlagConventionRun(t *testing.T) {
+	if code, _, errOut := cli(t, "run", "-base", "HEAD", "-format", "md"); code != 2 || !strings.Contains(errOut, "-format md: needs -out DIR") {
+		t.Errorf("run -format md: exit %d, stderr %q", code, errOut)
+	}
+	gittest.NeedGoGit(t)
+	dir := t.TempDir()
+	commitModule(t, dir, map[string]string{
+		"go.mod": "module example.com/fmt\n\ngo 1.26\n",
+		"fmt_test.go": "package fmt\n\nimport \"testing\"\n\nvar sink int\n\nfunc BenchmarkTiny(b *testing.B) {\n\tfor b.Loop() {\n\t\tsink++\n\t}\n}\n",
+	})
+	t.Chdir(dir)
+	out := t.TempDir()
+	code, stdout, errOut := cli(t, "run", "-q", "-base", "HEAD", "-count", "3", "-benchtime", "10x", "-target", ".:^BenchmarkTiny$",
+		"-profiles=false", "-confirm=false", "-out", out, "-format", "md,json")
+	for _, f := range []string{"base.txt", "head.txt", "report.md", "report.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("run -out -format md,json (exit %d): %v\n%s\n%s", code, err, stdout, errOut)
 		}
 	}
 }
