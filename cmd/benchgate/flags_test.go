@@ -105,7 +105,7 @@ func TestFlagConventionRun(t *testing.T) {
 	gittest.NeedGoGit(t)
 	dir := t.TempDir()
 	commitModule(t, dir, map[string]string{
-		"go.mod": "module example.com/fmt\n\ngo 1.26\n",
+		"go.mod":      "module example.com/fmt\n\ngo 1.26\n",
 		"fmt_test.go": "package fmt\n\nimport \"testing\"\n\nvar sink int\n\nfunc BenchmarkTiny(b *testing.B) {\n\tfor b.Loop() {\n\t\tsink++\n\t}\n}\n",
 	})
 	t.Chdir(dir)
