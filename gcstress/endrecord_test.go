@@ -109,13 +109,16 @@ func (e *holdsNothing) Close() error          { return nil }
 // TestFootprintLeavesOutTheHarness: an engine that holds nothing holds
 // (almost) nothing per entry: the baseline is taken with the harness set up
 // (its latency histograms alone are about 1 MB), so a footprint is not the
-// harness's objects divided by however many entries the engine held.
+// harness's objects divided by however many entries the engine held. What
+// the harness adds during the load (its windows, the trace's recorder) is
+// tens of small objects: the bound is on the megabyte-scale figures, the
+// histograms and the trace's operation sample, which must stay out.
 func TestFootprintLeavesOutTheHarness(t *testing.T) {
 	e := endOf(t, tinyScenario(t, testNothingKind+"/100B", testNothingKind, 3_000))
 	if e.Entries != 3_000 {
 		t.Fatalf("end %+v", e)
 	}
-	if objs, b := e.ObjectsPerEntry*float64(e.Entries), e.BytesPerEntry*float64(e.Entries); objs > 50 || b > 256<<10 {
+	if objs, b := e.ObjectsPerEntry*float64(e.Entries), e.BytesPerEntry*float64(e.Entries); objs > 100 || b > 256<<10 {
 		t.Errorf("an engine holding nothing holds %.0f objects and %.0f bytes after the load: the harness's", objs, b)
 	}
 }

@@ -138,7 +138,7 @@ func TestForeignOutputKeepsTheStream(t *testing.T) {
 			if w := f.Warning(s.Name); !strings.Contains(w, fmt.Sprintf("%d bytes on stdout", want)) || !strings.Contains(w, f.StdoutFile) {
 				t.Fatalf("warning %q", w)
 			}
-			if strings.Contains(samples.String(), "pp") || strings.Contains(samples.String(), "zz") {
+			if strings.Contains(samples.String(), "ppp") || strings.Contains(samples.String(), "zzz") {
 				t.Fatal("foreign output reached samples.jsonl")
 			}
 		})

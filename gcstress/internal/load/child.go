@@ -97,6 +97,8 @@ func (c *child) run() error {
 	// per entry 0.34 at 300 entries and 0.0034 at 30,000, so the figure
 	// depended on how many entries the engine held when the load stopped.
 	s := sampler.New(c.spec, time.Now(), c.recs)
+	kinds, _ := explain.ParseProfiles(c.spec.Profile)
+	c.tr = optrace.New(c.spec, kinds&explain.ProfileTrace != 0)
 	c.heapBase = c.mix.HeapBase(heapAfterGC())
 	if err := c.preload(); err != nil {
 		return err
@@ -115,8 +117,7 @@ func (c *child) run() error {
 	s.Restart(start)
 	c.t0 = start
 	c.regions = c.fr != nil || c.prof != nil
-	kinds, _ := explain.ParseProfiles(c.spec.Profile)
-	c.tr = optrace.Start(c.spec, start, kinds&explain.ProfileTrace != 0)
+	c.tr.Begin(start)
 	c.mix.UseTrace(c.tr)
 	c.startWriters()
 	go c.releaseBlocked()

@@ -11,11 +11,11 @@
 // only operations that ended inside the traced span are attributed.
 //
 // Invariants:
-//   - Start, Stop and End are called by the child's main goroutine, in
-//     that order; Keep by worker w's goroutine only, for its own w; the
+//   - New (or Start), Begin, Stop and End are called by the child's main
+//     goroutine, in that order; Keep by worker w's goroutine only, for its own w; the
 //     watcher goroutine may stop the trace early, once (sync.Once).
-//   - Keep allocates nothing (the sample is allocated by Start, before
-//     the measured phase), so an engine's allocation figures stay its own.
+//   - Keep allocates nothing (the sample is allocated by New, before
+//     the footprint's baseline), so an engine's allocation figures stay its own.
 //   - A nil *Trace does nothing.
 package optrace
 
@@ -59,18 +59,25 @@ type Trace struct {
 }
 
 // Start starts tracing the measured phase that started at t0 (the child's
-// clock origin) for spec's workers, unless spec turns it off or
-// profileTrace (spec's -profile takes the process's one trace: explain's
-// trace profile, which the child knows of). It never fails: a trace that
-// cannot start leaves the figures n/a, with the reason in the end line's
-// gc_trace.note.
+// clock origin) for spec's workers: New, then Begin.
 func Start(spec results.Scenario, t0 time.Time, profileTrace bool) *Trace {
-	return start(spec, t0, profileTrace, MaxBytes, MaxSpan)
+	t := New(spec, profileTrace)
+	t.Begin(t0)
+	return t
 }
 
-// start is Start with the bounds given.
-func start(spec results.Scenario, t0 time.Time, profileTrace bool, maxBytes int64, maxSpan time.Duration) *Trace {
-	t := &Trace{t0: t0, maxBytes: maxBytes, maxSpan: maxSpan}
+// New prepares the trace of a measured phase for spec's workers, unless
+// spec turns it off or profileTrace (spec's -profile takes the process's
+// one trace: explain's trace profile, which the child knows of). It
+// allocates the whole sample, so that a child calling it before its
+// footprint's baseline charges none of it to the engine.
+func New(spec results.Scenario, profileTrace bool) *Trace {
+	return newTrace(spec, profileTrace, MaxBytes, MaxSpan)
+}
+
+// newTrace is New with the bounds given.
+func newTrace(spec results.Scenario, profileTrace bool, maxBytes int64, maxSpan time.Duration) *Trace {
+	t := &Trace{maxBytes: maxBytes, maxSpan: maxSpan}
 	switch {
 	case spec.Mixed() && !spec.ReadTrace:
 		t.note = "-read-trace off"
@@ -84,13 +91,30 @@ func start(spec results.Scenario, t0 time.Time, profileTrace bool, maxBytes int6
 		t.writes = append(t.writes, make([]gctrace.Op, 0, keep))
 	}
 	t.drop = make([]int64, spec.Writers)
+	return t
+}
+
+// Begin starts the trace at the measured phase's start t0. It never fails:
+// a trace that cannot start leaves the figures n/a, with the reason in the
+// end line's gc_trace.note. Called once, before the workers start.
+func (t *Trace) Begin(t0 time.Time) {
+	t.t0 = t0
+	if t.note != "" {
+		return
+	}
 	rec, err := gctrace.Start("", t0) // the system's temporary folder: never a stray file in the results folder
 	if err != nil {
 		t.note = "trace did not start: " + err.Error()
-		return t
+		return
 	}
 	t.rec, t.quit, t.done = rec, make(chan struct{}), make(chan struct{})
 	go t.watch()
+}
+
+// start is Start with the bounds given.
+func start(spec results.Scenario, t0 time.Time, profileTrace bool, maxBytes int64, maxSpan time.Duration) *Trace {
+	t := newTrace(spec, profileTrace, maxBytes, maxSpan)
+	t.Begin(t0)
 	return t
 }
 
