@@ -158,6 +158,10 @@ type Config struct {
 	ZipfTheta float64
 	Preload   int64
 	ReadTrace bool
+	// NoTrace (-trace=false) runs every measured phase untraced: its MMU,
+	// mark-assist and read-in-mark figures are n/a, and the trace's cost
+	// (results/mmu) is not paid.
+	NoTrace bool
 	// BuildEnvs (-build-envs) are the build environments every scenario
 	// runs under, interleaved (buildenvs.go): the command (BuildPkg) is
 	// built once per environment and each scenario's child is that

@@ -172,7 +172,7 @@ func expandRound(c Config) []Scenario {
 	base := Scenario{
 		Memstore: c.Memstore, Regions: c.Regions, Flushers: c.Regions, GOGC: c.GOGC,
 		Path: c.Path, Transport: c.Transport, Writers: c.Writers, Window: c.Window, StallTimeout: c.StallTimeout,
-		LatencyEvery: c.LatencyEvery, Profile: c.Profile.String(), Flight: c.Flight || c.Profile != 0, Seed: c.Seed, Thresholds: c.Thresholds,
+		LatencyEvery: c.LatencyEvery, Profile: c.Profile.String(), Flight: c.Flight || c.Profile != 0, Seed: c.Seed, Thresholds: c.Thresholds, NoTrace: c.NoTrace,
 		MaxPendingFlushes: 2, // per region, writepath's default
 	}
 	if c.Path == PathServer {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -301,6 +302,28 @@ func applyQuick(c *gcstress.Config, set map[string]bool) {
 func usageErr(flagName string, err error) error {
 	return fmt.Errorf("%w: -%s: %v", gcstress.ErrUsage, flagName, err)
 }
+
+// offFlag is a boolean flag that sets *off to its negation: -trace=false
+// sets Config.NoTrace, whose zero value keeps the default.
+type offFlag struct{ off *bool }
+
+func (f offFlag) String() string {
+	if f.off == nil {
+		return "true"
+	}
+	return strconv.FormatBool(!*f.off)
+}
+
+func (f offFlag) Set(v string) error {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return err
+	}
+	*f.off = !b
+	return nil
+}
+
+func (offFlag) IsBoolFlag() bool { return true }
 
 // sizeFlag is a byte size flag: 16MB, 1KB, 100 (bytes); off, none and
 // unlimited are 0.

@@ -10,7 +10,8 @@ import (
 )
 
 // defineMixFlags defines -mix, -keydist, -zipf-theta, -preload and
-// -read-trace on fs, writing into c (-preload into r, applied by applyMix).
+// -trace on fs, writing into c (-preload into r, applied by applyMix);
+// -read-trace, its older name for mixes only, is a deprecated synonym.
 func defineMixFlags(fs *flag.FlagSet, c *gcstress.Config, r *runFlags) {
 	fs.StringVar(&c.Mix, "mix", c.Mix, "operation mix of the matrix scenarios, after YCSB: a (50% read, 50% update), b (95/5), c (100% read), "+
 		"d (95% read of the latest, 5% insert), e (95% scans of 1-100 records, 5% insert), f (50% read, 50% read-modify-write), "+
@@ -18,7 +19,9 @@ func defineMixFlags(fs *flag.FlagSet, c *gcstress.Config, r *runFlags) {
 	fs.StringVar(&c.KeyDist, "keydist", "", "key distribution of a mix's reads, updates and scans: zipfian (scrambled, hot keys spread), uniform, latest (default: zipfian; latest for mix d, YCSB's read-latest)")
 	fs.Float64Var(&c.ZipfTheta, "zipf-theta", c.ZipfTheta, "zipfian skew of -keydist zipfian and latest, in (0, 1)")
 	fs.StringVar(&r.preload, "preload", "", fmt.Sprintf("records inserted before a mix's measured phase, reported apart (default %s for a mix; -mix c needs at least 1)", workload.FormatCount(mix.DefaultPreload)))
-	fs.BoolVar(&c.ReadTrace, "read-trace", c.ReadTrace, "trace a mix's measured phase (runtime/trace) to tie each read to GC mark phases, pauses and assists (read_in_mark, slow_reads_in_gc_pct)")
+	fs.Var(offFlag{&c.NoTrace}, "trace", "trace each measured phase (runtime/trace, at most 64 MiB or 30 s): the MMU, each timed operation's mark assists and a mix's reads in mark phases; false: those figures n/a")
+	fs.BoolVar(&c.ReadTrace, "read-trace", c.ReadTrace, "trace a mix's measured phase (deprecated: -trace)")
+	r.deprecated["read-trace"] = "-trace"
 }
 
 // applyMix parses -preload (the default for a mix that reads when not

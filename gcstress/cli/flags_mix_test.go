@@ -59,3 +59,31 @@ func TestPreloadNeedsAReadingMix(t *testing.T) {
 		t.Errorf("-mix b -preload 5: %v", err)
 	}
 }
+
+// TestTraceFlag: -trace=false turns the trace off for every scenario, the
+// write-only ones included; the default traces; -read-trace is a synonym
+// for mixes, hidden from -h and noted as deprecated.
+func TestTraceFlag(t *testing.T) {
+	c, err := ParseFlags([]string{"matrix", "-trace=false", "-kinds", "heap", "-values", "100"}, io.Discard)
+	if err != nil || !c.NoTrace {
+		t.Fatalf("-trace=false: %v, NoTrace %v", err, c.NoTrace)
+	}
+	for _, s := range gcstress.Expand(c) {
+		if !s.NoTrace {
+			t.Errorf("%s: traced under -trace=false", s.Name)
+		}
+	}
+	c, err = ParseFlags([]string{"matrix", "-kinds", "heap", "-values", "100"}, io.Discard)
+	if err != nil || c.NoTrace {
+		t.Fatalf("default: %v, NoTrace %v", err, c.NoTrace)
+	}
+	var stderr syncBuf
+	c, err = ParseFlags([]string{"matrix", "-mix", "b", "-read-trace=false", "-kinds", "heap", "-values", "100"}, &stderr)
+	if err != nil || c.ReadTrace || !strings.Contains(stderr.String(), "-read-trace (use -trace)") {
+		t.Fatalf("-read-trace=false: %v, ReadTrace %v, stderr %q", err, c.ReadTrace, stderr.String())
+	}
+	var help syncBuf
+	if _, err := ParseFlags([]string{"matrix", "-h"}, &help); !strings.Contains(help.String(), "-trace") || strings.Contains(help.String(), "-read-trace") {
+		t.Errorf("matrix -h (%v) lists -trace and not -read-trace? %q", err, help.String())
+	}
+}

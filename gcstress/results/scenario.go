@@ -107,6 +107,9 @@ type Scenario struct {
 	// record's Settle says how it went. Preload is not used with it.
 	Settle    time.Duration `json:"settle,omitempty"`
 	ReadTrace bool          `json:"read_trace,omitempty"`
+	// NoTrace runs the measured phase untraced (-trace=false): no MMU, no
+	// mark-assist attribution, no read in mark (n/a, never zero).
+	NoTrace bool `json:"no_trace,omitempty"`
 	// BuildEnv is the name of the build environment (-build-envs) whose
 	// binary ran this scenario (summary.json's scenario.env); "" when the
 	// run has none: the running binary ran it.

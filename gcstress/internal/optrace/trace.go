@@ -4,9 +4,9 @@
 // operations per worker, the mark assists each one's goroutine did during
 // it (package gctrace parses the trace and does the interval work).
 //
-// Every measured phase is traced (a mix with -read-trace off, or a run
-// whose -profile takes the process's one trace, is not: its figures are
-// absent, n/a); the trace stops early once its file passes MaxBytes or
+// Every measured phase is traced (a run with -trace=false, a mix with
+// -read-trace off, or a run whose -profile takes the process's one trace,
+// is not: its figures are absent, n/a); the trace stops early once its file passes MaxBytes or
 // its span MaxSpan, so a long run is traced from its start only, and
 // only operations that ended inside the traced span are attributed.
 //
@@ -79,6 +79,9 @@ func New(spec results.Scenario, profileTrace bool) *Trace {
 func newTrace(spec results.Scenario, profileTrace bool, maxBytes int64, maxSpan time.Duration) *Trace {
 	t := &Trace{maxBytes: maxBytes, maxSpan: maxSpan}
 	switch {
+	case spec.NoTrace:
+		t.note = "-trace=false"
+		return t
 	case spec.Mixed() && !spec.ReadTrace:
 		t.note = "-read-trace off"
 		return t

@@ -19,6 +19,8 @@ func TestNoTraceIsNA(t *testing.T) {
 		want string
 	}{
 		{results.Scenario{Writers: 1, Mix: "b", Preload: 10}, "-read-trace off"},
+		{results.Scenario{Writers: 1, NoTrace: true}, "-trace=false"},
+		{results.Scenario{Writers: 1, Mix: "b", Preload: 10, ReadTrace: true, NoTrace: true}, "-trace=false"},
 		{results.Scenario{Writers: 1, Profile: "trace"}, "-profile trace"},
 	} {
 		tr := Start(c.spec, time.Now(), c.spec.Profile == "trace")
