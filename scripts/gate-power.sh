@@ -23,7 +23,8 @@
 # about 1 µs ops), SPINS (1000), BUSY (0; 1: one busy loop `while :; do :; done` runs
 # during the trials and is stopped after; N: N loops, 2 for the instruction-mode check), QUIET_MAX (300: seconds wait_quiet may wait
 # for a 1-minute load below 0.5 before the trials), SEC_WALL and SEC_INSTR (the
-# seconds one trial is estimated at, for the estimate printed first). Needs git, go,
+# seconds one trial is estimated at, for the estimate printed first), MODES (with -instr:
+# "instructions" alone leaves out the wall-mode trials). Needs git, go,
 # jq; valgrind for -instr.
 #
 # This script writes only under OUT and a temporary folder it removes; it is the
@@ -73,6 +74,20 @@ if [ "$instr" = 1 ]; then
 		echo "gate-power: -instr: valgrind not found, instruction mode skipped" >&2
 	fi
 fi
+case ${MODES:-} in
+"") ;;
+instructions)
+	if [ "$instr" != 1 ] || [ "${#modes[@]}" != 2 ]; then
+		echo "gate-power: MODES=instructions needs -instr and valgrind" >&2
+		exit 2
+	fi
+	modes=(instructions)
+	;;
+*)
+	echo "gate-power: MODES=$MODES: want instructions (or unset: every mode)" >&2
+	exit 2
+	;;
+esac
 
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh

@@ -77,7 +77,8 @@ type GCTrace struct {
 	Bytes        int64   `json:"bytes,omitempty"`
 	Events       int64   `json:"events,omitempty"`
 	ParseSeconds float64 `json:"parse_s,omitempty"`
-	// Dropped is the timed operations past the sample the child keeps
+	// Dropped is the timed operations in the traced span not in the
+	// sample the child keeps (a uniform sample per worker)
 	// (their latency is still in the run's histograms).
 	Dropped int64 `json:"dropped,omitempty"`
 }

@@ -21,6 +21,7 @@ package optrace
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/writegc/writegc/gcstress/internal/gctrace"
@@ -38,7 +39,9 @@ const (
 const watchEvery = 100 * time.Millisecond
 
 // MaxWrites bounds the timed writes kept for attribution, all workers
-// together (24 B each, pointer-free: 1.5 MiB, the same for every kind).
+// together (24 B each, pointer-free: 1.5 MiB, the same for every kind):
+// each worker keeps a uniform sample (a reservoir) of its writes inside
+// the traced span, so a fast kind's sample is not its first second only.
 const MaxWrites = 1 << 16
 
 // Trace is one measured phase's trace; see the package comment.
@@ -54,7 +57,9 @@ type Trace struct {
 	stopNs   int64         // the traced span's end on the child's clock
 	bound    string        // why it stopped early ("" at the load's end)
 	writes   [][]gctrace.Op
-	drop     []int64
+	drop     []int64  // per worker: timed writes in the span not kept
+	rng      []uint64 // per worker: the reservoir's xorshift state
+	stopped  atomic.Bool
 	info     *results.GCTrace // set by End
 }
 
@@ -94,6 +99,10 @@ func newTrace(spec results.Scenario, profileTrace bool, maxBytes int64, maxSpan 
 		t.writes = append(t.writes, make([]gctrace.Op, 0, keep))
 	}
 	t.drop = make([]int64, spec.Writers)
+	t.rng = make([]uint64, spec.Writers)
+	for w := range t.rng {
+		t.rng[w] = 0x9E3779B97F4A7C15 * uint64(w+1)
+	}
 	return t
 }
 
@@ -147,6 +156,7 @@ func (t *Trace) watch() {
 // stop stops the trace, once.
 func (t *Trace) stop(bound string) {
 	t.once.Do(func() {
+		t.stopped.Store(true)
 		t.stopNs, t.bound = int64(time.Since(t.t0)), bound
 		if err := t.rec.Stop(); err != nil {
 			t.rec.Remove()
@@ -165,16 +175,28 @@ func (t *Trace) Stop() {
 	t.stop("")
 }
 
-// Keep keeps worker w's timed write over [start, end) (from its intended
-// start) while the sample has room (End attributes those the trace
-// covered); called by worker w only.
+// Keep offers worker w's timed write over [start, end) (from its intended
+// start) to w's sample while the trace runs: the first writes fill it,
+// then each replaces a random kept one with the probability that keeps the
+// sample uniform (End attributes those the trace covered); called by
+// worker w only.
 func (t *Trace) Keep(w int, start, end time.Time) {
-	if t == nil || w >= len(t.writes) {
+	if t == nil || w >= len(t.writes) || t.stopped.Load() {
 		return
 	}
-	if len(t.writes[w]) == cap(t.writes[w]) {
-		t.drop[w]++
+	op := gctrace.Op{Start: int64(start.Sub(t.t0)), End: int64(end.Sub(t.t0)), Worker: w}
+	ws := t.writes[w]
+	if len(ws) < cap(ws) {
+		t.writes[w] = append(ws, op)
 		return
 	}
-	t.writes[w] = append(t.writes[w], gctrace.Op{Start: int64(start.Sub(t.t0)), End: int64(end.Sub(t.t0)), Worker: w})
+	t.drop[w]++
+	x := t.rng[w]
+	x ^= x << 13
+	x ^= x >> 7
+	x ^= x << 17
+	t.rng[w] = x
+	if j := x % uint64(int64(len(ws))+t.drop[w]); j < uint64(len(ws)) {
+		ws[j] = op
+	}
 }

@@ -143,3 +143,39 @@ func TestSizeBound(t *testing.T) {
 		t.Error("the trace still runs")
 	}
 }
+
+// TestKeepIsUniform: once a worker's sample is full, later writes replace
+// kept ones at random, so the sample spans the whole load, not its start;
+// the count of writes not kept is exact; after the trace stopped nothing
+// is offered.
+func TestKeepIsUniform(t *testing.T) {
+	tr := newTrace(results.Scenario{Writers: 1}, false, MaxBytes, MaxSpan)
+	tr.writes[0] = make([]gctrace.Op, 0, 200)
+	t0 := time.Now()
+	tr.t0 = t0
+	const n = 20_000
+	for i := range n {
+		at := t0.Add(time.Duration(i))
+		tr.Keep(0, at, at)
+	}
+	kept := tr.writes[0]
+	if len(kept) != 200 || tr.drop[0] != n-200 {
+		t.Fatalf("kept %d, dropped %d; want 200 and %d", len(kept), tr.drop[0], n-200)
+	}
+	var late int
+	var sum int64
+	for _, op := range kept {
+		sum += op.Start
+		if op.Start >= n/2 {
+			late++
+		}
+	}
+	if mean := sum / int64(len(kept)); mean < n/2-n/8 || mean > n/2+n/8 || late < 70 || late > 130 {
+		t.Errorf("sample mean %d, %d of 200 from the second half: not uniform over 0..%d", mean, late, n)
+	}
+	tr.stopped.Store(true)
+	tr.Keep(0, t0, t0)
+	if tr.drop[0] != n-200 {
+		t.Errorf("a write offered after the trace stopped was counted")
+	}
+}
