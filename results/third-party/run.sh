@@ -40,7 +40,7 @@ mixa=(-keydist zipfian -scenario matrix -values 100B -duration 15s -rate 50Kops 
 for part in $PARTS; do
 	echo "third-party: $part ($(wait_quiet 300))" >&2
 	case $part in
-	frontier) gcstress_run "$bin" "$R" frontier -scenario frontier -kinds "$CACHES" -values 100 -container 512MiB -rate "$RATE" ;;
+	frontier) gcstress_run "$bin" "$R" frontier frontier -kinds "$CACHES" -values 100 -container 512MiB -rate "$RATE" ;;
 	mix-b) gcstress_run "$bin" "$R" mix-b -mix b -kinds "$CACHES,heap,arena" "${mix[@]}" ;;
 	mix-a) gcstress_run "$bin" "$R" mix-a -mix a -kinds "$CACHES,heap,arena" "${mixa[@]}" ;;
 	*)
