@@ -15,9 +15,9 @@ import (
 // committed summary.json, the measured truth the estimate is held to.
 const thirdParty = "../results/third-party"
 
-// thirdPartyFrontier is the Config of run.sh's frontier part: -scenario
-// frontier -kinds fastcache,otter,shardmap -values 100 -container 512MiB
-// -rate 20MB, every other flag at its default.
+// thirdPartyFrontier is the Config of run.sh's frontier part: frontier
+// -kinds fastcache,otter,shardmap -values 100 -container 512MiB -rate
+// 20MB, every other flag at its default.
 func thirdPartyFrontier(t *testing.T) Config {
 	t.Helper()
 	sh, err := os.ReadFile(filepath.Join(thirdParty, "run.sh"))
@@ -26,7 +26,7 @@ func thirdPartyFrontier(t *testing.T) Config {
 	}
 	// The flags below are run.sh's: a change there must change them here.
 	for _, want := range []string{"CACHES=fastcache,otter,shardmap\n", "RATE=${RATE:-20MB}\n",
-		`frontier) gcstress_run "$bin" "$R" frontier -scenario frontier -kinds "$CACHES" -values 100 -container 512MiB -rate "$RATE" ;;`} {
+		`frontier) gcstress_run "$bin" "$R" frontier frontier -kinds "$CACHES" -values 100 -container 512MiB -rate "$RATE" ;;`} {
 		if !strings.Contains(string(sh), want) {
 			t.Fatalf("run.sh's frontier part changed: no %q", want)
 		}
