@@ -23,7 +23,10 @@
 # about 1 µs ops), SPINS (1000), BUSY (0; 1: one busy loop `while :; do :; done` runs
 # during the trials and is stopped after; N: N loops, 2 for the instruction-mode check), QUIET_MAX (300: seconds wait_quiet may wait
 # for a 1-minute load below 0.5 before the trials), SEC_WALL and SEC_INSTR (the
-# seconds one trial is estimated at, for the estimate printed first), MODES (with -instr:
+# seconds one trial is estimated at, for the estimate printed first), THRESHOLD (5%: wall
+# mode's -threshold; a gate must sit below the change it is to catch by the noise, and at
+# the default 10% a true 10% slowdown lands on either side of it; instruction mode keeps
+# its units' thresholds), MODES (with -instr:
 # "instructions" alone leaves out the wall-mode trials). Needs git, go,
 # jq; valgrind for -instr.
 #
@@ -45,13 +48,17 @@ fi
 out=$1
 AA=${AA:-20} SLOW=${SLOW:-10} COUNT=${COUNT:-10} BENCHTIME=${BENCHTIME:-20000x}
 SPINS=${SPINS:-1000} BUSY=${BUSY:-0} QUIET_MAX=${QUIET_MAX:-300}
-SEC_WALL=${SEC_WALL:-9} SEC_INSTR=${SEC_INSTR:-30}
+SEC_WALL=${SEC_WALL:-9} SEC_INSTR=${SEC_INSTR:-30} THRESHOLD=${THRESHOLD:-5%}
 for v in AA SLOW COUNT SPINS BUSY QUIET_MAX SEC_WALL SEC_INSTR; do
 	if ! [[ ${!v} =~ ^[0-9]+$ ]]; then
 		echo "gate-power: $v=${!v}: want a whole number" >&2
 		exit 2
 	fi
 done
+if ! [[ $THRESHOLD =~ ^[0-9]+(\.[0-9]+)?%$ ]]; then
+	echo "gate-power: THRESHOLD=$THRESHOLD: want a percentage such as 5%" >&2
+	exit 2
+fi
 if ! [[ $BENCHTIME =~ ^[1-9][0-9]*x$ ]]; then
 	echo "gate-power: BENCHTIME=$BENCHTIME: want a fixed op count Nx (instruction mode needs one)" >&2
 	exit 2
@@ -163,7 +170,7 @@ work_go "$((SPINS * 102 / 100))" "" >"$repo/work.go"
 slow2=$(commit "2% more work")
 
 {
-	header_start "scripts/gate-power.sh $([ "$instr" = 1 ] && echo "-instr ")OUT (AA=$AA SLOW=$SLOW COUNT=$COUNT BENCHTIME=$BENCHTIME SPINS=$SPINS BUSY=$BUSY)"
+	header_start "scripts/gate-power.sh $([ "$instr" = 1 ] && echo "-instr ")OUT (AA=$AA SLOW=$SLOW COUNT=$COUNT BENCHTIME=$BENCHTIME SPINS=$SPINS BUSY=$BUSY THRESHOLD=$THRESHOLD)"
 	wait_quiet "$QUIET_MAX"
 	echo "busy loops: $BUSY"
 } >"$out/header.txt"
@@ -181,7 +188,7 @@ trial() {
 	local args=(run -base "$base" -head "$head" -pkgs . -bench '^BenchmarkWork$' -benchtime "$BENCHTIME"
 		-measure "$mode" -profiles=false -q -json "$out/reports/$name.json")
 	if [ "$mode" = wall ]; then
-		args+=(-count "$COUNT")
+		args+=(-count "$COUNT" -threshold "$THRESHOLD")
 	else
 		unit=instructions/op
 	fi
@@ -246,7 +253,7 @@ header_end >>"$out/header.txt"
 	}' "$out/trials.tsv"
 	echo
 	echo "A trial is \`benchgate run -base BASE -head HEAD -pkgs . -bench '^BenchmarkWork\$' -benchtime $BENCHTIME\`"
-	echo "(wall: -count $COUNT; instructions: -measure instructions, its default rounds), with the confirming"
+	echo "(wall: -count $COUNT -threshold $THRESHOLD; instructions: -measure instructions, its default rounds and units' thresholds), with the confirming"
 	echo "rerun on. The MDE is the slowed row's (ns/op or instructions/op): the smallest change the run could catch."
 	echo "Per trial: trials.tsv; reports/ holds each report."
 } >"$out/power.md"

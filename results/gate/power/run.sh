@@ -2,7 +2,8 @@
 # Reproduces results/gate/power (issue 51): the gate's detection power on this
 # machine, on a held-out throwaway repository (scripts/gate-power.sh builds it:
 # one spin-loop benchmark, an identical commit, a 10% and a 2% slowdown).
-#   wall-quiet    wall mode on a quiet machine: 20 A/A trials, 20 at 10%, 20 at 2%
+#   wall-quiet    wall mode (-threshold 5%) on a quiet machine: 20 A/A trials, 20 at
+#                 10%, 20 at 2%
 #   wall-busy1    wall mode beside one busy loop (the confirming rerun on, as by
 #                 default): 20 A/A trials, 5 at 10%, 5 at 2%
 #   instr-busy2   instruction mode (valgrind) beside two busy loops: 5 A/A, 20 at
