@@ -26,7 +26,8 @@
 # seconds one trial is estimated at, for the estimate printed first), THRESHOLD (5%: wall
 # mode's -threshold; a gate must sit below the change it is to catch by the noise, and at
 # the default 10% a true 10% slowdown lands on either side of it; instruction mode keeps
-# its units' thresholds), MODES (with -instr:
+# its units' thresholds), SLOWS ("10 2": the slowdowns each of the SLOW rounds runs; "2"
+# leaves out the 10% trials), MODES (with -instr:
 # "instructions" alone leaves out the wall-mode trials). Needs git, go,
 # jq; valgrind for -instr.
 #
@@ -48,12 +49,19 @@ fi
 out=$1
 AA=${AA:-20} SLOW=${SLOW:-10} COUNT=${COUNT:-10} BENCHTIME=${BENCHTIME:-20000x}
 SPINS=${SPINS:-1000} BUSY=${BUSY:-0} QUIET_MAX=${QUIET_MAX:-300}
-SEC_WALL=${SEC_WALL:-9} SEC_INSTR=${SEC_INSTR:-30} THRESHOLD=${THRESHOLD:-5%}
+SEC_WALL=${SEC_WALL:-9} SEC_INSTR=${SEC_INSTR:-30} THRESHOLD=${THRESHOLD:-5%} SLOWS=${SLOWS:-10 2}
 for v in AA SLOW COUNT SPINS BUSY QUIET_MAX SEC_WALL SEC_INSTR; do
 	if ! [[ ${!v} =~ ^[0-9]+$ ]]; then
 		echo "gate-power: $v=${!v}: want a whole number" >&2
 		exit 2
 	fi
+done
+for k in $SLOWS; do
+	case $k in 10 | 2) ;; *)
+		echo "gate-power: SLOWS=$SLOWS: want 10, 2 or both" >&2
+		exit 2
+		;;
+	esac
 done
 if ! [[ $THRESHOLD =~ ^[0-9]+(\.[0-9]+)?%$ ]]; then
 	echo "gate-power: THRESHOLD=$THRESHOLD: want a percentage such as 5%" >&2
@@ -99,12 +107,13 @@ esac
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
 
-trials=$((AA + 2 * SLOW))
+nslows=$(wc -w <<<"$SLOWS")
+trials=$((AA + nslows * SLOW))
 est=0
 for m in "${modes[@]}"; do
 	if [ "$m" = wall ]; then est=$((est + trials * SEC_WALL)); else est=$((est + trials * SEC_INSTR)); fi
 done
-echo "gate-power: ${#modes[@]} mode(s) (${modes[*]}) x $trials trials ($AA A/A, $SLOW at 10%, $SLOW at 2%), COUNT=$COUNT BENCHTIME=$BENCHTIME BUSY=$BUSY:" \
+echo "gate-power: ${#modes[@]} mode(s) (${modes[*]}) x $trials trials ($AA A/A, $SLOW at each of SLOWS=$SLOWS %), COUNT=$COUNT BENCHTIME=$BENCHTIME BUSY=$BUSY:" \
 	"about $(((est + 59) / 60)) min (SEC_WALL=${SEC_WALL}s, SEC_INSTR=${SEC_INSTR}s a trial), plus up to ${QUIET_MAX}s waiting for a quiet machine" >&2
 
 mkdir -p "$out/reports"
@@ -170,7 +179,7 @@ work_go "$((SPINS * 102 / 100))" "" >"$repo/work.go"
 slow2=$(commit "2% more work")
 
 {
-	header_start "scripts/gate-power.sh $([ "$instr" = 1 ] && echo "-instr ")OUT (AA=$AA SLOW=$SLOW COUNT=$COUNT BENCHTIME=$BENCHTIME SPINS=$SPINS BUSY=$BUSY THRESHOLD=$THRESHOLD)"
+	header_start "scripts/gate-power.sh $([ "$instr" = 1 ] && echo "-instr ")OUT (AA=$AA SLOW=$SLOW COUNT=$COUNT BENCHTIME=$BENCHTIME SPINS=$SPINS BUSY=$BUSY THRESHOLD=$THRESHOLD SLOWS=$SLOWS)"
 	wait_quiet "$QUIET_MAX"
 	echo "busy loops: $BUSY"
 } >"$out/header.txt"
@@ -210,8 +219,9 @@ for mode in "${modes[@]}"; do
 	for ((i = 1; i <= AA || i <= SLOW; i++)); do
 		if [ "$i" -le "$AA" ]; then trial "$mode" aa "$i" "$same"; fi
 		if [ "$i" -le "$SLOW" ]; then
-			trial "$mode" slow10 "$i" "$slow10"
-			trial "$mode" slow2 "$i" "$slow2"
+			for k in $SLOWS; do
+				if [ "$k" = 10 ]; then trial "$mode" slow10 "$i" "$slow10"; else trial "$mode" slow2 "$i" "$slow2"; fi
+			done
 		fi
 		echo "gate-power: $mode: round $i done" >&2
 	done
