@@ -12,8 +12,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/internal/flock"
-	"github.com/writegc/writegc/internal/gittest"
-	"github.com/writegc/writegc/internal/testfs"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // wideRepo makes a repository with enough files that a checkout takes a
@@ -25,8 +24,8 @@ func wideRepo(t *testing.T) string {
 	for i := range 600 {
 		files[fmt.Sprintf("d%02d/f%03d.txt", i%20, i)] = strings.Repeat("x", 512) + fmt.Sprint(i)
 	}
-	testfs.Write(t, repo, files)
-	gittest.CommitAll(t, repo, "wide")
+	testkit.Write(t, repo, files)
+	testkit.CommitAll(t, repo, "wide")
 	return repo
 }
 

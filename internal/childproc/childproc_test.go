@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/testwait"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // liveness bounds how long a test waits for something that must happen
@@ -35,13 +35,13 @@ func needSh(t *testing.T) {
 // has not returned within liveness.
 func runBounded(t *testing.T, cmd *exec.Cmd) error {
 	t.Helper()
-	return testwait.Within(t, liveness, strings.Join(cmd.Args, " "), func() error { return Run(cmd) })
+	return testkit.Within(t, liveness, strings.Join(cmd.Args, " "), func() error { return Run(cmd) })
 }
 
 // gone waits (up to liveness) for pid to be gone or a zombie.
 func gone(t *testing.T, pid int) {
 	t.Helper()
-	if testwait.Gone(pid, liveness) {
+	if testkit.Gone(pid, liveness) {
 		return
 	}
 	syscall.Kill(pid, syscall.SIGKILL)

@@ -1,14 +1,4 @@
-// Package gittest makes the throwaway git repositories of writegc's tests:
-// it skips a test where go or git is missing, keeps the go command from the
-// caller's workspace and VCS stamping, and runs git with a fixed identity
-// and no signing, so that a commit works on any machine.
-//
-// Invariants: every helper fails (or skips) the test it is given rather
-// than return an error; nothing outside the folders the test names is
-// written. For tests only; the functions are safe to call from parallel
-// tests that do not share a folder (NeedGoGit sets environment variables
-// through t.Setenv, which a parallel test may not).
-package gittest
+package testkit
 
 import (
 	"os/exec"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package inputtest
+package testkit
 
 import (
 	"errors"

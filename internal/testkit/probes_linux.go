@@ -1,4 +1,4 @@
-package inputtest
+package testkit
 
 import (
 	"net"

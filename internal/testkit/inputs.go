@@ -1,22 +1,10 @@
-// Package inputtest makes the hostile inputs the tests of writegc's readers
-// probe (a FIFO, a socket, a directory, links to /dev/zero and /dev/urandom)
-// and bounds the wait of a call that might block on one.
-//
-// Invariants: every probe lives in a folder of its own, removed when the
-// test ends, under the name the reader expects (so a reader that opens
-// DIR/summary.json meets the FIFO there); a kind the system cannot make is
-// left out, never faked. Bounded fails the test, instead of hanging it, when
-// the call has not returned in time. For tests only; the functions are safe
-// to call from parallel tests.
-package inputtest
+package testkit
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/writegc/writegc/internal/testwait"
 )
 
 // Probe is one hostile input: a file of kind Kind at Path, Dir/Name.
@@ -26,9 +14,9 @@ type Probe struct {
 	Path string
 }
 
-// Wait is how long Bounded lets a call run: far more than a refusal takes,
+// HostileWait is how long Bounded lets a call run: far more than a refusal takes,
 // far less than the test's own timeout.
-const Wait = 20 * time.Second
+const HostileWait = 20 * time.Second
 
 // Hostile makes every probe kind this system allows, each named name in a
 // folder of its own. A FIFO and a socket are only made where the system has
@@ -38,14 +26,14 @@ func Hostile(t testing.TB, name string) []Probe {
 	t.Helper()
 	var ps []Probe
 	add := func(kind string, make func(path string) error) {
-		dir, err := os.MkdirTemp("", "inputtest-")
+		dir, err := os.MkdirTemp("", "hostile-")
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { os.RemoveAll(dir) })
 		p := filepath.Join(dir, name)
 		if err := make(p); err != nil {
-			t.Logf("inputtest: no %s probe: %v", kind, err)
+			t.Logf("testkit: no %s probe: %v", kind, err)
 			return
 		}
 		ps = append(ps, Probe{Kind: kind, Dir: dir, Path: p})
@@ -62,9 +50,9 @@ func Hostile(t testing.TB, name string) []Probe {
 }
 
 // Bounded runs f in a goroutine and returns its error; when f has not
-// returned within Wait it fails the test (the goroutine is left blocked:
+// returned within HostileWait it fails the test (the goroutine is left blocked:
 // the test binary exits soon after).
 func Bounded(t testing.TB, what string, f func() error) error {
 	t.Helper()
-	return testwait.Within(t, Wait, what+" (a FIFO or device opened or read before its type was checked?)", f)
+	return Within(t, HostileWait, what+" (a FIFO or device opened or read before its type was checked?)", f)
 }

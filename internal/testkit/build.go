@@ -1,14 +1,4 @@
-// Package cmdtest builds the commands writegc's tests run as a user would:
-// a real binary from `go build`, in the test's own temporary folder.
-//
-// Invariants: Build fails the test, with go build's output, when the build
-// fails; the binary is removed with the test's temporary folder. It runs
-// the go of the running toolchain ($GOROOT/bin/go) where there is one, so
-// that a PATH without go, or with another go, builds with the toolchain
-// under test. Build passes no -race, whatever the test binary was built
-// with (the race detector's shadow memory would make resident-memory
-// figures meaningless). For tests only; safe to call from parallel tests.
-package cmdtest
+package testkit
 
 import (
 	"os"

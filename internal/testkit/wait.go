@@ -1,14 +1,4 @@
-// Package testwait bounds the waits of writegc's tests: a call that might
-// hang (a FIFO opened before its type was checked, a child holding a pipe, a
-// lock never granted) and a process that must end. A bound far above what
-// the operation takes turns a hang into a failure naming what hung, without
-// turning slowness on a busy machine into one.
-//
-// Invariants: Within fails the test, leaving the call's goroutine blocked
-// (the test binary exits soon after), and never returns before the call or
-// the limit; Gone only reads /proc (Linux) and sleeps. For tests only; safe
-// to call from parallel tests.
-package testwait
+package testkit
 
 import (
 	"os"

@@ -1,13 +1,4 @@
-// Package testfs writes and reads back the small file trees writegc's tests
-// build: a map of slash-separated relative names to contents, under a
-// folder.
-//
-// Invariants: every helper fails the test it is given rather than return an
-// error; parent folders are made as needed (0o755), files are written 0o644
-// and replace what was there; nothing outside the folder named is written.
-// For tests only; safe to call from parallel tests that do not share a
-// folder.
-package testfs
+package testkit
 
 import (
 	"io/fs"

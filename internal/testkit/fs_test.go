@@ -1,4 +1,4 @@
-package testfs
+package testkit
 
 import (
 	"maps"

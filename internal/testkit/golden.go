@@ -1,18 +1,4 @@
-// Package golden compares a test's output with a committed golden file: the
-// one helper every golden test in the repository uses.
-//
-// A golden file holds the exact bytes a test expects. Check compares them
-// with what the test produced and, on a mismatch, fails the test with a
-// unified diff from the file to the output. Run the tests with -update
-// (go test ./pkg -update) to rewrite the files from the output instead; the
-// diff in review then shows what changed.
-//
-// Invariants: Check never rewrites a file without -update, and never passes
-// when the bytes differ in any way. This package is for tests only: importing it registers the
-// -update flag on the command line's flag set, which a test binary parses.
-// Check is safe for concurrent use by parallel tests as long as they write
-// different files.
-package golden
+package testkit
 
 import (
 	"bytes"
@@ -27,15 +13,15 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files from the tests' output instead of comparing")
 
-// Update reports whether the tests run with -update, for tests that
+// UpdateGolden reports whether the tests run with -update, for tests that
 // regenerate other test data along with their golden files.
-func Update() bool { return *update }
+func UpdateGolden() bool { return *update }
 
-// Check compares got with the golden file at path. With -update it writes
+// CheckGolden compares got with the golden file at path. With -update it writes
 // got to path (creating its directory) and passes; otherwise a missing or
 // unreadable file, or any difference, fails t, the latter with a unified
 // diff (--- path, +++ got).
-func Check(t testing.TB, path string, got []byte) {
+func CheckGolden(t testing.TB, path string, got []byte) {
 	t.Helper()
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -1,4 +1,4 @@
-package cmdtest
+package testkit
 
 import (
 	"os/exec"

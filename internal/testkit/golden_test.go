@@ -1,4 +1,4 @@
-package golden
+package testkit
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ func (r *recorder) Fatalf(format string, args ...any) { r.Errorf(format, args...
 func (r *recorder) Fatal(args ...any)                 { r.failed = append(r.failed, fmt.Sprint(args...)) }
 
 func TestCheck(t *testing.T) {
-	if Update() {
+	if UpdateGolden() {
 		t.Skip("compares on purpose; meaningless under -update")
 	}
 	path := filepath.Join(t.TempDir(), "x.golden")
@@ -30,17 +30,17 @@ func TestCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &recorder{TB: t}
-	Check(r, path, []byte("a\nb\nc\n"))
+	CheckGolden(r, path, []byte("a\nb\nc\n"))
 	if len(r.failed) != 0 {
 		t.Fatalf("equal bytes failed: %q", r.failed)
 	}
-	Check(r, path, []byte("a\nB\nc\n"))
+	CheckGolden(r, path, []byte("a\nB\nc\n"))
 	want := "--- " + path + "\n+++ got\n@@ -1,4 +1,4 @@\n a\n-b\n+B\n c\n \n"
 	if len(r.failed) != 1 || !strings.HasSuffix(r.failed[0], want) {
 		t.Fatalf("mismatch reported as %q, want a message ending in the diff %q", r.failed, want)
 	}
 	r.failed = nil
-	Check(r, filepath.Join(t.TempDir(), "missing.golden"), nil)
+	CheckGolden(r, filepath.Join(t.TempDir(), "missing.golden"), nil)
 	if len(r.failed) != 1 || !strings.Contains(r.failed[0], "-update") {
 		t.Fatalf("missing file reported as %q", r.failed)
 	}
