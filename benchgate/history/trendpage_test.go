@@ -1,4 +1,4 @@
-package trendpage
+package history
 
 import (
 	"context"
@@ -16,15 +16,14 @@ import (
 
 	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/benchgate/changepoint"
-	"github.com/writegc/writegc/benchgate/history"
 )
 
 // analyses builds three series: a step on two machines and a flat one.
-func analyses(t *testing.T) []history.Analysis {
+func analyses(t *testing.T) []Analysis {
 	t.Helper()
 	r := rand.New(rand.NewPCG(26, 1))
-	mk := func(bench, unit, machine string, n, step int) history.Series {
-		s := history.Series{SeriesKey: history.SeriesKey{Benchmark: bench, Unit: unit, Machine: machine, Mode: history.ModeBench},
+	mk := func(bench, unit, machine string, n, step int) Series {
+		s := Series{SeriesKey: SeriesKey{Benchmark: bench, Unit: unit, Machine: machine, Mode: ModeBench},
 			Direction: benchgate.LowerIsBetter}
 		for i := range n {
 			v := 100.0
@@ -32,7 +31,7 @@ func analyses(t *testing.T) []history.Analysis {
 				v = 110
 			}
 			v *= 1 + 0.01*r.NormFloat64()
-			p := history.Point{Commit: fmt.Sprintf("%040x", i), Summary: history.Summary{Median: v, Values: []float64{v}}, Records: 1}
+			p := Point{Commit: fmt.Sprintf("%040x", i), Summary: Summary{Median: v, Values: []float64{v}}, Records: 1}
 			if i%2 == 0 {
 				p.Lo, p.Hi, p.HasInterval = v*0.99, v*1.01, true
 			}
@@ -43,7 +42,7 @@ func analyses(t *testing.T) []history.Analysis {
 		}
 		return s
 	}
-	as, err := history.Analyze([]history.Series{
+	as, err := Analyze([]Series{
 		mk("BenchmarkPut-2", "ns/op", "cpu=A", 60, 30),
 		mk("BenchmarkPut-2", "ns/op", "cpu=B <&>", 40, 20),
 		mk("BenchmarkGet-2", "B/op", "cpu=A", 1, 0),
@@ -57,14 +56,14 @@ func analyses(t *testing.T) []history.Analysis {
 	return as
 }
 
-func writePage(t *testing.T) (string, []history.Analysis) {
+func writePage(t *testing.T) (string, []Analysis) {
 	t.Helper()
 	as := analyses(t)
 	dir := filepath.Join(t.TempDir(), "history")
-	if err := Write(dir, "Benchmark history", time.Unix(0, 0), as); err != nil {
+	if err := WriteTrendPage(dir, "Benchmark history", time.Unix(0, 0), as); err != nil {
 		t.Fatal(err)
 	}
-	return filepath.Join(dir, FileName), as
+	return filepath.Join(dir, PageFileName), as
 }
 
 func TestWrite(t *testing.T) {
@@ -95,7 +94,7 @@ func TestWrite(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 	// Rewriting replaces the page.
-	if err := Write(filepath.Dir(path), "again", time.Unix(0, 0), nil); err != nil {
+	if err := WriteTrendPage(filepath.Dir(path), "again", time.Unix(0, 0), nil); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "<title>again</title>") {
@@ -104,9 +103,9 @@ func TestWrite(t *testing.T) {
 }
 
 func TestWriteLimit(t *testing.T) {
-	a := history.Analysis{Series: history.Series{Points: make([]history.Point, MaxPoints+1)}, Result: &changepoint.Result{}}
-	if err := Write(t.TempDir(), "x", time.Now(), []history.Analysis{a}); err == nil || !strings.Contains(err.Error(), "too large") {
-		t.Errorf("over MaxPoints: %v", err)
+	a := Analysis{Series: Series{Points: make([]Point, MaxPagePoints+1)}, Result: &changepoint.Result{}}
+	if err := WriteTrendPage(t.TempDir(), "x", time.Now(), []Analysis{a}); err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("over MaxPagePoints: %v", err)
 	}
 }
 
@@ -168,12 +167,12 @@ func TestWriteUnstable(t *testing.T) {
 			t.Fatalf("%s [%s]: unstable in the fixture: %+v", as[i].Benchmark, as[i].Machine, as[i].Stability)
 		}
 	}
-	as[1].Stability = history.Stability{Points: 10, Noise: 0.087, Flips: 3, Unstable: true}
+	as[1].Stability = Stability{Points: 10, Noise: 0.087, Flips: 3, Unstable: true}
 	dir := t.TempDir()
-	if err := Write(dir, "h", time.Unix(0, 0), as); err != nil {
+	if err := WriteTrendPage(dir, "h", time.Unix(0, 0), as); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, FileName))
+	b, err := os.ReadFile(filepath.Join(dir, PageFileName))
 	if err != nil {
 		t.Fatal(err)
 	}

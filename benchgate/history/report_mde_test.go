@@ -1,4 +1,4 @@
-package histreport
+package history
 
 import (
 	"bytes"
@@ -7,23 +7,22 @@ import (
 	"testing"
 
 	"github.com/writegc/writegc/benchgate/changepoint"
-	"github.com/writegc/writegc/benchgate/history"
 )
 
 // TestReportLatestMDE: a series whose points carry an MDE names its latest
 // in the JSON (latest_mde_pct, percent); one without has no such field.
 func TestReportLatestMDE(t *testing.T) {
-	pts := make([]history.Point, 4)
+	pts := make([]Point, 4)
 	pts[1].MDE, pts[1].HasMDE = 0.08, true
 	pts[2].MDE, pts[2].HasMDE = 0.042, true
-	as := []history.Analysis{
-		{Series: history.Series{SeriesKey: history.SeriesKey{Benchmark: "BenchmarkGate", Unit: "ns/op", Mode: history.ModeGate}, Points: pts},
+	as := []Analysis{
+		{Series: Series{SeriesKey: SeriesKey{Benchmark: "BenchmarkGate", Unit: "ns/op", Mode: ModeGate}, Points: pts},
 			Result: &changepoint.Result{}},
-		{Series: history.Series{SeriesKey: history.SeriesKey{Benchmark: "BenchmarkPlain", Unit: "ns/op", Mode: history.ModeBench}, Points: make([]history.Point, 4)},
+		{Series: Series{SeriesKey: SeriesKey{Benchmark: "BenchmarkPlain", Unit: "ns/op", Mode: ModeBench}, Points: make([]Point, 4)},
 			Result: &changepoint.Result{}},
 	}
 	var js bytes.Buffer
-	if err := Write(&js, JSON, as); err != nil {
+	if err := WriteReport(&js, JSON, as); err != nil {
 		t.Fatal(err)
 	}
 	var r JSONReport

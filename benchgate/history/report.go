@@ -1,19 +1,4 @@
-// Package histreport writes the change-point report of a benchmark
-// history as text: a terminal table, GitHub Markdown or JSON (package
-// trendpage, beside it, writes the HTML trend page). It reads what
-// history.Analyze returns and nothing else: no database, no git.
-//
-// Every name and label in a report comes from benchmark files, so it is
-// untrusted: the table escapes control and format characters
-// (history.Printable), Markdown puts anything but plain text in code spans
-// (no HTML, links, mentions or emphasis render), and JSON is encoded by
-// encoding/json. Numbers are printed the same on every platform (the JSON
-// rounds to 6 significant digits).
-//
-// Write is a plain function with no state, safe to call from several
-// goroutines; it holds the whole report in memory only for Markdown, whose
-// size is bounded by the analysed series (history.MaxSeries).
-package histreport
+package history
 
 import (
 	"encoding/json"
@@ -26,35 +11,34 @@ import (
 
 	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/benchgate/changepoint"
-	"github.com/writegc/writegc/benchgate/history"
 	"github.com/writegc/writegc/internal/stat"
 )
 
-// Format is a report format of Write: its name as benchgate history's
+// ReportFormat is a report format of WriteReport: its name as benchgate history's
 // -format takes it.
-type Format string
+type ReportFormat string
 
 // Formats.
 const (
-	Table    Format = "table"
-	Markdown Format = "md"
-	JSON     Format = "json"
+	Table    ReportFormat = "table"
+	Markdown ReportFormat = "md"
+	JSON     ReportFormat = "json"
 )
 
-// ErrFormat: a format name that is not one of the Formats.
-var ErrFormat = errors.New("unknown report format")
+// ErrReportFormat: a format name that is not one of the Formats.
+var ErrReportFormat = errors.New("unknown report format")
 
-// formatError is ErrFormat about one name.
+// formatError is ErrReportFormat about one name.
 type formatError struct{ name string }
 
 func (e *formatError) Error() string {
 	return fmt.Sprintf("format %q: want table, md or json", e.name)
 }
-func (e *formatError) Unwrap() error { return ErrFormat }
+func (e *formatError) Unwrap() error { return ErrReportFormat }
 
-// ParseFormat returns the Format named s, or an error wrapping ErrFormat.
-func ParseFormat(s string) (Format, error) {
-	switch f := Format(s); f {
+// ParseReportFormat returns the ReportFormat named s, or an error wrapping ErrReportFormat.
+func ParseReportFormat(s string) (ReportFormat, error) {
+	switch f := ReportFormat(s); f {
 	case Table, Markdown, JSON:
 		return f, nil
 	}
@@ -75,13 +59,13 @@ type JSONSeries struct {
 	Machine      string            `json:"machine"`
 	ChangePoints []JSONChangePoint `json:"change_points"`
 	// Stale: the series has no point at LatestCommit, the newest commit
-	// of its machine and mode (history.Analysis.Stale); LastCommit is its
+	// of its machine and mode (Analysis.Stale); LastCommit is its
 	// own last point's.
 	Stale        bool   `json:"stale"`
 	LastCommit   string `json:"last_commit"`
 	LatestCommit string `json:"latest_commit,omitempty"`
 	// Unstable: over its latest points the series' noise or verdict flips
-	// exceed history's bounds (history.Assess); Noise is that noise (a
+	// exceed history's bounds (Assess); Noise is that noise (a
 	// robust coefficient of variation of the medians, 0 when too few
 	// points were judged) and Flips those flips.
 	Unstable bool    `json:"unstable"`
@@ -105,11 +89,11 @@ type JSONChangePoint struct {
 	Direction string  `json:"direction"`
 }
 
-// Write writes the change points of as to w in format f. The table and
+// WriteReport writes the change points of as to w in format f. The table and
 // Markdown name each change point's commit and, as "since", the last commit
 // measured before it: the change came in one of the commits after that one,
-// up to and including its commit. Errors are w's, or wrap ErrFormat.
-func Write(w io.Writer, f Format, as []history.Analysis) error {
+// up to and including its commit. Errors are w's, or wrap ErrReportFormat.
+func WriteReport(w io.Writer, f ReportFormat, as []Analysis) error {
 	switch f {
 	case JSON:
 		return writeJSON(w, as)
@@ -121,7 +105,7 @@ func Write(w io.Writer, f Format, as []history.Analysis) error {
 	return &formatError{string(f)}
 }
 
-func writeJSON(w io.Writer, as []history.Analysis) error {
+func writeJSON(w io.Writer, as []Analysis) error {
 	r := JSONReport{Series: []JSONSeries{}}
 	for _, a := range as {
 		s := JSONSeries{Benchmark: a.Benchmark, Unit: a.Unit, Machine: a.Machine, ChangePoints: []JSONChangePoint{},
@@ -146,7 +130,7 @@ func writeJSON(w io.Writer, as []history.Analysis) error {
 
 // counts returns the number of change points, of regressions, of stale
 // series and of unstable series.
-func counts(as []history.Analysis) (cps, regressions, stale, unstable int) {
+func counts(as []Analysis) (cps, regressions, stale, unstable int) {
 	for _, a := range as {
 		if a.Stale {
 			stale++
@@ -165,21 +149,21 @@ func counts(as []history.Analysis) (cps, regressions, stale, unstable int) {
 }
 
 // unstableLine describes an unstable series for the table and Markdown.
-func unstableLine(a history.Analysis) string {
+func unstableLine(a Analysis) string {
 	st := a.Stability
 	return fmt.Sprintf("noise %s, %d verdict flips over the latest %d points (bounds: noise %s, %d flips)",
-		stat.Percent(st.Noise, 1), st.Flips, st.Points, stat.Percent(history.UnstableMaxNoise, 0), history.UnstableMaxFlips)
+		stat.Percent(st.Noise, 1), st.Flips, st.Points, stat.Percent(UnstableMaxNoise, 0), UnstableMaxFlips)
 }
 
 // unstableMark is the Markdown's unstable cell: the JSON's bool.
-func unstableMark(a history.Analysis) string { return strconv.FormatBool(a.Stability.Unstable) }
+func unstableMark(a Analysis) string { return strconv.FormatBool(a.Stability.Unstable) }
 
 // staleLine describes a stale series for the table and Markdown.
-func staleLine(a history.Analysis) string {
+func staleLine(a Analysis) string {
 	return fmt.Sprintf("last point %s, newest commit %s", benchgate.ShortCommit(a.LastCommit()), benchgate.ShortCommit(a.Latest))
 }
 
-func writeTable(w io.Writer, as []history.Analysis) error {
+func writeTable(w io.Writer, as []Analysis) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, a := range as {
 		if len(a.Result.ChangePoints) == 0 {
@@ -189,30 +173,30 @@ func writeTable(w io.Writer, as []history.Analysis) error {
 		if a.Stability.Unstable {
 			mark = ", unstable"
 		}
-		fmt.Fprintf(tw, "%s %s [%s] (mode %s, %d points%s)\n", history.Printable(a.Benchmark), history.Printable(a.Unit), history.Printable(a.Machine),
-			history.Printable(string(a.Mode)), len(a.Points), mark)
+		fmt.Fprintf(tw, "%s %s [%s] (mode %s, %d points%s)\n", Printable(a.Benchmark), Printable(a.Unit), Printable(a.Machine),
+			Printable(string(a.Mode)), len(a.Points), mark)
 		fmt.Fprintln(tw, "  commit\tsince\tindex\tbefore\tafter\tchange\tp\tdirection\t")
 		for _, cp := range a.Result.ChangePoints {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%.2g\t%s\t\n", history.Printable(benchgate.ShortCommit(cp.Commit)), history.Printable(benchgate.ShortCommit(cp.PrevCommit)), cp.Index,
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%.2g\t%s\t\n", Printable(benchgate.ShortCommit(cp.Commit)), Printable(benchgate.ShortCommit(cp.PrevCommit)), cp.Index,
 				num(cp.Before), num(cp.After), stat.SignedPercent(cp.RelChange, 1), cp.P, cp.Direction)
 		}
 	}
 	n, reg, stale, unstable := counts(as)
 	for _, a := range as {
 		if a.Stale {
-			fmt.Fprintf(tw, "stale: %s %s [%s] (mode %s): %s\n", history.Printable(a.Benchmark), history.Printable(a.Unit),
-				history.Printable(a.Machine), history.Printable(string(a.Mode)), history.Printable(staleLine(a)))
+			fmt.Fprintf(tw, "stale: %s %s [%s] (mode %s): %s\n", Printable(a.Benchmark), Printable(a.Unit),
+				Printable(a.Machine), Printable(string(a.Mode)), Printable(staleLine(a)))
 		}
 		if a.Stability.Unstable {
-			fmt.Fprintf(tw, "unstable: %s %s [%s] (mode %s): %s\n", history.Printable(a.Benchmark), history.Printable(a.Unit),
-				history.Printable(a.Machine), history.Printable(string(a.Mode)), unstableLine(a))
+			fmt.Fprintf(tw, "unstable: %s %s [%s] (mode %s): %s\n", Printable(a.Benchmark), Printable(a.Unit),
+				Printable(a.Machine), Printable(string(a.Mode)), unstableLine(a))
 		}
 	}
 	fmt.Fprintf(tw, "%d series, %d change points (%d regressions), %d stale, %d unstable\n", len(as), n, reg, stale, unstable)
 	return tw.Flush()
 }
 
-func writeMarkdown(w io.Writer, as []history.Analysis) error {
+func writeMarkdown(w io.Writer, as []Analysis) error {
 	var b strings.Builder
 	n, reg, stale, unstable := counts(as)
 	fmt.Fprintf(&b, "### Benchmark history\n\n%d series, %d change points (%d regressions), %d stale, %d unstable.\n", len(as), n, reg, stale, unstable)
@@ -239,7 +223,7 @@ func writeMarkdown(w io.Writer, as []history.Analysis) error {
 	}
 	if unstable > 0 {
 		fmt.Fprintf(&b, "\n**Unstable series** (over their latest %d points, noise above %s or %d or more verdict flips: their regressions are reported, not failed on):\n\n",
-			history.UnstableWindow, stat.Percent(history.UnstableMaxNoise, 0), history.UnstableMaxFlips)
+			UnstableWindow, stat.Percent(UnstableMaxNoise, 0), UnstableMaxFlips)
 		b.WriteString("| benchmark | unit | machine | unstable | noise | flips | points |\n|---|---|---|---|--:|--:|--:|\n")
 		for _, a := range as {
 			if st := a.Stability; st.Unstable {
@@ -265,7 +249,7 @@ func sig(v float64) float64 {
 // comments (<!--) do not render; '|' is escaped either way, and control
 // characters are escaped as Printable does.
 func mdCell(s string) string {
-	s = history.Printable(s)
+	s = Printable(s)
 	if mdPlain(s) {
 		return s
 	}

@@ -1,4 +1,4 @@
-package histreport
+package history
 
 import (
 	"bytes"
@@ -9,19 +9,18 @@ import (
 	"testing"
 
 	"github.com/writegc/writegc/benchgate/changepoint"
-	"github.com/writegc/writegc/benchgate/history"
 )
 
 func TestReportEscapes(t *testing.T) {
 	hostile := []string{"<img src=x onerror=alert(1)>", "[click](https://evil.example)", "@octocat", "<!-- hide", "a|b`c", "esc\x1b[31mred", "www.evil.example"}
-	var as []history.Analysis
+	var as []Analysis
 	for _, h := range hostile {
-		as = append(as, history.Analysis{Series: history.Series{SeriesKey: history.SeriesKey{Benchmark: h, Unit: "ns/op", Machine: "m @x", Mode: history.ModeBench}, Points: make([]history.Point, 4)},
+		as = append(as, Analysis{Series: Series{SeriesKey: SeriesKey{Benchmark: h, Unit: "ns/op", Machine: "m @x", Mode: ModeBench}, Points: make([]Point, 4)},
 			Result: &changepoint.Result{ChangePoints: []changepoint.ChangePoint{{Index: 2, Commit: "c<b>", PrevCommit: "c1",
 				Before: 1, After: 2, RelChange: 1, Direction: changepoint.Regression}}}})
 	}
 	var md bytes.Buffer
-	if err := Write(&md, Markdown, as); err != nil {
+	if err := WriteReport(&md, Markdown, as); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(md.String(), "\n") {
@@ -43,13 +42,13 @@ func TestReportEscapes(t *testing.T) {
 		t.Errorf("a|b`c not fenced with its pipe escaped:\n%s", md.String())
 	}
 	var table bytes.Buffer
-	if err := Write(&table, Table, as); err != nil {
+	if err := WriteReport(&table, Table, as); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(table.String(), "\x1b") || !strings.Contains(table.String(), `esc\x1b[31mred`) {
 		t.Errorf("table: ESC not escaped:\n%s", table.String())
 	}
-	if got := history.Printable("a\xffb\u202ec"); got != `a\xffb\u202ec` {
+	if got := Printable("a\xffb\u202ec"); got != `a\xffb\u202ec` {
 		t.Errorf("Printable = %q", got)
 	}
 	if _, err := io.WriteString(io.Discard, mdCell("")); err != nil {
@@ -58,17 +57,17 @@ func TestReportEscapes(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
-	for _, f := range []Format{Table, Markdown, JSON} {
-		if got, err := ParseFormat(string(f)); got != f || err != nil {
-			t.Errorf("ParseFormat(%q) = %q, %v", f, got, err)
+	for _, f := range []ReportFormat{Table, Markdown, JSON} {
+		if got, err := ParseReportFormat(string(f)); got != f || err != nil {
+			t.Errorf("ParseReportFormat(%q) = %q, %v", f, got, err)
 		}
 	}
-	_, err := ParseFormat("html")
-	if !errors.Is(err, ErrFormat) || err.Error() != `format "html": want table, md or json` {
-		t.Errorf("ParseFormat(html): %v", err)
+	_, err := ParseReportFormat("html")
+	if !errors.Is(err, ErrReportFormat) || err.Error() != `format "html": want table, md or json` {
+		t.Errorf("ParseReportFormat(html): %v", err)
 	}
-	if err := Write(io.Discard, "html", nil); !errors.Is(err, ErrFormat) {
-		t.Errorf("Write(html): %v", err)
+	if err := WriteReport(io.Discard, "html", nil); !errors.Is(err, ErrReportFormat) {
+		t.Errorf("WriteReport(html): %v", err)
 	}
 }
 
@@ -78,15 +77,15 @@ func TestParseFormat(t *testing.T) {
 func TestReportUnstable(t *testing.T) {
 	cps := &changepoint.Result{ChangePoints: []changepoint.ChangePoint{{Index: 5, Commit: "c5", PrevCommit: "c4",
 		Before: 100, After: 110, RelChange: 0.1, Direction: changepoint.Regression}}}
-	as := []history.Analysis{
-		{Series: history.Series{SeriesKey: history.SeriesKey{Benchmark: "BenchmarkShaky", Unit: "ns/op", Mode: history.ModeGate}, Points: make([]history.Point, 10)},
-			Result: cps, Stability: history.Stability{Points: 10, Noise: 0.123, Flips: 4, Unstable: true}},
-		{Series: history.Series{SeriesKey: history.SeriesKey{Benchmark: "BenchmarkSteady", Unit: "ns/op", Mode: history.ModeGate}, Points: make([]history.Point, 10)},
-			Result: &changepoint.Result{}, Stability: history.Stability{Points: 10, Noise: 0.01}},
+	as := []Analysis{
+		{Series: Series{SeriesKey: SeriesKey{Benchmark: "BenchmarkShaky", Unit: "ns/op", Mode: ModeGate}, Points: make([]Point, 10)},
+			Result: cps, Stability: Stability{Points: 10, Noise: 0.123, Flips: 4, Unstable: true}},
+		{Series: Series{SeriesKey: SeriesKey{Benchmark: "BenchmarkSteady", Unit: "ns/op", Mode: ModeGate}, Points: make([]Point, 10)},
+			Result: &changepoint.Result{}, Stability: Stability{Points: 10, Noise: 0.01}},
 	}
 	var js, md, table bytes.Buffer
-	for f, w := range map[Format]*bytes.Buffer{JSON: &js, Markdown: &md, Table: &table} {
-		if err := Write(w, f, as); err != nil {
+	for f, w := range map[ReportFormat]*bytes.Buffer{JSON: &js, Markdown: &md, Table: &table} {
+		if err := WriteReport(w, f, as); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package trendpage
+package history
 
 import (
 	"fmt"
@@ -21,10 +21,10 @@ func TestWriteMDE(t *testing.T) {
 	}
 	pts[10].MDE = 0.5 // a band wider than the data: the chart must still hold it
 	dir := t.TempDir()
-	if err := Write(dir, "h", time.Unix(0, 0), as); err != nil {
+	if err := WriteTrendPage(dir, "h", time.Unix(0, 0), as); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, FileName))
+	b, err := os.ReadFile(filepath.Join(dir, PageFileName))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,21 +1,4 @@
-// Package trendpage writes the trend page of a benchmark history: one
-// self-contained HTML file (no network: the CSS, the SVG charts and the
-// small filter script are inline) with one chart per series holding every
-// point, its interval where known and the change points marked and labelled
-// with their commit, a table of all change points sorted by size, and
-// filters by benchmark, unit and machine.
-//
-// The charts are drawn here, as SVG, so the page shows them with scripts
-// off; the script only filters. Every point is a <circle class="pt"> and
-// every chart's section says how many it holds (data-points), so that a test
-// can check the page against the data.
-//
-// Write is a plain function with no state, safe to call from several
-// goroutines for different directories. The page is written atomically
-// (a temporary file in the same directory, synced, then renamed): a reader
-// sees the old page or the new one, never part of one. A page is at most
-// MaxPoints points, checked before anything is drawn.
-package trendpage
+package history
 
 import (
 	"bytes"
@@ -34,18 +17,17 @@ import (
 
 	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/benchgate/changepoint"
-	"github.com/writegc/writegc/benchgate/history"
 	"github.com/writegc/writegc/internal/stat"
 )
 
-// MaxPoints bounds the points of one page (about 100 MB of HTML).
-const MaxPoints = 1_000_000
+// MaxPagePoints bounds the points of one page (about 100 MB of HTML).
+const MaxPagePoints = 1_000_000
 
-// FileName is the page's name in its directory.
-const FileName = "index.html"
+// PageFileName is the page's name in its directory.
+const PageFileName = "index.html"
 
-// ErrTooLarge: the history has more points than one page holds.
-var ErrTooLarge = errors.New("trendpage: history too large for one page")
+// ErrPageTooLarge: the history has more points than one page holds.
+var ErrPageTooLarge = errors.New("trendpage: history too large for one page")
 
 //go:embed page.html.tmpl
 var files embed.FS
@@ -98,7 +80,7 @@ type chart struct {
 	Last, Latest string
 	// Stability is the series' recent noise and verdict flips; when
 	// Unstable the chart and its change points are marked.
-	Stability history.Stability
+	Stability Stability
 	// MDEBands are SVG polygons, one per run of consecutive points with
 	// an MDE: median × (1 ± MDE), the smallest change each gate run could
 	// catch. LastMDE is the latest point's with one, when HasMDE.
@@ -132,19 +114,19 @@ type cpRow struct {
 	changepoint.ChangePoint
 }
 
-// Write writes dir/index.html for the analysed series (created with its
+// WriteTrendPage writes dir/index.html for the analysed series (created with its
 // parents when missing). title heads the page; now is the time it names as
 // generated.
-func Write(dir, title string, now time.Time, as []history.Analysis) error {
+func WriteTrendPage(dir, title string, now time.Time, as []Analysis) error {
 	n := 0
 	for _, a := range as {
 		n += len(a.Points)
 	}
-	if n > MaxPoints {
-		return fmt.Errorf("%w: %d points, more than the limit of %d", ErrTooLarge, n, MaxPoints)
+	if n > MaxPagePoints {
+		return fmt.Errorf("%w: %d points, more than the limit of %d", ErrPageTooLarge, n, MaxPagePoints)
 	}
 	d := pageData{Title: title, Generated: now.UTC().Format(time.RFC3339), NumPoints: n,
-		MaxFlips: history.UnstableMaxFlips, Window: history.UnstableWindow, MaxNoise: history.UnstableMaxNoise}
+		MaxFlips: UnstableMaxFlips, Window: UnstableWindow, MaxNoise: UnstableMaxNoise}
 	for i, a := range as {
 		if a.Stability.Unstable {
 			d.Unstable++
@@ -170,7 +152,7 @@ func Write(dir, title string, now time.Time, as []history.Analysis) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, FileName), buf.Bytes())
+	return writeAtomic(filepath.Join(dir, PageFileName), buf.Bytes())
 }
 
 func appendNew(list []string, v string) []string {
@@ -181,7 +163,7 @@ func appendNew(list []string, v string) []string {
 }
 
 // draw lays out one series' chart.
-func draw(id int, a history.Analysis) chart {
+func draw(id int, a Analysis) chart {
 	c := chart{ID: id, Benchmark: a.Benchmark, Unit: a.Unit, Machine: a.Machine, Mode: string(a.Mode),
 		Width: width, Height: height, PlotLeft: padLeft, PlotRight: width - padRight,
 		PlotTop: padTop, PlotBottom: height - padBottom, TickX: padLeft - 6, Drift: a.Result.Drift, DriftKind: string(a.Result.DriftKind),
@@ -225,7 +207,7 @@ func draw(id int, a history.Analysis) chart {
 
 // mdeBands draws median × (1 ± MDE) over each run of consecutive points
 // with an MDE, as a polygon (a lone point: a box as wide as its dot).
-func mdeBands(ps []history.Point, x func(int) float64, y func(float64) float64) []string {
+func mdeBands(ps []Point, x func(int) float64, y func(float64) float64) []string {
 	var bands []string
 	for i := 0; i < len(ps); {
 		if !ps[i].HasMDE {
@@ -254,7 +236,7 @@ func mdeBands(ps []history.Point, x func(int) float64, y func(float64) float64) 
 	return bands
 }
 
-func pointTitle(i int, p history.Point, unit string) string {
+func pointTitle(i int, p Point, unit string) string {
 	t := fmt.Sprintf("#%d %s: %s %s (n=%d)", i, benchgate.ShortCommit(p.Commit), formatNum(p.Median), unit, len(p.Values))
 	if p.HasInterval {
 		t += fmt.Sprintf(", 95%% interval %s to %s", formatNum(p.Lo), formatNum(p.Hi))
@@ -272,7 +254,7 @@ func pointTitle(i int, p history.Point, unit string) string {
 }
 
 // yRange covers every median, interval and MDE band, padded by 5%.
-func yRange(ps []history.Point) (lo, hi float64) {
+func yRange(ps []Point) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, p := range ps {
 		lo, hi = math.Min(lo, p.Median), math.Max(hi, p.Median)
