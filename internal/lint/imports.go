@@ -66,12 +66,10 @@ var importRules = []importRule{
 	{pkg: "gcstress/internal/load", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/runner"},
 		denyExt: []string{"os/exec", "gonum.org/"}},
 	{pkg: "benchgate", subtree: true, except: []string{"benchgate/internal/slowcal", "benchgate/internal/synthbench"},
-		allow: []string{"benchgate", "internal/flock", "internal/inputfile", "internal/childproc", "internal/direction", "internal/stat", "internal/buildenv"}},
-	// changepoint is a leaf but for two leaves it shares with benchgate:
-	// internal/direction (the one "which way is better" type) and
-	// internal/stat (the one median).
-	{pkg: "benchgate/changepoint", allow: []string{"internal/direction", "internal/stat"}},
-	{pkg: "internal/direction", allow: []string{}},
+		allow: []string{"benchgate", "internal/flock", "internal/inputfile", "internal/childproc", "internal/stat", "internal/buildenv"}},
+	// changepoint is a leaf but for the leaf it shares with benchgate:
+	// internal/stat (the one median, the one "which way is better" type).
+	{pkg: "benchgate/changepoint", allow: []string{"internal/stat"}},
 	{pkg: "internal/stat", allow: []string{}},
 	{pkg: "internal/buildenv", allow: []string{}},
 	{pkg: "arena", allow: []string{"internal/slowdown"}},
