@@ -1,14 +1,4 @@
-// Package procself reads this process's own counters from /proc/self: its
-// minor page faults (/proc/self/stat) and its resident set
-// (/proc/self/status). It is the one such reader of writegc's tests and
-// benchmarks (the arena's page-fault and RSS tests, the memtable
-// benchmarks' minflt/op).
-//
-// Invariants: every reader returns ok false, and never an error or a
-// panic, where the file does not exist (not Linux) or does not parse; the
-// parsers are pure functions of the bytes they are given. Safe for
-// concurrent use; it keeps no state.
-package procself
+package oskit
 
 import (
 	"bytes"

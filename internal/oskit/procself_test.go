@@ -1,4 +1,4 @@
-package procself
+package oskit
 
 import (
 	"os"

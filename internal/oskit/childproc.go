@@ -1,29 +1,4 @@
-// Package childproc starts the child processes of writegc's tools (benchmark
-// binaries, valgrind, git, the go command) so that no child, and nothing a
-// child starts, can outlive its run or stall the tool waiting on it.
-//
-// Invariants, for a command made by Command and started by Start or Run:
-//
-//   - Linux: the child leads a process group of its own (Setpgid) and is
-//     sent SIGKILL if the tool's thread that started it dies (Pdeathsig).
-//     When the context is done (a timeout, a cancel, SIGINT or SIGTERM
-//     turned into a cancel) the whole group is killed, not only the child.
-//     When the child exits by itself, whatever is left of its group (a
-//     grandchild such as `sleep 3600` holding the child's stdout) is killed
-//     at once, so that its pipes reach end of file.
-//   - Everywhere: cmd.WaitDelay (DefaultWaitDelay unless the caller set one)
-//     bounds how long Wait waits for the pipes once the child exited or was
-//     killed; past it the pipes are closed and Wait returns (exec.ErrWaitDelay
-//     when the child itself succeeded). A grandchild that left the group
-//     (setsid) is bounded by this, and on other OSes every grandchild is.
-//   - The child's group is signalled only while the child is not yet
-//     reaped (its pid, the group's id, cannot have been reused): the wait
-//     function Start returns waits for the child to exit without reaping it,
-//     kills the rest of the group, and only then calls cmd.Wait.
-//
-// The package holds no state; its functions are safe for concurrent use on
-// different commands.
-package childproc
+package oskit
 
 import (
 	"bytes"

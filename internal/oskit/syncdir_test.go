@@ -1,4 +1,4 @@
-package syncdir
+package oskit
 
 import (
 	"os"
@@ -12,10 +12,10 @@ func TestSync(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Sync(dir); err != nil {
-		t.Fatalf("Sync(%s): %v", dir, err)
+	if err := SyncDir(dir); err != nil {
+		t.Fatalf("SyncDir(%s): %v", dir, err)
 	}
-	if err := Sync(filepath.Join(dir, "missing")); err == nil && runtime.GOOS == "linux" {
+	if err := SyncDir(filepath.Join(dir, "missing")); err == nil && runtime.GOOS == "linux" {
 		t.Error("Sync of a missing folder: nil error")
 	}
 }

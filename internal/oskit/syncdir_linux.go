@@ -1,9 +1,9 @@
-package syncdir
+package oskit
 
 import "os"
 
-// Sync fsyncs the folder dir.
-func Sync(dir string) error {
+// SyncDir fsyncs the folder dir.
+func SyncDir(dir string) error {
 	f, err := os.Open(dir)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package childproc
+package oskit
 
 import (
 	"bytes"

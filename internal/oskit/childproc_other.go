@@ -1,6 +1,6 @@
 //go:build !linux
 
-package childproc
+package oskit
 
 import "os/exec"
 
