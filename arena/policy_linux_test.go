@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writegc/writegc/internal/procself"
+	"github.com/writegc/writegc/internal/oskit"
 )
 
 // vmFlags returns the VmFlags of the /proc/self/smaps mapping holding addr.
@@ -82,7 +82,7 @@ func TestOffHeapNoPrefault(t *testing.T) {
 	if invariants {
 		t.Skip("race and invariants builds fault on their own bookkeeping")
 	}
-	if _, ok := procself.MinorFaults(); !ok {
+	if _, ok := oskit.MinorFaults(); !ok {
 		t.Skip("no /proc/self/stat on this system")
 	}
 	c := pooledChunk(t, PoolOptions{OffHeap: true, HugePages: HugePagesNever, NoPrefault: true})

@@ -3,7 +3,7 @@ package arena
 import (
 	"testing"
 
-	"github.com/writegc/writegc/internal/procself"
+	"github.com/writegc/writegc/internal/oskit"
 )
 
 // pooledChunk makes a pool of opts and takes a chunk from it; the chunk
@@ -34,7 +34,7 @@ func TestOffHeapChunkPrefaulted(t *testing.T) {
 		t.Skip("race and invariants builds fault on their own bookkeeping")
 	}
 	c := pooledChunk(t, PoolOptions{OffHeap: true})
-	if _, ok := procself.MinorFaults(); !ok {
+	if _, ok := oskit.MinorFaults(); !ok {
 		t.Skip("no /proc/self/stat on this system")
 	}
 	if noPopulate.Load() && hugePageSize() == 0 {
@@ -55,7 +55,7 @@ func TestHeapChunkPrefaulted(t *testing.T) {
 	if invariants {
 		t.Skip("race and invariants builds fault on their own bookkeeping")
 	}
-	if _, ok := procself.MinorFaults(); !ok {
+	if _, ok := oskit.MinorFaults(); !ok {
 		t.Skip("no /proc/self/stat on this system")
 	}
 	if noPopulate.Load() {
@@ -81,10 +81,10 @@ func TestHeapChunkPrefaulted(t *testing.T) {
 // faultsWriting writes one byte per 4 KiB page of b and returns the minor
 // faults the process took meanwhile.
 func faultsWriting(b []byte) uint64 {
-	before, _ := procself.MinorFaults()
+	before, _ := oskit.MinorFaults()
 	for i := 0; i < len(b); i += 4 << 10 {
 		b[i] = 1
 	}
-	after, _ := procself.MinorFaults()
+	after, _ := oskit.MinorFaults()
 	return after - before
 }

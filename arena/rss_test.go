@@ -4,7 +4,7 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"github.com/writegc/writegc/internal/procself"
+	"github.com/writegc/writegc/internal/oskit"
 )
 
 // TestOffHeapRSSWithinBound fills an off-heap arena far past its pool's bound
@@ -21,7 +21,7 @@ func TestOffHeapRSSWithinBound(t *testing.T) {
 	// scavenger may return garbage of earlier tests during the fill, and
 	// RSS grows by less than the arena's chunks.
 	debug.FreeOSMemory()
-	base, ok := procself.RSS()
+	base, ok := oskit.RSS()
 	if !ok {
 		t.Skip("no /proc/self/status VmRSS on this system")
 	}
@@ -39,12 +39,12 @@ func TestOffHeapRSSWithinBound(t *testing.T) {
 			b[i] = 1 // touch every page, as a writer would
 		}
 	}
-	full, _ := procself.RSS()
+	full, _ := oskit.RSS()
 	if grew := full - base; grew < (chunks-4)*cs {
 		t.Fatalf("RSS grew by %d MiB with %d chunks filled, want at least %d MiB: the test does not see the arena's memory", grew>>20, chunks, (chunks-4)*cs>>20)
 	}
 	a.Release()
-	released, _ := procself.RSS()
+	released, _ := oskit.RSS()
 	if over := released - base; over > bound*cs+slack {
 		t.Errorf("after Release RSS is %d MiB above the start, want at most the bound's %d MiB (+%d MiB slack)", over>>20, bound*cs>>20, slack>>20)
 	}
@@ -52,7 +52,7 @@ func TestOffHeapRSSWithinBound(t *testing.T) {
 		t.Errorf("after Release: %d chunks pooled, %d bytes mapped; want %d and %d", s.ChunksPooled, s.MappedBytes, bound, bound*cs)
 	}
 	p.Close()
-	closed, _ := procself.RSS()
+	closed, _ := oskit.RSS()
 	if over := closed - base; over > slack {
 		t.Errorf("after Close RSS is %d MiB above the start, want at most %d MiB of slack", over>>20, slack>>20)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/writegc/writegc/arena"
 	"github.com/writegc/writegc/gcmetrics"
 	"github.com/writegc/writegc/gcmetrics/gcbench"
-	"github.com/writegc/writegc/internal/procself"
+	"github.com/writegc/writegc/internal/oskit"
 	"github.com/writegc/writegc/internal/workload"
 	"github.com/writegc/writegc/memtable"
 )
@@ -140,7 +140,7 @@ func BenchmarkPut(b *testing.B) {
 // /proc/self/stat counts it in 10 ms ticks, too coarse for short runs. Where
 // /proc/self/stat is missing it reports nothing.
 func reportFaults(b *testing.B, start uint64, ok bool) {
-	end, endOK := procself.MinorFaults()
+	end, endOK := oskit.MinorFaults()
 	if !ok || !endOK || b.N == 0 {
 		return
 	}
@@ -202,7 +202,7 @@ func benchPutWith(b *testing.B, kind string, keys, value int64, warm bool, vs []
 	}
 	b.SetBytes(workload.KeySize + value)
 	m := gcbench.Start(b)
-	faults, faultsOK := procself.MinorFaults()
+	faults, faultsOK := oskit.MinorFaults()
 	b.ResetTimer()
 	for i := range b.N {
 		j := i % int(keys)

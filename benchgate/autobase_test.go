@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 func gitOut(t *testing.T, dir string, args ...string) string {
@@ -21,7 +21,7 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 
 func commit(t *testing.T, dir, msg string) string {
 	t.Helper()
-	gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
+	testkit.Git(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
 	return gitOut(t, dir, "rev-parse", "HEAD")
 }
 
@@ -31,7 +31,7 @@ func TestAutoBase(t *testing.T) {
 	}
 	ctx := context.Background()
 	upstream := t.TempDir()
-	gittest.Git(t, upstream, "init", "-q", "-b", "main")
+	testkit.Git(t, upstream, "init", "-q", "-b", "main")
 	c1 := commit(t, upstream, "one")
 	if _, _, err := AutoBase(ctx, upstream); !errors.Is(err, ErrNoBase) || !strings.Contains(err.Error(), "no parent") {
 		t.Errorf("first commit: err = %v, want ErrNoBase (no parent)", err)
@@ -48,9 +48,9 @@ func TestAutoBase(t *testing.T) {
 	check("local main", upstream, c1, "HEAD~1: HEAD is on the default branch main")
 
 	clone := t.TempDir()
-	gittest.Git(t, clone, "clone", "-q", upstream, ".")
+	testkit.Git(t, clone, "clone", "-q", upstream, ".")
 	check("clone on main", clone, c1, "default branch main")
-	gittest.Git(t, clone, "checkout", "-q", "-b", "feature")
+	testkit.Git(t, clone, "checkout", "-q", "-b", "feature")
 	commit(t, clone, "feature 1")
 	commit(t, clone, "feature 2")
 	check("feature branch", clone, c2, "merge base of HEAD (branch feature) with the default branch origin/")
@@ -58,12 +58,12 @@ func TestAutoBase(t *testing.T) {
 	// A pull request is tested as a detached merge of the branch into main,
 	// after main moved on.
 	c3 := commit(t, upstream, "three")
-	gittest.Git(t, clone, "fetch", "-q", "origin")
-	gittest.Git(t, clone, "checkout", "-q", "--detach", "origin/main")
-	gittest.Git(t, clone, "merge", "-q", "--no-edit", "feature")
+	testkit.Git(t, clone, "fetch", "-q", "origin")
+	testkit.Git(t, clone, "checkout", "-q", "--detach", "origin/main")
+	testkit.Git(t, clone, "merge", "-q", "--no-edit", "feature")
 	check("detached merge commit", clone, c3, "merge base of HEAD (detached HEAD) with the default branch origin/")
 
 	// Detached at the tip of main (a push build): the previous commit.
-	gittest.Git(t, clone, "checkout", "-q", "--detach", "origin/main")
+	testkit.Git(t, clone, "checkout", "-q", "--detach", "origin/main")
 	check("detached on main", clone, c2, "HEAD~1: HEAD is contained in the default branch origin/")
 }

@@ -13,9 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/gittest"
-	"github.com/writegc/writegc/internal/testfs"
-	"github.com/writegc/writegc/internal/testwait"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // Hostile-input issue items 1 and 2: what a benchmark's environment holds,
@@ -106,8 +104,8 @@ func childRepo(t *testing.T) (repo, tmp, pids string) {
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	testfs.Write(t, repo, map[string]string{"go.mod": "module example.com/child\n\ngo 1.26\n", "child_test.go": childTest})
-	gittest.CommitAll(t, repo, "child")
+	testkit.Write(t, repo, map[string]string{"go.mod": "module example.com/child\n\ngo 1.26\n", "child_test.go": childTest})
+	testkit.CommitAll(t, repo, "child")
 	t.Setenv("TMPDIR", tmp)
 	pids = filepath.Join(t.TempDir(), "pids")
 	t.Setenv("PIDS", pids)
@@ -136,7 +134,7 @@ func runWithin(t *testing.T, ctx context.Context, cfg RunConfig) (*RunResult, er
 		res *RunResult
 		err error
 	}
-	r := testwait.Within(t, liveness, "Run", func() result {
+	r := testkit.Within(t, liveness, "Run", func() result {
 		res, err := Run(ctx, cfg)
 		return result{res, err}
 	})
@@ -158,7 +156,7 @@ func assertOrphansGone(t *testing.T, file string) {
 		if err != nil {
 			t.Fatalf("%s: pid %q", file, p)
 		}
-		if !testwait.Gone(pid, time.Until(deadline)) {
+		if !testkit.Gone(pid, time.Until(deadline)) {
 			t.Errorf("the benchmark's child %s outlived the run", p)
 		}
 	}

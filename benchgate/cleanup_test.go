@@ -12,8 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/gittest"
-	"github.com/writegc/writegc/internal/testfs"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // Run's output bound, its cleanup on every exit path, stale worktrees,
@@ -36,8 +35,8 @@ func hostileRepo(t *testing.T) (repo, tmp string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testfs.Write(t, repo, map[string]string{"go.mod": "module example.com/hostile\n\ngo 1.26\n", "hostile_test.go": string(hostileTest)})
-	gittest.CommitAll(t, repo, "hostile")
+	testkit.Write(t, repo, map[string]string{"go.mod": "module example.com/hostile\n\ngo 1.26\n", "hostile_test.go": string(hostileTest)})
+	testkit.CommitAll(t, repo, "hostile")
 	t.Setenv("TMPDIR", tmp)
 	return repo, tmp
 }
@@ -160,10 +159,10 @@ func TestPruneStaleWorktrees(t *testing.T) {
 	mine := filepath.Join(tmp, "benchgate-"+strconv.Itoa(os.Getpid())+"-789", "base")
 	other := filepath.Join(tmp, "benchgate-"+strconv.Itoa(dead.Process.Pid)+"-1", "elsewhere")
 	for _, p := range []string{stale, live, mine, other} {
-		gittest.Git(t, repo, "worktree", "add", "-q", "--detach", p, "HEAD")
+		testkit.Git(t, repo, "worktree", "add", "-q", "--detach", p, "HEAD")
 	}
 	gone := filepath.Join(tmp, "vanished")
-	gittest.Git(t, repo, "worktree", "add", "-q", "--detach", gone, "HEAD")
+	testkit.Git(t, repo, "worktree", "add", "-q", "--detach", gone, "HEAD")
 	os.RemoveAll(gone)
 
 	notes := pruneStale(context.Background(), repo)
@@ -192,14 +191,14 @@ func TestRunSubmodule(t *testing.T) {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		gittest.Git(t, d, "init", "-q")
+		testkit.Git(t, d, "init", "-q")
 	}
-	testfs.Write(t, sub, map[string]string{
+	testkit.Write(t, sub, map[string]string{
 		"go.mod": "module example.com/lib\n\ngo 1.26\n",
 		"lib.go": "package lib\n\n// Twice doubles x.\nfunc Twice(x int) int { return 2 * x }\n",
 	})
-	gittest.CommitAll(t, sub, "lib")
-	testfs.Write(t, repo, map[string]string{
+	testkit.CommitAll(t, sub, "lib")
+	testkit.Write(t, repo, map[string]string{
 		"go.mod": "module example.com/app\n\ngo 1.26\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ./third_party/lib\n",
 		"app_test.go": `package app
 
@@ -218,10 +217,10 @@ func BenchmarkTwice(b *testing.B) {
 }
 `,
 	})
-	gittest.Git(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "third_party/lib")
-	gittest.Git(t, repo, "config", "-f", ".gitmodules", "submodule.third_party/lib.url", "https://invalid.invalid/lib.git")
-	gittest.Git(t, repo, "config", "submodule.third_party/lib.url", "https://invalid.invalid/lib.git")
-	gittest.CommitAll(t, repo, "app")
+	testkit.Git(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "third_party/lib")
+	testkit.Git(t, repo, "config", "-f", ".gitmodules", "submodule.third_party/lib.url", "https://invalid.invalid/lib.git")
+	testkit.Git(t, repo, "config", "submodule.third_party/lib.url", "https://invalid.invalid/lib.git")
+	testkit.CommitAll(t, repo, "app")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cfg := RunConfig{Dir: repo, Base: "HEAD", Head: "HEAD", Count: 1, Benchtime: "10x", OutDir: t.TempDir()}
@@ -234,7 +233,7 @@ func BenchmarkTwice(b *testing.B) {
 	}
 
 	// The user's checkout without the submodule: nothing to fetch it from.
-	gittest.Git(t, repo, "submodule", "deinit", "-q", "-f", "third_party/lib")
+	testkit.Git(t, repo, "submodule", "deinit", "-q", "-f", "third_party/lib")
 	_, err = Run(ctx, cfg)
 	if !errors.Is(err, ErrBuild) || !strings.Contains(err.Error(), "submodules of HEAD") || !strings.Contains(err.Error(), "git submodule update --init") {
 		t.Errorf("err = %v, want ErrBuild naming the submodules and the fix", err)
@@ -257,7 +256,7 @@ func TestRunHeadLabelAndNotARepo(t *testing.T) {
 	if err != nil || res.HeadCommit != sha {
 		t.Errorf("clean tree: head %q, %v; want %s without +worktree", res.HeadCommit, err, sha)
 	}
-	testfs.Write(t, repo, map[string]string{"extra.go": "package hostile\n"})
+	testkit.Write(t, repo, map[string]string{"extra.go": "package hostile\n"})
 	res, err = Run(ctx, cfg)
 	if err != nil || res.HeadCommit != sha+"+worktree" {
 		t.Errorf("untracked file: head %q, %v; want %s+worktree", res.HeadCommit, err, sha)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writegc/writegc/internal/golden"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 func mustParse(t *testing.T, path string) *Set {
@@ -43,8 +43,8 @@ func TestCompareGolden(t *testing.T) {
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	golden.Check(t, filepath.Join("testdata", "compare.golden.txt"), text.Bytes())
-	golden.Check(t, filepath.Join("testdata", "compare.golden.md"), md.Bytes())
+	testkit.CheckGolden(t, filepath.Join("testdata", "compare.golden.txt"), text.Bytes())
+	testkit.CheckGolden(t, filepath.Join("testdata", "compare.golden.md"), md.Bytes())
 }
 
 func TestCompareVerdicts(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/testfs"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // culpritModule is a module whose benchmark spends about 90% of its time
@@ -63,8 +63,8 @@ func TestRunProfileNamesTheCulprit(t *testing.T) {
 		t.Skip("a gate run with profiles: make test-slow")
 	}
 	dir := gitModuleDir(t)
-	commitBaseHead(t, dir, func() { testfs.Write(t, dir, culpritModule(1)) },
-		func() { testfs.Write(t, dir, culpritModule(1.3)) }) // Slowed 30% slower
+	commitBaseHead(t, dir, func() { testkit.Write(t, dir, culpritModule(1)) },
+		func() { testkit.Write(t, dir, culpritModule(1.3)) }) // Slowed 30% slower
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// 3 s of profile a side: about 270 CPU samples in Slowed, enough that

@@ -167,7 +167,7 @@
 // its 10% threshold against noise and lets the change through.
 //
 // The package imports nothing else from writegc but small internal helpers
-// (internal/flock, internal/childproc); it stands alone so the gate can
+// (internal/oskit, internal/inputfile, internal/stat); it stands alone so the gate can
 // judge any module's benchmarks.
 //
 // The manual (commands, flags, worked examples) is docs/benchgate.md in the repository.

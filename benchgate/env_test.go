@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 func TestParseEnv(t *testing.T) {
@@ -127,7 +127,7 @@ func envModule(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	gittest.CommitAll(t, dir, "envs")
+	testkit.CommitAll(t, dir, "envs")
 	return dir
 }
 
@@ -249,7 +249,7 @@ func TestRunInstructionsEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeWorkModule(t, dir, 1000)
-	gittest.CommitAll(t, dir, "one")
+	testkit.CommitAll(t, dir, "one")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	res, err := Run(ctx, RunConfig{Dir: dir, Base: "HEAD", Count: DefaultInstructionCount, Measure: MeasureInstructions,

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 func TestAcceptedExpirySyntax(t *testing.T) {
@@ -75,9 +75,9 @@ func TestGitAge(t *testing.T) {
 		}
 	}
 	write("^A  commits=1  r\n")
-	gittest.CommitAll(t, dir, "accept A")
+	testkit.CommitAll(t, dir, "accept A")
 	for i := range 2 {
-		gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "later "+string(rune('0'+i)))
+		testkit.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "later "+string(rune('0'+i)))
 	}
 	write("^A  commits=1  r\n^B  commits=1  r\n") // B is not committed yet
 	acc, err := ReadAccepted(path)

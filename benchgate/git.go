@@ -13,18 +13,18 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/internal/buildenv"
-	"github.com/writegc/writegc/internal/childproc"
+	"github.com/writegc/writegc/internal/oskit"
 )
 
 // git runs git in dir and returns its trimmed standard output.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := childproc.Command(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd := oskit.Command(ctx, "git", append([]string{"-C", dir}, args...)...)
 	// In a process group of its own git cannot read the terminal: it fails
 	// instead of prompting for a password.
 	cmd.Env = childEnv(ctx, "GIT_TERMINAL_PROMPT=0")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := childproc.Run(cmd); err != nil {
+	if err := oskit.Run(cmd); err != nil {
 		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return strings.TrimSpace(stdout.String()), nil
@@ -32,12 +32,12 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 
 // goCmd runs the go command in dir and returns its standard output.
 func goCmd(ctx context.Context, dir string, env []string, args ...string) (string, error) {
-	cmd := childproc.Command(ctx, "go", args...)
+	cmd := oskit.Command(ctx, "go", args...)
 	cmd.Dir = dir
 	cmd.Env = childEnv(ctx, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := childproc.Run(cmd); err != nil {
+	if err := oskit.Run(cmd); err != nil {
 		return "", &goError{args: args, err: err, stderr: stderr.String()}
 	}
 	return stdout.String(), nil
@@ -263,9 +263,9 @@ func shallowHint(ctx context.Context, dir string) string {
 
 // execOut runs a command and returns its standard output.
 func execOut(ctx context.Context, name string, args ...string) (string, error) {
-	cmd := childproc.Command(ctx, name, args...)
+	cmd := oskit.Command(ctx, name, args...)
 	cmd.Env = childEnv(ctx)
-	out, err := childproc.Output(cmd)
+	out, err := oskit.Output(cmd)
 	return string(out), err
 }
 

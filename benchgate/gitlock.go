@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/writegc/writegc/internal/flock"
+	"github.com/writegc/writegc/internal/oskit"
 )
 
 // worktreeLockName is the file, in the repository's git common directory,
@@ -19,7 +19,7 @@ const worktreeLockName = "benchgate-worktrees.lock"
 const worktreeLockPoll = 10 * time.Millisecond
 
 // inProcess serialises worktree operations of Runs in this process, on every
-// OS (the file lock, internal/flock, adds the other processes where the OS
+// OS (the file lock, internal/oskit, adds the other processes where the OS
 // has flock(2)). A channel, not a mutex, so that a wait can be cancelled.
 var inProcess = make(chan struct{}, 1)
 
@@ -52,7 +52,7 @@ func lockWorktrees(ctx context.Context, root string) (unlock func(), err error) 
 		return nil, fmt.Errorf("the worktree lock: %w", err)
 	}
 	for {
-		ok, err := flock.TryLock(f)
+		ok, err := oskit.TryLock(f)
 		if err != nil {
 			f.Close()
 			release()
@@ -70,7 +70,7 @@ func lockWorktrees(ctx context.Context, root string) (unlock func(), err error) 
 		}
 	}
 	return func() {
-		flock.Unlock(f)
+		oskit.Unlock(f)
 		f.Close()
 		release()
 	}, nil

@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/flock"
-	"github.com/writegc/writegc/internal/gittest"
-	"github.com/writegc/writegc/internal/testfs"
+	"github.com/writegc/writegc/internal/oskit"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // wideRepo makes a repository with enough files that a checkout takes a
@@ -25,8 +24,8 @@ func wideRepo(t *testing.T) string {
 	for i := range 600 {
 		files[fmt.Sprintf("d%02d/f%03d.txt", i%20, i)] = strings.Repeat("x", 512) + fmt.Sprint(i)
 	}
-	testfs.Write(t, repo, files)
-	gittest.CommitAll(t, repo, "wide")
+	testkit.Write(t, repo, files)
+	testkit.CommitAll(t, repo, "wide")
 	return repo
 }
 
@@ -75,7 +74,7 @@ func TestConcurrentRunsShareOneRepo(t *testing.T) {
 // open file description (as another process would hold it), lockWorktrees
 // waits, gives up when its context ends, and gets it once it is released.
 func TestWorktreeLockWaitsForAnotherHolder(t *testing.T) {
-	if !flock.AcrossProcesses {
+	if !oskit.AcrossProcesses {
 		t.Skip("no flock(2): only runs of one process are serialised")
 	}
 	repo := wideRepo(t)
@@ -84,7 +83,7 @@ func TestWorktreeLockWaitsForAnotherHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if ok, err := flock.TryLock(f); !ok || err != nil {
+	if ok, err := oskit.TryLock(f); !ok || err != nil {
 		t.Fatalf("tryLockFile = %v, %v", ok, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -95,7 +94,7 @@ func TestWorktreeLockWaitsForAnotherHolder(t *testing.T) {
 		}
 		t.Fatalf("lockWorktrees while another holds the lock: %v, want the context's deadline", err)
 	}
-	if err := flock.Unlock(f); err != nil {
+	if err := oskit.Unlock(f); err != nil {
 		t.Fatal(err)
 	}
 	unlock, err := lockWorktrees(context.Background(), repo)
@@ -115,8 +114,8 @@ func TestWorktreeLockWaitsForAnotherHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unlock()
-	if ok, _ := flock.TryLock(f); ok {
-		flock.Unlock(f)
+	if ok, _ := oskit.TryLock(f); ok {
+		oskit.Unlock(f)
 		t.Error("a lock taken through a linked worktree is not the repository's lock")
 	}
 }

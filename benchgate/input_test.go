@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writegc/writegc/internal/inputfile/inputtest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // TestInputsRefuseNonRegularFiles: every file the package reads on the
@@ -20,9 +20,9 @@ func TestInputsRefuseNonRegularFiles(t *testing.T) {
 		"ReadAccepted":   func(p string) error { _, err := ReadAccepted(p); return err },
 		"readProfile":    func(p string) error { _, err := readProfile(p); return err },
 	}
-	for _, pr := range inputtest.Hostile(t, "bench.txt") {
+	for _, pr := range testkit.Hostile(t, "bench.txt") {
 		for name, read := range readers {
-			err := inputtest.Bounded(t, name+" of a "+pr.Kind, func() error { return read(pr.Path) })
+			err := testkit.Bounded(t, name+" of a "+pr.Kind, func() error { return read(pr.Path) })
 			if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), pr.Path) {
 				t.Errorf("%s of a %s: %v, want ErrNotRegular naming %s", name, pr.Kind, err, pr.Path)
 			}

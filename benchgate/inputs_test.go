@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // injected is a value that, written into a header line, would add a
@@ -67,7 +67,7 @@ func TestRunRefusesInjection(t *testing.T) {
 func TestRunEnvNewlineInjectsNothing(t *testing.T) {
 	dir := gitModuleDir(t)
 	writeWorkModule(t, dir, 1000)
-	gittest.CommitAll(t, dir, "one")
+	testkit.CommitAll(t, dir, "one")
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -99,7 +99,7 @@ func TestRunGoListSeparatesPackages(t *testing.T) {
 	}
 	dir := gitModuleDir(t)
 	writeWorkModule(t, dir, 1000)
-	gittest.CommitAll(t, dir, "one")
+	testkit.CommitAll(t, dir, "one")
 	bin := t.TempDir()
 	log := filepath.Join(bin, "go.log")
 	script := "#!/bin/sh\necho \"$*\" >>'" + log + "'\nexec '" + realGo + "' \"$@\"\n"

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/benchgate/internal/callgrind"
-	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 func TestParseMeasure(t *testing.T) {
@@ -150,7 +150,7 @@ func TestInstrCountNotUnderpowered(t *testing.T) {
 func TestRunInstructionsNoValgrind(t *testing.T) {
 	dir := gitModuleDir(t)
 	writeSynth(t, dir, 10, true)
-	gittest.CommitAll(t, dir, "x")
+	testkit.CommitAll(t, dir, "x")
 	_, err := Run(context.Background(), RunConfig{Dir: dir, Base: "HEAD", Head: "HEAD",
 		Measure: MeasureInstructions, Valgrind: "/nonexistent/valgrind"})
 	if !errors.Is(err, ErrNoValgrind) {
@@ -166,8 +166,8 @@ func TestRunInstructions(t *testing.T) {
 	dir := gitModuleDir(t)
 	commitBaseHead(t, dir, func() { writeSynth(t, dir, 2000, true) },
 		func() { writeSynth(t, dir, 2040, true) }) // 2% more loop iterations per op
-	gittest.Git(t, dir, "tag", "base", "HEAD~1")
-	gittest.Git(t, dir, "tag", "slow")
+	testkit.Git(t, dir, "tag", "base", "HEAD~1")
+	testkit.Git(t, dir, "tag", "slow")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writegc/writegc/internal/golden"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 func TestReportJSONGolden(t *testing.T) {
@@ -15,7 +15,7 @@ func TestReportJSONGolden(t *testing.T) {
 	if err := compareTestdata(t).WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
-	golden.Check(t, filepath.Join("testdata", "compare.golden.json"), b.Bytes())
+	testkit.CheckGolden(t, filepath.Join("testdata", "compare.golden.json"), b.Bytes())
 }
 
 // The contract's names are there, with a value for each: the verdict, the

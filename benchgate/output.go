@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/writegc/writegc/internal/childproc"
+	"github.com/writegc/writegc/internal/oskit"
 )
 
 // DefaultMaxOutput bounds what one run of a benchmark binary may print on
@@ -162,14 +162,14 @@ func (b *binary) list(ctx context.Context) []string {
 	top, _, _ := strings.Cut(b.bench, "/")
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := childproc.Command(ctx, b.path, "-test.list", top)
+	cmd := oskit.Command(ctx, b.path, "-test.list", top)
 	cmd.Dir = b.dir
 	cmd.Env = childEnv(ctx)
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil
 	}
-	wait, err := childproc.Start(cmd)
+	wait, err := oskit.Start(cmd)
 	if err != nil {
 		return nil
 	}

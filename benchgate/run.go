@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/benchgate/internal/callgrind"
-	"github.com/writegc/writegc/internal/childproc"
+	"github.com/writegc/writegc/internal/oskit"
 )
 
 // benchWaitDelay bounds how long a benchmark binary's pipes are waited for
 // once it exited or was killed: its own process group is killed then
-// (internal/childproc), so only a grandchild that left the group (setsid)
+// (internal/oskit), so only a grandchild that left the group (setsid)
 // can hold them this long.
 const benchWaitDelay = 10 * time.Second
 
@@ -860,14 +860,14 @@ func (b *binary) run(ctx context.Context, cfg RunConfig, args, env []string, w i
 	}
 	runCtx, cancel := context.WithTimeout(ctx, cfg.Timeout+timeoutGrace)
 	defer cancel()
-	cmd := childproc.Command(runCtx, argv[0], argv[1:]...)
+	cmd := oskit.Command(runCtx, argv[0], argv[1:]...)
 	cmd.Dir = b.dir
 	cmd.Env = childEnv(ctx, env...)
 	cmd.WaitDelay = benchWaitDelay
 	out := newRunOutput(w, limit, cancel)
 	var stderr tailBuffer
 	cmd.Stdout, cmd.Stderr = out, &stderr
-	err := childproc.Run(cmd)
+	err := oskit.Run(cmd)
 	switch {
 	case out.exceeded:
 		return nil, out.tooLarge(ctx, b)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // synthModule writes a tiny module whose benchmark's cost is set by the
@@ -61,7 +61,7 @@ func BenchmarkWork(b *testing.B) {
 // directory for a test module and its repository.
 func gitModuleDir(t *testing.T) string {
 	t.Helper()
-	gittest.NeedGoGit(t)
+	testkit.NeedGoGit(t)
 	return t.TempDir()
 }
 
@@ -70,9 +70,9 @@ func gitModuleDir(t *testing.T) string {
 func commitBaseHead(t *testing.T, dir string, base, head func()) {
 	t.Helper()
 	base()
-	gittest.CommitAll(t, dir, "base")
+	testkit.CommitAll(t, dir, "base")
 	head()
-	gittest.Git(t, dir, "commit", "-q", "-am", "head")
+	testkit.Git(t, dir, "commit", "-q", "-am", "head")
 }
 
 // needRealValgrind skips the test under -short and where valgrind is not
@@ -93,14 +93,14 @@ func needRealValgrind(t *testing.T) {
 func TestRunSynthetic(t *testing.T) {
 	dir := gitModuleDir(t)
 	writeSynth(t, dir, 200, false)
-	gittest.CommitAll(t, dir, "no benchmark yet")
-	gittest.Git(t, dir, "tag", "nobench")
+	testkit.CommitAll(t, dir, "no benchmark yet")
+	testkit.Git(t, dir, "tag", "nobench")
 	writeSynth(t, dir, 200, true)
-	gittest.CommitAll(t, dir, "fast")
-	gittest.Git(t, dir, "tag", "fast")
+	testkit.CommitAll(t, dir, "fast")
+	testkit.Git(t, dir, "tag", "fast")
 	writeSynth(t, dir, 800, true)
-	gittest.Git(t, dir, "commit", "-q", "-am", "slow")
-	gittest.Git(t, dir, "tag", "slow")
+	testkit.Git(t, dir, "commit", "-q", "-am", "slow")
+	testkit.Git(t, dir, "tag", "slow")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // writeEnvSynth writes a module with two benchmarks whose cost per op is
@@ -72,10 +72,10 @@ func BenchmarkTwo(b *testing.B) {
 // base with "auto".
 func TestRunTargetEnvProfilesAndMachine(t *testing.T) {
 	dir := gitModuleDir(t)
-	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	testkit.Git(t, dir, "init", "-q", "-b", "main")
 	writeEnvSynth(t, dir)
-	gittest.CommitAll(t, dir, "one")
-	gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "two")
+	testkit.CommitAll(t, dir, "one")
+	testkit.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "two")
 	parent := gitOut(t, dir, "rev-parse", "HEAD~1")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

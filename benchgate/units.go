@@ -8,19 +8,19 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/writegc/writegc/internal/direction"
+	"github.com/writegc/writegc/internal/stat"
 )
 
-// Direction says which way a unit improves: the one type of
-// internal/direction, which changepoint, gcstress's bench.txt units and the
+// Direction says which way a unit improves: internal/stat's
+// Direction, which changepoint, gcstress's bench.txt units and the
 // history database share.
-type Direction = direction.Direction
+type Direction = stat.Direction
 
 // Directions.
 const (
-	DirUnknown     = direction.Unknown // no metadata and no default: reported, not gated
-	LowerIsBetter  = direction.Lower   // durations, sizes, counts, percentages
-	HigherIsBetter = direction.Higher  // throughputs
+	DirUnknown     = stat.UnknownDirection // no metadata and no default: reported, not gated
+	LowerIsBetter  = stat.Lower            // durations, sizes, counts, percentages
+	HigherIsBetter = stat.Higher           // throughputs
 )
 
 // DirectionOf returns the direction of unit: the `better=` metadata when
@@ -30,7 +30,7 @@ const (
 // are higher-is-better; anything else is DirUnknown.
 func DirectionOf(unit string, meta benchfmt.UnitMetadataMap) Direction {
 	if m := meta.Get(unit, "better"); m != nil {
-		return direction.Parse(m.Value)
+		return stat.ParseDirection(m.Value)
 	}
 	switch unit {
 	case "sec/op", "ns/op", "B/op", "allocs/op":

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/golden"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // TestGenerateTestdata regenerates the committed profiles under testdata
@@ -16,7 +16,7 @@ import (
 // rewritten by the golden tests in the same run: -update on this package
 // always regenerates the profiles too.
 func TestGenerateTestdata(t *testing.T) {
-	if !golden.Update() {
+	if !testkit.UpdateGolden() {
 		t.Skip("run with -update to regenerate testdata")
 	}
 	for _, sc := range []struct {

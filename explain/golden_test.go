@@ -5,13 +5,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/writegc/writegc/internal/golden"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // checkGolden compares got with testdata/name (go test -update rewrites it).
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	golden.Check(t, filepath.Join("testdata", name), got)
+	testkit.CheckGolden(t, filepath.Join("testdata", name), got)
 }
 
 func TestGoldenText(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/gcstress/results"
-	"github.com/writegc/writegc/internal/cmdtest"
+	"github.com/writegc/writegc/internal/testkit"
 	"github.com/writegc/writegc/memtable"
 )
 
@@ -69,7 +69,7 @@ func TestFailureClassesHoldUnderLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and runs six children: not in -short")
 	}
-	bin := cmdtest.Build(t, "github.com/writegc/writegc/cmd/gcstress", "gcstress")
+	bin := testkit.Build(t, "github.com/writegc/writegc/cmd/gcstress", "gcstress")
 	want := map[string]results.Class{memtable.KindHeap: results.Failed, memtable.KindArena: results.Healthy}
 	for _, cond := range []struct {
 		name       string
@@ -110,7 +110,7 @@ func TestCollapseVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and runs three children of 3-10 s: not in -short")
 	}
-	bin := cmdtest.Build(t, "github.com/writegc/writegc/cmd/gcstress", "gcstress")
+	bin := testkit.Build(t, "github.com/writegc/writegc/cmd/gcstress", "gcstress")
 	c := DefaultConfig()
 	c.Sets, c.Out = []string{SetCollapse}, t.TempDir()
 	if err := c.Validate(); err != nil {

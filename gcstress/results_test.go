@@ -2,7 +2,7 @@ package gcstress
 
 import (
 	"github.com/writegc/writegc/gcstress/internal/outfolder"
-	"github.com/writegc/writegc/internal/testfs"
+	"github.com/writegc/writegc/internal/testkit"
 
 	"context"
 	"encoding/json"
@@ -79,7 +79,7 @@ func TestResultsWriteFailureNamesTheFile(t *testing.T) {
 	if !errors.Is(err, ErrWrite) || !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("run: %v, want an ErrWrite naming %s\n%s", err, want, stderr.String())
 	}
-	for name := range testfs.Tree(t, out) {
+	for name := range testkit.Tree(t, out) {
 		if name == "summary.json" || name == "report.md" || name == "report.html" || strings.Contains(name, ".tmp-") {
 			t.Errorf("%s left after the failed write", name)
 		}
@@ -112,7 +112,7 @@ func TestReportWriteFailures(t *testing.T) {
 			if !errors.Is(err, ErrWrite) || !strings.Contains(err.Error(), filepath.Join(dir, tc.file)) {
 				t.Fatalf("%v, want an ErrWrite naming %s", err, tc.file)
 			}
-			tree := testfs.Tree(t, dir)
+			tree := testkit.Tree(t, dir)
 			if tree[tc.file] != earlier {
 				t.Errorf("%s is now %d bytes, want the earlier version", tc.file, len(tree[tc.file]))
 			}
@@ -171,14 +171,14 @@ func TestReplaceOutRefusesFolderWithoutManifest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	before := testfs.Tree(t, out)
+	before := testkit.Tree(t, out)
 	c := tinyConfig(out)
 	c.ReplaceOut = true
 	_, err := Run(context.Background(), c, Options{})
 	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), ManifestFile) || !strings.Contains(err.Error(), "-replace-out") {
 		t.Fatalf("run: %v, want a usage error naming -replace-out and the manifest", err)
 	}
-	if after := testfs.Tree(t, out); !maps.Equal(before, after) {
+	if after := testkit.Tree(t, out); !maps.Equal(before, after) {
 		t.Fatalf("the refused run changed the folder:\nbefore %v\nafter  %v", before, after)
 	}
 }
@@ -198,7 +198,7 @@ func TestReplaceOutRemovesOnlyTheRunsFiles(t *testing.T) {
 	if _, err := Run(context.Background(), c, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	first := testfs.Tree(t, out)
+	first := testkit.Tree(t, out)
 	for _, want := range []string{"samples.jsonl", "summary.json", "report.md", "report.html", ManifestFile, "arena-100B/"} {
 		if _, ok := first[want]; !ok {
 			t.Fatalf("the first run wrote no %s: %v", want, slices.Sorted(maps.Keys(first)))
@@ -221,7 +221,7 @@ func TestReplaceOutRemovesOnlyTheRunsFiles(t *testing.T) {
 	if _, err := Run(context.Background(), c, Options{Progress: &stderr}); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	second := testfs.Tree(t, out)
+	second := testkit.Tree(t, out)
 	if second["notes.txt"] != "mine" || second["mine/data.csv"] != "1,2" {
 		t.Fatalf("user files lost: %v", slices.Sorted(maps.Keys(second)))
 	}
@@ -246,13 +246,13 @@ func TestReplaceOutRemovesOnlyTheRunsFiles(t *testing.T) {
 // naming clash and leaves out as it was.
 func refused(t *testing.T, c Config, out, clash string) {
 	t.Helper()
-	before := testfs.Tree(t, out)
+	before := testkit.Tree(t, out)
 	c.ReplaceOut = true
 	_, err := Run(context.Background(), c, Options{})
 	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), clash) {
 		t.Fatalf("run: %v, want a usage error naming %s", err, clash)
 	}
-	if after := testfs.Tree(t, out); !maps.Equal(before, after) {
+	if after := testkit.Tree(t, out); !maps.Equal(before, after) {
 		t.Fatalf("the refused run changed the folder")
 	}
 }
@@ -315,7 +315,7 @@ func TestManifestListsEveryFileOnFailure(t *testing.T) {
 		for _, f := range m.Files {
 			listed[f.Path] = true
 		}
-		for name := range testfs.Tree(t, dir) {
+		for name := range testkit.Tree(t, dir) {
 			if !listed[name] {
 				t.Errorf("save %d fails: %s is in the folder but not in the manifest", k+1, name)
 			}

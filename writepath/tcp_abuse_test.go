@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/testwait"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // Liveness bounds of the abuse tests. A well-behaved request must be
@@ -112,7 +112,7 @@ func served(t *testing.T, tr Transport, n int) {
 	for i := range n {
 		key := fmt.Appendf(nil, "good-%d", i)
 		t0 := time.Now()
-		err := testwait.Within(t, hangBound, fmt.Sprintf("well-behaved request %d", i), func() error {
+		err := testkit.Within(t, hangBound, fmt.Sprintf("well-behaved request %d", i), func() error {
 			err := NewDirect(tr).Put(key, []byte("v"))
 			if err == nil {
 				var vals [][]byte

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/testwait"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // failingListener fails its next fail Accepts (cycling through the
@@ -194,7 +194,7 @@ func slowLargePuts(t *testing.T, n, size int, dial func() net.Conn) {
 // if it errs or takes longer than within.
 func putWithin(t *testing.T, tr Transport, size int, within time.Duration) {
 	t.Helper()
-	err := testwait.Within(t, within, fmt.Sprintf("well-behaved %d B Put", size), func() error {
+	err := testkit.Within(t, within, fmt.Sprintf("well-behaved %d B Put", size), func() error {
 		return NewDirect(tr).Put([]byte("big-good"), make([]byte, size))
 	})
 	if err != nil {

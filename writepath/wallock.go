@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/writegc/writegc/internal/flock"
+	"github.com/writegc/writegc/internal/oskit"
 )
 
 // WALLockName is the lock file a server holds in its WAL directory for its
@@ -41,7 +41,7 @@ func (e *WALLockedError) Unwrap() error { return ErrWALLocked }
 
 // walLocks is the process-wide registry of locked WAL directories, by
 // absolute path with symbolic links resolved. It refuses a second opener in
-// this process on every OS; the OS lock (internal/flock) refuses one in
+// this process on every OS; the OS lock (internal/oskit) refuses one in
 // another process where the OS has flock(2). Elsewhere nothing refuses
 // another process: an exclusively created pid file would, but a crash would
 // leave it behind and lock the directory for good.
@@ -77,7 +77,7 @@ func lockWALDir(dir string) (*walDirLock, error) {
 	if err != nil {
 		return nil, err
 	}
-	locked, err := flock.TryLock(f)
+	locked, err := oskit.TryLock(f)
 	switch {
 	case err != nil:
 		f.Close()
@@ -88,7 +88,7 @@ func lockWALDir(dir string) (*walDirLock, error) {
 		return nil, &WALLockedError{Dir: dir, PID: pid}
 	}
 	if err := writeLockPID(f); err != nil {
-		err = errors.Join(fmt.Errorf("writepath: writing %s: %w", path, err), flock.Unlock(f), f.Close())
+		err = errors.Join(fmt.Errorf("writepath: writing %s: %w", path, err), oskit.Unlock(f), f.Close())
 		return nil, err
 	}
 	walLocks.held[key] = true
@@ -120,7 +120,7 @@ func readLockPID(f *os.File) int {
 // it would let two later openers lock two different files.
 func (l *walDirLock) release() error {
 	err := l.f.Truncate(0)
-	err = errors.Join(err, flock.Unlock(l.f), l.f.Close())
+	err = errors.Join(err, oskit.Unlock(l.f), l.f.Close())
 	walLocks.Lock()
 	delete(walLocks.held, l.key)
 	walLocks.Unlock()

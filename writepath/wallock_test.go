@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/flock"
+	"github.com/writegc/writegc/internal/oskit"
 )
 
 func lockKey(i int) []byte { return fmt.Appendf(nil, "lock-key-%06d", i) }
@@ -148,7 +148,7 @@ func TestWALLockAcrossProcesses(t *testing.T) {
 	if os.Getenv(lockHelperEnv) != "" {
 		t.Skip()
 	}
-	if !flock.AcrossProcesses {
+	if !oskit.AcrossProcesses {
 		t.Skip("no flock(2) on this OS: the WAL lock holds within a process only")
 	}
 	dir := t.TempDir()

@@ -9,7 +9,6 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/writegc/writegc/internal/direction"
 	"github.com/writegc/writegc/internal/stat"
 )
 
@@ -39,16 +38,16 @@ var (
 	ErrBadSeries = errors.New("changepoint: unusable series")
 )
 
-// Direction says which way a series' unit improves: internal/direction's
-// type, the one benchgate and the history database use too (a leaf like
+// Direction says which way a series' unit improves: internal/stat's
+// Direction, the one benchgate and the history database use too (a leaf like
 // this package, so changepoint still imports nothing else of writegc).
-type Direction = direction.Direction
+type Direction = stat.Direction
 
 // Directions.
 const (
-	DirUnknown     = direction.Unknown // no direction: change points are of Kind Change
-	LowerIsBetter  = direction.Lower   // durations, sizes, counts
-	HigherIsBetter = direction.Higher  // throughputs
+	DirUnknown     = stat.UnknownDirection // no direction: change points are of Kind Change
+	LowerIsBetter  = stat.Lower            // durations, sizes, counts
+	HigherIsBetter = stat.Higher           // throughputs
 )
 
 // Kind says whether a change point made the benchmark worse.

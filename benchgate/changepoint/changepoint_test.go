@@ -313,15 +313,15 @@ func BenchmarkDetectWorst(b *testing.B) {
 	}
 }
 
-// TestLeaf: the package imports nothing of this module but the leaves
-// internal/direction and internal/stat (it once imported all of benchgate for one type), so
+// TestLeaf: the package imports nothing of this module but the leaf
+// internal/stat (it once imported all of benchgate for one type), so
 // that it stays a leaf any tool may use.
 func TestLeaf(t *testing.T) {
 	pkg, err := build.ImportDir(".", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	allowed := []string{"github.com/writegc/writegc/internal/direction", "github.com/writegc/writegc/internal/stat"}
+	allowed := []string{"github.com/writegc/writegc/internal/stat"}
 	for _, imp := range pkg.Imports {
 		if strings.HasPrefix(imp, "github.com/writegc/writegc") && !slices.Contains(allowed, imp) {
 			t.Errorf("imports %s: want no package of this module but %v", imp, allowed)

@@ -10,7 +10,7 @@ import (
 
 // Analysis is one series with its change points, as Analyze returns it: a
 // plain value, safe to read from several goroutines; report writers
-// (packages histreport and trendpage) only read it.
+// (WriteReport, WriteTrendPage) only read it.
 type Analysis struct {
 	Series
 	Result *changepoint.Result

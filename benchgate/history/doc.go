@@ -4,18 +4,14 @@
 //
 // # Layout
 //
-// This package is the database and its data model: Open returns a *DB
-// (SQLite or PostgreSQL: one concrete type, the backend an unexported
-// dialect inside it), Prepare turns a benchmark file into a Recording, and
-// Analyze finds the change points of loaded series. What is drawn from an
-// analysis lives beside it, one package per kind of output:
-//
-//	benchgate/history             DB, Recording, Series, Analyze
-//	benchgate/history/histreport  the text reports: table, Markdown, JSON
-//	benchgate/history/trendpage   the HTML trend page
-//
-// Both read []Analysis and nothing else. benchgate/changepoint, the
-// detection itself, is a leaf: it imports nothing of writegc.
+// This package is the database and its data model, and what is drawn from
+// an analysis: Open returns a *DB (SQLite or PostgreSQL: one concrete type,
+// the backend an unexported dialect inside it), Prepare turns a benchmark
+// file into a Recording, Analyze finds the change points of loaded series,
+// WriteReport writes them as text (a terminal table, GitHub Markdown or
+// JSON) and WriteTrendPage as the HTML trend page. Both writers read
+// []Analysis and nothing else. benchgate/changepoint, the detection itself,
+// is a leaf: it imports nothing of writegc.
 //
 // The library takes labels as resolved: a commit is stored as given (the
 // file's commit: line or the caller's override), never looked up. Resolving
@@ -115,6 +111,23 @@
 // (MaxSeries, MaxPointRows, MaxRecords: ErrTooMany, checked before the
 // rows are read). Options and PrepareOptions can lower these limits, never
 // raise them.
+//
+// # Reports and the trend page
+//
+// Every name and label in a report comes from benchmark files, so it is
+// untrusted: the table escapes control and format characters (Printable),
+// Markdown puts anything but plain text in code spans, JSON is encoded by
+// encoding/json, and the page's template escapes the rest. Numbers print
+// the same on every platform (the JSON rounds to 6 significant digits).
+// The trend page is one self-contained HTML file (no network: CSS, SVG
+// charts and the small filter script are inline), drawn here so that it
+// shows with scripts off; every point is a <circle class="pt"> and every
+// chart says how many it holds (data-points), so that a test can check the
+// page against the data. The page is written atomically (a temporary file
+// in the same directory, synced, then renamed) and holds at most
+// MaxPagePoints points, checked before anything is drawn. Both writers are
+// plain functions with no state, safe to call from several goroutines (the
+// page for different directories).
 //
 // The manual (commands, flags, worked examples) is docs/history.md in the repository.
 package history

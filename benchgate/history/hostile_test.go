@@ -17,8 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/testfs"
-	"github.com/writegc/writegc/internal/testwait"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // hangLimit is how long a test waits before calling a call hung: far more
@@ -27,7 +26,7 @@ const hangLimit = 2 * time.Minute
 
 func openErr(t *testing.T, dsn string, o Options) error {
 	t.Helper()
-	return testwait.Within(t, hangLimit, "Open", func() error {
+	return testkit.Within(t, hangLimit, "Open", func() error {
 		s, err := Open(context.Background(), dsn, o)
 		if err == nil {
 			s.Close()
@@ -245,7 +244,7 @@ func TestFrozenServer(t *testing.T) {
 	}
 	defer s.Close()
 	p.frozen.Store(true)
-	err = testwait.Within(t, hangLimit, "Record", func() error {
+	err = testkit.Within(t, hangLimit, "Record", func() error {
 		_, err := s.Record(context.Background(), prep(t, benchFile("c1", t0, 1), Labels{}))
 		return err
 	})
@@ -329,7 +328,7 @@ func TestForeignDatabaseUntouched(t *testing.T) {
 		if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
 			t.Errorf("Open %+v changed the file", o)
 		}
-		if names := testfs.Names(t, dir); !slices.Equal(names, []string{"app.db"}) {
+		if names := testkit.Names(t, dir); !slices.Equal(names, []string{"app.db"}) {
 			t.Errorf("Open %+v left %v", o, names)
 		}
 	}

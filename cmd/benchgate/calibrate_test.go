@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/writegc/writegc/benchgate"
-	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // TestCLICalibrate runs `benchgate calibrate` end to end on a tiny module:
 // 10 A/A chunks of one round each, written to a thresholds file that
 // compare then reads.
 func TestCLICalibrate(t *testing.T) {
-	gittest.NeedGoGit(t)
+	testkit.NeedGoGit(t)
 	dir := t.TempDir()
 	files := map[string]string{
 		"go.mod": "module example.com/cal\n\ngo 1.26\n",

@@ -10,9 +10,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/benchgate"
-	"github.com/writegc/writegc/internal/cmdtest"
-	"github.com/writegc/writegc/internal/gittest"
-	"github.com/writegc/writegc/internal/testfs"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // Run's output bound and cleanup through the command: the output bound
@@ -26,15 +24,15 @@ var noisyTestFile = filepath.Join("..", "..", "benchgate", "testdata", "hostile"
 // commitModule writes files into repo and commits them as its one commit.
 func commitModule(t *testing.T, repo string, files map[string]string) {
 	t.Helper()
-	testfs.Write(t, repo, files)
-	gittest.CommitAll(t, repo, "one")
+	testkit.Write(t, repo, files)
+	testkit.CommitAll(t, repo, "one")
 }
 
 // noisyRepo makes a committed repository of the noisy module, changes into
 // it, and gives the command an empty TMPDIR of its own.
 func noisyRepo(t *testing.T) (repo, tmp string) {
 	t.Helper()
-	gittest.NeedGoGit(t)
+	testkit.NeedGoGit(t)
 	noisyTest, err := os.ReadFile(noisyTestFile)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +104,7 @@ func TestCLISignalCleansUp(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go not in PATH")
 	}
-	bin := cmdtest.Build(t, ".", "benchgate")
+	bin := testkit.Build(t, ".", "benchgate")
 	repo, tmp := noisyRepo(t)
 	mark := filepath.Join(t.TempDir(), "mark")
 	cmd := exec.Command(bin, "run", "-q", "-base", "HEAD", "-count", "1", "-base-env", "MARK="+mark, "-target", ".:^BenchmarkWaits$")

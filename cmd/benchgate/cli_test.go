@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/golden"
-	"github.com/writegc/writegc/internal/testfs"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // cli runs the command and returns its exit status, stdout and stderr.
@@ -34,7 +33,7 @@ func TestCompareCLIGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, got := range map[string]string{"compare.out": out, "compare.md": string(mdOut), "compare.err": errOut} {
-		golden.Check(t, filepath.Join("testdata", name), []byte(got))
+		testkit.CheckGolden(t, filepath.Join("testdata", name), []byte(got))
 	}
 }
 
@@ -100,7 +99,7 @@ func writeSides(t *testing.T, extra string) (base, head string) {
 func writeBaseHead(t *testing.T, dir, baseBody, headBody string) (base, head string) {
 	t.Helper()
 	base, head = filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")
-	testfs.Write(t, dir, map[string]string{"base.txt": baseBody, "head.txt": headBody})
+	testkit.Write(t, dir, map[string]string{"base.txt": baseBody, "head.txt": headBody})
 	return base, head
 }
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/writegc/writegc/benchgate/history"
-	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // envRepo commits a module with BenchmarkSteady (1 ms of sleep an op, so
@@ -20,7 +20,7 @@ import (
 // is its clean working tree.
 func envRepo(t *testing.T) {
 	t.Helper()
-	gittest.NeedGoGit(t)
+	testkit.NeedGoGit(t)
 	repo := t.TempDir()
 	commitModule(t, repo, map[string]string{
 		"go.mod":         "module example.com/envs\n\ngo 1.26\n",

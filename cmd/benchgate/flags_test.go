@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // TestFlagConvention: -threshold takes a percentage or a thresholds FILE
@@ -102,7 +102,7 @@ func TestFlagConventionRun(t *testing.T) {
 	if code, _, errOut := cli(t, "run", "-base", "HEAD", "-format", "md"); code != 2 || !strings.Contains(errOut, "-format md: needs -out DIR") {
 		t.Errorf("run -format md: exit %d, stderr %q", code, errOut)
 	}
-	gittest.NeedGoGit(t)
+	testkit.NeedGoGit(t)
 	dir := t.TempDir()
 	commitModule(t, dir, map[string]string{
 		"go.mod":      "module example.com/fmt\n\ngo 1.26\n",

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/benchgate/history"
-	"github.com/writegc/writegc/internal/childproc"
+	"github.com/writegc/writegc/internal/oskit"
 )
 
 // Label resolution through git: the history library takes labels as given;
@@ -30,10 +30,10 @@ func gitCommit(ctx context.Context, dir, rev string) (string, time.Time, error) 
 	if rev == "" || strings.HasPrefix(rev, "-") || len(rev) > maxGitRev {
 		return "", time.Time{}, fmt.Errorf("%w: %q", errNoCommit, rev)
 	}
-	cmd := childproc.Command(ctx, "git", "-C", dir, "show", "-s", "--format=%H%n%cI", rev+"^{commit}", "--")
+	cmd := oskit.Command(ctx, "git", "-C", dir, "show", "-s", "--format=%H%n%cI", rev+"^{commit}", "--")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := childproc.Run(cmd); err != nil {
+	if err := oskit.Run(cmd); err != nil {
 		return "", time.Time{}, fmt.Errorf("%w: %s: git: %v: %s", errNoCommit, rev, err, strings.TrimSpace(stderr.String()))
 	}
 	sha, when, _ := strings.Cut(strings.TrimSpace(stdout.String()), "\n")

@@ -17,8 +17,6 @@ import (
 	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/benchgate/changepoint"
 	"github.com/writegc/writegc/benchgate/history"
-	"github.com/writegc/writegc/benchgate/history/histreport"
-	"github.com/writegc/writegc/benchgate/history/trendpage"
 	"github.com/writegc/writegc/internal/inputfile"
 )
 
@@ -384,11 +382,11 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if err := histreport.Write(stdout, format, as); err != nil {
+	if err := history.WriteReport(stdout, format, as); err != nil {
 		return err
 	}
 	if h.html != "" {
-		if err := trendpage.Write(h.html, h.title, time.Now(), as); err != nil {
+		if err := history.WriteTrendPage(h.html, h.title, time.Now(), as); err != nil {
 			return fmt.Errorf("-out: %w", err)
 		}
 	}
@@ -396,7 +394,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // check validates the flags and fills in the options.
-func (h *historyFlags) check(fs *flag.FlagSet) (histreport.Format, error) {
+func (h *historyFlags) check(fs *flag.FlagSet) (history.ReportFormat, error) {
 	h.opts.MinMagnitude = float64(h.minMag)
 	if h.minMag == 0 {
 		h.opts.MinMagnitude = -1 // an explicit 0: no minimum
@@ -414,7 +412,7 @@ func (h *historyFlags) check(fs *flag.FlagSet) (histreport.Format, error) {
 	if err := h.opts.Validate(); err != nil {
 		return "", fmt.Errorf("-window, -p or -min-segment: %w", err)
 	}
-	return histreport.ParseFormat(h.format)
+	return history.ParseReportFormat(h.format)
 }
 
 // latestRegressions names each regression within the latest n commits of

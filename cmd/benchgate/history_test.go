@@ -18,7 +18,7 @@ import (
 
 	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/benchgate/history"
-	"github.com/writegc/writegc/internal/golden"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // historyFiles writes n benchmark files, one per commit c00, c01, ..., with
@@ -99,13 +99,13 @@ func TestRecordHistoryCLI(t *testing.T) {
 			if code != 1 || !strings.Contains(errOut, "regression: BenchmarkPut-2 ns/op") {
 				t.Errorf("history: exit %d, want 1; stderr %s", code, errOut)
 			}
-			golden.Check(t, filepath.Join("testdata", "history.golden.json"), []byte(out))
+			testkit.CheckGolden(t, filepath.Join("testdata", "history.golden.json"), []byte(out))
 			checkJSONShape(t, out)
 			code, out, errOut = cli(t, "history", "-db", db, "-format", "md", "-fail-latest", "9")
 			if code != 0 {
 				t.Errorf("history -fail-latest 9: exit %d, want 0; %s", code, errOut)
 			}
-			golden.Check(t, filepath.Join("testdata", "history.golden.md"), []byte(out))
+			testkit.CheckGolden(t, filepath.Join("testdata", "history.golden.md"), []byte(out))
 			html := filepath.Join(t.TempDir(), "page")
 			code, out, errOut = cli(t, "history", "-db", db, "-machine", "cpu=CPU B; gomaxprocs=2; goos=linux; goarch=amd64", "-html", html)
 			if code != 0 || !strings.Contains(out, "0 series") {

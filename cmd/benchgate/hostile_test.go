@@ -14,7 +14,7 @@ import (
 
 	"github.com/writegc/writegc/benchgate/changepoint"
 	"github.com/writegc/writegc/benchgate/history"
-	"github.com/writegc/writegc/internal/testwait"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // cliHangLimit is how long a test waits before calling a command hung: far
@@ -28,7 +28,7 @@ func cliWithin(t *testing.T, args ...string) (int, string, string) {
 		code        int
 		out, errOut string
 	}
-	r := testwait.Within(t, cliHangLimit, "benchgate "+strings.Join(args, " "), func() result {
+	r := testkit.Within(t, cliHangLimit, "benchgate "+strings.Join(args, " "), func() result {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), args, &stdout, &stderr)
 		return result{exitCode(err, &stderr), stdout.String(), stderr.String()}

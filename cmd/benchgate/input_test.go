@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writegc/writegc/internal/inputfile/inputtest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // TestInputsRefuseNonRegularFiles: every input file the command names —
@@ -15,7 +15,7 @@ import (
 // link to /dev/zero or /dev/urandom.
 func TestInputsRefuseNonRegularFiles(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "h.db")
-	for _, pr := range inputtest.Hostile(t, "bench.txt") {
+	for _, pr := range testkit.Hostile(t, "bench.txt") {
 		for _, args := range [][]string{
 			{"compare", pr.Path, "testdata/head.txt"},
 			{"compare", "testdata/base.txt", pr.Path},
@@ -25,7 +25,7 @@ func TestInputsRefuseNonRegularFiles(t *testing.T) {
 		} {
 			var code int
 			var errOut string
-			inputtest.Bounded(t, strings.Join(args, " ")+" ("+pr.Kind+")", func() error {
+			testkit.Bounded(t, strings.Join(args, " ")+" ("+pr.Kind+")", func() error {
 				code, _, errOut = cli(t, args...)
 				return nil
 			})
@@ -40,13 +40,13 @@ func TestInputsRefuseNonRegularFiles(t *testing.T) {
 // refusal at once (opening a FIFO would block), naming it.
 func TestRecordDirRefusesNonDirectories(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "h.db")
-	for _, pr := range inputtest.Hostile(t, "raw") {
+	for _, pr := range testkit.Hostile(t, "raw") {
 		if pr.Kind == "directory" {
 			continue
 		}
 		var code int
 		var errOut string
-		inputtest.Bounded(t, "record -dir ("+pr.Kind+")", func() error {
+		testkit.Bounded(t, "record -dir ("+pr.Kind+")", func() error {
 			code, _, errOut = cli(t, "record", "-db", db, "-dir", pr.Path)
 			return nil
 		})

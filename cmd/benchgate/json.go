@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/writegc/writegc/benchgate"
-	"github.com/writegc/writegc/internal/syncdir"
+	"github.com/writegc/writegc/internal/oskit"
 )
 
 // writeJSON writes the report as JSON to path ("-": stdout), replacing the
@@ -48,5 +48,5 @@ func writeAtomic(path string, data []byte) error {
 		os.Remove(tmp)
 		return err
 	}
-	return syncdir.Sync(filepath.Dir(path))
+	return oskit.SyncDir(filepath.Dir(path))
 }

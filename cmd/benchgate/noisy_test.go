@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writegc/writegc/internal/gittest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // writeNoisySides writes a base and a head with BenchmarkQuiet (ten values
@@ -156,7 +156,7 @@ func BenchmarkFails(b *testing.B) {
 // into it; the head is its clean working tree, the base HEAD.
 func jitterRepo(t *testing.T) {
 	t.Helper()
-	gittest.NeedGoGit(t)
+	testkit.NeedGoGit(t)
 	repo := t.TempDir()
 	commitModule(t, repo, map[string]string{"go.mod": "module example.com/jitter\n\ngo 1.26\n", "jitter_test.go": jitterTest})
 	t.Chdir(repo)

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/writegc/writegc/benchgate"
-	"github.com/writegc/writegc/internal/testfs"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // tinyBench is a module with a tiny benchmark and a sub-benchmark.
@@ -52,7 +52,7 @@ func TestCLICompareTestJSON(t *testing.T) {
 		t.Skip("no go command")
 	}
 	dir := t.TempDir()
-	testfs.Write(t, dir, tinyBench)
+	testkit.Write(t, dir, tinyBench)
 	bin := filepath.Join(dir, "tiny.test")
 	goRun := func(stdin []byte, args ...string) []byte {
 		t.Helper()
@@ -68,7 +68,7 @@ func TestCLICompareTestJSON(t *testing.T) {
 	for _, side := range []string{"old", "new"} {
 		text := goRun(nil, bin, "-test.run", "^$", "-test.bench", ".", "-test.benchtime", "200x", "-test.count", "5", "-test.benchmem")
 		js := goRun(text, goBin, "tool", "test2json", "-p", "example.com/tiny")
-		testfs.Write(t, dir, map[string]string{side + ".txt": string(text), side + ".json": string(js)})
+		testkit.Write(t, dir, map[string]string{side + ".txt": string(text), side + ".json": string(js)})
 	}
 	reports := map[string]benchgate.JSONReport{}
 	for _, ext := range []string{"txt", "json"} {

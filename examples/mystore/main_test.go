@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writegc/writegc/internal/cmdtest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // buildExample builds this program into a temporary folder, as a user
@@ -19,7 +19,7 @@ func buildExample(t *testing.T) (dir, exe string) {
 	if testing.Short() {
 		t.Skip("builds and runs the example")
 	}
-	return t.TempDir(), cmdtest.Build(t, ".", "mystore")
+	return t.TempDir(), testkit.Build(t, ".", "mystore")
 }
 
 // TestMyStoreUnderGcstress builds this program as a user would and runs it:

@@ -21,7 +21,7 @@ import (
 
 	"github.com/writegc/writegc/gchealth"
 	"github.com/writegc/writegc/gchealth/gchealthprom"
-	"github.com/writegc/writegc/internal/cmdtest"
+	"github.com/writegc/writegc/internal/testkit"
 	"github.com/writegc/writegc/memtable"
 )
 
@@ -91,7 +91,7 @@ func TestPrometheusDeployment(t *testing.T) {
 	if err != nil {
 		t.Skip("no prometheus binary in PATH (Debian: apt-get install -y prometheus; .ci/run installs it)")
 	}
-	bin := cmdtest.Build(t, ".", "service")
+	bin := testkit.Build(t, ".", "service")
 	svc := map[string]string{}
 	for _, kind := range []string{memtable.KindHeap, memtable.KindArena} {
 		svc[kind] = startService(t, bin, kind)

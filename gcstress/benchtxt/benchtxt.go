@@ -67,7 +67,7 @@ import (
 	"strings"
 
 	"github.com/writegc/writegc/gcstress/results"
-	"github.com/writegc/writegc/internal/direction"
+	"github.com/writegc/writegc/internal/stat"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -94,15 +94,15 @@ const (
 	SustainableMBps Unit = "sustainable-MB/s"
 )
 
-// Better says which way a unit improves: internal/direction's type, the one
+// Better says which way a unit improves: internal/stat's Direction, the one
 // benchgate and its history database use too.
-type Better = direction.Direction
+type Better = stat.Direction
 
 // Directions.
 const (
-	Unknown = direction.Unknown // a unit this package does not know
-	Lower   = direction.Lower   // less is better
-	Higher  = direction.Higher  // more is better
+	Unknown = stat.UnknownDirection // a unit this package does not know
+	Lower   = stat.Lower            // less is better
+	Higher  = stat.Higher           // more is better
 )
 
 // units is the one registry of bench.txt's units: in the order a line

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/writegc/writegc/gcstress/results"
-	"github.com/writegc/writegc/internal/golden"
+	"github.com/writegc/writegc/internal/testkit"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -57,7 +57,7 @@ func write(t *testing.T, sum *results.Summary) []byte {
 
 // TestWriteGolden: the file's bytes are a contract.
 func TestWriteGolden(t *testing.T) {
-	golden.Check(t, filepath.Join("testdata", "bench.golden.txt"), write(t, fixture()))
+	testkit.CheckGolden(t, filepath.Join("testdata", "bench.golden.txt"), write(t, fixture()))
 }
 
 // TestLinesOnlyNormalRuns: a line per run that ended normally (every

@@ -18,7 +18,7 @@ import (
 	"github.com/writegc/writegc/gcstress"
 	"github.com/writegc/writegc/gcstress/benchtxt"
 	"github.com/writegc/writegc/gcstress/compare"
-	"github.com/writegc/writegc/internal/testfs"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // pairStoreDouble, set in a run's environment, makes the pairstore engine
@@ -138,7 +138,7 @@ func TestCompareExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	mk := func(name, body string) string {
 		if body == "" {
-			return testfs.Dir(t, dir, name, nil)
+			return testkit.Dir(t, dir, name, nil)
 		}
 		return mkFolder(t, dir, name, body)
 	}
@@ -210,7 +210,7 @@ func TestCountFlag(t *testing.T) {
 // mkFolder makes a results folder under dir holding body as its bench.txt.
 func mkFolder(t *testing.T, dir, name, body string) string {
 	t.Helper()
-	return testfs.Dir(t, dir, name, map[string]string{benchtxt.FileName: body})
+	return testkit.Dir(t, dir, name, map[string]string{benchtxt.FileName: body})
 }
 
 // benchLines is a bench.txt of count rounds of heap/100B and arena/100B,
@@ -367,7 +367,7 @@ func settingsFolder(t *testing.T, dir, name string, gogc int, kinds ...string) s
 	if err != nil {
 		t.Fatal(err)
 	}
-	return testfs.Dir(t, dir, name, map[string]string{benchtxt.FileName: b.String(), "summary.json": string(j)})
+	return testkit.Dir(t, dir, name, map[string]string{benchtxt.FileName: b.String(), "summary.json": string(j)})
 }
 
 // TestCompareSettingsAndMissing: compare of a GOGC 100 run with a GOGC 25

@@ -10,7 +10,7 @@ import (
 
 	"github.com/writegc/writegc/gcstress/benchtxt"
 	"github.com/writegc/writegc/gcstress/results"
-	"github.com/writegc/writegc/internal/inputfile/inputtest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // mainBounded runs Main with args, failing the test instead of hanging when
@@ -19,7 +19,7 @@ func mainBounded(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	var code int
 	var stdout, stderr syncBuf
-	inputtest.Bounded(t, "gcstress "+strings.Join(args, " "), func() error {
+	testkit.Bounded(t, "gcstress "+strings.Join(args, " "), func() error {
 		code = Main(context.Background(), args, &stdout, &stderr)
 		return nil
 	})
@@ -57,22 +57,22 @@ func TestInputsRefuseNonRegularFiles(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q; want 2 and one line naming %s, not a regular file", what, code, errOut, path)
 		}
 	}
-	for _, pr := range inputtest.Hostile(t, "samples.jsonl") {
+	for _, pr := range testkit.Hostile(t, "samples.jsonl") {
 		code, errOut := mainBounded(t, "report", pr.Dir)
 		check("samples.jsonl a "+pr.Kind, code, errOut, pr.Path)
 	}
-	for _, pr := range inputtest.Hostile(t, "summary.json") {
+	for _, pr := range testkit.Hostile(t, "summary.json") {
 		matrixSamples(t, pr.Dir)
 		code, errOut := mainBounded(t, "report", pr.Dir)
 		check("summary.json a "+pr.Kind, code, errOut, pr.Path)
 	}
-	for _, pr := range inputtest.Hostile(t, "cpu.pprof") {
+	for _, pr := range testkit.Hostile(t, "cpu.pprof") {
 		if pr.Kind != "directory" { // a folder is a folder of profiles
 			code, errOut := mainBounded(t, "explain", pr.Path)
 			check("explain of a "+pr.Kind, code, errOut, pr.Path)
 		}
 	}
-	for _, pr := range inputtest.Hostile(t, benchtxt.FileName) {
+	for _, pr := range testkit.Hostile(t, benchtxt.FileName) {
 		code, errOut := mainBounded(t, "compare", good, pr.Dir)
 		check("bench.txt a "+pr.Kind, code, errOut, pr.Path)
 	}
@@ -143,7 +143,7 @@ func TestReportSkipsBadSamplesLines(t *testing.T) {
 // folder check failed first), but isEmptyDir no longer opens anything that
 // is not a folder, whatever the order of the checks.
 func TestOutFIFORefused(t *testing.T) {
-	for _, pr := range inputtest.Hostile(t, "out") {
+	for _, pr := range testkit.Hostile(t, "out") {
 		if pr.Kind == "directory" {
 			continue // an empty folder is a fine -out
 		}

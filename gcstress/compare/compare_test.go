@@ -11,7 +11,7 @@ import (
 
 	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/gcstress/benchtxt"
-	"github.com/writegc/writegc/internal/testfs"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 var heap100 = benchtxt.Key{Set: "matrix", Kind: "heap", Value: 100}
@@ -319,9 +319,9 @@ func TestBadInputAndOptions(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	good := testfs.Dir(t, dir, "good", map[string]string{benchtxt.FileName: heap100.Name() + " \t1\t2 MB/s\n"})
-	garbage := testfs.Dir(t, dir, "garbage", map[string]string{benchtxt.FileName: "garbage\n"})
-	empty := testfs.Dir(t, dir, "empty", nil)
+	good := testkit.Dir(t, dir, "good", map[string]string{benchtxt.FileName: heap100.Name() + " \t1\t2 MB/s\n"})
+	garbage := testkit.Dir(t, dir, "garbage", map[string]string{benchtxt.FileName: "garbage\n"})
+	empty := testkit.Dir(t, dir, "empty", nil)
 	for _, tc := range [][2]string{{filepath.Join(dir, "nosuch"), good}, {good, empty}, {garbage, good}, {good, filepath.Join(good, benchtxt.FileName)}} {
 		if _, err := Dirs(tc[0], tc[1], Options{}); !errors.Is(err, ErrBadInput) {
 			t.Errorf("%v: %v", tc, err)
@@ -412,7 +412,7 @@ func TestVerdictNames(t *testing.T) {
 func TestDirsNameBadLines(t *testing.T) {
 	dir := t.TempDir()
 	mk := func(name, body string) string {
-		return testfs.Dir(t, dir, name, map[string]string{benchtxt.FileName: body})
+		return testkit.Dir(t, dir, name, map[string]string{benchtxt.FileName: body})
 	}
 	arena := benchtxt.Key{Set: "matrix", Kind: "arena", Value: 1000}
 	good := mk("good", "gcstress-count: 1\n"+heap100.Name()+" \t1\t2 objects/entry\n")

@@ -10,7 +10,7 @@ import (
 
 	"github.com/writegc/writegc/gcstress/benchtxt"
 	"github.com/writegc/writegc/gcstress/results"
-	"github.com/writegc/writegc/internal/testfs"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // scenario is a matrix scenario of kind at 100 B values, as a run records it.
@@ -42,7 +42,7 @@ func folder(t *testing.T, dir, name, goVersion string, summary string, ss ...res
 	case summary != "none":
 		files["summary.json"] = summary
 	}
-	return testfs.Dir(t, dir, name, files)
+	return testkit.Dir(t, dir, name, files)
 }
 
 // TestSettingsDiffer: a GOGC 100 run against a GOGC 25 run names GOGC,

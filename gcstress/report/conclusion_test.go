@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/writegc/writegc/gcstress/results"
-	"github.com/writegc/writegc/internal/golden"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // conclusionResult is one scenario with the figures the sentences read;
@@ -95,7 +95,7 @@ func TestConclusionGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.WriteString("== report.html (data)\n" + string(tbl) + "\n")
-	golden.Check(t, filepath.Join("testdata", "conclusion.golden.txt"), out.Bytes())
+	testkit.CheckGolden(t, filepath.Join("testdata", "conclusion.golden.txt"), out.Bytes())
 }
 
 // TestConclusionNamesTheCheaper: two engines whose objects per entry and

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/writegc/writegc/gcstress/results"
-	"github.com/writegc/writegc/internal/golden"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // TestEngineNotesSection: an engine's notes (end.engine_notes) are listed
@@ -34,5 +34,5 @@ func TestEngineNotesSection(t *testing.T) {
 	if err := WriteTable(&got, sum); err != nil {
 		t.Fatal(err)
 	}
-	golden.Check(t, filepath.Join("testdata", "report_notes.golden.txt"), got.Bytes())
+	testkit.CheckGolden(t, filepath.Join("testdata", "report_notes.golden.txt"), got.Bytes())
 }

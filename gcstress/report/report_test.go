@@ -10,7 +10,7 @@ import (
 
 	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/results"
-	"github.com/writegc/writegc/internal/golden"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // dirSink is a Sink that writes plain files into a folder (gcstress's own
@@ -98,7 +98,7 @@ func TestReportGolden(t *testing.T) {
 			if err := tc.write(&b); err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, filepath.Join("testdata", tc.file), b.Bytes())
+			testkit.CheckGolden(t, filepath.Join("testdata", tc.file), b.Bytes())
 		})
 	}
 }

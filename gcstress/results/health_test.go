@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/golden"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // classString renders window classes one letter each (H, E, D, F).
@@ -52,7 +52,7 @@ func TestClassifyGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, strings.TrimSuffix(f, ".jsonl")+".golden.txt", []byte(verdictText(rs)))
+			testkit.CheckGolden(t, strings.TrimSuffix(f, ".jsonl")+".golden.txt", []byte(verdictText(rs)))
 		})
 	}
 }

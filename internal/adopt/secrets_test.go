@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writegc/writegc/internal/testfs"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // Hostile inputs through the action's script: no token reaches the code under test or any output, and the
@@ -119,7 +119,7 @@ func TestActionKeepsTokensFromTheBenchmarks(t *testing.T) {
 				noSecrets(t, "job summary", o.summary)
 				noSecrets(t, "step outputs", o.outputs)
 			}
-			files := testfs.Tree(t, out)
+			files := testkit.Tree(t, out)
 			for p, text := range files {
 				if filepath.Base(filepath.Dir(p)) == "bin" {
 					continue // the built benchgate, not a file the gate wrote

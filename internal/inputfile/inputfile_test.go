@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writegc/writegc/internal/inputfile/inputtest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 func TestReadFileRegular(t *testing.T) {
@@ -32,13 +32,13 @@ func TestReadFileRegular(t *testing.T) {
 func TestRefusesFIFOWithoutBlocking(t *testing.T) {
 	kinds := map[string]string{"fifo": "FIFO", "socket": "socket", "directory": "directory",
 		"/dev/zero link": "character device", "/dev/urandom link": "character device"}
-	for _, pr := range inputtest.Hostile(t, "input") {
+	for _, pr := range testkit.Hostile(t, "input") {
 		for name, f := range map[string]func() error{
 			"ReadFile": func() error { _, err := ReadFile(pr.Path, 1<<20); return err },
 			"Open":     func() error { _, err := Open(pr.Path, 1<<20); return err },
 			"Check":    func() error { return Check(pr.Path, 1<<20) },
 		} {
-			err := inputtest.Bounded(t, name+" of a "+pr.Kind, f)
+			err := testkit.Bounded(t, name+" of a "+pr.Kind, f)
 			if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), kinds[pr.Kind]) {
 				t.Errorf("%s of a %s: %v, want ErrNotRegular naming a %s", name, pr.Kind, err, kinds[pr.Kind])
 			}

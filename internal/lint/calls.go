@@ -10,13 +10,13 @@ import (
 )
 
 // commandPackages are the non-main packages that may parse flags or exit:
-// commands as importable packages (a Main), the golden helper's -update flag
+// commands as importable packages (a Main), testkit's golden -update flag
 // (imported by tests only), gchealth, whose Exit a service asks for, and
 // gcbench, which reads the testing package's -test.benchtime (imported by
 // tests only) to tell a benchmark's final round.
 var commandPackages = map[string]bool{
 	"gcstress/cli":      true,
-	"internal/golden":   true,
+	"internal/testkit":  true,
 	"gchealth":          true,
 	"gcmetrics/gcbench": true,
 }

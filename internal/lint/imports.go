@@ -66,12 +66,10 @@ var importRules = []importRule{
 	{pkg: "gcstress/internal/load", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/runner"},
 		denyExt: []string{"os/exec", "gonum.org/"}},
 	{pkg: "benchgate", subtree: true, except: []string{"benchgate/internal/slowcal", "benchgate/internal/synthbench"},
-		allow: []string{"benchgate", "internal/flock", "internal/inputfile", "internal/childproc", "internal/direction", "internal/stat", "internal/buildenv"}},
-	// changepoint is a leaf but for two leaves it shares with benchgate:
-	// internal/direction (the one "which way is better" type) and
-	// internal/stat (the one median).
-	{pkg: "benchgate/changepoint", allow: []string{"internal/direction", "internal/stat"}},
-	{pkg: "internal/direction", allow: []string{}},
+		allow: []string{"benchgate", "internal/oskit", "internal/inputfile", "internal/stat", "internal/buildenv"}},
+	// changepoint is a leaf but for the leaf it shares with benchgate:
+	// internal/stat (the one median, the one "which way is better" type).
+	{pkg: "benchgate/changepoint", allow: []string{"internal/stat"}},
 	{pkg: "internal/stat", allow: []string{}},
 	{pkg: "internal/buildenv", allow: []string{}},
 	{pkg: "arena", allow: []string{"internal/slowdown"}},
@@ -81,7 +79,7 @@ var importRules = []importRule{
 	{pkg: "gcmetrics/health", allow: []string{}},
 	// gchealth, the production library, depends on nothing of the
 	// harness: its rules are gcmetrics/health's.
-	{pkg: "gchealth", subtree: true, allow: []string{"gchealth", "gcmetrics", "internal/syncdir"}},
+	{pkg: "gchealth", subtree: true, allow: []string{"gchealth", "gcmetrics", "internal/oskit"}},
 	{pkg: "explain", subtree: true, allow: []string{"gcmetrics", "internal/inputfile", "internal/stat", "internal/usage"}},
 }
 

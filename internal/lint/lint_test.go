@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/writegc/writegc/internal/testfs"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 func moduleRoot(t *testing.T) string {
@@ -107,7 +107,7 @@ func TestRepository(t *testing.T) {
 func TestTrackedFilesFindsExecutablesAndLargeFiles(t *testing.T) {
 	dir := t.TempDir()
 	big := strings.Repeat("x", MaxTrackedBytes+1)
-	testfs.Write(t, dir, map[string]string{
+	testkit.Write(t, dir, map[string]string{
 		"reliability":                   "\x7fELF\x02\x01\x01",
 		"reliability.exe":               "MZ\x90\x00",
 		"tool.macho":                    "\xcf\xfa\xed\xfe",
@@ -181,7 +181,7 @@ const fakeModule = "example.com/lintprobe"
 func fakeModuleDir(t *testing.T, files map[string]string) string {
 	dir := t.TempDir()
 	files["go.mod"] = "module " + fakeModule + "\n\ngo 1.26\n"
-	testfs.Write(t, dir, files)
+	testkit.Write(t, dir, files)
 	return dir
 }
 

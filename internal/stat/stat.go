@@ -1,7 +1,10 @@
-// Package stat holds the few summary numbers and their printed forms that
+// Package stat holds the few summary numbers and their readings that
 // several writegc packages share: a median, a share or change as a
-// percentage. It is a leaf: it imports nothing of writegc, so that
-// benchgate, its changepoint leaf, explain and gcstress may all use it.
+// percentage, and the Direction of better a unit of measure has (benchgate's
+// units, gcstress's bench.txt units, the history database's better column
+// and changepoint's series all use it). It is a leaf: it imports nothing of
+// writegc, so that benchgate, its changepoint leaf, explain and gcstress may
+// all use it. A Direction's integer values are stored: they do not change.
 package stat
 
 import (

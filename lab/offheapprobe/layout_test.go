@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/writegc/writegc/internal/golden"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 func TestLayout(t *testing.T) {
@@ -71,5 +71,5 @@ func TestSummarizeTable(t *testing.T) {
 	if err := WriteTable(&b, rows); err != nil {
 		t.Fatal(err)
 	}
-	golden.Check(t, "testdata/summary.golden.txt", b.Bytes())
+	testkit.CheckGolden(t, "testdata/summary.golden.txt", b.Bytes())
 }

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/writegc/writegc/internal/childproc"
+	"github.com/writegc/writegc/internal/oskit"
 )
 
 // MaxStdout bounds what Measure keeps of a benchmark's standard output and
@@ -33,7 +33,7 @@ var Env = []string{"GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off"}
 // folder. A Runner holds no state: one value may run any number of
 // measurements at once.
 //
-// Every run is bounded (internal/childproc): valgrind leads a process group
+// Every run is bounded (internal/oskit): valgrind leads a process group
 // of its own, killed whole when the context is done and once valgrind
 // exits, so a child of the benchmark holding its output cannot keep Count
 // waiting; valgrind runs with --vgdb=no, so no vgdb FIFO is made (nor left
@@ -170,7 +170,7 @@ func (r Runner) valgrind(ctx context.Context, bin, what string, n int, opts []st
 	argv = append(argv, "-test.count=1")
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := childproc.Command(runCtx, vg, argv...)
+	cmd := oskit.Command(runCtx, vg, argv...)
 	cmd.Dir = r.Dir
 	env := r.Env
 	if env == nil {
@@ -184,7 +184,7 @@ func (r Runner) valgrind(ctx context.Context, bin, what string, n int, opts []st
 	lim := &outputLimit{limit: limit, stop: cancel}
 	stdout, stderr := capped{lim: lim}, capped{lim: lim}
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := childproc.Run(cmd)
+	err := oskit.Run(cmd)
 	switch {
 	case lim.exceeded():
 		return nil, fmt.Errorf("%w: %s %s at %dx: output over the limit of %d bytes; it was stopped",

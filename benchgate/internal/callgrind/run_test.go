@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/testwait"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // fakeValgrind writes a shell script standing in for valgrind: it appends
@@ -39,7 +39,7 @@ func fakeValgrind(t *testing.T, body string) (vg, dir string) {
 // returned within two minutes (a hang: the cases here end in seconds).
 func countWithin(t *testing.T, ctx context.Context, r Runner) error {
 	t.Helper()
-	return testwait.Within(t, 2*time.Minute, "Count", func() error {
+	return testkit.Within(t, 2*time.Minute, "Count", func() error {
 		_, err := r.Count(ctx, "/bin/true", "BenchmarkX", 10)
 		return err
 	})
@@ -74,7 +74,7 @@ func TestCountChildHoldingStdout(t *testing.T) {
 		t.Fatalf("no pid: %q", b)
 	}
 	defer syscall.Kill(pid, syscall.SIGKILL)
-	if !testwait.Gone(pid, 2*time.Minute) {
+	if !testkit.Gone(pid, 2*time.Minute) {
 		t.Fatal("the child holding stdout outlived Count")
 	}
 }

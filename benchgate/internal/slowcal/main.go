@@ -33,7 +33,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/benchgate"
-	"github.com/writegc/writegc/internal/childproc"
+	"github.com/writegc/writegc/internal/oskit"
 	"github.com/writegc/writegc/internal/slowdown"
 )
 
@@ -115,12 +115,12 @@ func (r runner) measure(ctx context.Context, spins int) (float64, error) {
 	if r.nice != 0 {
 		argv = append([]string{"nice", "-n", strconv.Itoa(r.nice)}, argv...)
 	}
-	cmd := childproc.Command(ctx, argv[0], argv[1:]...)
+	cmd := oskit.Command(ctx, argv[0], argv[1:]...)
 	cmd.Dir = r.dir
 	cmd.Env = append(os.Environ(), env)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := childproc.Run(cmd); err != nil {
+	if err := oskit.Run(cmd); err != nil {
 		return 0, fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, out.String())
 	}
 	return parseNsOp(out.String())

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/writegc/writegc/internal/flock"
+	"github.com/writegc/writegc/internal/oskit"
 )
 
 // A build folder is os.TempDir()/gcstress-build-*, made by Build. Its
@@ -62,7 +62,7 @@ func writeMarker(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	ok, err := flock.TryLock(f)
+	ok, err := oskit.TryLock(f)
 	if err == nil && !ok {
 		err = errors.New("the new marker file is locked by another process")
 	}
@@ -94,11 +94,11 @@ func removeFolder(dir string, lock *os.File) {
 // a link) named DirPrefix*, owned by this user, holding a regular marker
 // file of this user that starts with the marker line and whose lock can be
 // taken (its run is gone). Anything else is left alone, as is everything
-// where the OS cannot tell (see folderOwned, flock.AcrossProcesses). It
+// where the OS cannot tell (see folderOwned, oskit.AcrossProcesses). It
 // looks at no more than maxSweep such folders and never fails: what it
 // cannot read it leaves.
 func SweepStale(tmp string) int {
-	if !flock.AcrossProcesses || !sweepSupported {
+	if !oskit.AcrossProcesses || !sweepSupported {
 		return 0
 	}
 	removed := 0
@@ -153,7 +153,7 @@ func removeIfStale(dir string) bool {
 		return false
 	}
 	defer f.Close()
-	if ok, err := flock.TryLock(f); err != nil || !ok {
+	if ok, err := oskit.TryLock(f); err != nil || !ok {
 		return false // a live run holds it
 	}
 	if !isMarker(f) {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/internal/flock"
+	"github.com/writegc/writegc/internal/oskit"
 	"github.com/writegc/writegc/internal/usage"
 )
 
@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 
 func needSweep(t *testing.T) {
 	t.Helper()
-	if !sweepSupported || !flock.AcrossProcesses {
+	if !sweepSupported || !oskit.AcrossProcesses {
 		t.Skip("no sweep on this OS")
 	}
 }
@@ -119,7 +119,7 @@ func TestSweepOnlyProvablyStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Close()
-	if ok, err := flock.TryLock(lock); !ok || err != nil {
+	if ok, err := oskit.TryLock(lock); !ok || err != nil {
 		t.Fatalf("TryLock = %v, %v", ok, err)
 	}
 	// A link for the marker, to a marker-looking file outside.
@@ -165,7 +165,7 @@ func TestFolderLockedWhileHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if ok, err := flock.TryLock(other); ok || err != nil {
+	if ok, err := oskit.TryLock(other); ok || err != nil {
 		t.Errorf("a second open took the marker's lock: %v, %v", ok, err)
 	}
 	if n := SweepStale(os.TempDir()); n != 0 || !exists(dir) {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/writegc/writegc/internal/testfs"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 func writeOne(t *testing.T, o *Files, name, body string) {
@@ -23,7 +23,7 @@ func writeOne(t *testing.T, o *Files, name, body string) {
 func TestManifestNameIsDocumented(t *testing.T) {
 	dir := t.TempDir()
 	writeOne(t, New(dir, nil), "report.md", "# r\n")
-	if got, want := testfs.Names(t, dir), []string{".gcstress-manifest.json", "report.md"}; !slices.Equal(got, want) {
+	if got, want := testkit.Names(t, dir), []string{".gcstress-manifest.json", "report.md"}; !slices.Equal(got, want) {
 		t.Fatalf("folder holds %v, want %v", got, want)
 	}
 }
@@ -54,10 +54,10 @@ func TestLegacyManifestStillRead(t *testing.T) {
 	writeOne(t, o, "new.txt", "new\n")
 	cur, err := os.Stat(filepath.Join(dir, ManifestFile))
 	if err != nil {
-		t.Fatalf("no %s after a rebuild: %v", ManifestFile, testfs.Names(t, dir))
+		t.Fatalf("no %s after a rebuild: %v", ManifestFile, testkit.Names(t, dir))
 	}
 	if old, err := os.Stat(filepath.Join(dir, LegacyManifestFile)); err == nil && !os.SameFile(old, cur) {
-		t.Fatalf("after a rebuild the folder holds both Manifests: %v", testfs.Names(t, dir))
+		t.Fatalf("after a rebuild the folder holds both Manifests: %v", testkit.Names(t, dir))
 	}
 	if m, err := ReadManifest(dir); err != nil || len(m.Files) != 2 {
 		t.Fatalf("migrated Manifest: %+v, %v", m, err)
@@ -68,7 +68,7 @@ func TestLegacyManifestStillRead(t *testing.T) {
 	if err != nil || len(kept) != 0 {
 		t.Fatalf("Clear: kept %v, %v", kept, err)
 	}
-	if got := testfs.Names(t, dir); len(got) != 0 {
+	if got := testkit.Names(t, dir); len(got) != 0 {
 		t.Fatalf("Clear left %v", got)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writegc/writegc/internal/cmdtest"
+	"github.com/writegc/writegc/internal/testkit"
 )
 
 // summary is the part of summary.json these tests read.
@@ -31,7 +31,7 @@ type summary struct {
 // otter's and shardmap's budgets; Pebble's notes say which allocator its
 // manual memory used.
 func TestPeerEnginesUnderGcstress(t *testing.T) {
-	exe := cmdtest.Build(t, ".", "gcstress-peers")
+	exe := testkit.Build(t, ".", "gcstress-peers")
 	out := filepath.Join(t.TempDir(), "out")
 	const keys = 20_000
 	cmd := exec.Command(exe, "-kinds", "pebble,pebble-wal,badger,ristretto,fastcache,otter,shardmap", "-values", "100", "-keys", "20K",
@@ -100,7 +100,7 @@ func TestPeerEnginesUnderGcstress(t *testing.T) {
 // reads that found the preloaded records, updates, and its reads tied to
 // the collector by the trace.
 func TestCachesServeMixes(t *testing.T) {
-	exe := cmdtest.Build(t, ".", "gcstress-peers")
+	exe := testkit.Build(t, ".", "gcstress-peers")
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(exe, "-mix", "b", "-kinds", "fastcache,otter,shardmap", "-values", "100", "-keys", "20K",
 		"-preload", "5K", "-scenario", "matrix", "-window", "250ms", "-latency-every", "1", "-out", out)
@@ -147,7 +147,7 @@ func TestCachesServeMixes(t *testing.T) {
 // error (exit 2) naming the flag, before any scenario runs; gcstress's own
 // flags still reach gcstress (a bad one is its usage error).
 func TestBadEngineOption(t *testing.T) {
-	exe := cmdtest.Build(t, ".", "gcstress-peers")
+	exe := testkit.Build(t, ".", "gcstress-peers")
 	for _, tc := range []struct {
 		args []string
 		flag string

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package oskit
+
+// SyncDir does nothing off Linux (see the package doc).
+func SyncDir(string) error { return nil }
