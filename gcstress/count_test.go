@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/benchtxt"
+	"github.com/writegc/writegc/gcstress/compare"
 	"github.com/writegc/writegc/gcstress/internal/capacity"
 	"github.com/writegc/writegc/gcstress/results"
 )
@@ -192,7 +192,7 @@ func TestCapacityPerBuildEnv(t *testing.T) {
 		t.Errorf("capacity rows %q, want %q", got, want)
 	}
 	var keys []string
-	for _, l := range benchtxt.Lines(sum) {
+	for _, l := range compare.Lines(sum) {
 		keys = append(keys, l.Key.Name())
 	}
 	if !slices.Contains(keys, "BenchmarkGCStress/set=capacity/kind=heap/value=100/env=madv") {

@@ -3,7 +3,7 @@ package report
 import (
 	"fmt"
 
-	"github.com/writegc/writegc/gcstress/benchtxt"
+	"github.com/writegc/writegc/gcstress/compare"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -29,7 +29,7 @@ const approxZero = "~0"
 
 // objectsResolved says whether v heap objects per entry is above what a
 // run resolves.
-func objectsResolved(v float64) bool { return v >= benchtxt.ObjectsPerEntry.Floor() }
+func objectsResolved(v float64) bool { return v >= compare.ObjectsPerEntry.Floor() }
 
 // objectsText is v heap objects per entry in a sentence: "~0" or its
 // figure.

@@ -1,5 +1,5 @@
-// Package benchtxt is the schema of bench.txt, the file of a gcstress
-// results folder that holds each scenario run's figures in the Go benchmark
+// bench.txt's schema (benchtxt.go, read.go, write.go, mmu.go, readers.go):
+// the file of a gcstress results folder that holds each scenario run's figures in the Go benchmark
 // format (golang.org/design/14313-benchmark-format), so that benchstat,
 // benchgate and `gcstress compare` read them: its name, its benchmark
 // names, its units and their better direction, its writer (Write) and its
@@ -21,7 +21,7 @@
 //	BenchmarkGCStress/set=capacity/kind=heap/value=100 	 1	 27.3 sustainable-MB/s
 //
 // Invariants:
-//   - This package alone spells the file's name (FileName), its benchmark
+//   - These files alone spell the file's name (FileName), its benchmark
 //     names (Key.Name, ParseName) and its units (the Unit constants);
 //     every other package uses these.
 //   - One result line per scenario run (each repeat of -count its own
@@ -43,7 +43,7 @@
 //     assume=nothing` lines, so readers know its direction and compare it
 //     without assuming a distribution. Every value written is finite and
 //     non-negative (a figure that is not is left off its line).
-//   - Every unit has one entry in the package's unit registry: its place
+//   - Every unit has one entry in the unit registry: its place
 //     on a line, its direction (Unit.Better) and its absolute floor
 //     (Unit.Floor), the smallest difference of two figures that a
 //     comparison counts.
@@ -58,7 +58,8 @@
 //
 // Everything here is a plain function or value; a File is read-only once
 // Read returned it and may then be shared between goroutines.
-package benchtxt
+
+package compare
 
 import (
 	"errors"
@@ -94,9 +95,9 @@ const (
 	SustainableMBps Unit = "sustainable-MB/s"
 )
 
-// Better says which way a unit improves: internal/direction's type, the one
+// Direction says which way a unit improves: internal/direction's type, the one
 // benchgate and its history database use too.
-type Better = direction.Direction
+type Direction = direction.Direction
 
 // Directions.
 const (
@@ -109,7 +110,7 @@ const (
 // holds them, each with its direction and its floor (Unit.Floor).
 var units = []struct {
 	unit   Unit
-	better Better
+	better Direction
 	floor  float64
 }{
 	// A tenth of a MB/s: the rates gcstress measures are tens to hundreds
@@ -154,7 +155,7 @@ func Units() []Unit {
 }
 
 // Better is u's direction; Unknown for a unit that is not bench.txt's.
-func (u Unit) Better() Better {
+func (u Unit) Better() Direction {
 	for _, x := range units {
 		if x.unit == u {
 			return x.better

@@ -1,4 +1,4 @@
-package benchtxt
+package compare
 
 import (
 	"bufio"

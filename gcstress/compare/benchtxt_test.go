@@ -1,4 +1,4 @@
-package benchtxt
+package compare
 
 import (
 	"bytes"
@@ -232,7 +232,7 @@ func TestNames(t *testing.T) {
 // TestUnits: every unit has a direction, and the gated ones are as the
 // command documents them.
 func TestUnits(t *testing.T) {
-	want := map[Unit]Better{MBps: Higher, SustainableMBps: Higher, GCCPUNsPerPut: Lower, ObjectsPerEntry: Lower, PauseP99Ns: Lower}
+	want := map[Unit]Direction{MBps: Higher, SustainableMBps: Higher, GCCPUNsPerPut: Lower, ObjectsPerEntry: Lower, PauseP99Ns: Lower}
 	for _, u := range Units() {
 		if mixedUnit(u) {
 			want[u] = Lower // latencies (readers.go)
