@@ -1,4 +1,4 @@
-package live
+package report
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/writegc/writegc/gcstress/internal/pagetest"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/browsertest"
 )
@@ -47,15 +46,15 @@ func TestBrowserLive(t *testing.T) {
 	feed(late, 0, 5)
 	ls.Done(results.Result{Scenario: announced[1], Verdict: results.Health{Class: results.Degraded, Why: "test"}})
 	ls.End(&results.Summary{Out: "out"})
-	got, err := chromedp.Run(ctx, chromedp.Poll[pagetest.Counts](`window.gcstressLive.ended && window.gcstressLive.charts > 0 && Object.assign({canvases: document.querySelectorAll("canvas").length}, window.gcstressLive)`,
+	got, err := chromedp.Run(ctx, chromedp.Poll[Counts](`window.gcstressLive.ended && window.gcstressLive.charts > 0 && Object.assign({canvases: document.querySelectorAll("canvas").length}, window.gcstressLive)`,
 		chromedp.WithPollingTimeout(45*time.Second)))
 	if err != nil {
 		t.Fatalf("live page never saw the end: %v", err)
 	}
-	if got.Lines != 48 || got.Done != 2 || got.Charts < 2*len(pagetest.Panels()) || got.Canvases < got.Charts {
+	if got.Lines != 48 || got.Done != 2 || got.Charts < 2*len(Panels()) || got.Canvases < got.Charts {
 		t.Errorf("live page: %+v", got)
 	}
-	pagetest.CheckToggleColours(t, ctx, map[string]string{"heap": "heap", "arena": "arena", late.Name: late.Kind})
+	CheckToggleColours(t, ctx, map[string]string{"heap": "heap", "arena": "arena", late.Name: late.Kind})
 	// The strip of a scenario that ended shows its final class, not the
 	// last window's verdict (its windows were all healthy).
 	strip := `Array.from(document.querySelectorAll(".strip-label")).some(function (e) { return /\(degraded\)$/.test(e.textContent); })`
@@ -63,7 +62,7 @@ func TestBrowserLive(t *testing.T) {
 		labels, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll(".strip-label")).map(function (e) { return e.textContent; })`))
 		t.Errorf("no strip says the degraded scenario's final class: %v (%v)", labels, err)
 	}
-	pagetest.Screenshot(t, ctx, "live.png")
+	Screenshot(t, ctx, "live.png")
 	pe.Check(t)
 }
 

@@ -1,4 +1,4 @@
-package live
+package report
 
 import (
 	"encoding/json"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/writegc/writegc/gcstress/internal/pagetest"
 	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/results"
 )
@@ -94,7 +93,7 @@ func TestBrowserLiveEnvs(t *testing.T) {
 	}
 	want := map[string]string{"heap env=greentea": view.EnvColourHex("heap", 0), "heap env=classic": view.EnvColourHex("heap", 1)}
 	got := map[string]string{}
-	for _, tg := range pagetest.Toggles(t, ctx) {
+	for _, tg := range Toggles(t, ctx) {
 		got[tg[0]] = tg[1]
 	}
 	if !maps.Equal(got, want) {

@@ -1,4 +1,4 @@
-// Package live is the live page of a gcstress run (`gcstress -http ADDR`):
+// The live page of a gcstress run (`gcstress -http ADDR`):
 // Server is a gcstress Observer that turns every event of a run into a
 // server-sent event, and an http.Handler that serves a page drawing them.
 //
@@ -12,7 +12,6 @@
 //     delays the run.
 //   - Names from engines and children reach the page as JSON data, escaped
 //     by the page as HTML.
-//   - It imports results and gcstress/internal/view, never gcstress.
 //
 // The live page (`gcstress -http 127.0.0.1:8080`): Server is an
 // Observer that turns every event of a run into a server-sent event and
@@ -25,7 +24,8 @@
 // the connection came in on. Anything else gets 403, so a page of another
 // site whose name was rebound to 127.0.0.1 (DNS rebinding) cannot read the
 // stream: its requests carry that site's name.
-package live
+
+package report
 
 import (
 	"bytes"

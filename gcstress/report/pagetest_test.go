@@ -1,12 +1,10 @@
-// Package pagetest holds the browser checks that the tests of report.html
-// (package report) and of the live page (package live) share: a page's
-// test-hook counts, the charts a scenario group draws, the kind colours of
-// the charts' toggles and full-page screenshots. The browser itself is
-// internal/browsertest's (the tests skip without one).
-//
-// Invariants: only tests import it; it reads pages and writes screenshots,
-// nothing else.
-package pagetest
+// The browser checks that the tests of report.html and of the live page
+// share: a page's test-hook counts, the charts a scenario group draws, the
+// kind colours of the charts' toggles and full-page screenshots. The
+// browser itself is internal/browsertest's (the tests skip without one).
+// They read pages and write screenshots, nothing else.
+
+package report
 
 import (
 	"context"
