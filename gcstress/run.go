@@ -16,7 +16,7 @@ import (
 	"github.com/writegc/writegc/gcstress/internal/outfolder"
 	"github.com/writegc/writegc/gcstress/internal/proc"
 	"github.com/writegc/writegc/gcstress/internal/profiles"
-	"github.com/writegc/writegc/gcstress/internal/progress"
+	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
@@ -104,7 +104,7 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 	sum := newSummary(cfg)
 	sum.BuildEnvs = bins.Infos()
 	r.Samples = samples
-	prog := progress.New(progressW, len(scen))
+	prog := view.New(progressW, len(scen))
 	r.OnLine = prog.Line
 	if obs := opts.Observer; obs != nil {
 		obs.Begin(sum, scen)

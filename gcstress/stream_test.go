@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/gcstress/internal/childproto"
-	"github.com/writegc/writegc/gcstress/internal/progress"
+
 	"github.com/writegc/writegc/gcstress/internal/runner"
 	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/results"
@@ -322,7 +322,7 @@ func TestClassifyInterrupted(t *testing.T) {
 // child printed outside its stream, and a fault of its stream.
 func TestProgressWarnsForeignOutput(t *testing.T) {
 	var out syncBuf
-	pr := progress.New(&out, 1)
+	pr := view.New(&out, 1)
 	s := Scenario{Name: "heap/100B", Kind: "heap", Value: 100, Group: SetMatrix}
 	pr.Start(0, s)
 	pr.Done(Result{Scenario: s, Verdict: Health{Class: results.Healthy}, End: &Sample{Reason: results.StopKeys},

@@ -1,13 +1,10 @@
-// Package progress shows a gcstress run as it goes, on the writer it is
-// given (the command's stderr, so the report on stdout stays clean): on a
+// The progress of a gcstress run as it goes, on the writer it is given
+// (the command's stderr, so the report on stdout stays clean): on a
 // terminal one bar per scenario with keys, MB/s, GC share and health;
 // otherwise a plain line per scenario every few seconds and one when it
 // ends, with warnings for output a child printed outside its stream.
-//
-// Invariants: names and errors from engines and children are escaped for
-// the terminal (internal/escape); a Bar is used from the run's goroutine
-// only, and its renderer reads each bar's text under a mutex.
-package progress
+
+package view
 
 import (
 	"fmt"
@@ -19,7 +16,7 @@ import (
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
-	"github.com/writegc/writegc/gcstress/internal/view"
+
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/internal/workload"
@@ -142,9 +139,9 @@ func (pr *Bar) Line(s results.Scenario, l results.Sample, v results.Health) {
 // names the class already).
 func Outcome(r results.Result) string {
 	if r.Verdict.Class == results.Failed {
-		return view.CellText(r)
+		return CellText(r)
 	}
-	return view.CellText(r) + " " + string(r.Verdict.Class)
+	return CellText(r) + " " + string(r.Verdict.Class)
 }
 
 // StepOutcome is a capacity step's outcome: its MB/s or failure and the
@@ -152,9 +149,9 @@ func Outcome(r results.Result) string {
 // or rate while its collector was healthy).
 func StepOutcome(r results.Result, st results.CapacityStep) string {
 	if st.Healthy {
-		return view.CellText(r) + " step healthy"
+		return CellText(r) + " step healthy"
 	}
-	return fmt.Sprintf("%s step unhealthy (%s)", view.CellText(r), st.Limit)
+	return fmt.Sprintf("%s step unhealthy (%s)", CellText(r), st.Limit)
 }
 
 // Done shows how a scenario ended, and warning lines when its child
