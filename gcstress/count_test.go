@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/gcstress/compare"
-	"github.com/writegc/writegc/gcstress/internal/capacity"
+	"github.com/writegc/writegc/gcstress/internal/plan"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -57,7 +57,7 @@ func TestExpandCount(t *testing.T) {
 // kneeStep is a write path that does probe MB/s flat out and whose GC CPU
 // is over its limit above knee MB/s: a capacity search's steps without
 // processes (package capacity's tests have the full fake).
-func kneeStep(probe, knee float64) capacity.Runner {
+func kneeStep(probe, knee float64) plan.Runner {
 	return func(_ context.Context, s Scenario) (Result, error) {
 		r := Result{Scenario: s, Verdict: Health{Class: results.Healthy}}
 		if s.Rate == 0 {

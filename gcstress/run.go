@@ -11,9 +11,9 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/capacity"
 	"github.com/writegc/writegc/gcstress/internal/load"
 	"github.com/writegc/writegc/gcstress/internal/outfolder"
+	"github.com/writegc/writegc/gcstress/internal/plan"
 	"github.com/writegc/writegc/gcstress/internal/proc"
 	"github.com/writegc/writegc/gcstress/internal/profiles"
 	"github.com/writegc/writegc/gcstress/internal/view"
@@ -136,7 +136,7 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 		if s.Group == SetCapacity && s.Rate > 0 {
 			// The step's own health (latency and rate too), as the search
 			// judges it from the same result.
-			prog.DoneStep(res, capacity.Judge(res, s.TargetMBps(), cfg.SLO, cfg.Thresholds))
+			prog.DoneStep(res, plan.Judge(res, s.TargetMBps(), cfg.SLO, cfg.Thresholds))
 		} else {
 			prog.Done(res)
 		}
@@ -197,7 +197,7 @@ func closeSamples(out *outFiles, f *os.File) error {
 
 // runAll runs the expanded scenarios round by round (Config.Count), each
 // round's capacity search after its scenarios.
-func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step capacity.Runner, progress io.Writer) error {
+func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step plan.Runner, progress io.Writer) error {
 	n := cfg.rounds()
 	for round := 1; round <= n; round++ {
 		for _, s := range scen {

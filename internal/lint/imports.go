@@ -36,13 +36,9 @@ type importRule struct {
 var importRules = []importRule{
 	{pkg: "gcstress/results", allow: []string{"gcmetrics", "internal/workload", "internal/inputfile", "internal/stat"}, denyExt: []string{"gonum.org/", "net/http"}},
 	{pkg: "gcstress/report", deny: []string{"gcstress"}},
-	// The capacity search is a pure function of the Results its Runner
-	// gives it: no orchestration, no processes, no rendering.
-	{pkg: "gcstress/internal/capacity", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proc"},
-		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
-	// The frontier likewise: grid, Pareto set, recommendation and
-	// confirmation are pure functions of the Results its Runner gives it.
-	{pkg: "gcstress/internal/frontier", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proc"},
+	// The searches (capacity, frontier) are pure functions of the Results
+	// their Runner gives them: no orchestration, no processes, no rendering.
+	{pkg: "gcstress/internal/plan", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proc"},
 		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
 	// The build environments parse, check and build (the go command) and
 	// run nothing of a scenario: no orchestration, no rendering.

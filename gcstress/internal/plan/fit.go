@@ -1,4 +1,4 @@
-package capacity
+package plan
 
 import (
 	"cmp"
@@ -274,14 +274,14 @@ func crossing(curve []point, limit, lox, hix float64) float64 {
 	return hix
 }
 
-// Estimate sets c's sustainable rate and interval from its steps: the fits
+// EstimateCapacity sets c's sustainable rate and interval from its steps: the fits
 // (Fit, c.Fits), the lowest crossing of a bracketed one, held at or below
 // the lowest rate a step failed at on a limit no figure measures (memory,
 // blocked writers, the rate itself); without a bracketed fit, the search's
 // own step figure with the first unhealthy rate as the top of its interval.
 // It also gives a row whose steps failed a first unhealthy rate and limit,
 // and marks c Contended when any step ran on a busy machine (see Mark).
-func Estimate(c *results.Capacity, th results.Thresholds) {
+func EstimateCapacity(c *results.Capacity, th results.Thresholds) {
 	c.StepMBps = c.SustainableMBps
 	c.Fits = Fit(c.Steps, th, c.SLO)
 	firstFailed(c)

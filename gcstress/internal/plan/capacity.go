@@ -1,8 +1,6 @@
-// Package capacity is gcstress's capacity search (the capacity set): for
-// one kind and value size, the highest open-loop write rate at which the
-// collector stays healthy. It runs nothing itself: a Plan's Runner runs
-// each step (gcstress runs it as a child process) and its Scenario builds
-// it, so the search is a pure function of the Results it is given.
+// The capacity search (the capacity set): for one kind and value size,
+// the highest open-loop write rate at which the collector stays healthy.
+// A SearchPlan's Runner runs each step and its Scenario builds it.
 //
 // The search finds, for each kind and value size, the
 // highest open-loop write rate at which the collector stays healthy. A
@@ -39,7 +37,7 @@
 // lands in a short span at any rate, and a search judged span by span
 // found a different knee each time (Judge's spans documents it).
 //
-// The sustainable figure is fitted from every step (fit.go, Estimate):
+// The sustainable figure is fitted from every step (fit.go, EstimateCapacity):
 // each limiting figure (the mean GC share, the mean assist share, heap
 // over goal, p99 from intended start) against the offered
 // rate, the rate where the lowest bracketed fit reaches its limit, with an
@@ -60,8 +58,9 @@
 //   - The step figure is a rate every confirmation run held; the
 //     sustainable figure lies within its interval, and is the step figure
 //     when no fitted figure brackets its limit.
-//   - Estimate is a pure function of the steps and the thresholds.
-package capacity
+//   - EstimateCapacity is a pure function of the steps and the thresholds.
+
+package plan
 
 import (
 	"context"
@@ -99,8 +98,8 @@ const (
 // a child process, progress, observer, profiles).
 type Runner func(ctx context.Context, s results.Scenario) (results.Result, error)
 
-// Plan is what one kind x value size's search needs.
-type Plan struct {
+// SearchPlan is what one kind x value size's search needs.
+type SearchPlan struct {
 	Kind  string
 	Value int64
 	// SLO is the p99 limit of latency from intended start (0: none).
@@ -120,13 +119,13 @@ type Plan struct {
 
 // search is one kind x value size's capacity search in progress.
 type search struct {
-	p    Plan
+	p    SearchPlan
 	capa *results.Capacity
 }
 
 // Search runs p's search: the probe, the steps and their confirmation.
 // An error is the Runner's; the Capacity holds the steps run before it.
-func Search(ctx context.Context, p Plan) (results.Capacity, error) {
+func Search(ctx context.Context, p SearchPlan) (results.Capacity, error) {
 	capa := results.Capacity{Kind: p.Kind, Value: p.Value, SLO: p.SLO}
 	probe, err := p.Run(ctx, p.Scenario(0, Probe))
 	if err != nil || probe.End == nil || probe.End.MBps <= 0 {
@@ -139,7 +138,7 @@ func Search(ctx context.Context, p Plan) (results.Capacity, error) {
 		lo, hi, hiLimit, err = s.confirm(ctx, lo, hi, hiLimit)
 	}
 	capa.SustainableMBps, capa.FirstUnhealthyMBps, capa.Limit = lo, hi, hiLimit
-	Estimate(&capa, p.Thresholds)
+	EstimateCapacity(&capa, p.Thresholds)
 	return capa, err
 }
 

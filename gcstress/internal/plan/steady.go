@@ -1,4 +1,4 @@
-package frontier
+package plan
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package capacity
+package plan
 
 import (
 	"math"
@@ -51,7 +51,7 @@ func TestFitFlatKneeInterval(t *testing.T) {
 	var est []results.Capacity
 	for range trials {
 		c := gcSteps(searchRates, flatKnee(rng, 1.5))
-		Estimate(&c, results.DefaultThresholds())
+		EstimateCapacity(&c, results.DefaultThresholds())
 		// The share of failing steps reads the same steps' verdicts on
 		// their GC share: either may give the lower crossing.
 		if c.FitFigure != results.FigureGCPct && c.FitFigure != results.FigureUnhealthy {
@@ -88,7 +88,7 @@ func TestFitFlatKneeInterval(t *testing.T) {
 // can move a pass/fail step by 2x.
 func TestFitOneNoisyStep(t *testing.T) {
 	clean := gcSteps(searchRates, flatKnee(rand.New(rand.NewPCG(3, 4)), 0))
-	Estimate(&clean, results.DefaultThresholds())
+	EstimateCapacity(&clean, results.DefaultThresholds())
 	if math.Abs(clean.SustainableMBps-20) > 1 {
 		t.Fatalf("noiseless knee at 20 MB/s fitted at %v", clean.SustainableMBps)
 	}
@@ -100,7 +100,7 @@ func TestFitOneNoisyStep(t *testing.T) {
 		c := gcSteps(append(searchRates, tc.at), flatKnee(rand.New(rand.NewPCG(3, 4)), 0))
 		last := &c.Steps[len(c.Steps)-1]
 		last.SteadyGCPct, last.Healthy = tc.gc, tc.gc < 10
-		Estimate(&c, results.DefaultThresholds())
+		EstimateCapacity(&c, results.DefaultThresholds())
 		if r := c.SustainableMBps / clean.SustainableMBps; r < 0.8 || r > 1.25 {
 			t.Errorf("%s: one step moved the fit from %.3g to %.3g MB/s", tc.name, clean.SustainableMBps, c.SustainableMBps)
 		}
@@ -124,7 +124,7 @@ func TestFitSteepKnee(t *testing.T) {
 		steps = append(steps, st)
 	}
 	c := results.Capacity{SLO: 50 * time.Millisecond, Steps: steps, SustainableMBps: 20.2, FirstUnhealthyMBps: 21, Limit: results.LimitLatency}
-	Estimate(&c, results.DefaultThresholds())
+	EstimateCapacity(&c, results.DefaultThresholds())
 	if c.FitFigure != results.FigureP99 || c.SustainableMBps < 15 || c.SustainableMBps > 25 {
 		t.Fatalf("steep latency knee at 20-21 MB/s: %v by %q", c.SustainableMBps, c.FitFigure)
 	}
@@ -143,14 +143,14 @@ func TestFitSteepKnee(t *testing.T) {
 func TestEstimateWithoutBracket(t *testing.T) {
 	c := gcSteps(searchRates, func(float64) float64 { return 2 })
 	c.SustainableMBps = 50
-	Estimate(&c, results.DefaultThresholds())
+	EstimateCapacity(&c, results.DefaultThresholds())
 	if c.FitFigure != "" || c.SustainableMBps != 50 || c.SustainableLoMBps != 50 || c.SustainableHiMBps != 50 {
 		t.Errorf("never unhealthy: %v (%v-%v) by %q", c.SustainableMBps, c.SustainableLoMBps, c.SustainableHiMBps, c.FitFigure)
 	}
 	c = gcSteps(searchRates, flatKnee(rand.New(rand.NewPCG(3, 4)), 0))
 	c.Steps = append(c.Steps, results.CapacityStep{TargetMBps: 15, AchievedMBps: 15, Class: results.Failed, Limit: results.LimitMemory})
 	c.SustainableMBps = 12.5
-	Estimate(&c, results.DefaultThresholds())
+	EstimateCapacity(&c, results.DefaultThresholds())
 	if c.SustainableMBps > 15 || c.SustainableHiMBps > 15 {
 		t.Errorf("a memory failure at 15 MB/s did not cap the fit: %v (%v-%v)", c.SustainableMBps, c.SustainableLoMBps, c.SustainableHiMBps)
 	}
@@ -166,7 +166,7 @@ func TestEstimateNamesFirstFailure(t *testing.T) {
 		{TargetMBps: 20, AchievedMBps: 12, Class: results.Healthy, Limit: results.LimitLatency, Contended: true},
 		{TargetMBps: 40, AchievedMBps: 12, Class: results.Healthy, Limit: results.LimitRate},
 	}}
-	Estimate(&c, results.DefaultThresholds())
+	EstimateCapacity(&c, results.DefaultThresholds())
 	if c.FirstUnhealthyMBps != 20 || c.Limit != results.LimitLatency {
 		t.Errorf("first unhealthy %v, limit %q; want 20, latency", c.FirstUnhealthyMBps, c.Limit)
 	}
@@ -197,7 +197,7 @@ func TestFitNeedsABlamedStep(t *testing.T) {
 		c.Steps[i].HeapGoalPct = 95 + 10*float64(i%2) // around its 100% by noise
 	}
 	c.SustainableMBps = 19.3
-	Estimate(&c, results.DefaultThresholds())
+	EstimateCapacity(&c, results.DefaultThresholds())
 	if c.FitFigure != "" || c.SustainableMBps != 19.3 {
 		t.Errorf("an unblamed figure set the rate: %v by %q", c.SustainableMBps, c.FitFigure)
 	}
@@ -227,7 +227,7 @@ func TestFitSaturatedFigure(t *testing.T) {
 		}
 		c.Steps = append(c.Steps, st)
 	}
-	Estimate(&c, results.DefaultThresholds())
+	EstimateCapacity(&c, results.DefaultThresholds())
 	var gcFit results.CapacityFit
 	for _, f := range c.Fits {
 		if f.Figure == results.FigureGCPct {

@@ -1,4 +1,4 @@
-package capacity
+package plan
 
 import (
 	"context"
@@ -44,9 +44,9 @@ func fakeStep(probe, knee float64, limit results.CapacityLimit) Runner {
 
 // plan is the search of kind x 100 B with gcstress's default settings
 // (SLO 50 ms, 6 s steps, the default warm-up), its steps run by run.
-func plan(kind string, run Runner) Plan {
+func plan(kind string, run Runner) SearchPlan {
 	const value = 100
-	return Plan{Kind: kind, Value: value, SLO: 50 * time.Millisecond, StepDuration: 6 * time.Second,
+	return SearchPlan{Kind: kind, Value: value, SLO: 50 * time.Millisecond, StepDuration: 6 * time.Second,
 		Thresholds: results.DefaultThresholds(), Run: run,
 		Scenario: func(mbps float64, d time.Duration) results.Scenario {
 			s := results.Scenario{Name: fmt.Sprintf("capacity/%s@%g", kind, mbps), Group: results.SetCapacity, Kind: kind, Value: value, Duration: d}

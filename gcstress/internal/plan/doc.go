@@ -1,5 +1,12 @@
-// Package frontier is gcstress's GOGC x GOMEMLIMIT frontier (the frontier
-// set): for each kind, settings each run as one child at one open-loop
+// Package plan is gcstress's two searches over runs: the capacity search
+// (capacity.go, whose doc states its invariants: the highest open-loop
+// write rate at which the collector stays healthy) and the GOGC x
+// GOMEMLIMIT frontier (this doc). Neither runs anything itself: a Runner
+// runs each step or point (gcstress runs it as a child process), so every
+// figure is a pure function of the Results it is given; no processes, no
+// rendering.
+//
+// The frontier (the frontier set): for each kind, settings each run as one child at one open-loop
 // rate and measured for GC CPU per GB against peak memory; the Pareto set
 // of those points; the setting recommended for a container of a given
 // size; and its confirmation run. A model-guided run (Plan.Adaptive)
@@ -55,4 +62,4 @@
 //     no recommendation. When Run returns, a recommendation either is
 //     Confirmed or has GOGC and GOMEMLIMIT 0 and a Reason beginning
 //     NoRecommendation.
-package frontier
+package plan

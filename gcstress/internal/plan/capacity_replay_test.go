@@ -1,4 +1,4 @@
-package capacity
+package plan
 
 import (
 	"os"
@@ -66,7 +66,7 @@ func replayCapacity(t *testing.T, dir string) []results.Capacity {
 			c.StepMBps = c.SustainableMBps
 		}
 		c.SustainableMBps, c.Fits, c.FitFigure = c.StepMBps, nil, ""
-		Estimate(&c, sum.Thresholds)
+		EstimateCapacity(&c, sum.Thresholds)
 		out = append(out, c)
 	}
 	return out
@@ -142,7 +142,7 @@ func checkRepeats(t *testing.T, kind string, cs []results.Capacity, maxRatio flo
 	for _, c := range cs[1:] {
 		pooled.Steps = append(slices.Clone(pooled.Steps), c.Steps...)
 	}
-	Estimate(&pooled, results.DefaultThresholds())
+	EstimateCapacity(&pooled, results.DefaultThresholds())
 	t.Logf("%s: quiet figures max/min %.2f; pooled steps: %.3g (%.3g-%.3g) by %s", kind, hi/lo,
 		pooled.SustainableMBps, pooled.SustainableLoMBps, pooled.SustainableHiMBps, pooled.FitFigure)
 	if maxRatio > 0 && hi/lo > maxRatio {

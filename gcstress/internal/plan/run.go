@@ -1,4 +1,4 @@
-package frontier
+package plan
 
 import (
 	"context"
@@ -7,13 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/capacity"
 	"github.com/writegc/writegc/gcstress/results"
 )
-
-// Runner runs one scenario and returns its Result (gcstress's loop body:
-// a child process, progress, observer).
-type Runner = capacity.Runner
 
 // Plan is what one frontier needs. Its functions are called from Run's
 // goroutine only.
@@ -471,7 +466,7 @@ func holds(ctx context.Context, p RatePlan, rate float64) (bool, string, error) 
 		if err != nil || ctx.Err() != nil {
 			return false, "", err
 		}
-		if st := capacity.Judge(res, rate, p.SLO, p.Thresholds); !st.Healthy {
+		if st := Judge(res, rate, p.SLO, p.Thresholds); !st.Healthy {
 			return false, fmt.Sprintf("%s: %s", k, st.Why), nil
 		}
 	}
