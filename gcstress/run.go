@@ -14,8 +14,8 @@ import (
 	"github.com/writegc/writegc/gcstress/internal/load"
 	"github.com/writegc/writegc/gcstress/internal/outfolder"
 	"github.com/writegc/writegc/gcstress/internal/plan"
-	"github.com/writegc/writegc/gcstress/internal/proc"
 	"github.com/writegc/writegc/gcstress/internal/profiles"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/gcstress/results"
@@ -233,7 +233,7 @@ func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step
 // finishRun writes the results folder and the terminal report.
 func finishRun(ctx context.Context, cfg Config, sum *Summary, opts Options, progressW io.Writer, out *outFiles) (*Summary, error) {
 	sum.Finished = time.Now().UTC()
-	sum.LoadEnd = proc.LoadAvg()
+	sum.LoadEnd = proto.LoadAvg()
 	sum.Interrupted = ctx.Err() != nil
 	if err := writeResults(out, sum); err != nil {
 		return sum, err
@@ -317,7 +317,7 @@ func writerOrDiscard(w io.Writer) io.Writer {
 
 func newSummary(cfg Config) *Summary {
 	s := &Summary{Command: cfg.Command, Started: time.Now().UTC(), GoVersion: runtime.Version(),
-		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadStart: proc.LoadAvg(), Thresholds: cfg.Thresholds,
+		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadStart: proto.LoadAvg(), Thresholds: cfg.Thresholds,
 		Rules: cfg.Thresholds.String(), SpanNote: results.SpanNote, Out: cfg.Out}
 	s.GOEXPERIMENT = os.Getenv("GOEXPERIMENT")
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -333,7 +333,7 @@ func newSummary(cfg Config) *Summary {
 	if s.GOEXPERIMENT == "" {
 		s.GOEXPERIMENT = "(default: greenteagc on in Go 1.26)"
 	}
-	s.CPUModel, s.MemTotal = proc.Machine()
+	s.CPUModel, s.MemTotal = proto.Machine()
 	return s
 }
 

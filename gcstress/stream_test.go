@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/childproto"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 
 	"github.com/writegc/writegc/gcstress/internal/runner"
 	"github.com/writegc/writegc/gcstress/internal/view"
@@ -291,7 +291,7 @@ func TestChildStreamWriteFailure(t *testing.T) {
 		s.Duration, s.Window = 0, 20*time.Millisecond
 		w := &failingWriter{ok: ok}
 		done := make(chan error, 1)
-		go func() { done <- runChild(context.Background(), s, childproto.NewStream(w, s.Name, 0)) }()
+		go func() { done <- runChild(context.Background(), s, proto.NewStream(w, s.Name, 0)) }()
 		select {
 		case err := <-done:
 			if !errors.Is(err, ErrStream) || !errors.Is(err, errDiskFull) {

@@ -38,19 +38,19 @@ var importRules = []importRule{
 	{pkg: "gcstress/report", deny: []string{"gcstress"}},
 	// The searches (capacity, frontier) are pure functions of the Results
 	// their Runner gives them: no orchestration, no processes, no rendering.
-	{pkg: "gcstress/internal/plan", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proc"},
+	{pkg: "gcstress/internal/plan", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proto"},
 		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
 	// The build environments parse, check and build (the go command) and
 	// run nothing of a scenario: no orchestration, no rendering.
-	{pkg: "gcstress/internal/buildenvs", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proc"},
+	{pkg: "gcstress/internal/buildenvs", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proto"},
 		denyExt: []string{"net/http", "gonum.org/"}},
 	// The mixed workload drives the engine it is given inside the child:
 	// no orchestration, no processes, no rendering.
-	{pkg: "gcstress/internal/mixload", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proc"},
+	{pkg: "gcstress/internal/mixload", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proto"},
 		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
 	// The measured phase's trace lives in the child beside mixload: no
 	// orchestration, no processes, no rendering, no explain (net/http).
-	{pkg: "gcstress/internal/optrace", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proc"},
+	{pkg: "gcstress/internal/optrace", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proto"},
 		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
 	// The parent's side of a child process: it starts and reads children,
 	// never the orchestration that chose them nor a rendering.

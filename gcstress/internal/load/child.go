@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/explain"
-	"github.com/writegc/writegc/gcstress/internal/childproto"
 	"github.com/writegc/writegc/gcstress/internal/gctrace"
 	"github.com/writegc/writegc/gcstress/internal/mixload"
 	"github.com/writegc/writegc/gcstress/internal/optrace"
-	"github.com/writegc/writegc/gcstress/internal/proc"
+
 	"github.com/writegc/writegc/gcstress/internal/profiles"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/gcstress/internal/sampler"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/latency"
@@ -37,7 +37,7 @@ import (
 type child struct {
 	spec     results.Scenario
 	eng      Driven
-	out      *childproto.Stream
+	out      *proto.Stream
 	every    int64 // time one Put in every (0: none)
 	kvBytes  int64 // bytes one Put writes
 	recs     []*latency.Pair
@@ -58,14 +58,14 @@ type child struct {
 	next, keys, bytes atomic.Int64     // next key index to claim; keys and bytes written
 	peakRSS           atomic.Uint64
 	earlyClose        atomic.Bool // the engine was closed to release blocked writers
-	cause             childproto.StopCause
+	cause             proto.StopCause
 
 	mix     *mixload.Run   // a mixed workload; nil for the write-only Put loop
 	tr      *optrace.Trace // the measured phase's runtime trace (MMU, assists)
 	regions bool           // mark Put regions for explain: a profile or the flight recorder runs
 }
 
-func newChild(ctx context.Context, spec results.Scenario, eng Driven, out *childproto.Stream) *child {
+func newChild(ctx context.Context, spec results.Scenario, eng Driven, out *proto.Stream) *child {
 	c := &child{spec: spec, eng: eng, out: out, every: int64(spec.LatencyEvery),
 		kvBytes: int64(workload.KeySize) + spec.Value, recs: make([]*latency.Pair, spec.Writers),
 		parent: ctx, loadDone: make(chan struct{}), batch: putBatch}
@@ -339,7 +339,7 @@ func (c *child) watchRSS() {
 		case <-c.loadDone:
 			return
 		case <-t.C:
-			rss := proc.ReadRSS()
+			rss := proto.ReadRSS()
 			c.notePeak(rss)
 			if c.spec.RSSCap > 0 && rss > uint64(c.spec.RSSCap) {
 				c.cause.Set(results.StopRSSCap)

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/writegc/writegc/gcstress/internal/childproto"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -37,7 +37,7 @@ func TestWriterGoexitFailsTheRun(t *testing.T) {
 	for _, after := range []int64{0, 1000} {
 		spec := results.Scenario{Name: "goexit", Kind: "nop", Value: 100, Keys: 1 << 20, Writers: 2}
 		var buf bytes.Buffer
-		out := childproto.NewStream(&buf, spec.Name, 0)
+		out := proto.NewStream(&buf, spec.Name, 0)
 		eng := &goexitEngine{}
 		eng.after.Store(after)
 		c := newChild(context.Background(), spec, eng, out)

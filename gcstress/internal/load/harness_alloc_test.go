@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/childproto"
 	"github.com/writegc/writegc/gcstress/internal/optrace"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/workload"
 )
@@ -27,7 +27,7 @@ func (nopEngine) Close() error                { return nil }
 // nothing, so an engine's allocation figures are its own.
 func TestHarnessAllocatesNothingPerPut(t *testing.T) {
 	spec := results.Scenario{Name: "nop", Kind: "nop", Value: 100, Keys: 1 << 40, Writers: 1, LatencyEvery: 1}
-	out := childproto.NewStream(&bytes.Buffer{}, spec.Name, 0)
+	out := proto.NewStream(&bytes.Buffer{}, spec.Name, 0)
 	c := newChild(context.Background(), spec, nopEngine{}, out)
 	defer c.cancel()
 	key, value := make([]byte, workload.KeySize), workload.Value(int(spec.Value))

@@ -7,8 +7,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/childproto"
 	"github.com/writegc/writegc/gcstress/internal/mixload"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -84,7 +84,7 @@ type Driven interface {
 // ErrChild otherwise, or childproto.ErrStream when the stream could not
 // be written (the load then stops at once); in every case the last line
 // it writes is the end line.
-func Run(ctx context.Context, spec results.Scenario, eng Driven, engine any, out *childproto.Stream) error {
+func Run(ctx context.Context, spec results.Scenario, eng Driven, engine any, out *proto.Stream) error {
 	var mr *mixload.Run
 	if spec.Mixed() { // the preload phase comes before the measured one
 		var err error

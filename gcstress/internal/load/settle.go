@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/workload"
 )
@@ -131,7 +131,7 @@ func (c *child) watchSettle(ctx context.Context, done <-chan struct{}) results.S
 			if st.Steady = results.SettleSteady(mem); st.Steady {
 				return st
 			}
-			if rss := proc.ReadRSS(); c.spec.RSSCap > 0 && rss > uint64(c.spec.RSSCap) {
+			if rss := proto.ReadRSS(); c.spec.RSSCap > 0 && rss > uint64(c.spec.RSSCap) {
 				st.Why = fmt.Sprintf("the RSS cap (%s > %s)", results.MiB(rss), results.MiB(uint64(c.spec.RSSCap)))
 			} else {
 				continue

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/childproto"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -48,7 +48,7 @@ func (e *ringStore) Stats() EngineStats { return EngineStats{OffHeapBytes: e.off
 func runEnd(t *testing.T, spec results.Scenario, eng Driven) results.Sample {
 	t.Helper()
 	var buf bytes.Buffer
-	c := newChild(context.Background(), spec, eng, childproto.NewStream(&buf, spec.Name, 0))
+	c := newChild(context.Background(), spec, eng, proto.NewStream(&buf, spec.Name, 0))
 	defer c.cancel()
 	if err := c.run(); err != nil {
 		t.Fatal(err)

@@ -4,7 +4,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/writegc/writegc/gcstress/internal/gctrace"
-	"github.com/writegc/writegc/gcstress/internal/mix"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/latency"
 )
@@ -22,7 +22,7 @@ func (mr *Run) Window(w *results.Sample) {
 // run's, and returns the window's ops (window) or the run's.
 func (mr *Run) drain(window bool) map[string]results.OpLatency {
 	out := map[string]results.OpLatency{}
-	for _, op := range mix.Ops() {
+	for _, op := range proto.Ops() {
 		mr.wh[op].Reset()
 		mr.wih[op].Reset()
 		var count, miss int64

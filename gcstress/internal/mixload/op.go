@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/gcstress/internal/gctrace"
-	"github.com/writegc/writegc/gcstress/internal/mix"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/internal/latency"
 	"github.com/writegc/writegc/internal/workload"
 )
@@ -40,7 +40,7 @@ func (mr *Run) Op(w int, i int64, timed bool, due, t0 time.Time, rec *latency.Pa
 	}
 	rec.Record(svc, intended)
 	mw.pairs[op].Record(svc, max(svc, intended))
-	if op != mix.Read && op != mix.Scan {
+	if op != proto.Read && op != proto.Scan {
 		mr.tr.Keep(w, from, done) // inserts, updates, read-modify-writes: the mix's writes
 	} else { // the reads of mix e are its scans
 		if len(mw.reads) < cap(mw.reads) {
@@ -59,22 +59,22 @@ func (mr *Run) pick(mw *worker) {
 
 // do runs one operation and returns the key+value bytes it moved (a
 // record's size per record read, written or scanned).
-func (mr *Run) do(mw *worker, op mix.Op) (int64, error) {
+func (mr *Run) do(mw *worker, op proto.Op) (int64, error) {
 	mw.count[op].Add(1)
 	switch op {
-	case mix.Insert:
+	case proto.Insert:
 		i := mr.inserted.Add(1) - 1
 		workload.KeyAt(mw.key, mr.seed, uint64(i))
 		err := mr.put(mw.key, mw.value)
 		mr.acked.ack(i)
 		return mr.kv, err
-	case mix.Update:
+	case proto.Update:
 		mr.pick(mw)
 		return mr.kv, mr.put(mw.key, mw.value)
-	case mix.Scan:
+	case proto.Scan:
 		mr.pick(mw)
 		mw.seen = 0
-		err := mr.scan.Scan(mw.key, 1+mw.r.IntN(mix.MaxScanLen), mw.scanFn)
+		err := mr.scan.Scan(mw.key, 1+mw.r.IntN(proto.MaxScanLen), mw.scanFn)
 		if mw.seen == 0 {
 			mw.miss[op].Add(1)
 		}
@@ -88,7 +88,7 @@ func (mr *Run) do(mw *worker, op mix.Op) (int64, error) {
 	if !ok {
 		mw.miss[op].Add(1)
 	}
-	if op == mix.RMW {
+	if op == proto.RMW {
 		if len(v) > 0 && len(mw.value) > 0 {
 			mw.value[0] = v[0] + 1 // modify: the value read, changed
 		}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/writegc/writegc/gcstress/internal/mix"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 )
 
 // Getter is an engine that serves reads: Get returns key's latest value
@@ -27,7 +27,7 @@ var ErrUnsupported = errors.New("engine cannot serve the mix")
 
 // Support says whether engine e of kind can serve mix m: nil, or an
 // error wrapping ErrUnsupported that names what it lacks.
-func Support(kind string, e any, m mix.Mix) error {
+func Support(kind string, e any, m proto.Mix) error {
 	if _, ok := e.(Getter); m.NeedsGet() && !ok {
 		return fmt.Errorf("%w: kind %s has no Get (gcstress.Getter): -mix %s reads; use -mix w (or e, if it scans)", ErrUnsupported, kind, m.Name)
 	}

@@ -12,8 +12,8 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/writegc/writegc/gcstress/internal/gctrace"
-	"github.com/writegc/writegc/gcstress/internal/mix"
 	"github.com/writegc/writegc/gcstress/internal/optrace"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/latency"
 	"github.com/writegc/writegc/internal/workload"
@@ -49,7 +49,7 @@ type Deps struct {
 // New before the load; the workers use their own worker; the sampling
 // goroutine calls Window and End.
 type Run struct {
-	m        mix.Mix
+	m        proto.Mix
 	put      func(key, value []byte) error
 	get      Getter
 	scan     Scanner
@@ -63,9 +63,9 @@ type Run struct {
 	preload  results.Preload
 	base     results.HeapReading // the heap with the engine built and empty, before the preload
 	// Histograms of the sampling goroutine: a window's, the run's.
-	wh, wih, rh, rih [mix.NumOps]*hdrhistogram.Histogram
-	lastCount        [mix.NumOps]int64
-	lastMiss         [mix.NumOps]int64
+	wh, wih, rh, rih [proto.NumOps]*hdrhistogram.Histogram
+	lastCount        [proto.NumOps]int64
+	lastMiss         [proto.NumOps]int64
 }
 
 // worker is one worker's state: its random source, buffers,
@@ -75,9 +75,9 @@ type worker struct {
 	r      *rand.Rand
 	key    []byte
 	value  []byte
-	pairs  [mix.NumOps]*latency.Pair
-	count  [mix.NumOps]atomic.Int64
-	miss   [mix.NumOps]atomic.Int64
+	pairs  [proto.NumOps]*latency.Pair
+	count  [proto.NumOps]atomic.Int64
+	miss   [proto.NumOps]atomic.Int64
 	reads  []gctrace.Op // written by the worker only; read once it returned
 	drop   int64
 	seen   int
@@ -88,7 +88,7 @@ type worker struct {
 // chooser and preloads spec.Preload records (closed loop, spec.Writers
 // goroutines), before any window or profile of the measured phase.
 func New(ctx context.Context, spec results.Scenario, d Deps) (*Run, error) {
-	m, err := mix.Parse(spec.Mix)
+	m, err := proto.Parse(spec.Mix)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func New(ctx context.Context, spec results.Scenario, d Deps) (*Run, error) {
 	dist := workload.KeyDist(spec.KeyDist)
 	if dist == "" { // a scenario built by hand: as gcstress's applyMix would
 		dist = workload.DistZipfian
-		if m.Name == mix.D {
+		if m.Name == proto.D {
 			dist = workload.DistLatest
 		}
 	}
@@ -117,7 +117,7 @@ func New(ctx context.Context, spec results.Scenario, d Deps) (*Run, error) {
 	}
 	mr := &Run{m: m, put: d.Put, get: g, scan: s, chooser: ch, seed: spec.Seed,
 		kv: int64(workload.KeySize) + spec.Value}
-	for op := range mix.NumOps {
+	for op := range proto.NumOps {
 		mr.wh[op], mr.wih[op] = latency.NewHistogramUpTo(opLatMax), latency.NewHistogramUpTo(opLatMax)
 		mr.rh[op], mr.rih[op] = latency.NewHistogramUpTo(opLatMax), latency.NewHistogramUpTo(opLatMax)
 	}
@@ -135,7 +135,7 @@ func newWorker(i int, spec results.Scenario, keep int) *worker {
 	w := &worker{idx: i, r: rand.New(rand.NewPCG(spec.Seed, uint64(i)+1)),
 		key: make([]byte, workload.KeySize), value: workload.Value(int(spec.Value)),
 		reads: make([]gctrace.Op, 0, keep)}
-	for op := range mix.NumOps {
+	for op := range proto.NumOps {
 		w.pairs[op] = latency.NewPair(opLatMax)
 	}
 	w.scanFn = func([]byte, []byte) bool { w.seen++; return true }

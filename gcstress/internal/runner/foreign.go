@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/writegc/writegc/gcstress/internal/childproto"
 	"github.com/writegc/writegc/gcstress/internal/outfolder"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/gcstress/internal/record"
 	"github.com/writegc/writegc/gcstress/results"
 )
@@ -17,14 +17,14 @@ import (
 // ErrWrite and name path.
 func writeFileAtomic(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("%w: %w: %s: %w", childproto.ErrStream, outfolder.ErrWrite, path, err)
+		return fmt.Errorf("%w: %w: %s: %w", proto.ErrStream, outfolder.ErrWrite, path, err)
 	}
 	_, err := outfolder.WriteAtomic(nil, path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("%w: %w", childproto.ErrStream, err)
+		return fmt.Errorf("%w: %w", proto.ErrStream, err)
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/writegc/writegc/gcmetrics"
-	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/latency"
 )
@@ -69,7 +69,7 @@ func New(spec results.Scenario, start time.Time, recs []*latency.Pair) *Sampler 
 		win: newLatHist(), run: newLatHist(), iwin: newLatHist(), irun: newLatHist(), isteady: newLatHist()}
 	s.first = s.reader.Read()
 	s.prev = s.first
-	s.cpu0 = proc.ProcCPU()
+	s.cpu0 = proto.ProcCPU()
 	s.pcpu = s.cpu0
 	return s
 }
@@ -82,7 +82,7 @@ func (s *Sampler) Restart(start time.Time) {
 	s.start, s.last = start, start
 	s.first = s.reader.Read()
 	s.prev = s.first
-	s.cpu0 = proc.ProcCPU()
+	s.cpu0 = proto.ProcCPU()
 	s.pcpu = s.cpu0
 }
 
@@ -104,8 +104,8 @@ func (s *Sampler) Window(keys, nbytes int64) results.Sample {
 	}
 	w.MBps = results.MBps(w.WinBytes, dur)
 	w.SetGC(d, snap)
-	w.RSS = proc.ReadRSS()
-	c := proc.ProcCPU()
+	w.RSS = proto.ReadRSS()
+	c := proto.ProcCPU()
 	w.ProcCPU, s.pcpu = c-s.pcpu, c
 	s.drainWindow(&w)
 	if w.T >= s.spec.Thresholds.Warmup.Seconds() {
@@ -143,7 +143,7 @@ func (c *steadyCost) add(w *results.Sample) {
 // forced GC, so that that cycle is in no figure of the run.
 func (s *Sampler) Freeze() {
 	snap := s.reader.Read()
-	s.endSnap, s.endCPU = &snap, proc.ProcCPU()
+	s.endSnap, s.endCPU = &snap, proto.ProcCPU()
 	s.endShape = gcmetrics.ReadShape()
 }
 
@@ -159,7 +159,7 @@ func (s *Sampler) End(keys, nbytes int64, elapsed time.Duration) results.Sample 
 		Target: s.spec.Keys, Progress: s.progress(keys, elapsed), Cycles: d.Cycles}
 	e.MBps = results.MBps(nbytes, elapsed.Seconds())
 	e.SetGC(d, snap)
-	e.RSS = proc.ReadRSS()
+	e.RSS = proto.ReadRSS()
 	e.ProcCPU = s.endCPU - s.cpu0
 	e.Cost = s.steady.cost()
 	if s.steady.windows == 0 { // no window after the warm-up: the whole run

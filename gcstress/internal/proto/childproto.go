@@ -1,7 +1,6 @@
-// Package childproto is the child's side of gcstress's stream protocol:
-// the writer of its JSON lines (Stream) and why its load stopped, the end
-// line's reason (StopCause). The parent's side, the bounded record reader,
-// is package record.
+// The stream protocol's child side: the writer of its JSON lines (Stream)
+// and why its load stopped, the end line's reason (StopCause). The
+// parent's side, the bounded record reader, is package runner.
 //
 // Invariants:
 //   - Stream and StopCause are safe for concurrent use (the writers, the
@@ -11,7 +10,8 @@
 //   - The first stop reason given wins; the first Put error is kept even
 //     when an earlier reason won; only Void overrides a reason (to
 //     StopError, unless the RSS cap stopped the load).
-package childproto
+
+package proto
 
 import (
 	"encoding/json"

@@ -1,4 +1,10 @@
-// Package proc is what gcstress reads of the machine and of its processes:
+// Package proto is what gcstress's parent and child processes share: the
+// child's stream protocol (childproto.go: Stream, StopCause), the operation
+// mixes both sides name (mix.go: Mix, Presets), and what gcstress reads of
+// the machine and of its processes (this file). Each file's doc states its
+// invariants; it imports only results of gcstress's packages.
+//
+// The machine and processes:
 // the machine-wide CPU counters (a Meter gives a scenario's results.Machine:
 // what other processes and steal took meanwhile), load averages, resident
 // memory (/proc/PID/statm), this process's CPU time (getrusage), the CPU
@@ -10,7 +16,7 @@
 // harness builds everywhere and says at run time that its measurements
 // are Linux-only. ReadRSS allocates nothing (the child polls it every
 // 50 ms) and is safe for concurrent use; a reading that fails is zero.
-package proc
+package proto
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-// Package mix is gcstress's operation mixes (-mix): presets after YCSB's
+// The operation mixes (-mix): presets after YCSB's
 // core workloads A to F, plus w, the write-only load every scenario ran
 // before mixes existed. A Mix is a ratio of operation types; Pick turns a
 // uniform draw into one of them.
@@ -11,7 +11,8 @@
 //     a run without -mix is exactly what it was.
 //   - Every other mix reads records a preload phase inserted first, so it
 //     needs at least one preloaded record (NeedsPreload).
-package mix
+
+package proto
 
 import (
 	"errors"

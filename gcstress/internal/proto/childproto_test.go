@@ -1,4 +1,4 @@
-package childproto
+package proto
 
 import (
 	"errors"
