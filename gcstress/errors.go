@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/writegc/writegc/gcstress/internal/load"
-	"github.com/writegc/writegc/gcstress/internal/outfolder"
+	"github.com/writegc/writegc/gcstress/internal/runner"
 
 	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/internal/usage"
@@ -30,7 +30,7 @@ var (
 	ErrStream = proto.ErrStream
 	// ErrWrite: a file of the results folder could not be written (a full
 	// disk, say); the message names the file. The command exits 1.
-	ErrWrite = outfolder.ErrWrite
+	ErrWrite = runner.ErrWrite
 )
 
 // ProcSupported says whether this system gives what a run measures beside

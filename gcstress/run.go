@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/gcstress/internal/load"
-	"github.com/writegc/writegc/gcstress/internal/outfolder"
 	"github.com/writegc/writegc/gcstress/internal/plan"
 	"github.com/writegc/writegc/gcstress/internal/profiles"
 	"github.com/writegc/writegc/gcstress/internal/proto"
+	"github.com/writegc/writegc/gcstress/internal/runner"
 	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/gcstress/results"
@@ -285,9 +285,9 @@ func startRun(cfg *Config, create createTempFunc, notes io.Writer) (*outFiles, *
 		return nil, nil, err
 	}
 	if cfg.Out == "" {
-		cfg.Out = outfolder.NewDir(DefaultOutParent, time.Now(), outfolder.ShortID())
+		cfg.Out = runner.NewDir(DefaultOutParent, time.Now(), runner.ShortID())
 	}
-	if err := outfolder.Prepare(cfg.Out, cfg.ReplaceOut, runNames(*cfg), notes); err != nil {
+	if err := runner.Prepare(cfg.Out, cfg.ReplaceOut, runNames(*cfg), notes); err != nil {
 		return nil, nil, err
 	}
 	p := filepath.Join(cfg.Out, samplesFile)

@@ -40,10 +40,6 @@ var importRules = []importRule{
 	// their Runner gives them: no orchestration, no processes, no rendering.
 	{pkg: "gcstress/internal/plan", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proto"},
 		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
-	// The build environments parse, check and build (the go command) and
-	// run nothing of a scenario: no orchestration, no rendering.
-	{pkg: "gcstress/internal/buildenvs", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proto"},
-		denyExt: []string{"net/http", "gonum.org/"}},
 	// The mixed workload drives the engine it is given inside the child:
 	// no orchestration, no processes, no rendering.
 	{pkg: "gcstress/internal/mixload", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proto"},
@@ -52,8 +48,9 @@ var importRules = []importRule{
 	// orchestration, no processes, no rendering, no explain (net/http).
 	{pkg: "gcstress/internal/optrace", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proto"},
 		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
-	// The parent's side of a child process: it starts and reads children,
-	// never the orchestration that chose them nor a rendering.
+	// The parent's side of a child process: it builds, starts and reads
+	// children and writes the folder, never the orchestration that chose
+	// them nor a rendering.
 	{pkg: "gcstress/internal/runner", deny: []string{"gcstress", "gcstress/report"},
 		denyExt: []string{"net/http", "gonum.org/"}},
 	// A child's load drives the engine it is given: it starts no process

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/gcstress/internal/proto"
-	"github.com/writegc/writegc/gcstress/internal/record"
+
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -26,9 +26,9 @@ type childProc struct {
 	r        *Runner
 	s        results.Scenario
 	cmd      *exec.Cmd
-	stream   *os.File        // the read end of the child's stream
-	stdout   *record.Capture // what the child prints on stdout (foreign)
-	stderr   *record.Capture
+	stream   *os.File // the read end of the child's stream
+	stdout   *Capture // what the child prints on stdout (foreign)
+	stderr   *Capture
 	tmp      string // the child's TMPDIR, removed once it exited
 	t0       time.Time
 	done     chan struct{} // closed once the child was waited for
@@ -174,7 +174,7 @@ func (p *childProc) killOverCap() bool {
 // the child once that classification is failed. It returns at the
 // stream's end, or when the stream cannot be read.
 func (p *childProc) read(res *results.Result) {
-	rr := record.NewReader(p.stream, results.MaxRecord, ErrRecordTooLong, proto.ErrStream)
+	rr := NewReader(p.stream, results.MaxRecord, ErrRecordTooLong, proto.ErrStream)
 	for {
 		b, err := rr.Next()
 		switch {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/writegc/writegc/gcstress/internal/proto"
-	"github.com/writegc/writegc/gcstress/internal/record"
+
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -188,7 +188,7 @@ func (r *Runner) start(s results.Scenario) (*childProc, error) {
 		return nil, fmt.Errorf("gcstress: stream pipe: %w", err)
 	}
 	cmd.ExtraFiles = []*os.File{pw} // StreamFD = 3 + index 0
-	p := &childProc{r: r, s: s, cmd: cmd, stream: pr, stdout: record.NewCapture(CaptureKeep), stderr: record.NewCapture(CaptureKeep),
+	p := &childProc{r: r, s: s, cmd: cmd, stream: pr, stdout: NewCapture(CaptureKeep), stderr: NewCapture(CaptureKeep),
 		done: make(chan struct{}), tmp: tmp}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	p.t0 = time.Now()

@@ -1,4 +1,4 @@
-package buildenvs
+package runner
 
 import (
 	"slices"

@@ -1,4 +1,4 @@
-package outfolder
+package runner
 
 import (
 	"errors"

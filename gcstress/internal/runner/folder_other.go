@@ -1,6 +1,6 @@
 //go:build !linux
 
-package buildenvs
+package runner
 
 import "io/fs"
 

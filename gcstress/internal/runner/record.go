@@ -1,4 +1,4 @@
-// Package record frames a gcstress child's stream and keeps what a child
+// The record reader frames a gcstress child's stream and keeps what a child
 // prints beside it: Reader reads newline-terminated records of at most a
 // limit, checked before a record is buffered, and Capture keeps the first
 // and last bytes of an output of any length and counts all of it.
@@ -9,7 +9,8 @@
 // its keep, and its Write never fails nor blocks for long (a child writing
 // through a pipe is never held up). Reader is not safe for concurrent use;
 // Capture is.
-package record
+
+package runner
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-// Package outfolder is the writer of a gcstress results folder: every
+// The writer of a gcstress results folder: every
 // file written atomically (WriteAtomic: a temporary file in the folder,
 // fsync, rename, fsync of the folder) and listed in the folder's manifest
 // (ManifestFile, with each file's size and SHA-256 and the folders a run
@@ -24,7 +24,8 @@
 //   - A folder that is not empty is refused by Prepare (ErrUsage, naming
 //     -out) unless replace is set; NewDir never names a folder that holds
 //     files.
-package outfolder
+
+package runner
 
 import (
 	"encoding/json"

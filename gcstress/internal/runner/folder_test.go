@@ -1,4 +1,4 @@
-package buildenvs
+package runner
 
 import (
 	"bufio"
@@ -21,7 +21,8 @@ import (
 // (newFolder) until its stdin closes: TestSweepAfterKill kills it.
 const holdEnv = "BUILDENVS_TEST_HOLD_FOLDER"
 
-func TestMain(m *testing.M) {
+// holdFolderChild is TestMain's branch for a test child that holds a folder.
+func holdFolderChild() {
 	if os.Getenv(holdEnv) != "" {
 		dir, _, err := newFolder()
 		if err != nil {
@@ -31,7 +32,6 @@ func TestMain(m *testing.M) {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
 }
 
 func needSweep(t *testing.T) {

@@ -1,4 +1,4 @@
-// Package buildenvs is gcstress's build environments (-build-envs): the
+// The build environments (-build-envs): the
 // parsing and checking of a run's environments, and the building of one
 // binary of the command per environment, which the run's children then
 // run as (gcstress's Runner.ExeFor). The K=V form of one environment is
@@ -31,4 +31,5 @@
 //     a nil *Builds is none (ExeFor finds nothing, Infos is nil, Remove
 //     does nothing). Remove deletes its binaries and folder, then drops the
 //     lock; it is the caller's to call once the run's children are done.
-package buildenvs
+
+package runner
