@@ -99,7 +99,7 @@ func TestBuildEnvFailures(t *testing.T) {
 		{"unknown experiment", "ok=;odd=GOEXPERIMENT=nosuchexperiment", "./testdata/brokenmain", []string{"odd", "nosuchexperiment"}},
 		{"toolchain", "ok=;future=GOTOOLCHAIN=go1.99.1", "./testdata/brokenmain", []string{"future", "go1.99.1"}},
 		{"fails in one", "ok=;broken=GOFLAGS=-tags=breakme", "./testdata/brokenmain", []string{"broken", "broken.go"}},
-		{"not a command", "ok=", "./internal/sampler", []string{"-build-pkg", "not a command"}},
+		{"not a command", "ok=", "./internal/child", []string{"-build-pkg", "not a command"}},
 		{"no such package", "ok=", "./testdata/nosuch", []string{"-build-pkg", "nosuch"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

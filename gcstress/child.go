@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/writegc/writegc/gcstress/internal/load"
+	"github.com/writegc/writegc/gcstress/internal/child"
 	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/gcstress/internal/runner"
 	"github.com/writegc/writegc/gcstress/results"
@@ -45,7 +45,7 @@ func childMain(ctx context.Context, specJSON string, stdout io.Writer) error {
 }
 
 // runChild is the child side of a scenario: load, sample, stream
-// (package gcstress/internal/load). It returns nil when the load ended
+// (package gcstress/internal/child). It returns nil when the load ended
 // normally (keys written, duration reached, or interrupted) and an error
 // wrapping ErrRSSCap or ErrChild otherwise, or ErrStream when the stream
 // could not be written (the load then stops at once); in every case the
@@ -60,5 +60,5 @@ func runChild(ctx context.Context, spec Scenario, out *proto.Stream) error {
 		out.Emit(&Sample{Type: results.SampleEnd, Reason: results.StopError, Err: err.Error()})
 		return fmt.Errorf("%w: %v", ErrChild, err)
 	}
-	return load.Run(ctx, spec, eng, eng.Engine, out)
+	return child.Run(ctx, spec, eng, eng.Engine, out)
 }

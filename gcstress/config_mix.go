@@ -3,7 +3,7 @@ package gcstress
 import (
 	"reflect"
 
-	"github.com/writegc/writegc/gcstress/internal/mixload"
+	"github.com/writegc/writegc/gcstress/internal/child"
 	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/internal/workload"
 )
@@ -72,7 +72,7 @@ func probeMix(c *Config, kind string, m proto.Mix) error {
 		return nil
 	}
 	defer e.Close()
-	return mixload.Support(kind, e, m)
+	return child.Support(kind, e, m)
 }
 
 // applyMix gives a matrix scenario the run's mix settings (nothing for

@@ -102,7 +102,7 @@
 //     the machine's load; the collapse set's does, and every report says so
 //     (CollapseNote).
 //   - A mixed workload (Scenario.Mixed: -mix other than w; package
-//     gcstress/internal/mixload) preloads its records before the measured
+//     gcstress/internal/child) preloads its records before the measured
 //     phase, whose windows, figures and trace cover only what follows;
 //     each of its operations takes one slot of the open-loop schedule and
 //     is timed like a Put.

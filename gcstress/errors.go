@@ -3,7 +3,7 @@ package gcstress
 import (
 	"errors"
 
-	"github.com/writegc/writegc/gcstress/internal/load"
+	"github.com/writegc/writegc/gcstress/internal/child"
 	"github.com/writegc/writegc/gcstress/internal/runner"
 
 	"github.com/writegc/writegc/gcstress/internal/proto"
@@ -20,9 +20,9 @@ var (
 	// finished were still written.
 	ErrInterrupted = errors.New("interrupted")
 	// ErrRSSCap: a child passed its hard resident-memory cap.
-	ErrRSSCap = load.ErrRSSCap
+	ErrRSSCap = child.ErrRSSCap
 	// ErrChild: the child-side of a scenario failed (bad spec, engine error).
-	ErrChild = load.ErrChild
+	ErrChild = child.ErrChild
 	// ErrStream: a scenario's stream could not be written (samples.jsonl,
 	// a child's capture files, the child's own stream to its parent) or
 	// read (a record over MaxRecord). A failed write is a tool failure:

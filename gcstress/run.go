@@ -11,9 +11,9 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/load"
+	"github.com/writegc/writegc/gcstress/internal/child"
 	"github.com/writegc/writegc/gcstress/internal/plan"
-	"github.com/writegc/writegc/gcstress/internal/profiles"
+
 	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/gcstress/internal/runner"
 	"github.com/writegc/writegc/gcstress/internal/view"
@@ -85,7 +85,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Summary, error) {
 // from the environment the parent set, and profiles and the flight
 // recorder are process-wide.
 func RunChild(ctx context.Context, spec string, stdout, stderr io.Writer) error {
-	return childMain(load.WithWarnings(ctx, stderr), spec, stdout)
+	return childMain(child.WithWarnings(ctx, stderr), spec, stdout)
 }
 
 func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary, error) {
@@ -131,7 +131,7 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 			}
 		}
 		if s.Profile != "" || res.Flight != "" {
-			res.Account, res.Headline = profiles.Account(s.Dir, progressW)
+			res.Account, res.Headline = child.Account(s.Dir, progressW)
 		}
 		if s.Group == SetCapacity && s.Rate > 0 {
 			// The step's own health (latency and rate too), as the search

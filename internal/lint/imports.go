@@ -40,22 +40,15 @@ var importRules = []importRule{
 	// their Runner gives them: no orchestration, no processes, no rendering.
 	{pkg: "gcstress/internal/plan", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proto"},
 		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
-	// The mixed workload drives the engine it is given inside the child:
-	// no orchestration, no processes, no rendering.
-	{pkg: "gcstress/internal/mixload", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proto"},
-		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
-	// The measured phase's trace lives in the child beside mixload: no
-	// orchestration, no processes, no rendering, no explain (net/http).
-	{pkg: "gcstress/internal/optrace", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proto"},
-		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
 	// The parent's side of a child process: it builds, starts and reads
 	// children and writes the folder, never the orchestration that chose
 	// them nor a rendering.
 	{pkg: "gcstress/internal/runner", deny: []string{"gcstress", "gcstress/report"},
 		denyExt: []string{"net/http", "gonum.org/"}},
-	// A child's load drives the engine it is given: it starts no process
-	// and knows nothing of the orchestration or the parent's side.
-	{pkg: "gcstress/internal/load", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/runner"},
+	// The child's side (its load, the mixed workload, the sampler, the
+	// traces, the profiles) drives the engine it is given: it starts no
+	// process and knows nothing of the orchestration or the parent's side.
+	{pkg: "gcstress/internal/child", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/runner"},
 		denyExt: []string{"os/exec", "gonum.org/"}},
 	{pkg: "benchgate", subtree: true, except: []string{"benchgate/internal/slowcal", "benchgate/internal/synthbench"},
 		allow: []string{"benchgate", "internal/flock", "internal/inputfile", "internal/childproc", "internal/direction", "internal/stat", "internal/buildenv"}},
