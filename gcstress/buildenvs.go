@@ -75,8 +75,8 @@ func inBuildEnv(s Scenario, env, out string) Scenario {
 	return s
 }
 
-// validateBuildEnvs checks BuildEnvs (buildenvs.Check) and BuildPkg
-// (buildenvs.CheckPkg: one package, never a go flag or a pattern). Every
+// validateBuildEnvs checks BuildEnvs (runner.Check) and BuildPkg
+// (runner.CheckPkg: one package, never a go flag or a pattern). Every
 // set runs under them: the capacity search per kind (capacityEnvs), the
 // frontier per grid point (frontierEnvs).
 func (c *Config) validateBuildEnvs() error {
@@ -96,7 +96,7 @@ func (c *Config) validateBuildEnvs() error {
 // before anything of the results folder is written (a build that fails
 // leaves nothing). The builds are nil without environments. Every run
 // first removes the build folders that killed runs left in TMPDIR
-// (buildenvs.SweepStale), noting how many.
+// (runner.SweepStale), noting how many.
 func validateAndBuild(ctx context.Context, cfg Config, notes io.Writer) (*runner.Builds, error) {
 	if n := runner.SweepStale(os.TempDir()); n > 0 {
 		fmt.Fprintf(notes, "gcstress: note: removed %d build folder(s) (%s*) that runs which died left in %s\n", n, runner.DirPrefix, escape.Terminal(os.TempDir()))

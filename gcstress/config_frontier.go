@@ -8,7 +8,7 @@ import (
 )
 
 // validateFracLimits checks the GOMEMLIMIT each -memlimit-frac fraction
-// becomes in bytes (frontier.Grid): at least what -memlimit must be (one
+// becomes in bytes (plan.Grid): at least what -memlimit must be (one
 // memtable per region and the runtime: a fraction that rounds to 0 bytes
 // would run with no limit under a name that says so), and no two fractions
 // that round to one point's name (two runs of "memlimit=256MiB").

@@ -230,7 +230,7 @@ func scenarioFlag(c Config, set string, each time.Duration, preloadBound bool) s
 
 // capacityStage is the capacity searches of every round: per kind, value
 // size and build environment the closed-loop probe, then up to
-// capacity.MaxSteps bisection steps and capacity.ConfirmRuns-1 repeats of
+// plan.MaxSteps bisection steps and plan.ConfirmRuns-1 repeats of
 // the sustainable one, each preloading its memtables (capacitySettle).
 // Repeats after a failed confirmation and a busy machine's re-runs come on
 // top.
@@ -333,8 +333,8 @@ func frontierRateMBps(c Config) float64 {
 
 // frontierStage is the frontier, once after every round: the rate probe
 // when no -rate is given (a closed-loop probe per kind, then one step per
-// kind at frontier.RateShare of the slowest: up to frontier.RateTries
-// tries), then its points and confirmations as frontier.Plan.Estimate
+// kind at plan.RateShare of the slowest: up to plan.RateTries
+// tries), then its points and confirmations as plan.Plan.Estimate
 // plans them (model-guided, or every setting of a grid the user gave),
 // each after its settle phase; the estimate is the middle of their
 // expected range, and the text gives the range and the upper one too.

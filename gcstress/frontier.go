@@ -29,7 +29,7 @@ type FrontierConfig struct {
 	// recommendation must fit. 0: none (no GOMEMLIMIT fraction, no
 	// recommendation).
 	Container int64
-	// GOGC (-gogc LIST) are the grid's GOGC values (frontier.GOGCOff: off).
+	// GOGC (-gogc LIST) are the grid's GOGC values (plan.GOGCOff: off).
 	GOGC []int
 	// Adaptive: the model chooses which settings of the grid run (the
 	// fit settings, then the cheapest predicted to fit and a neighbour);
@@ -73,7 +73,7 @@ const (
 )
 
 // DefaultFrontierConfig is the frontier's default: model-guided over
-// frontier.DefaultGOGC by frontier.DefaultFracs, no container
+// plan.DefaultGOGC by plan.DefaultFracs, no container
 // (-container is needed for the fractions), 10% headroom.
 func DefaultFrontierConfig() FrontierConfig {
 	return FrontierConfig{GOGC: plan.DefaultGOGC, MemLimitFracs: plan.DefaultFracs, Adaptive: true, Headroom: DefaultFrontierHeadroom,

@@ -21,7 +21,7 @@ type Getter = child.Getter
 // Mix e (95% scans) needs it.
 //
 // Concurrency: as Getter's. The slices fn gets are valid only during the
-// call; fn does not call the engine. n is 1 to mix.MaxScanLen (100) in
+// call; fn does not call the engine. n is 1 to proto.MaxScanLen (100) in
 // gcstress's mixes. An error ends the scenario.
 type Scanner = child.Scanner
 

@@ -64,7 +64,7 @@ type NoteEngine interface {
 // the frontier's recommendation adds it to the peak RSS. A plain value.
 //
 // It is this package's own type, not an alias, so that go doc shows its
-// fields; childEngine.Stats converts it to the child's load.EngineStats.
+// fields; childEngine.Stats converts it to the child's child.EngineStats.
 type EngineStats struct {
 	Flushes        int64 // memtables flushed
 	FlushedBytes   int64 // bytes those flushes wrote

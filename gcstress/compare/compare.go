@@ -119,7 +119,7 @@ var (
 	// without values.
 	ErrBadFigure = errors.New("bad figure")
 	// ErrExtraRuns: a row with more values than the file's gcstress-count
-	// (benchtxt.CountKey) rounds, or a gcstress-count that is not a
+	// (CountKey) rounds, or a gcstress-count that is not a
 	// positive whole number.
 	ErrExtraRuns = errors.New("more runs than gcstress-count")
 )

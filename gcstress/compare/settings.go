@@ -38,7 +38,7 @@ type Side struct {
 // Setting is one setting the two runs differ in: its name as the report
 // writes it ("GOGC", "GOMEMLIMIT", "key distribution", "Go version"),
 // each side's value as recorded ("-" for none), and the scenarios
-// (benchtxt.Key.String) of the compared rows measured across it; Rows is
+// (Key.String) of the compared rows measured across it; Rows is
 // nil for a setting of the whole run (toolchain, machine), which every row
 // is measured across. A plain value.
 type Setting struct {

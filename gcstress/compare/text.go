@@ -26,7 +26,7 @@ import (
 // Errors: ErrBadOption for opts out of range; ErrBadInput, naming the
 // folder, for a folder that is missing or not a folder, one without
 // bench.txt (a folder written before bench.txt existed gets one from
-// `gcstress report DIR`), a bench.txt benchtxt.Read refuses (too large,
+// `gcstress report DIR`), a bench.txt Read refuses (too large,
 // not a bench.txt), or two files with nothing in common.
 func Dirs(oldDir, newDir string, opts Options) (*Report, error) {
 	if err := opts.Validate(); err != nil {

@@ -10,7 +10,7 @@ import (
 // What a run can resolve, and how every table and sentence writes a figure
 // below it: the one place the reports decide it.
 //   - Heap objects per entry below gcstress compare's floor for the unit
-//     (0.01, benchtxt.ObjectsPerEntry.Floor) read "~0": a kind that holds a
+//     (0.01, compare.ObjectsPerEntry.Floor) read "~0": a kind that holds a
 //     few objects per chunk reads 0.0007 at 55K entries and 0.16 at 283,
 //     its entry count's figure rather than its layout's.
 //   - GC CPU per Put and per GB, assist and GC cycles per GB of a run whose

@@ -144,7 +144,7 @@ func (c *child) run() error {
 // keys 0..Preload-1 Put closed loop before the load's clock starts, so
 // the measured phase writes on from there into a store already that full
 // (the frontier's points start settled this way); a mix preloads in
-// mixload.New instead. It stops early, and the load starts from where it
+// NewMixRun instead. It stops early, and the load starts from where it
 // got, after the scenario's duration (a setting under which the store
 // cannot take the records closed loop shows it in the measured phase; a
 // preload must not stall the run). A failed Put ends the child as it

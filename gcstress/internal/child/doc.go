@@ -32,7 +32,7 @@
 //   - The last line Run writes is the end line, whatever ended the load
 //     (keys, duration, interrupt, RSS cap, a Put error, a writer that
 //     vanished, a failed stream write); its error wraps ErrRSSCap,
-//     ErrChild or childproto.ErrStream, or is nil for a normal end. The
+//     ErrChild or proto.ErrStream, or is nil for a normal end. The
 //     engine is closed once (an early close releases blocked writers
 //     releaseAfter after the load ended).
 //   - It starts no process and prints nothing but through the warnings

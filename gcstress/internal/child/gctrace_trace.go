@@ -41,7 +41,7 @@ type Recorder struct {
 
 // StartGCTrace creates a trace file in dir (the system's temporary folder when
 // dir is "") and starts tracing; t0 is the child's clock origin. It fails
-// when the process is already tracing (trace.StartGCTrace's error).
+// when the process is already tracing (trace.Start's error).
 func StartGCTrace(dir string, t0 time.Time) (*Recorder, error) {
 	f, err := os.CreateTemp(dir, "reads-*.trace")
 	if err != nil {

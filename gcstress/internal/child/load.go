@@ -80,7 +80,7 @@ type Driven interface {
 // on out. engine is the engine as its kind built it (probed for Get and
 // Scan). It returns nil when the load ended normally (keys written,
 // duration reached, or interrupted) and an error wrapping ErrRSSCap or
-// ErrChild otherwise, or childproto.ErrStream when the stream could not
+// ErrChild otherwise, or proto.ErrStream when the stream could not
 // be written (the load then stops at once); in every case the last line
 // it writes is the end line.
 func Run(ctx context.Context, spec results.Scenario, eng Driven, engine any, out *proto.Stream) error {

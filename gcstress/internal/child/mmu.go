@@ -10,7 +10,7 @@ import (
 // worstWindows is how many of the worst 10 ms windows the end line keeps.
 const worstWindows = 3
 
-// fillMMU sets e's MMU curve (gctrace.DefaultMMUWindows, with the
+// fillMMU sets e's MMU curve (DefaultMMUWindows, with the
 // collector's pauses, background workers and assists taken out, as go
 // tool trace's default) and its worst 10 ms windows from ph; neither when
 // the trace had no utilization data. A point that is not a utilization

@@ -23,7 +23,7 @@ import (
 // counted as read_attribution.dropped.
 const maxReadRecords = 1 << 18
 
-// Deps is what a Run takes from the child.
+// Deps is what a MixRun takes from the child.
 type Deps struct {
 	// Put writes through the scenario's path (the child's engine).
 	Put func(key, value []byte) error
@@ -40,7 +40,7 @@ type Deps struct {
 // MixRun is a mixed workload in the child (Scenario.Mixed): the engine's
 // read side, the key chooser, the workers' per-operation recorders, the
 // trace that attributes reads and the preload phase's figures. Built by
-// New before the load; the workers use their own worker; the sampling
+// NewMixRun before the load; the workers use their own worker; the sampling
 // goroutine calls Window and End.
 type MixRun struct {
 	m        proto.Mix

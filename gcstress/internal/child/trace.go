@@ -64,7 +64,7 @@ type Trace struct {
 }
 
 // StartOpTrace starts tracing the measured phase that started at t0 (the child's
-// clock origin) for spec's workers: New, then Begin.
+// clock origin) for spec's workers: NewOpTrace, then Begin.
 func StartOpTrace(spec results.Scenario, t0 time.Time, profileTrace bool) *Trace {
 	t := NewOpTrace(spec, profileTrace)
 	t.Begin(t0)

@@ -409,16 +409,16 @@ const (
 )
 
 // RatePlan is the probe of the rate: a closed-loop run per kind
-// (capacity.Probe long), then one step per kind at RateShare of the
-// slowest, judged as a capacity step (capacity.Judge), halved until every
+// (Probe long), then one step per kind at RateShare of the
+// slowest, judged as a capacity step (Judge), halved until every
 // kind holds it. Scenarios run at GOGC 100 with no GOMEMLIMIT. A plain
 // value; its functions are called from ProbeRate's goroutine only.
 type RatePlan struct {
 	Kinds      []string
-	Probe      func(kind string) results.Scenario               // closed loop, capacity.Probe long
+	Probe      func(kind string) results.Scenario               // closed loop, Probe long
 	Step       func(kind string, mbps float64) results.Scenario // open loop at mbps
 	SLO        time.Duration
-	Thresholds results.Thresholds // a step's health (capacity.Judge)
+	Thresholds results.Thresholds // a step's health (Judge)
 	Run        Runner
 }
 
