@@ -112,13 +112,15 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Verdict is the outcome of one row.
+// Verdict is the outcome of one row: the project's one comparison
+// verdict, also gcstress compare's (package gcstress/compare names its
+// rows' verdicts in its own words and fails on them by its own rules).
 type Verdict uint8
 
-// Verdicts. Only Regressed fails the gate; Missing, Underpowered and
-// Incomplete make the comparison an error; Noisy makes it inconclusive (see
-// Report.Noisy). New verdicts are added at the end, so the values of the
-// others never change.
+// Verdicts. In benchgate only Regressed fails the gate; Missing,
+// Underpowered and Incomplete make the comparison an error; Noisy makes it
+// inconclusive (see Report.Noisy). New verdicts are added at the end, so
+// the values of the others never change.
 const (
 	Unchanged    Verdict = iota // not significant (p >= alpha), or equal exact values
 	Within                      // significant but within the threshold
@@ -141,11 +143,15 @@ const (
 	// confirming rerun (Report.Confirm): it passes, its first figures
 	// shown.
 	Unconfirmed
+	// Worse: significant and worse by more than the threshold on a unit
+	// not gated: reported, never failed. benchgate gates every unit with
+	// a direction, so only gcstress compare gives it.
+	Worse
 )
 
 func (v Verdict) String() string {
 	return [...]string{"~", "ok", "improved", "REGRESSED", "accepted", "not gated", "new", "MISSING IN HEAD", "UNDERPOWERED",
-		"noisy", "INCOMPLETE", "not confirmed"}[v]
+		"noisy", "INCOMPLETE", "not confirmed", "worse"}[v]
 }
 
 // Row is the comparison of one Key.

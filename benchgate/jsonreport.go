@@ -79,7 +79,7 @@ type JSONRow struct {
 // joined by '_'.
 func (v Verdict) JSONName() string {
 	return [...]string{"unchanged", "within", "improved", "regressed", "accepted", "not_gated", "new", "missing",
-		"underpowered", "noisy", "incomplete", "not_confirmed"}[v]
+		"underpowered", "noisy", "incomplete", "not_confirmed", "worse"}[v]
 }
 
 // finite returns &f to 6 significant digits (more than any benchmark

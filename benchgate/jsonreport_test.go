@@ -78,7 +78,7 @@ func TestReportJSONFields(t *testing.T) {
 // Every verdict has a JSON name.
 func TestVerdictJSONName(t *testing.T) {
 	seen := map[string]bool{}
-	for v := Unchanged; v <= Unconfirmed; v++ {
+	for v := Unchanged; v <= Worse; v++ {
 		n := v.JSONName()
 		if n == "" || seen[n] || strings.ContainsAny(n, " ~") {
 			t.Errorf("verdict %v: JSON name %q", v, n)

@@ -27,7 +27,7 @@
 //
 // A run with -count N runs every scenario N times, interleaved (every
 // scenario once, then again), and every results folder holds bench.txt,
-// each run's figures in the Go benchmark format (package benchtxt), which
+// each run's figures in the Go benchmark format (package compare), which
 // `gcstress compare`, benchstat and benchgate read.
 //
 // With -http ADDR a run also serves a live page (report.Server) from

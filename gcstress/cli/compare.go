@@ -88,10 +88,10 @@ func failures(rows []compare.Row) error {
 	}{{err: errRegressed}, {err: errInconclusive}, {err: errMissing}}
 	for _, r := range rows {
 		i := 1
-		switch r.Verdict {
-		case compare.Regressed:
+		switch {
+		case r.Regressed():
 			i = 0
-		case compare.Missing:
+		case r.Missing:
 			i = 2
 		}
 		groups[i].rows = append(groups[i].rows, r.Message())

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/gcstress"
 
 	"github.com/writegc/writegc/gcstress/compare"
@@ -324,9 +325,9 @@ func TestCompareBadFigures(t *testing.T) {
 // errMissing.
 func TestCompareFailureMessage(t *testing.T) {
 	k := compare.Key{Set: "matrix", Kind: "heap", Value: 100}
-	reg := compare.Row{Key: k, Unit: compare.ObjectsPerEntry, Tested: true, P: 0.008, Delta: 1, Verdict: compare.Regressed}
+	reg := compare.Row{Key: k, Unit: compare.ObjectsPerEntry, Tested: true, P: 0.008, Delta: 1, Verdict: benchgate.Regressed}
 	inc := compare.Row{Key: k, Unit: compare.MBps, Old: compare.Centre{N: 1}, New: compare.Centre{N: 1}, Delta: -0.5,
-		Verdict: compare.Inconclusive, RunsNeeded: 4}
+		Verdict: benchgate.Underpowered, RunsNeeded: 4}
 	err := failures([]compare.Row{inc, reg})
 	want := "compare: regressed: matrix/heap/100B objects/entry +100% (p=0.008); inconclusive (-strict): " +
 		"matrix/heap/100B MB/s -50.0% (n=1: inconclusive, the U test needs 4 runs a side)"
@@ -336,7 +337,7 @@ func TestCompareFailureMessage(t *testing.T) {
 	if err := failures([]compare.Row{inc}); !errors.Is(err, errInconclusive) || errors.Is(err, errRegressed) {
 		t.Errorf("inconclusive alone: %v", err)
 	}
-	miss := compare.Row{Key: k, Unit: compare.MBps, Missing: true, Only: "OLD", Verdict: compare.Missing}
+	miss := compare.Row{Key: k, Unit: compare.MBps, Missing: true, Only: "OLD", Verdict: benchgate.Missing}
 	if err := failures([]compare.Row{miss, inc}); !errors.Is(err, errInconclusive) || errors.Is(err, errMissing) ||
 		!strings.HasSuffix(fmt.Sprint(err), "; missing (-strict): matrix/heap/100B MB/s: missing in NEW (only OLD has it: the scenario did not run or failed in NEW)") {
 		t.Errorf("inconclusive and missing: %v", err)

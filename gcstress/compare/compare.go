@@ -12,32 +12,37 @@
 // sides' interval ends: conservative), and the p-value of the two-sided
 // Mann-Whitney U test (benchmath).
 //
-// Every row's Verdict is one of six, decided in this order:
-//   - Missing: one side has the figure and the other does not (a kind,
-//     value size or scenario one run had and the other did not, or that
-//     failed there; Row.Missing, Row.Only). It passes unless
-//     Options.Strict: two runs of different kinds are not a regression,
-//     but a gate that must see every figure fails on it.
-//   - Same: the centres differ by less than the unit's absolute floor
-//     (Unit.Floor: 0.01 objects/entry, 1 gc-cpu-ns/put, ...), or
-//     by at most Threshold of the old centre; or the sides have enough
-//     runs for the U test and it finds no difference (p >= Alpha,
-//     benchstat's "~"). A change the runs could test and did not confirm
-//     is noise, not a finding.
-//   - Inconclusive: past the floor and the threshold (either way), but
-//     with too few runs a side for the U test to reach p < Alpha at all
-//     (RunsFor: 4 a side at 0.05; -count 1 gives one). The row says how
-//     many runs a side would decide it (Row.RunsNeeded). It fails the
-//     comparison only under Options.Strict, and then only on a gated
-//     unit: the evidence points neither way, so by default it is reported
-//     and passes; -strict is for gates that must not pass undecided.
-//   - Better: significant (p < Alpha) and past the threshold in the good
-//     direction of the unit (Unit.Better).
-//   - Regressed: significant and past the threshold in the bad direction,
-//     on a gated unit (Options.Gate). The only verdict that always fails.
-//   - Worse: what would be Regressed on a unit that is not gated:
-//     significant and past the threshold in the bad direction. Reported,
-//     never failed.
+// Every row's Verdict is a benchgate.Verdict, the project's one
+// comparison verdict, and one of six, decided in this order; each is
+// named by its word (Word: the command's contract), then its value:
+//   - "missing" (benchgate.Missing when only OLD has the figure,
+//     benchgate.New when only NEW has it): one side has the figure and the
+//     other does not (a kind, value size or scenario one run had and the
+//     other did not, or that failed there; Row.Missing, Row.Only). It
+//     passes unless Options.Strict: two runs of different kinds are not a
+//     regression, but a gate that must see every figure fails on it.
+//   - "same" (benchgate.Unchanged): the centres differ by less than the
+//     unit's absolute floor (Unit.Floor: 0.01 objects/entry, 1
+//     gc-cpu-ns/put, ...), or by at most Threshold of the old centre; or
+//     the sides have enough runs for the U test and it finds no
+//     difference (p >= Alpha, benchstat's "~"). A change the runs could
+//     test and did not confirm is noise, not a finding.
+//   - "inconclusive" (benchgate.Underpowered): past the floor and the
+//     threshold (either way), but with too few runs a side for the U test
+//     to reach p < Alpha at all (RunsFor: 4 a side at 0.05; -count 1
+//     gives one). The row says how many runs a side would decide it
+//     (Row.RunsNeeded). It fails the comparison only under
+//     Options.Strict, and then only on a gated unit: the evidence points
+//     neither way, so by default it is reported and passes; -strict is
+//     for gates that must not pass undecided.
+//   - "better" (benchgate.Improved): significant (p < Alpha) and past the
+//     threshold in the good direction of the unit (Unit.Better).
+//   - "regressed" (benchgate.Regressed): significant and past the
+//     threshold in the bad direction, on a gated unit (Options.Gate). The
+//     only verdict that always fails.
+//   - "worse" (benchgate.Worse): what would be regressed on a unit that
+//     is not gated: significant and past the threshold in the bad
+//     direction. Reported, never failed.
 //
 // A unit bench.txt does not know (no direction) is named in the report's
 // notes, not compared.
@@ -72,7 +77,7 @@
 //     infinite or negative (ErrBadFigure, naming side, row, unit and
 //     value), or a row with more runs than the file's gcstress-count line
 //     says it holds (ErrExtraRuns: a repeated line, two files joined) is
-//     ErrBadInput, never a pass. Inputs are read under benchtxt's limits.
+//     ErrBadInput, never a pass. Inputs are read under bench.txt's limits.
 //   - The statistics only ever see finite, non-negative values: Compare
 //     checks both Files before it computes anything.
 //   - The package prints nothing and has no flags: WriteText writes to
@@ -88,6 +93,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/writegc/writegc/benchgate"
 
 	"golang.org/x/perf/benchmath"
 )
@@ -131,12 +138,12 @@ type Options struct {
 	// DefaultAlpha.
 	Alpha float64
 	// Threshold is the relative change of the centre (0.10 is 10%) a row
-	// must pass to be anything but Same, in (0, MaxThreshold]; 0 means
+	// must pass to be anything but same, in (0, MaxThreshold]; 0 means
 	// DefaultThreshold.
 	Threshold float64
 	// Gate lists the units gated; nil means Gated().
 	Gate []Unit
-	// Strict makes Inconclusive rows of gated units fail too
+	// Strict makes inconclusive rows of gated units fail too
 	// (Report.Failures).
 	Strict bool
 }
@@ -177,24 +184,39 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Verdict is a row's outcome (see the package doc). The values are what
-// the report prints, and do not change.
-type Verdict string
-
-// The five verdicts.
+// The verdicts a row can have (see the package doc), in benchgate's terms.
 const (
-	Same         Verdict = "same"
-	Better       Verdict = "better"
-	Worse        Verdict = "worse"
-	Regressed    Verdict = "regressed"
-	Inconclusive Verdict = "inconclusive"
-	// Missing: one side only has the figure.
-	Missing Verdict = "missing"
+	same         = benchgate.Unchanged
+	better       = benchgate.Improved
+	worse        = benchgate.Worse
+	regressed    = benchgate.Regressed
+	inconclusive = benchgate.Underpowered
+	// missingInNew: only OLD has the figure; missingInOld: only NEW has it.
+	missingInNew = benchgate.Missing
+	missingInOld = benchgate.New
 )
 
-// Verdicts lists the six verdicts: the five that pass by default, then
-// Regressed.
-func Verdicts() []Verdict { return []Verdict{Same, Better, Worse, Inconclusive, Missing, Regressed} }
+// Word is v as the report and the command name it: "same", "better",
+// "worse", "regressed", "inconclusive" or "missing" for the verdicts a
+// Row has (any other is benchgate's own name, v.String()). The words are
+// the command's contract and do not change.
+func Word(v benchgate.Verdict) string {
+	switch v {
+	case same:
+		return "same"
+	case better:
+		return "better"
+	case worse:
+		return "worse"
+	case regressed:
+		return "regressed"
+	case inconclusive:
+		return "inconclusive"
+	case missingInNew, missingInOld:
+		return "missing"
+	}
+	return v.String()
+}
 
 // Centre is one side of a row: the median of its N values and the
 // median's confidence interval (±Inf ends when N is too small).
@@ -223,9 +245,10 @@ type Row struct {
 	// P is the U test's p-value; NaN when not tested (Tested false).
 	P float64
 	// Tested: both sides have enough values for p < Alpha.
-	Tested  bool
-	Verdict Verdict
-	// RunsNeeded, on an Inconclusive row, is the fewest runs a side with
+	Tested bool
+	// Verdict is one of the six of the package doc; Word names it.
+	Verdict benchgate.Verdict
+	// RunsNeeded, on an inconclusive row, is the fewest runs a side with
 	// which the U test can reach p < Alpha (RunsFor); 0 on other rows,
 	// and when more than 100 would be needed.
 	RunsNeeded int
@@ -235,12 +258,12 @@ type Row struct {
 	Differs []string
 }
 
-// Regressed reports whether r regressed (its Verdict is Regressed).
-func (r Row) Regressed() bool { return r.Verdict == Regressed }
+// Regressed reports whether r regressed (its Verdict is benchgate.Regressed).
+func (r Row) Regressed() bool { return r.Verdict == regressed }
 
 // fails reports whether r fails a comparison, strict or not.
 func (r Row) fails(strict bool) bool {
-	return r.Verdict == Regressed || strict && (r.Verdict == Missing || r.Gated && r.Verdict == Inconclusive)
+	return r.Verdict == regressed || strict && (r.Missing || r.Gated && r.Verdict == inconclusive)
 }
 
 // Report is a comparison's outcome: its rows, in the old file's order,
@@ -258,21 +281,23 @@ type Report struct {
 	Unknown  []string
 }
 
-// Regressions are the rows whose Verdict is Regressed.
+// Regressions are the rows whose Verdict is benchgate.Regressed.
 func (r *Report) Regressions() []Row { return r.filter(Row.Regressed) }
 
-// Inconclusives are the rows whose Verdict is Inconclusive, gated or not.
+// Inconclusives are the inconclusive rows (Verdict benchgate.Underpowered),
+// gated or not.
 func (r *Report) Inconclusives() []Row {
-	return r.filter(func(row Row) bool { return row.Verdict == Inconclusive })
+	return r.filter(func(row Row) bool { return row.Verdict == inconclusive })
 }
 
-// Missings are the rows whose Verdict is Missing.
+// Missings are the missing rows (Row.Missing: Verdict benchgate.Missing
+// or benchgate.New).
 func (r *Report) Missings() []Row {
-	return r.filter(func(row Row) bool { return row.Verdict == Missing })
+	return r.filter(func(row Row) bool { return row.Missing })
 }
 
 // Failures are the rows that fail the comparison: the Regressions, and
-// under Options.Strict the Missing and the gated Inconclusive rows too.
+// under Options.Strict the missing and the gated inconclusive rows too.
 func (r *Report) Failures() []Row {
 	return r.filter(func(row Row) bool { return row.fails(r.Options.Strict) })
 }
@@ -295,7 +320,7 @@ func Compare(old, new *File, opts Options) (*Report, error) {
 }
 
 // CompareSides compares every series of old.Bench with the same scenario
-// and unit of new.Bench (a series one side only has is a Missing row,
+// and unit of new.Bench (a series one side only has is a missing row,
 // after OLD's in NEW's order) and names the settings the runs differ in.
 // Errors: ErrBadOption for opts out of range; ErrBadInput when the files
 // share no scenario (naming the settings that differ), or (with
@@ -397,7 +422,7 @@ func checkFile(side string, f *File) error {
 }
 
 // compareRow compares one scenario's figure (one side may be empty: a
-// Missing row); needed is RunsFor(opts.Alpha).
+// missing row); needed is RunsFor(opts.Alpha).
 func compareRow(k Key, u Unit, old, new []float64, opts Options, needed int) Row {
 	row := Row{Key: k, Unit: u, Better: u.Better(), P: math.NaN(), Delta: math.NaN(), DeltaLo: math.NaN(), DeltaHi: math.NaN()}
 	row.Gated = slices.Contains(opts.Gate, u)
@@ -405,9 +430,9 @@ func compareRow(k Key, u Unit, old, new []float64, opts Options, needed int) Row
 	so, sn := benchmath.NewSample(slices.Clone(old), th), benchmath.NewSample(slices.Clone(new), th)
 	row.Old, row.New = centre(so), centre(sn)
 	if len(old) == 0 || len(new) == 0 {
-		row.Missing, row.Verdict, row.Only = true, Missing, "OLD"
+		row.Missing, row.Verdict, row.Only = true, missingInNew, "OLD"
 		if len(old) == 0 {
-			row.Only = "NEW"
+			row.Verdict, row.Only = missingInOld, "NEW"
 		}
 		return row
 	}
@@ -417,28 +442,28 @@ func compareRow(k Key, u Unit, old, new []float64, opts Options, needed int) Row
 		row.P = benchmath.AssumeNothing.Compare(so, sn).P
 	}
 	row.Verdict = judge(row, opts)
-	if row.Verdict == Inconclusive {
+	if row.Verdict == inconclusive {
 		row.RunsNeeded = needed
 	}
 	return row
 }
 
 // judge is the verdict of a row with both sides (the package doc's order).
-func judge(r Row, o Options) Verdict {
-	worse := r.Delta * -float64(r.Better) // > 0: new is worse
+func judge(r Row, o Options) benchgate.Verdict {
+	change := r.Delta * -float64(r.Better) // > 0: new is worse
 	switch {
-	case math.Abs(r.New.Center-r.Old.Center) < r.Unit.Floor(), math.Abs(worse) <= o.Threshold:
-		return Same
+	case math.Abs(r.New.Center-r.Old.Center) < r.Unit.Floor(), math.Abs(change) <= o.Threshold:
+		return same
 	case !r.Tested:
-		return Inconclusive
+		return inconclusive
 	case !(r.P < o.Alpha):
-		return Same
-	case worse < 0:
-		return Better
+		return same
+	case change < 0:
+		return better
 	case r.Gated:
-		return Regressed
+		return regressed
 	}
-	return Worse
+	return worse
 }
 
 // centre summarises a sample (N 0: no values).
@@ -519,20 +544,20 @@ func runsText(n int) string {
 func notes(rep *Report, old, new *File) []string {
 	var out []string
 	o := rep.Options
-	untested, inconclusive := 0, 0
+	untested, nInconclusive := 0, 0
 	for _, r := range rep.Rows {
 		if !r.Tested && !r.Missing {
 			untested++
 		}
-		if r.Verdict == Inconclusive {
-			inconclusive++
+		if r.Verdict == inconclusive {
+			nInconclusive++
 		}
 	}
 	if untested > 0 {
 		out = append(out, fmt.Sprintf("%d row(s) have too few runs a side for p < %g (the U test needs %s a side); "+
 			"%d of them past the %g%% threshold: inconclusive (they fail only with -strict, and only when gated); "+
 			"run both sides with -count %s or more to decide them",
-			untested, o.Alpha, runsText(RunsFor(o.Alpha)), inconclusive, 100*o.Threshold, runsText(RunsFor(o.Alpha))))
+			untested, o.Alpha, runsText(RunsFor(o.Alpha)), nInconclusive, 100*o.Threshold, runsText(RunsFor(o.Alpha))))
 	}
 	var unknown []string
 	for _, f := range []*File{old, new} {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/writegc/writegc/benchgate"
+
 	"github.com/writegc/writegc/internal/testfs"
 )
 
@@ -56,7 +58,7 @@ func TestSameRunsPass(t *testing.T) {
 	if regs := rep.Regressions(); len(regs) > 0 || len(rep.Rows) != 3 {
 		t.Fatalf("%d rows, regressions %v", len(rep.Rows), regs)
 	}
-	if r := row(t, rep, ObjectsPerEntry); r.Verdict != Same || !r.Tested || r.P < 0.05 {
+	if r := row(t, rep, ObjectsPerEntry); r.Verdict != same || !r.Tested || r.P < 0.05 {
 		t.Errorf("row %+v", r)
 	}
 }
@@ -94,23 +96,23 @@ func TestDirections(t *testing.T) {
 	for _, tc := range []struct {
 		unit     Unit
 		old, new float64
-		want     Verdict
+		want     benchgate.Verdict
 	}{
-		{MBps, 40, 20, Regressed},
-		{MBps, 40, 80, Better},
-		{SustainableMBps, 40, 30, Regressed},
-		{PauseP99Ns, 1e6, 2e6, Regressed},
-		{GCCPUNsPerPut, 400, 200, Better},
-		{GCCPUNsPerPut, 400, 420, Same},    // significant, within 10%
-		{GCCPUNsPerPut, 0, 100, Regressed}, // from nothing: +Inf
+		{MBps, 40, 20, regressed},
+		{MBps, 40, 80, better},
+		{SustainableMBps, 40, 30, regressed},
+		{PauseP99Ns, 1e6, 2e6, regressed},
+		{GCCPUNsPerPut, 400, 200, better},
+		{GCCPUNsPerPut, 400, 420, same},    // significant, within 10%
+		{GCCPUNsPerPut, 0, 100, regressed}, // from nothing: +Inf
 	} {
 		rep, err := Compare(file("o", heap100, map[Unit][]float64{tc.unit: around(tc.old, 6)}),
 			file("n", heap100, map[Unit][]float64{tc.unit: around(tc.new, 6)}), Options{Gate: Units()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := rep.Rows[0]; r.Verdict != tc.want || r.Regressed() != (tc.want == Regressed) {
-			t.Errorf("%s %v -> %v: verdict %s (delta %v, p %v)", tc.unit, tc.old, tc.new, r.Verdict, r.Delta, r.P)
+		if r := rep.Rows[0]; r.Verdict != tc.want || r.Regressed() != (tc.want == regressed) {
+			t.Errorf("%s %v -> %v: verdict %s (delta %v, p %v)", tc.unit, tc.old, tc.new, Word(r.Verdict), r.Delta, r.P)
 		}
 	}
 }
@@ -122,8 +124,8 @@ func TestDirections(t *testing.T) {
 func TestSingleRunInconclusive(t *testing.T) {
 	for _, tc := range []struct {
 		new  float64
-		want Verdict
-	}{{2, Inconclusive}, {1.4, Inconclusive}, {1.05, Same}, {0.5, Inconclusive}} {
+		want benchgate.Verdict
+	}{{2, inconclusive}, {1.4, inconclusive}, {1.05, same}, {0.5, inconclusive}} {
 		old := file("o", heap100, map[Unit][]float64{ObjectsPerEntry: {1}, MBps: {40}})
 		new := file("n", heap100, map[Unit][]float64{ObjectsPerEntry: {tc.new}, MBps: {40 * tc.new}})
 		rep, err := Compare(old, new, Options{})
@@ -137,7 +139,7 @@ func TestSingleRunInconclusive(t *testing.T) {
 		if len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "-count 4") {
 			t.Errorf("notes %q", rep.Notes)
 		}
-		if tc.want != Inconclusive {
+		if tc.want != inconclusive {
 			continue
 		}
 		if r.RunsNeeded != 4 || !strings.Contains(r.Message(), "(n=1: inconclusive, the U test needs 4 runs a side)") {
@@ -184,7 +186,7 @@ func TestSignificanceAndThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := rep.Rows[0]; r.Verdict != Same || r.Regressed() {
+	if r := rep.Rows[0]; r.Verdict != same || r.Regressed() {
 		t.Errorf("noisy: %+v", r)
 	}
 	rep, err = Compare(file("o", heap100, map[Unit][]float64{PauseP99Ns: around(10, 8)}),
@@ -192,7 +194,7 @@ func TestSignificanceAndThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := rep.Rows[0]; r.Verdict != Same || !(r.P < 0.05) || math.IsInf(r.DeltaLo, 0) || !(r.DeltaLo <= r.Delta && r.Delta <= r.DeltaHi) {
+	if r := rep.Rows[0]; r.Verdict != same || !(r.P < 0.05) || math.IsInf(r.DeltaLo, 0) || !(r.DeltaLo <= r.Delta && r.Delta <= r.DeltaHi) {
 		t.Errorf("within: %+v", r)
 	}
 }
@@ -238,21 +240,21 @@ func TestMissingEitherSide(t *testing.T) {
 func TestAbsoluteFloor(t *testing.T) {
 	for _, tc := range []struct {
 		old, new float64
-		want     Verdict
-	}{{0.0012, 0.0017, Same}, {0, 0.005, Same}, {0.0017, 0.0012, Same}, {0, 0.5, Regressed}, {0.5, 1, Regressed}} {
+		want     benchgate.Verdict
+	}{{0.0012, 0.0017, same}, {0, 0.005, same}, {0.0017, 0.0012, same}, {0, 0.5, regressed}, {0.5, 1, regressed}} {
 		rep, err := Compare(file("o", heap100, map[Unit][]float64{ObjectsPerEntry: around(tc.old, 5)}),
 			file("n", heap100, map[Unit][]float64{ObjectsPerEntry: around(tc.new, 5)}), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r := rep.Rows[0]; r.Verdict != tc.want {
-			t.Errorf("%v -> %v: %s (delta %v, p %v)", tc.old, tc.new, r.Verdict, r.Delta, r.P)
+			t.Errorf("%v -> %v: %s (delta %v, p %v)", tc.old, tc.new, Word(r.Verdict), r.Delta, r.P)
 		}
 	}
 	// One run a side: under the floor is same, not inconclusive.
 	rep, err := Compare(file("o", heap100, map[Unit][]float64{ObjectsPerEntry: {0.0012}}),
 		file("n", heap100, map[Unit][]float64{ObjectsPerEntry: {0.0017}}), Options{Strict: true})
-	if err != nil || rep.Rows[0].Verdict != Same || len(rep.Failures()) > 0 {
+	if err != nil || rep.Rows[0].Verdict != same || len(rep.Failures()) > 0 {
 		t.Errorf("one run under the floor: %v %+v", err, rep.Rows)
 	}
 }
@@ -380,7 +382,7 @@ func TestDefaultGateIsObjectsPerEntry(t *testing.T) {
 		t.Errorf("MB/s halved failed the default gate: %+v", rep.Rows)
 	}
 	var b strings.Builder
-	if r := row(t, rep, MBps); r.Verdict != Worse || r.Gated || r.Regressed() {
+	if r := row(t, rep, MBps); r.Verdict != worse || r.Gated || r.Regressed() {
 		t.Errorf("MB/s halved: %+v", r)
 	}
 	if err := rep.WriteText(&b); err != nil || !strings.Contains(b.String(), "no     worse") {
@@ -395,10 +397,10 @@ func TestDefaultGateIsObjectsPerEntry(t *testing.T) {
 // TestVerdictNames: the six verdicts print as the contract names them.
 func TestVerdictNames(t *testing.T) {
 	var got []string
-	for _, v := range Verdicts() {
-		got = append(got, string(v))
+	for _, v := range []benchgate.Verdict{same, better, worse, inconclusive, missingInNew, missingInOld, regressed} {
+		got = append(got, Word(v))
 	}
-	if want := "same better worse inconclusive missing regressed"; strings.Join(got, " ") != want {
+	if want := "same better worse inconclusive missing missing regressed"; strings.Join(got, " ") != want {
 		t.Errorf("verdicts %q, want %q", got, want)
 	}
 }

@@ -27,8 +27,8 @@ func TestCompareKeysOnEnv(t *testing.T) {
 		t.Fatalf("rows %+v, want one per environment", rep.Rows)
 	}
 	for _, r := range rep.Rows {
-		if r.Verdict != Same {
-			t.Errorf("%v: %s, want same", r.Key, r.Verdict)
+		if r.Verdict != same {
+			t.Errorf("%v: %s, want same", r.Key, Word(r.Verdict))
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/writegc/writegc/benchgate"
+
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -52,21 +54,21 @@ func TestTraceUnitsCompare(t *testing.T) {
 		name             string
 		oldMMU, newMMU   float64
 		oldPct, newPct   float64
-		wantMMU, wantPct Verdict
+		wantMMU, wantPct benchgate.Verdict
 	}{
-		{"worse", 0.8, 0.4, 20, 80, Regressed, Regressed},
-		{"better", 0.4, 0.8, 80, 20, Better, Better},
-		{"floor", 0.010, 0.015, 20, 20, Same, Same},
+		{"worse", 0.8, 0.4, 20, 80, regressed, regressed},
+		{"better", 0.4, 0.8, 80, 20, better, better},
+		{"floor", 0.010, 0.015, 20, 20, same, same},
 	} {
 		rep, err := Compare(traced(t, "old", c.oldMMU, c.oldPct), traced(t, "new", c.newMMU, c.newPct), gate)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r := row(t, rep, MMU10ms); r.Verdict != c.wantMMU || r.Better != Higher {
-			t.Errorf("%s: mmu-10ms %v -> %v: %s (better %v), want %s", c.name, c.oldMMU, c.newMMU, r.Verdict, r.Better, c.wantMMU)
+			t.Errorf("%s: mmu-10ms %v -> %v: %s (better %v), want %s", c.name, c.oldMMU, c.newMMU, Word(r.Verdict), r.Better, Word(c.wantMMU))
 		}
 		if r := row(t, rep, AssistShareSlowPct); r.Verdict != c.wantPct {
-			t.Errorf("%s: assist share %v -> %v: %s, want %s", c.name, c.oldPct, c.newPct, r.Verdict, c.wantPct)
+			t.Errorf("%s: assist share %v -> %v: %s, want %s", c.name, c.oldPct, c.newPct, Word(r.Verdict), Word(c.wantPct))
 		}
 		if r := row(t, rep, MMU1ms); r.Regressed() {
 			t.Errorf("%s: mmu-1ms is not gated here but regressed", c.name)

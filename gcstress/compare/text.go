@@ -81,7 +81,7 @@ const maxMalformed = 3
 // malformed names the first malformed lines of a bench.txt in one line,
 // each with its scenario when the line has one: "DIR/bench.txt:2:
 // matrix/heap/100B objects/entry value NaN: want a finite number". The
-// file is read again (under benchtxt's limit) for the names; the parser
+// file is read again (under bench.txt's limit) for the names; the parser
 // gives only line numbers.
 func malformed(err error, me *benchgate.MalformedError) string {
 	var parts []string
@@ -113,7 +113,7 @@ func malformed(err error, me *benchgate.MalformedError) string {
 
 // Message is the row in one line, as the command names a regression:
 // "matrix/heap/100B objects/entry +100% (p=0.008)", or for an
-// Inconclusive row "matrix/heap/100B objects/entry +40% (n=1:
+// inconclusive row "matrix/heap/100B objects/entry +40% (n=1:
 // inconclusive, the U test needs 4 runs a side)".
 func (r Row) Message() string {
 	name := r.Key.String() + " " + string(r.Unit)
@@ -140,7 +140,7 @@ func (r Row) significance() string {
 	if r.Old.N != r.New.N {
 		n = fmt.Sprintf("n=%d+%d", r.Old.N, r.New.N)
 	}
-	if r.Verdict == Inconclusive {
+	if r.Verdict == inconclusive {
 		return n + ": inconclusive, the U test needs " + runsText(r.RunsNeeded) + " runs a side"
 	}
 	return n + ", no p-value"
@@ -177,11 +177,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	for _, rows := range []struct {
-		v    Verdict
+		v    benchgate.Verdict
 		rows []Row
-	}{{Regressed, regs}, {Inconclusive, inc}, {Missing, miss}} {
+	}{{regressed, regs}, {inconclusive, inc}, {missingInNew, miss}} {
 		for _, row := range rows.rows {
-			fmt.Fprintf(&b, "%s: %s\n", rows.v, escape.Terminal(row.Message()))
+			fmt.Fprintf(&b, "%s: %s\n", Word(rows.v), escape.Terminal(row.Message()))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -238,7 +238,7 @@ func (r *Report) writeTable(b *strings.Builder) {
 			gated = "yes"
 		}
 		cells := []string{row.Key.String(), string(row.Unit), side(row.Old), side(row.New),
-			pct(row.Delta), interval(row.DeltaLo, row.DeltaHi), p, gated, string(row.Verdict)}
+			pct(row.Delta), interval(row.DeltaLo, row.DeltaHi), p, gated, Word(row.Verdict)}
 		if len(r.Settings) > 0 {
 			across := "same"
 			if len(row.Differs) > 0 {
