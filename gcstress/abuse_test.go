@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/writegc/writegc/explain"
-	"github.com/writegc/writegc/gcstress/internal/outfolder"
+	"github.com/writegc/writegc/gcstress/internal/runner"
 )
 
 // tinyConfig is a one-scenario run that finishes in about a second.
@@ -49,22 +49,22 @@ func TestOutReuseRefused(t *testing.T) {
 func TestDefaultOutIsNew(t *testing.T) {
 	parent := t.TempDir()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("CET", 3600))
-	first := outfolder.NewDir(parent, now, "ab12")
+	first := runner.NewDir(parent, now, "ab12")
 	if want := filepath.Join(parent, "2026-01-02T020405Z-ab12"); first != want {
 		t.Fatalf("default folder %s, want %s", first, want)
 	}
 	if err := os.MkdirAll(first, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if second := outfolder.NewDir(parent, now, "ab12"); second != first {
+	if second := runner.NewDir(parent, now, "ab12"); second != first {
 		t.Fatalf("an empty folder was not reused: %s, %s", first, second)
 	}
 	os.WriteFile(filepath.Join(first, "samples.jsonl"), []byte("x\n"), 0o644)
-	second := outfolder.NewDir(parent, now, "ab12")
-	if second == first || outfolder.CheckEmpty(second, false) != nil {
+	second := runner.NewDir(parent, now, "ab12")
+	if second == first || runner.CheckEmpty(second, false) != nil {
 		t.Fatalf("second default -out %s (first %s)", second, first)
 	}
-	if id := outfolder.ShortID(); !regexp.MustCompile(`^[0-9a-f]{4}$`).MatchString(id) {
+	if id := runner.ShortID(); !regexp.MustCompile(`^[0-9a-f]{4}$`).MatchString(id) {
 		t.Fatalf("short id %q", id)
 	}
 	// The default folder is scratch: writegc's .gitignore keeps it out of

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/writegc/writegc/gcstress/internal/buildenvs"
+	"github.com/writegc/writegc/gcstress/internal/runner"
 	"github.com/writegc/writegc/internal/escape"
 )
 
@@ -16,22 +16,22 @@ import (
 // `/env=NAME`) and the K=V pairs the command is built in and its children
 // run with (internal/buildenv's form; none: the current environment). A
 // plain value.
-type BuildEnv = buildenvs.Env
+type BuildEnv = runner.Env
 
 // Limits of -build-envs, checked before anything is built.
 const (
 	// MaxBuildEnvs bounds Config.BuildEnvs: every scenario runs once per
 	// environment.
-	MaxBuildEnvs = buildenvs.MaxEnvs
+	MaxBuildEnvs = runner.MaxEnvs
 	// MaxBuildEnvName bounds an environment's name (a bench.txt name part).
-	MaxBuildEnvName = buildenvs.MaxName
+	MaxBuildEnvName = runner.MaxName
 )
 
 // ParseBuildEnvs reads -build-envs: environments separated by ';', each
 // NAME=K=V ... (NAME= alone: the current environment), as in
 // 'greentea=;classic=GOEXPERIMENT=nogreenteagc'. "" is none. Errors wrap
 // ErrUsage and name -build-envs and, when it has one, the environment.
-func ParseBuildEnvs(s string) ([]BuildEnv, error) { return buildenvs.Parse(s) }
+func ParseBuildEnvs(s string) ([]BuildEnv, error) { return runner.Parse(s) }
 
 // perBuildEnv runs every scenario of a round under each environment,
 // interleaved: scenario 1 in env A, in env B, then scenario 2. Without
@@ -75,12 +75,12 @@ func inBuildEnv(s Scenario, env, out string) Scenario {
 	return s
 }
 
-// validateBuildEnvs checks BuildEnvs (buildenvs.Check) and BuildPkg
-// (buildenvs.CheckPkg: one package, never a go flag or a pattern). Every
+// validateBuildEnvs checks BuildEnvs (runner.Check) and BuildPkg
+// (runner.CheckPkg: one package, never a go flag or a pattern). Every
 // set runs under them: the capacity search per kind (capacityEnvs), the
 // frontier per grid point (frontierEnvs).
 func (c *Config) validateBuildEnvs() error {
-	if err := buildenvs.CheckPkg(c.BuildPkg); err != nil {
+	if err := runner.CheckPkg(c.BuildPkg); err != nil {
 		return err
 	}
 	if len(c.BuildEnvs) == 0 {
@@ -89,17 +89,17 @@ func (c *Config) validateBuildEnvs() error {
 		}
 		return nil
 	}
-	return buildenvs.Check(c.BuildEnvs)
+	return runner.Check(c.BuildEnvs)
 }
 
 // validateAndBuild checks cfg and, with build environments, builds them
 // before anything of the results folder is written (a build that fails
 // leaves nothing). The builds are nil without environments. Every run
 // first removes the build folders that killed runs left in TMPDIR
-// (buildenvs.SweepStale), noting how many.
-func validateAndBuild(ctx context.Context, cfg Config, notes io.Writer) (*buildenvs.Builds, error) {
-	if n := buildenvs.SweepStale(os.TempDir()); n > 0 {
-		fmt.Fprintf(notes, "gcstress: note: removed %d build folder(s) (%s*) that runs which died left in %s\n", n, buildenvs.DirPrefix, escape.Terminal(os.TempDir()))
+// (runner.SweepStale), noting how many.
+func validateAndBuild(ctx context.Context, cfg Config, notes io.Writer) (*runner.Builds, error) {
+	if n := runner.SweepStale(os.TempDir()); n > 0 {
+		fmt.Fprintf(notes, "gcstress: note: removed %d build folder(s) (%s*) that runs which died left in %s\n", n, runner.DirPrefix, escape.Terminal(os.TempDir()))
 	}
 	if len(cfg.BuildEnvs) == 0 {
 		return nil, nil
@@ -107,5 +107,5 @@ func validateAndBuild(ctx context.Context, cfg Config, notes io.Writer) (*builde
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return buildenvs.Build(ctx, cfg.BuildPkg, cfg.BuildEnvs, notes, ErrInterrupted)
+	return runner.Build(ctx, cfg.BuildPkg, cfg.BuildEnvs, notes, ErrInterrupted)
 }

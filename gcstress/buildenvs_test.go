@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/benchtxt"
+	"github.com/writegc/writegc/gcstress/compare"
 	"github.com/writegc/writegc/memtable"
 )
 
@@ -60,7 +60,7 @@ func TestExpandPerBuildEnv(t *testing.T) {
 	var got []string
 	for _, s := range Expand(c) {
 		got = append(got, s.Name+" "+s.BuildEnv)
-		if k := benchtxt.KeyOf(s); k.Env != s.BuildEnv || !strings.HasSuffix(k.Name(), "/env="+s.BuildEnv) {
+		if k := compare.KeyOf(s); k.Env != s.BuildEnv || !strings.HasSuffix(k.Name(), "/env="+s.BuildEnv) {
 			t.Errorf("%s: bench.txt key %v", s.Name, k.Name())
 		}
 	}
@@ -99,7 +99,7 @@ func TestBuildEnvFailures(t *testing.T) {
 		{"unknown experiment", "ok=;odd=GOEXPERIMENT=nosuchexperiment", "./testdata/brokenmain", []string{"odd", "nosuchexperiment"}},
 		{"toolchain", "ok=;future=GOTOOLCHAIN=go1.99.1", "./testdata/brokenmain", []string{"future", "go1.99.1"}},
 		{"fails in one", "ok=;broken=GOFLAGS=-tags=breakme", "./testdata/brokenmain", []string{"broken", "broken.go"}},
-		{"not a command", "ok=", "./internal/sampler", []string{"-build-pkg", "not a command"}},
+		{"not a command", "ok=", "./internal/child", []string{"-build-pkg", "not a command"}},
 		{"no such package", "ok=", "./testdata/nosuch", []string{"-build-pkg", "nosuch"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -167,7 +167,7 @@ func TestRunUnderBuildEnvs(t *testing.T) {
 	if len(sum.BuildEnvs) != 2 || sum.BuildEnvs[1].Env != "GODEBUG=madvdontneed=1" || sum.BuildEnvs[0].GoVersion == "" {
 		t.Errorf("summary's environments %+v", sum.BuildEnvs)
 	}
-	f, err := benchtxt.Read(filepath.Join(cfg.Out, benchtxt.FileName))
+	f, err := compare.Read(filepath.Join(cfg.Out, compare.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,38 +7,38 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/capacity"
+	"github.com/writegc/writegc/gcstress/internal/plan"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/workload"
 )
 
-// The capacity search (SetCapacity) is package gcstress/internal/capacity;
+// The capacity search (SetCapacity) is package gcstress/internal/plan;
 // this file builds its steps' scenarios and runs a search per kind x
 // capacity value size. Its settings:
 const (
 	// CapacityProbe is the closed-loop probe's length.
-	CapacityProbe = capacity.Probe
+	CapacityProbe = plan.Probe
 	// CapacityResolution: bisection stops when first unhealthy / highest
 	// healthy is below 1 + CapacityResolution.
 	CapacityResolution = results.CapacityResolution
 	// CapacityMaxSteps bounds the bisection steps of one search (probe,
 	// contended re-runs and confirmations excluded; those are bounded by
 	// CapacityContendedRetries, CapacityConfirmRuns and CapacityMaxDescents).
-	CapacityMaxSteps = capacity.MaxSteps
+	CapacityMaxSteps = plan.MaxSteps
 	// CapacityMinAchieved: a step whose achieved rate after warm-up is
 	// below this share of its target is unhealthy (limit results.LimitRate).
 	CapacityMinAchieved = results.CapacityMinAchieved
 	// CapacityContendedRetries bounds the re-runs of a step that failed on
 	// latency or rate while the machine was busy.
-	CapacityContendedRetries = capacity.ContendedRetries
+	CapacityContendedRetries = plan.ContendedRetries
 	// CapacityContendedWait is the pause before such a re-run.
-	CapacityContendedWait = capacity.ContendedWait
+	CapacityContendedWait = plan.ContendedWait
 	// CapacityConfirmRuns is how many runs of the sustainable step must all
 	// be healthy (the search's own run included).
-	CapacityConfirmRuns = capacity.ConfirmRuns
+	CapacityConfirmRuns = plan.ConfirmRuns
 	// CapacityMaxDescents bounds the steps down (each with its bisection)
 	// that failed confirmations take before the last candidate.
-	CapacityMaxDescents = capacity.MaxDescents
+	CapacityMaxDescents = plan.MaxDescents
 )
 
 // DefaultSLO is the default latency limit of a capacity step: the p99 of
@@ -106,7 +106,7 @@ func capacitySettle(c Config, value int64) int64 {
 // kind 1 in env A, in env B, then kind 2 (capacityEnvs). A
 // repeat above 0 (a round of -count) is every step's Scenario.Repeat, so
 // each round's steps have folders of their own, and each Capacity's Repeat.
-func runCapacity(ctx context.Context, c Config, repeat int, run capacity.Runner) ([]results.Capacity, error) {
+func runCapacity(ctx context.Context, c Config, repeat int, run plan.Runner) ([]results.Capacity, error) {
 	if repeat > 0 {
 		inner := run
 		run = func(ctx context.Context, s Scenario) (Result, error) {
@@ -122,7 +122,7 @@ func runCapacity(ctx context.Context, c Config, repeat int, run capacity.Runner)
 				if ctx.Err() != nil {
 					return out, nil
 				}
-				capa, err := capacity.Search(ctx, capacityPlan(c, k, v, env, run))
+				capa, err := plan.Search(ctx, capacityPlan(c, k, v, env, run))
 				capa.Repeat, capa.Env = repeat, env
 				if err != nil {
 					return out, err
@@ -136,8 +136,8 @@ func runCapacity(ctx context.Context, c Config, repeat int, run capacity.Runner)
 
 // capacityPlan is the search of kind x value under c's settings, every
 // step in build environment env ("": the running binary).
-func capacityPlan(c Config, kind string, value int64, env string, run capacity.Runner) capacity.Plan {
-	return capacity.Plan{Kind: kind, Value: value, SLO: c.SLO, StepDuration: c.StepDuration,
+func capacityPlan(c Config, kind string, value int64, env string, run plan.Runner) plan.SearchPlan {
+	return plan.SearchPlan{Kind: kind, Value: value, SLO: c.SLO, StepDuration: c.StepDuration,
 		Run: run, Thresholds: c.Thresholds,
 		Scenario: func(mbps float64, d time.Duration) Scenario {
 			return inBuildEnv(capacityScenario(c, kind, value, mbps, d), env, c.Out)

@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/writegc/writegc/gcstress/internal/childproto"
-	"github.com/writegc/writegc/gcstress/internal/load"
+	"github.com/writegc/writegc/gcstress/internal/child"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/gcstress/internal/runner"
 	"github.com/writegc/writegc/gcstress/results"
 )
@@ -33,24 +33,24 @@ func childMain(ctx context.Context, specJSON string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out := childproto.NewStream(stdout, spec.Name, 0)
+	out := proto.NewStream(stdout, spec.Name, 0)
 	if fd >= 0 {
 		w, err := openStream(fd)
 		if err != nil {
 			return err
 		}
-		out = childproto.NewStream(w, spec.Name, StreamProto)
+		out = proto.NewStream(w, spec.Name, StreamProto)
 	}
 	return runChild(ctx, spec, out)
 }
 
 // runChild is the child side of a scenario: load, sample, stream
-// (package gcstress/internal/load). It returns nil when the load ended
+// (package gcstress/internal/child). It returns nil when the load ended
 // normally (keys written, duration reached, or interrupted) and an error
 // wrapping ErrRSSCap or ErrChild otherwise, or ErrStream when the stream
 // could not be written (the load then stops at once); in every case the
 // last line it writes is the end line.
-func runChild(ctx context.Context, spec Scenario, out *childproto.Stream) error {
+func runChild(ctx context.Context, spec Scenario, out *proto.Stream) error {
 	out.Emit(&Sample{Type: results.SampleStart, Spec: &spec, Target: spec.Keys, PID: os.Getpid(), Proto: out.Proto()})
 	if err := out.Failed(); err != nil {
 		return err
@@ -60,5 +60,5 @@ func runChild(ctx context.Context, spec Scenario, out *childproto.Stream) error 
 		out.Emit(&Sample{Type: results.SampleEnd, Reason: results.StopError, Err: err.Error()})
 		return fmt.Errorf("%w: %v", ErrChild, err)
 	}
-	return load.Run(ctx, spec, eng, eng.Engine, out)
+	return child.Run(ctx, spec, eng, eng.Engine, out)
 }

@@ -147,7 +147,7 @@ type Config struct {
 
 	// Mixed workloads of the matrix scenarios (config_mix.go; -mix,
 	// -keydist, -zipf-theta, -preload, -read-trace). Mix is a preset of
-	// gcstress/internal/mix: "" and "w" are the write-only load. KeyDist
+	// gcstress/internal/proto: "" and "w" are the write-only load. KeyDist
 	// "" is zipfian (latest for mix d), ZipfTheta 0 is
 	// workload.DefaultZipfTheta; Preload is
 	// the records inserted before the measured phase (at least 1 for a

@@ -3,12 +3,12 @@ package gcstress
 import (
 	"strconv"
 
-	"github.com/writegc/writegc/gcstress/internal/frontier"
+	"github.com/writegc/writegc/gcstress/internal/plan"
 	"github.com/writegc/writegc/internal/workload"
 )
 
 // validateFracLimits checks the GOMEMLIMIT each -memlimit-frac fraction
-// becomes in bytes (frontier.Grid): at least what -memlimit must be (one
+// becomes in bytes (plan.Grid): at least what -memlimit must be (one
 // memtable per region and the runtime: a fraction that rounds to 0 bytes
 // would run with no limit under a name that says so), and no two fractions
 // that round to one point's name (two runs of "memlimit=256MiB").
@@ -20,7 +20,7 @@ func (c *Config) validateFracLimits() error {
 	need, _ := memNeed(c.Memstore, c.Regions)
 	seen := map[string]float64{}
 	for _, frac := range f.MemLimitFracs {
-		st := frontier.Grid([]int{100}, []float64{frac}, f.Container)[0]
+		st := plan.Grid([]int{100}, []float64{frac}, f.Container)[0]
 		if frac > 0 && st.MemLimit < need {
 			return usageErr("memlimit-frac", "%s: %s of -container %s is below what %d memtable(s) of -memstore %s need (%s): use a fraction of at least %.3g",
 				fracText(frac), workload.FormatSize(st.MemLimit), workload.FormatSize(f.Container), c.Regions, workload.FormatSize(c.Memstore),

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -32,7 +32,7 @@ func gibText(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)
 // machineMemory reads the host once a process: it does not change under a
 // run.
 var machineMemory = sync.OnceValue(func() HostMemory {
-	m := proc.MachineMemory()
+	m := proto.MachineMemory()
 	return HostMemory{Bytes: m.Bytes, Cgroup: m.Cgroup}
 })
 

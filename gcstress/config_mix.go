@@ -3,8 +3,8 @@ package gcstress
 import (
 	"reflect"
 
-	"github.com/writegc/writegc/gcstress/internal/mix"
-	"github.com/writegc/writegc/gcstress/internal/mixload"
+	"github.com/writegc/writegc/gcstress/internal/child"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/internal/workload"
 )
 
@@ -16,7 +16,7 @@ const MaxPreload = workload.MaxZipfItems
 // distribution, a zipfian theta in (0, 1), preloaded records for a mix
 // that reads (and none for the write-only load), and kinds that serve the mix's reads (probeMix).
 func (c *Config) validateMix() error {
-	m, err := mix.Parse(c.Mix)
+	m, err := proto.Parse(c.Mix)
 	if err != nil {
 		return usageErr("mix", "%v (e.g. -mix b)", err)
 	}
@@ -59,7 +59,7 @@ func (c *Config) validateMix() error {
 // once, tiny, in this process and closed, to see whether it has Get and
 // Scan. An engine that cannot be built passes: its scenario fails the
 // same way it would without a mix.
-func probeMix(c *Config, kind string, m mix.Mix) error {
+func probeMix(c *Config, kind string, m proto.Mix) error {
 	newE, err := engineFor(kind)
 	if err != nil || reflect.ValueOf(newE).Pointer() == reflect.ValueOf(newServerEngine).Pointer() {
 		return nil
@@ -72,20 +72,20 @@ func probeMix(c *Config, kind string, m mix.Mix) error {
 		return nil
 	}
 	defer e.Close()
-	return mixload.Support(kind, e, m)
+	return child.Support(kind, e, m)
 }
 
 // applyMix gives a matrix scenario the run's mix settings (nothing for
 // the write-only w). Its Name gains the mix ("heap/100B/b"), so a results
 // folder of several mixes keeps its rows apart.
 func applyMix(c Config, s *Scenario) {
-	if m, err := mix.Parse(c.Mix); err != nil || m.WriteOnly() {
+	if m, err := proto.Parse(c.Mix); err != nil || m.WriteOnly() {
 		return
 	}
 	s.Mix, s.KeyDist, s.ZipfTheta, s.Preload, s.ReadTrace = c.Mix, c.KeyDist, c.ZipfTheta, c.Preload, c.ReadTrace
 	if s.KeyDist == "" {
 		s.KeyDist = string(workload.DistZipfian)
-		if c.Mix == string(mix.D) {
+		if c.Mix == string(proto.D) {
 			s.KeyDist = string(workload.DistLatest) // YCSB's workload D reads the latest inserts
 		}
 	}

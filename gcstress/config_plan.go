@@ -6,8 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/capacity"
-	"github.com/writegc/writegc/gcstress/internal/frontier"
+	"github.com/writegc/writegc/gcstress/internal/plan"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -231,16 +230,16 @@ func scenarioFlag(c Config, set string, each time.Duration, preloadBound bool) s
 
 // capacityStage is the capacity searches of every round: per kind, value
 // size and build environment the closed-loop probe, then up to
-// capacity.MaxSteps bisection steps and capacity.ConfirmRuns-1 repeats of
+// plan.MaxSteps bisection steps and plan.ConfirmRuns-1 repeats of
 // the sustainable one, each preloading its memtables (capacitySettle).
 // Repeats after a failed confirmation and a busy machine's re-runs come on
 // top.
 func capacityStage(c Config) PlanStage {
-	steps := capacity.MaxSteps + capacity.ConfirmRuns - 1
+	steps := plan.MaxSteps + plan.ConfirmRuns - 1
 	searches := len(c.Kinds) * len(c.CapacityValues) * len(capacityEnvs(c)) * c.rounds()
 	var one time.Duration
 	for _, v := range c.CapacityValues {
-		probe := scenarioEstimate(capacityScenario(c, c.Kinds[0], v, 0, capacity.Probe))
+		probe := scenarioEstimate(capacityScenario(c, c.Kinds[0], v, 0, plan.Probe))
 		step := scenarioEstimate(capacityScenario(c, c.Kinds[0], v, 1, c.StepDuration))
 		one = addDur(one, addDur(probe, mulDur(step, steps)))
 	}
@@ -248,7 +247,7 @@ func capacityStage(c Config) PlanStage {
 	st := PlanStage{Set: SetCapacity, Runs: searches * (1 + steps)}
 	st.Estimate = mulDur(mulDur(one, len(c.Kinds)*len(capacityEnvs(c))), c.rounds())
 	st.Text = fmt.Sprintf("capacity: %d search(es) × ≈ %s (probe %s, up to %d steps of %s, each after a %s preload, start %s) ≈ %s",
-		searches, EstimateText(perValue), EstimateText(capacity.Probe), steps, EstimateText(c.StepDuration),
+		searches, EstimateText(perValue), EstimateText(plan.Probe), steps, EstimateText(c.StepDuration),
 		EstimateText(min(closedLoop(capacitySettle(c, c.CapacityValues[0]), c.CapacityValues[0]), c.StepDuration)),
 		EstimateText(EstimateChildStart), EstimateText(st.Estimate))
 	st.Flag = "values"
@@ -334,19 +333,19 @@ func frontierRateMBps(c Config) float64 {
 
 // frontierStage is the frontier, once after every round: the rate probe
 // when no -rate is given (a closed-loop probe per kind, then one step per
-// kind at frontier.RateShare of the slowest: up to frontier.RateTries
-// tries), then its points and confirmations as frontier.Plan.Estimate
+// kind at plan.RateShare of the slowest: up to plan.RateTries
+// tries), then its points and confirmations as plan.Plan.Estimate
 // plans them (model-guided, or every setting of a grid the user gave),
 // each after its settle phase; the estimate is the middle of their
 // expected range, and the text gives the range and the upper one too.
 func frontierStage(c Config) PlanStage {
 	kinds := len(c.Kinds)
 	mbps, probe := frontierRateMBps(c), time.Duration(0)
-	def, beside := frontier.Setting{GOGC: 100}, frontierBeside(c)
+	def, beside := plan.Setting{GOGC: 100}, frontierBeside(c)
 	if mbps <= 0 {
-		mbps = frontier.RateShare * closedLoopMBps(c.CapacityValues[0])
+		mbps = plan.RateShare * closedLoopMBps(c.CapacityValues[0])
 		step := addDur(addDur(EstimateChildStart, beside.Settle), c.StepDuration)
-		one := addDur(scenarioEstimate(frontierScenario(c, c.Kinds[0], def, 0, capacity.Probe, "probe")), step)
+		one := addDur(scenarioEstimate(frontierScenario(c, c.Kinds[0], def, 0, plan.Probe, "probe")), step)
 		probe = mulDur(one, kinds)
 	}
 	e := frontierPlan(c, mbps, nil).Estimate()
@@ -357,7 +356,7 @@ func frontierStage(c Config) PlanStage {
 	}
 	st.Text = "frontier: " + e.Text
 	if probe > 0 {
-		st.Text += fmt.Sprintf(" + rate probe ≈ %s (up to %d tries)", EstimateText(probe), frontier.RateTries)
+		st.Text += fmt.Sprintf(" + rate probe ≈ %s (up to %d tries)", EstimateText(probe), plan.RateTries)
 	}
 	st.Text += " " + e.Range(EstimateText)
 	st.Flag = frontierFlag(c)

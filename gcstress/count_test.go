@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/benchtxt"
-	"github.com/writegc/writegc/gcstress/internal/capacity"
+	"github.com/writegc/writegc/gcstress/compare"
+	"github.com/writegc/writegc/gcstress/internal/plan"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -57,7 +57,7 @@ func TestExpandCount(t *testing.T) {
 // kneeStep is a write path that does probe MB/s flat out and whose GC CPU
 // is over its limit above knee MB/s: a capacity search's steps without
 // processes (package capacity's tests have the full fake).
-func kneeStep(probe, knee float64) capacity.Runner {
+func kneeStep(probe, knee float64) plan.Runner {
 	return func(_ context.Context, s Scenario) (Result, error) {
 		r := Result{Scenario: s, Verdict: Health{Class: results.Healthy}}
 		if s.Rate == 0 {
@@ -192,7 +192,7 @@ func TestCapacityPerBuildEnv(t *testing.T) {
 		t.Errorf("capacity rows %q, want %q", got, want)
 	}
 	var keys []string
-	for _, l := range benchtxt.Lines(sum) {
+	for _, l := range compare.Lines(sum) {
 		keys = append(keys, l.Key.Name())
 	}
 	if !slices.Contains(keys, "BenchmarkGCStress/set=capacity/kind=heap/value=100/env=madv") {

@@ -102,7 +102,7 @@
 //     the machine's load; the collapse set's does, and every report says so
 //     (CollapseNote).
 //   - A mixed workload (Scenario.Mixed: -mix other than w; package
-//     gcstress/internal/mixload) preloads its records before the measured
+//     gcstress/internal/child) preloads its records before the measured
 //     phase, whose windows, figures and trace cover only what follows;
 //     each of its operations takes one slot of the open-loop schedule and
 //     is timed like a Put.
@@ -134,16 +134,15 @@
 //
 // Packages: gcstress is the orchestration (Config, the sets, the engines,
 // Run). The schema of what a run writes, the classifier and replay are
-// package gcstress/results, every report behind one registry of formats
-// is gcstress/report, the live page is gcstress/live and the command line
-// is gcstress/cli; under gcstress/internal are the capacity search
-// (capacity), the GOGC x GOMEMLIMIT frontier (frontier), the build
-// environments (buildenvs), the parent's runner of child processes
-// (runner), the child's load loop (load) and mixed workloads (mixload),
-// the child's window sampler (sampler) and profiles (profiles), the
-// results folder's writer (outfolder), the stream's record reader
-// (record), the operation mixes (mix) and the reads' attribution to GC
-// phases from a trace (gctrace). docs/ARCHITECTURE.md draws the graph.
+// package gcstress/results, bench.txt and its comparison gcstress/compare,
+// every report behind one registry of formats and the live page
+// gcstress/report, and the command line gcstress/cli; under
+// gcstress/internal are the capacity search and the GOGC x GOMEMLIMIT
+// frontier (plan), the parent's side of a child process and the results
+// folder's writer (runner), the child's side (child: the load, mixed
+// workloads, the sampler, traces, profiles), what both sides share
+// (proto: the stream writer, the operation mixes, /proc) and how a run is
+// shown (view). docs/ARCHITECTURE.md draws the graph.
 // Scenario, Sample, Verdict, Result and Summary are permanent aliases of
 // package results's types: the vocabulary of a program that registers an
 // engine or reads a run's Summary.

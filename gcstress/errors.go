@@ -3,10 +3,10 @@ package gcstress
 import (
 	"errors"
 
-	"github.com/writegc/writegc/gcstress/internal/childproto"
-	"github.com/writegc/writegc/gcstress/internal/load"
-	"github.com/writegc/writegc/gcstress/internal/outfolder"
-	"github.com/writegc/writegc/gcstress/internal/proc"
+	"github.com/writegc/writegc/gcstress/internal/child"
+	"github.com/writegc/writegc/gcstress/internal/runner"
+
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/internal/usage"
 )
 
@@ -20,21 +20,21 @@ var (
 	// finished were still written.
 	ErrInterrupted = errors.New("interrupted")
 	// ErrRSSCap: a child passed its hard resident-memory cap.
-	ErrRSSCap = load.ErrRSSCap
+	ErrRSSCap = child.ErrRSSCap
 	// ErrChild: the child-side of a scenario failed (bad spec, engine error).
-	ErrChild = load.ErrChild
+	ErrChild = child.ErrChild
 	// ErrStream: a scenario's stream could not be written (samples.jsonl,
 	// a child's capture files, the child's own stream to its parent) or
 	// read (a record over MaxRecord). A failed write is a tool failure:
 	// the command exits 1, naming the file.
-	ErrStream = childproto.ErrStream
+	ErrStream = proto.ErrStream
 	// ErrWrite: a file of the results folder could not be written (a full
 	// disk, say); the message names the file. The command exits 1.
-	ErrWrite = outfolder.ErrWrite
+	ErrWrite = runner.ErrWrite
 )
 
 // ProcSupported says whether this system gives what a run measures beside
 // the Go runtime's figures (RSS and the hard memory caps, machine load,
 // process CPU): Linux only. Elsewhere the package builds and runs, and
 // those figures read 0.
-const ProcSupported = proc.Supported
+const ProcSupported = proto.Supported

@@ -8,15 +8,14 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/capacity"
-	"github.com/writegc/writegc/gcstress/internal/frontier"
+	"github.com/writegc/writegc/gcstress/internal/plan"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/internal/workload"
 )
 
 // The frontier (SetFrontier, -scenario frontier) is package
-// gcstress/internal/frontier; this file builds its scenarios and runs it
+// gcstress/internal/plan; this file builds its scenarios and runs it
 // once, after every round: per kind the model-guided settings (or every
 // setting of a grid the user gave) at one open-loop rate, each point a
 // child run under the container's hard RSS cap that settles first, then
@@ -30,7 +29,7 @@ type FrontierConfig struct {
 	// recommendation must fit. 0: none (no GOMEMLIMIT fraction, no
 	// recommendation).
 	Container int64
-	// GOGC (-gogc LIST) are the grid's GOGC values (frontier.GOGCOff: off).
+	// GOGC (-gogc LIST) are the grid's GOGC values (plan.GOGCOff: off).
 	GOGC []int
 	// Adaptive: the model chooses which settings of the grid run (the
 	// fit settings, then the cheapest predicted to fit and a neighbour);
@@ -74,10 +73,10 @@ const (
 )
 
 // DefaultFrontierConfig is the frontier's default: model-guided over
-// frontier.DefaultGOGC by frontier.DefaultFracs, no container
+// plan.DefaultGOGC by plan.DefaultFracs, no container
 // (-container is needed for the fractions), 10% headroom.
 func DefaultFrontierConfig() FrontierConfig {
-	return FrontierConfig{GOGC: frontier.DefaultGOGC, MemLimitFracs: frontier.DefaultFracs, Adaptive: true, Headroom: DefaultFrontierHeadroom,
+	return FrontierConfig{GOGC: plan.DefaultGOGC, MemLimitFracs: plan.DefaultFracs, Adaptive: true, Headroom: DefaultFrontierHeadroom,
 		PointDuration: DefaultFrontierPoint, ConfirmDuration: DefaultFrontierConfirm, Settle: DefaultFrontierSettle}
 }
 
@@ -87,10 +86,10 @@ func (c *Config) validateFrontier() error {
 		return nil
 	}
 	f := c.Frontier
-	if err := frontier.CheckGrid(f.GOGC, []float64{0}); err != nil {
+	if err := plan.CheckGrid(f.GOGC, []float64{0}); err != nil {
 		return usageErr("gogc", "%v (e.g. -gogc 50,100,200,400,off)", err)
 	}
-	if err := frontier.CheckGrid([]int{100}, f.MemLimitFracs); err != nil {
+	if err := plan.CheckGrid([]int{100}, f.MemLimitFracs); err != nil {
 		return usageErr("memlimit-frac", "%v (e.g. -memlimit-frac none,0.5,0.7,0.9)", err)
 	}
 	if err := c.validateContainer(); err != nil {
@@ -143,7 +142,7 @@ func (c *Config) validateContainer() error {
 // (0: closed loop, keys unbounded) for d, named name: the capacity
 // search's scenario with the frontier's group, collector settings and the
 // container as its hard RSS cap.
-func frontierScenario(c Config, kind string, st frontier.Setting, mbps float64, d time.Duration, name string) Scenario {
+func frontierScenario(c Config, kind string, st plan.Setting, mbps float64, d time.Duration, name string) Scenario {
 	value := c.CapacityValues[0]
 	s := capacityScenario(c, kind, value, mbps, d)
 	s.Group, s.GOGC, s.MemLimit = SetFrontier, st.GOGC, st.MemLimit
@@ -166,14 +165,14 @@ func settled(c Config, s Scenario) Scenario {
 // settles, then runs at least n.Min, until n.Cycles GC cycles after the
 // warm-up, at most n.Cap (Scenario.MinCycles), its keys bounded by the
 // cap alone.
-func frontierPoint(c Config, kind string, st frontier.Setting, mbps float64, n frontier.Length, name string) Scenario {
+func frontierPoint(c Config, kind string, st plan.Setting, mbps float64, n plan.Length, name string) Scenario {
 	s := settled(c, frontierScenario(c, kind, st, mbps, n.Cap, name))
 	s.Keys, s.MinRun, s.MinCycles = results.UnboundedKeys, n.Min, n.Cycles
 	return s
 }
 
 // settingName is a setting in a scenario name: "gogc=200,memlimit=410MiB".
-func settingName(st frontier.Setting) string {
+func settingName(st plan.Setting) string {
 	g, l := "off", "none"
 	if st.GOGC > 0 {
 		g = fmt.Sprint(st.GOGC)
@@ -187,7 +186,7 @@ func settingName(st frontier.Setting) string {
 // runFrontier runs the frontier into sum: the rate (-rate, or the probe),
 // the points, the recommendation and its confirmation; it tells progress
 // which rate it runs at and each stage's plan.
-func runFrontier(ctx context.Context, c Config, sum *Summary, run capacity.Runner, progress io.Writer) error {
+func runFrontier(ctx context.Context, c Config, sum *Summary, run plan.Runner, progress io.Writer) error {
 	f := c.Frontier
 	start := time.Now()
 	fr := &results.FrontierRun{Container: f.Container, Headroom: f.Headroom, PointDuration: f.PointDuration, ConfirmFor: f.ConfirmDuration, SLO: c.SLO, Settle: f.Settle, Adaptive: f.Adaptive}
@@ -199,32 +198,32 @@ func runFrontier(ctx context.Context, c Config, sum *Summary, run capacity.Runne
 	if mbps <= 0 {
 		say("no -rate: probing a rate every kind holds (give -rate near production: the answer is for the rate the points run at)")
 		var err error
-		if mbps, fr.RateFrom, err = frontier.ProbeRate(ctx, frontierRatePlan(c, run)); err != nil || mbps <= 0 || ctx.Err() != nil {
+		if mbps, fr.RateFrom, err = plan.ProbeRate(ctx, frontierRatePlan(c, run)); err != nil || mbps <= 0 || ctx.Err() != nil {
 			return err // no rate: the reports say why (RateFrom)
 		}
 		fr.RateFrom += "; the recommendation is for this probed rate, not production's: give -rate near production"
 	}
 	fr.RateMBps = mbps
-	plan := frontierPlan(c, mbps, run)
-	plan.Say = say
-	est := plan.Estimate()
+	fp := frontierPlan(c, mbps, run)
+	fp.Say = say
+	est := fp.Estimate()
 	fr.Plan, fr.Estimate, fr.EstimateLow, fr.EstimateHigh = est.Text, est.Expected, est.Low, est.High
 	say(fmt.Sprintf("at %.3g MB/s (%s): %s %s", mbps, fr.RateFrom, est.Text, est.Range(EstimateText)))
-	out, err := frontier.Run(ctx, plan)
+	out, err := plan.Run(ctx, fp)
 	sum.Frontier, sum.Recommendation, sum.FrontierModel = out.Points, out.Recs, out.Models
 	return err
 }
 
 // frontierPlan is the frontier's plan at mbps: its candidates, limits and
 // lengths, and its points as settled child runs.
-func frontierPlan(c Config, mbps float64, run capacity.Runner) frontier.Plan {
+func frontierPlan(c Config, mbps float64, run plan.Runner) plan.Plan {
 	f := c.Frontier
-	return frontier.Plan{Kinds: c.Kinds, Envs: frontierEnvs(c), Settings: frontier.Grid(f.GOGC, f.MemLimitFracs, f.Container), Adaptive: f.Adaptive,
-		Warmup: c.Thresholds.Warmup, Limits: frontier.Limits{Container: f.Container, Headroom: f.Headroom, SLO: c.SLO},
+	return plan.Plan{Kinds: c.Kinds, Envs: frontierEnvs(c), Settings: plan.Grid(f.GOGC, f.MemLimitFracs, f.Container), Adaptive: f.Adaptive,
+		Warmup: c.Thresholds.Warmup, Limits: plan.Limits{Container: f.Container, Headroom: f.Headroom, SLO: c.SLO},
 		PointDuration: f.PointDuration, ConfirmDuration: f.ConfirmDuration, RateMBps: mbps, Run: run, Beside: frontierBeside(c),
-		Point: func(kind, env string, st frontier.Setting, n frontier.Length, stage frontier.Stage) Scenario {
+		Point: func(kind, env string, st plan.Setting, n plan.Length, stage plan.Stage) Scenario {
 			name := settingName(st)
-			if stage == frontier.StageConfirm {
+			if stage == plan.StageConfirm {
 				name = string(stage) + "/" + name
 			}
 			return inBuildEnv(frontierPoint(c, kind, st, mbps, n, name), env, c.Out)
@@ -238,20 +237,20 @@ const EstimateSettle = 5 * time.Second
 
 // frontierBeside is what each frontier run takes beside its load: the
 // child's start, and its settle phase (EstimateSettle, at most -settle).
-func frontierBeside(c Config) frontier.Beside {
+func frontierBeside(c Config) plan.Beside {
 	f := c.Frontier
-	return frontier.Beside{Start: EstimateChildStart, Settle: min(f.Settle, EstimateSettle), SettleCap: f.Settle}
+	return plan.Beside{Start: EstimateChildStart, Settle: min(f.Settle, EstimateSettle), SettleCap: f.Settle}
 }
 
 // frontierRatePlan is the rate probe's plan: closed-loop probes and
 // capacity-length steps at GOGC 100 with no GOMEMLIMIT, in the first build
 // environment when there are any (one rate for every point).
-func frontierRatePlan(c Config, run capacity.Runner) frontier.RatePlan {
-	def := frontier.Setting{GOGC: 100}
+func frontierRatePlan(c Config, run plan.Runner) plan.RatePlan {
+	def := plan.Setting{GOGC: 100}
 	env := capacityEnvs(c)[0]
-	return frontier.RatePlan{Kinds: c.Kinds, SLO: c.SLO, Thresholds: c.Thresholds, Run: run,
+	return plan.RatePlan{Kinds: c.Kinds, SLO: c.SLO, Thresholds: c.Thresholds, Run: run,
 		Probe: func(kind string) Scenario {
-			return inBuildEnv(frontierScenario(c, kind, def, 0, capacity.Probe, "probe"), env, c.Out)
+			return inBuildEnv(frontierScenario(c, kind, def, 0, plan.Probe, "probe"), env, c.Out)
 		},
 		Step: func(kind string, mbps float64) Scenario {
 			s := frontierScenario(c, kind, def, mbps, c.StepDuration, fmt.Sprintf("rate@%.4gMB/s", math.Round(mbps*1000)/1000))

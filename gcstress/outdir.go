@@ -4,14 +4,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/writegc/writegc/gcstress/internal/outfolder"
+	"github.com/writegc/writegc/gcstress/internal/runner"
 	"github.com/writegc/writegc/gcstress/report"
 )
 
 // The results folder (-out) holds one run. An existing folder that is not
 // empty is refused, so a second run can neither append its samples to the
 // first's samples.jsonl nor overwrite its summary. -replace-out first
-// removes what an earlier run's manifest (package outfolder) lists and is still
+// removes what an earlier run's manifest (package gcstress/internal/runner) lists and is still
 // as that run wrote it, and nothing else: a folder with files but no
 // manifest is refused (ErrUsage), and so is one where something the run
 // would write (a result file, a chart, a scenario folder) would land on a
@@ -19,19 +19,19 @@ import (
 // new folder under DefaultOutParent.
 
 // The results folder's writer (atomic files, the manifest, -replace-out's
-// clearing) is package gcstress/internal/outfolder.
+// clearing) is package gcstress/internal/runner.
 type (
-	outFiles       = outfolder.Files
-	createTempFunc = outfolder.CreateTempFunc
+	outFiles       = runner.Files
+	createTempFunc = runner.CreateTempFunc
 )
 
 // ManifestFile is the name of the manifest in a results folder.
-const ManifestFile = outfolder.ManifestFile
+const ManifestFile = runner.ManifestFile
 
-func newOutFiles(dir string, create createTempFunc) *outFiles { return outfolder.New(dir, create) }
+func newOutFiles(dir string, create createTempFunc) *outFiles { return runner.New(dir, create) }
 
 func openOutFiles(dir string, create createTempFunc) (*outFiles, error) {
-	return outfolder.Open(dir, create)
+	return runner.Open(dir, create)
 }
 
 // DefaultOutParent is where a run with no Config.Out gets its folder:

@@ -7,7 +7,7 @@ import (
 )
 
 // BenchmarkPut is one Put into the server directly (path "server"), per
-// kind at 100 B values, for comparison with package sampler's
+// kind at 100 B values, for comparison with package gcstress/internal/child's sampler
 // BenchmarkLatencyRecord.
 func BenchmarkPut(b *testing.B) {
 	for _, kind := range []string{"heap", "arena", "offheap"} {

@@ -1,6 +1,6 @@
 package gcstress
 
-import "github.com/writegc/writegc/gcstress/internal/mixload"
+import "github.com/writegc/writegc/gcstress/internal/child"
 
 // Getter is an Engine that serves reads: Get returns key's latest value
 // and whether it was found. Mixes that read (-mix a, b, c, d, f) need it;
@@ -13,7 +13,7 @@ import "github.com/writegc/writegc/gcstress/internal/mixload"
 // written. A miss is (nil, false, nil): the harness counts misses
 // (end.ops.read.misses) and times them like hits. An error ends the
 // scenario, as a Put error does.
-type Getter = mixload.Getter
+type Getter = child.Getter
 
 // Scanner is an Engine that serves short ordered scans: Scan calls fn
 // with up to n entries whose keys are at or above start, in ascending key
@@ -21,9 +21,9 @@ type Getter = mixload.Getter
 // Mix e (95% scans) needs it.
 //
 // Concurrency: as Getter's. The slices fn gets are valid only during the
-// call; fn does not call the engine. n is 1 to mix.MaxScanLen (100) in
+// call; fn does not call the engine. n is 1 to proto.MaxScanLen (100) in
 // gcstress's mixes. An error ends the scenario.
-type Scanner = mixload.Scanner
+type Scanner = child.Scanner
 
 // Get reads through the scenario's path: through the transport for a
 // client path, straight from the server otherwise. Both look in the active
@@ -48,7 +48,7 @@ func (e *serverEngine) Scan(start []byte, n int, fn func(key, value []byte) bool
 
 // ErrMixUnsupported is a mix an engine cannot serve (it lacks Getter or
 // Scanner); it wraps into ErrUsage when Config.Validate's probe finds it.
-var ErrMixUnsupported = mixload.ErrUnsupported
+var ErrMixUnsupported = child.ErrUnsupported
 
 var (
 	_ Getter  = (*serverEngine)(nil)

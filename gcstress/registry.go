@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/writegc/writegc/gcstress/internal/load"
+	"github.com/writegc/writegc/gcstress/internal/child"
 	"github.com/writegc/writegc/internal/registry"
 	"github.com/writegc/writegc/memtable"
 )
@@ -64,7 +64,7 @@ type NoteEngine interface {
 // the frontier's recommendation adds it to the peak RSS. A plain value.
 //
 // It is this package's own type, not an alias, so that go doc shows its
-// fields; childEngine.Stats converts it to the child's load.EngineStats.
+// fields; childEngine.Stats converts it to the child's child.EngineStats.
 type EngineStats struct {
 	Flushes        int64 // memtables flushed
 	FlushedBytes   int64 // bytes those flushes wrote
@@ -154,11 +154,11 @@ type childEngine struct {
 
 // Stats is the Engine's EngineStats as the child's sampler takes them
 // (the boundary between the public type and the internal one).
-func (e *childEngine) Stats() load.EngineStats {
+func (e *childEngine) Stats() child.EngineStats {
 	if se, ok := e.Engine.(StatsEngine); ok {
-		return load.EngineStats(se.Stats())
+		return child.EngineStats(se.Stats())
 	}
-	return load.EngineStats{}
+	return child.EngineStats{}
 }
 
 // Notes is the engine's NoteEngine figures, nil when it has none.

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/writegc/writegc/gcstress/internal/load"
+	"github.com/writegc/writegc/gcstress/internal/child"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/memtable"
 )
@@ -107,7 +107,7 @@ func TestNewEngineLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Put([]byte("k"), []byte("v")); err != nil || e.Stats() != (load.EngineStats{}) {
+	if err := e.Put([]byte("k"), []byte("v")); err != nil || e.Stats() != (child.EngineStats{}) {
 		t.Fatalf("put %v stats %+v", err, e.Stats())
 	}
 	e.Close()
@@ -175,7 +175,7 @@ func TestEngineStatsIsPublic(t *testing.T) {
 	in := EngineStats{Flushes: 1, FlushedBytes: 2, PendingFlushes: 3, MemtableBytes: 4, BlockedNanos: 5, Entries: 6, OffHeapBytes: 7}
 	e := &childEngine{Engine: statsOnly{in}}
 	got := e.Stats()
-	if got != (load.EngineStats{Flushes: 1, FlushedBytes: 2, PendingFlushes: 3, MemtableBytes: 4, BlockedNanos: 5, Entries: 6, OffHeapBytes: 7}) {
+	if got != (child.EngineStats{Flushes: 1, FlushedBytes: 2, PendingFlushes: 3, MemtableBytes: 4, BlockedNanos: 5, Entries: 6, OffHeapBytes: 7}) {
 		t.Fatalf("converted %+v from %+v", got, in)
 	}
 }

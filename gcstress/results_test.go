@@ -1,7 +1,7 @@
 package gcstress
 
 import (
-	"github.com/writegc/writegc/gcstress/internal/outfolder"
+	"github.com/writegc/writegc/gcstress/internal/runner"
 	"github.com/writegc/writegc/internal/testkit"
 
 	"context"
@@ -54,7 +54,7 @@ func (f *failingTemp) Close() error {
 // failOn creates temporary files that fail at op for the file named base
 // and work for every other.
 func failOn(base, op string) createTempFunc {
-	return func(dir, pattern string) (outfolder.TempFile, error) {
+	return func(dir, pattern string) (runner.TempFile, error) {
 		if op == "create" && strings.HasPrefix(pattern, "."+base+".tmp-") {
 			return nil, syscall.EROFS
 		}
@@ -84,7 +84,7 @@ func TestResultsWriteFailureNamesTheFile(t *testing.T) {
 			t.Errorf("%s left after the failed write", name)
 		}
 	}
-	m, err := outfolder.ReadManifest(out)
+	m, err := runner.ReadManifest(out)
 	if err != nil || len(m.Files) != 1 || m.Files[0].Path != samplesFile || m.Files[0].Partial || m.Files[0].SHA256 == "" {
 		t.Fatalf("manifest after the failure: %+v, %v (want samples.jsonl, closed and digested)", m, err)
 	}
@@ -231,7 +231,7 @@ func TestReplaceOutRemovesOnlyTheRunsFiles(t *testing.T) {
 	if !strings.Contains(stderr.String(), "notes.txt") {
 		t.Errorf("no note of the entries left: %s", stderr.String())
 	}
-	m, err := outfolder.ReadManifest(out)
+	m, err := runner.ReadManifest(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,12 +263,12 @@ func refused(t *testing.T, c Config, out, clash string) {
 func TestManifestRefusesPathsOutside(t *testing.T) {
 	for _, p := range []string{"../x", "/etc/passwd", "a/../../x", "a/b/c", ManifestFile, "", "./x", `a\..\x`} {
 		dir := t.TempDir()
-		b, _ := json.Marshal(outfolder.Manifest{Tool: outfolder.ManifestTool, Version: outfolder.ManifestVersion, Files: []outfolder.FileRecord{{Path: p, Partial: true}}})
+		b, _ := json.Marshal(runner.Manifest{Tool: runner.ManifestTool, Version: runner.ManifestVersion, Files: []runner.FileRecord{{Path: p, Partial: true}}})
 		mustWrite(t, filepath.Join(dir, ManifestFile), string(b))
-		if _, err := outfolder.ReadManifest(dir); err == nil {
+		if _, err := runner.ReadManifest(dir); err == nil {
 			t.Errorf("manifest listing %q accepted", p)
 		}
-		if _, err := outfolder.Clear(dir, func(string) bool { return false }); !errors.Is(err, ErrUsage) {
+		if _, err := runner.Clear(dir, func(string) bool { return false }); !errors.Is(err, ErrUsage) {
 			t.Errorf("clear with a manifest listing %q: %v, want a usage error", p, err)
 		}
 	}
@@ -295,7 +295,7 @@ func TestManifestListsEveryFileOnFailure(t *testing.T) {
 	for k := 1; k <= 8; k++ {
 		dir := t.TempDir()
 		saves := 0
-		create := func(d, pattern string) (outfolder.TempFile, error) {
+		create := func(d, pattern string) (runner.TempFile, error) {
 			if strings.HasPrefix(pattern, "."+ManifestFile+".tmp-") {
 				if saves++; saves > k {
 					return nil, syscall.ENOSPC
@@ -307,7 +307,7 @@ func TestManifestListsEveryFileOnFailure(t *testing.T) {
 		if !errors.Is(err, ErrWrite) || !errors.Is(err, syscall.ENOSPC) {
 			t.Fatalf("save %d fails: %v", k+1, err)
 		}
-		m, err := outfolder.ReadManifest(dir)
+		m, err := runner.ReadManifest(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

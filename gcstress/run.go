@@ -11,12 +11,12 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/capacity"
-	"github.com/writegc/writegc/gcstress/internal/load"
-	"github.com/writegc/writegc/gcstress/internal/outfolder"
-	"github.com/writegc/writegc/gcstress/internal/proc"
-	"github.com/writegc/writegc/gcstress/internal/profiles"
-	"github.com/writegc/writegc/gcstress/internal/progress"
+	"github.com/writegc/writegc/gcstress/internal/child"
+	"github.com/writegc/writegc/gcstress/internal/plan"
+
+	"github.com/writegc/writegc/gcstress/internal/proto"
+	"github.com/writegc/writegc/gcstress/internal/runner"
+	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
@@ -85,7 +85,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Summary, error) {
 // from the environment the parent set, and profiles and the flight
 // recorder are process-wide.
 func RunChild(ctx context.Context, spec string, stdout, stderr io.Writer) error {
-	return childMain(load.WithWarnings(ctx, stderr), spec, stdout)
+	return childMain(child.WithWarnings(ctx, stderr), spec, stdout)
 }
 
 func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary, error) {
@@ -104,7 +104,7 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 	sum := newSummary(cfg)
 	sum.BuildEnvs = bins.Infos()
 	r.Samples = samples
-	prog := progress.New(progressW, len(scen))
+	prog := view.New(progressW, len(scen))
 	r.OnLine = prog.Line
 	if obs := opts.Observer; obs != nil {
 		obs.Begin(sum, scen)
@@ -131,12 +131,12 @@ func runWith(ctx context.Context, cfg Config, r *Runner, opts Options) (*Summary
 			}
 		}
 		if s.Profile != "" || res.Flight != "" {
-			res.Account, res.Headline = profiles.Account(s.Dir, progressW)
+			res.Account, res.Headline = child.Account(s.Dir, progressW)
 		}
 		if s.Group == SetCapacity && s.Rate > 0 {
 			// The step's own health (latency and rate too), as the search
 			// judges it from the same result.
-			prog.DoneStep(res, capacity.Judge(res, s.TargetMBps(), cfg.SLO, cfg.Thresholds))
+			prog.DoneStep(res, plan.Judge(res, s.TargetMBps(), cfg.SLO, cfg.Thresholds))
 		} else {
 			prog.Done(res)
 		}
@@ -197,7 +197,7 @@ func closeSamples(out *outFiles, f *os.File) error {
 
 // runAll runs the expanded scenarios round by round (Config.Count), each
 // round's capacity search after its scenarios.
-func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step capacity.Runner, progress io.Writer) error {
+func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step plan.Runner, progress io.Writer) error {
 	n := cfg.rounds()
 	for round := 1; round <= n; round++ {
 		for _, s := range scen {
@@ -233,7 +233,7 @@ func runAll(ctx context.Context, cfg Config, scen []Scenario, sum *Summary, step
 // finishRun writes the results folder and the terminal report.
 func finishRun(ctx context.Context, cfg Config, sum *Summary, opts Options, progressW io.Writer, out *outFiles) (*Summary, error) {
 	sum.Finished = time.Now().UTC()
-	sum.LoadEnd = proc.LoadAvg()
+	sum.LoadEnd = proto.LoadAvg()
 	sum.Interrupted = ctx.Err() != nil
 	if err := writeResults(out, sum); err != nil {
 		return sum, err
@@ -285,9 +285,9 @@ func startRun(cfg *Config, create createTempFunc, notes io.Writer) (*outFiles, *
 		return nil, nil, err
 	}
 	if cfg.Out == "" {
-		cfg.Out = outfolder.NewDir(DefaultOutParent, time.Now(), outfolder.ShortID())
+		cfg.Out = runner.NewDir(DefaultOutParent, time.Now(), runner.ShortID())
 	}
-	if err := outfolder.Prepare(cfg.Out, cfg.ReplaceOut, runNames(*cfg), notes); err != nil {
+	if err := runner.Prepare(cfg.Out, cfg.ReplaceOut, runNames(*cfg), notes); err != nil {
 		return nil, nil, err
 	}
 	p := filepath.Join(cfg.Out, samplesFile)
@@ -317,7 +317,7 @@ func writerOrDiscard(w io.Writer) io.Writer {
 
 func newSummary(cfg Config) *Summary {
 	s := &Summary{Command: cfg.Command, Started: time.Now().UTC(), GoVersion: runtime.Version(),
-		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadStart: proc.LoadAvg(), Thresholds: cfg.Thresholds,
+		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadStart: proto.LoadAvg(), Thresholds: cfg.Thresholds,
 		Rules: cfg.Thresholds.String(), SpanNote: results.SpanNote, Out: cfg.Out}
 	s.GOEXPERIMENT = os.Getenv("GOEXPERIMENT")
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -333,7 +333,7 @@ func newSummary(cfg Config) *Summary {
 	if s.GOEXPERIMENT == "" {
 		s.GOEXPERIMENT = "(default: greenteagc on in Go 1.26)"
 	}
-	s.CPUModel, s.MemTotal = proc.Machine()
+	s.CPUModel, s.MemTotal = proto.Machine()
 	return s
 }
 

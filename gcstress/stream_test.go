@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/childproto"
-	"github.com/writegc/writegc/gcstress/internal/progress"
+	"github.com/writegc/writegc/gcstress/internal/proto"
+
 	"github.com/writegc/writegc/gcstress/internal/runner"
 	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/results"
@@ -291,7 +291,7 @@ func TestChildStreamWriteFailure(t *testing.T) {
 		s.Duration, s.Window = 0, 20*time.Millisecond
 		w := &failingWriter{ok: ok}
 		done := make(chan error, 1)
-		go func() { done <- runChild(context.Background(), s, childproto.NewStream(w, s.Name, 0)) }()
+		go func() { done <- runChild(context.Background(), s, proto.NewStream(w, s.Name, 0)) }()
 		select {
 		case err := <-done:
 			if !errors.Is(err, ErrStream) || !errors.Is(err, errDiskFull) {
@@ -322,7 +322,7 @@ func TestClassifyInterrupted(t *testing.T) {
 // child printed outside its stream, and a fault of its stream.
 func TestProgressWarnsForeignOutput(t *testing.T) {
 	var out syncBuf
-	pr := progress.New(&out, 1)
+	pr := view.New(&out, 1)
 	s := Scenario{Name: "heap/100B", Kind: "heap", Value: 100, Group: SetMatrix}
 	pr.Start(0, s)
 	pr.Done(Result{Scenario: s, Verdict: Health{Class: results.Healthy}, End: &Sample{Reason: results.StopKeys},

@@ -27,10 +27,10 @@
 //
 // A run with -count N runs every scenario N times, interleaved (every
 // scenario once, then again), and every results folder holds bench.txt,
-// each run's figures in the Go benchmark format (package benchtxt), which
+// each run's figures in the Go benchmark format (package compare), which
 // `gcstress compare`, benchstat and benchgate read.
 //
-// With -http ADDR a run also serves a live page (live.Server) from
+// With -http ADDR a run also serves a live page (report.Server) from
 // this process while it goes: a port alone (-http :8080) binds 127.0.0.1,
 // another interface only when its address is given. The URL goes to stderr;
 // the page stops with the run (report.html in the results folder stays).
@@ -96,7 +96,7 @@ import (
 
 	"github.com/writegc/writegc/explain"
 	"github.com/writegc/writegc/gcstress"
-	"github.com/writegc/writegc/gcstress/live"
+	"github.com/writegc/writegc/gcstress/report"
 	"github.com/writegc/writegc/internal/escape"
 )
 
@@ -159,7 +159,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprint(stderr, gcstress.PlanRun(cfg).String())
 	opts := gcstress.Options{Report: stdout, Progress: stderr}
 	if addr := liveAddr.Load().(string); addr != "" {
-		ls := live.NewServer(live.Options{})
+		ls := report.NewServer(report.Options{})
 		url, err := ls.Start(addr)
 		if err != nil {
 			return err
@@ -231,7 +231,7 @@ func (liveFlag) String() string {
 }
 
 func (liveFlag) Set(s string) error {
-	if _, err := live.Addr(s); err != nil {
+	if _, err := report.Addr(s); err != nil {
 		return err
 	}
 	liveAddr.Store(s)

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/writegc/writegc/gcstress"
-	"github.com/writegc/writegc/gcstress/benchtxt"
+
 	"github.com/writegc/writegc/gcstress/compare"
 	"github.com/writegc/writegc/internal/flagval"
 )
@@ -45,7 +45,7 @@ func compareMain(args []string, stdout, stderr io.Writer) error {
 	fs.Var(alphaFlag{&opts.Alpha}, "alpha", "significance level of the Mann-Whitney U test, in (0, 1)")
 	fs.Var(flagval.Fraction{P: &opts.Threshold, Max: compare.MaxThreshold}, "threshold",
 		"relative change of the median past which a figure is better, worse, regressed or inconclusive (10% or 0.1)")
-	gate := fs.String("gate", "", "figures gated, comma-separated (default: "+units(compare.Gated())+"; known: "+units(benchtxt.Units())+")")
+	gate := fs.String("gate", "", "figures gated, comma-separated (default: "+units(compare.Gated())+"; known: "+units(compare.Units())+")")
 	fs.BoolVar(&opts.Strict, "strict", false, "also fail (exit 1) on a gated figure that is inconclusive (past the threshold with too few runs a side for the U test) and on a figure one side only has (missing)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -59,9 +59,9 @@ func compareMain(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: compare: want two results folders, OLD and NEW; got %d argument(s) (e.g. %s)", gcstress.ErrUsage, fs.NArg(), compareExample)
 	}
 	if *gate != "" {
-		opts.Gate = []benchtxt.Unit{}
+		opts.Gate = []compare.Unit{}
 		for _, u := range flagval.List(*gate) {
-			opts.Gate = append(opts.Gate, benchtxt.Unit(u))
+			opts.Gate = append(opts.Gate, compare.Unit(u))
 		}
 	}
 	rep, err := compare.Dirs(fs.Arg(0), fs.Arg(1), opts)
@@ -142,7 +142,7 @@ func (a alphaFlag) Set(s string) error {
 	return nil
 }
 
-func units(us []benchtxt.Unit) string {
+func units(us []compare.Unit) string {
 	s := make([]string, len(us))
 	for i, u := range us {
 		s[i] = string(u)

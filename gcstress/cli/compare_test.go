@@ -16,7 +16,7 @@ import (
 
 	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/gcstress"
-	"github.com/writegc/writegc/gcstress/benchtxt"
+
 	"github.com/writegc/writegc/gcstress/compare"
 	"github.com/writegc/writegc/internal/testkit"
 )
@@ -111,8 +111,8 @@ func TestCompareEndToEnd(t *testing.T) {
 		sum.Results[9].Scenario.Name != "pairstore/100B" || sum.Results[9].Scenario.Repeat != 5 {
 		t.Fatalf("%d results, first %+v", len(sum.Results), sum.Results[0].Scenario)
 	}
-	if man, err := os.ReadFile(filepath.Join(old, gcstress.ManifestFile)); err != nil || !strings.Contains(string(man), `"`+benchtxt.FileName+`"`) {
-		t.Errorf("the manifest does not list %s: %v", benchtxt.FileName, err)
+	if man, err := os.ReadFile(filepath.Join(old, gcstress.ManifestFile)); err != nil || !strings.Contains(string(man), `"`+compare.FileName+`"`) {
+		t.Errorf("the manifest does not list %s: %v", compare.FileName, err)
 	}
 	var stdout, stderr syncBuf
 	if code := Main(context.Background(), []string{"compare", "-gate", "objects/entry", old, same}, &stdout, &stderr); code != ExitOK {
@@ -210,7 +210,7 @@ func TestCountFlag(t *testing.T) {
 // mkFolder makes a results folder under dir holding body as its bench.txt.
 func mkFolder(t *testing.T, dir, name, body string) string {
 	t.Helper()
-	return testkit.Dir(t, dir, name, map[string]string{benchtxt.FileName: body})
+	return testkit.Dir(t, dir, name, map[string]string{compare.FileName: body})
 }
 
 // benchLines is a bench.txt of count rounds of heap/100B and arena/100B,
@@ -324,9 +324,9 @@ func TestCompareBadFigures(t *testing.T) {
 // errInconclusive; -strict's missing rows come last, or alone wrap
 // errMissing.
 func TestCompareFailureMessage(t *testing.T) {
-	k := benchtxt.Key{Set: "matrix", Kind: "heap", Value: 100}
-	reg := compare.Row{Key: k, Unit: benchtxt.ObjectsPerEntry, Tested: true, P: 0.008, Delta: 1, Verdict: benchgate.Regressed}
-	inc := compare.Row{Key: k, Unit: benchtxt.MBps, Old: compare.Centre{N: 1}, New: compare.Centre{N: 1}, Delta: -0.5,
+	k := compare.Key{Set: "matrix", Kind: "heap", Value: 100}
+	reg := compare.Row{Key: k, Unit: compare.ObjectsPerEntry, Tested: true, P: 0.008, Delta: 1, Verdict: benchgate.Regressed}
+	inc := compare.Row{Key: k, Unit: compare.MBps, Old: compare.Centre{N: 1}, New: compare.Centre{N: 1}, Delta: -0.5,
 		Verdict: benchgate.Underpowered, RunsNeeded: 4}
 	err := failures([]compare.Row{inc, reg})
 	want := "compare: regressed: matrix/heap/100B objects/entry +100% (p=0.008); inconclusive (-strict): " +
@@ -337,7 +337,7 @@ func TestCompareFailureMessage(t *testing.T) {
 	if err := failures([]compare.Row{inc}); !errors.Is(err, errInconclusive) || errors.Is(err, errRegressed) {
 		t.Errorf("inconclusive alone: %v", err)
 	}
-	miss := compare.Row{Key: k, Unit: benchtxt.MBps, Missing: true, Only: "OLD", Verdict: benchgate.Missing}
+	miss := compare.Row{Key: k, Unit: compare.MBps, Missing: true, Only: "OLD", Verdict: benchgate.Missing}
 	if err := failures([]compare.Row{miss, inc}); !errors.Is(err, errInconclusive) || errors.Is(err, errMissing) ||
 		!strings.HasSuffix(fmt.Sprint(err), "; missing (-strict): matrix/heap/100B MB/s: missing in NEW (only OLD has it: the scenario did not run or failed in NEW)") {
 		t.Errorf("inconclusive and missing: %v", err)
@@ -360,14 +360,14 @@ func settingsFolder(t *testing.T, dir, name string, gogc int, kinds ...string) s
 	sum := gcstress.Summary{GoVersion: "go1.26.0", GOOS: "linux", GOARCH: "amd64"}
 	for _, k := range kinds {
 		s := gcstress.Scenario{Name: k + "/100B", Group: "matrix", Kind: k, Value: 100, Keys: 400_000, GOGC: gogc, Writers: 2}
-		fmt.Fprintf(&b, "%s \t1000\t40 MB/s\t2 objects/entry\n", benchtxt.KeyOf(s).Name())
+		fmt.Fprintf(&b, "%s \t1000\t40 MB/s\t2 objects/entry\n", compare.KeyOf(s).Name())
 		sum.Results = append(sum.Results, gcstress.Result{Scenario: s})
 	}
 	j, err := json.Marshal(sum)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return testkit.Dir(t, dir, name, map[string]string{benchtxt.FileName: b.String(), "summary.json": string(j)})
+	return testkit.Dir(t, dir, name, map[string]string{compare.FileName: b.String(), "summary.json": string(j)})
 }
 
 // TestCompareSettingsAndMissing: compare of a GOGC 100 run with a GOGC 25

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/writegc/writegc/gcstress"
-	"github.com/writegc/writegc/gcstress/internal/frontier"
+	"github.com/writegc/writegc/gcstress/internal/plan"
 )
 
 // frontierLists are the frontier's list flags, parsed after flag.Parse.
@@ -43,11 +43,11 @@ func (r *runFlags) defineFrontierOwn(fs *flag.FlagSet, c *gcstress.Config) {
 // runs; on the all path the old rules stay (a list of GOGC values only
 // with -scenario frontier alone, and a list given is the grid).
 func (r *runFlags) applyFrontier(c *gcstress.Config) error {
-	gogc, err := frontier.ParseGOGC(r.frontier.gogc)
+	gogc, err := plan.ParseGOGC(r.frontier.gogc)
 	if err != nil {
 		return usageErr("gogc", err)
 	}
-	if c.Frontier.MemLimitFracs, err = frontier.ParseFracs(r.frontier.fracs); err != nil {
+	if c.Frontier.MemLimitFracs, err = plan.ParseFracs(r.frontier.fracs); err != nil {
 		return usageErr("memlimit-frac", err)
 	}
 	if r.sub == gcstress.SetFrontier {

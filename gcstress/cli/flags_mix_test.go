@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/writegc/writegc/gcstress"
-	"github.com/writegc/writegc/gcstress/internal/mix"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 )
 
 // The mix flags: w by default (nothing changes), a reading mix gets the
@@ -20,7 +20,7 @@ func TestMixFlags(t *testing.T) {
 		t.Fatalf("default: mix %q preload %d err %v", c.Mix, c.Preload, err)
 	}
 	c, err = ParseFlags([]string{"-mix", "d", "-kinds", "heap", "-scenario", "matrix"}, io.Discard)
-	if err != nil || c.Preload != mix.DefaultPreload {
+	if err != nil || c.Preload != proto.DefaultPreload {
 		t.Fatalf("-mix d: preload %d err %v", c.Preload, err)
 	}
 	for _, s := range gcstress.Expand(c) {

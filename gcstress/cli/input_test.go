@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writegc/writegc/gcstress/benchtxt"
+	"github.com/writegc/writegc/gcstress/compare"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/testkit"
 )
@@ -48,7 +48,7 @@ func matrixSamples(t *testing.T, dir string) []byte {
 // ran out).
 func TestInputsRefuseNonRegularFiles(t *testing.T) {
 	good := t.TempDir()
-	if err := os.WriteFile(filepath.Join(good, benchtxt.FileName), []byte("BenchmarkGCStress/set=matrix/kind=heap/value=100 \t1000\t1 objects/entry\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(good, compare.FileName), []byte("BenchmarkGCStress/set=matrix/kind=heap/value=100 \t1000\t1 objects/entry\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	check := func(what string, code int, errOut, path string) {
@@ -72,7 +72,7 @@ func TestInputsRefuseNonRegularFiles(t *testing.T) {
 			check("explain of a "+pr.Kind, code, errOut, pr.Path)
 		}
 	}
-	for _, pr := range testkit.Hostile(t, benchtxt.FileName) {
+	for _, pr := range testkit.Hostile(t, compare.FileName) {
 		code, errOut := mainBounded(t, "compare", good, pr.Dir)
 		check("bench.txt a "+pr.Kind, code, errOut, pr.Path)
 	}

@@ -1,9 +1,11 @@
-// Package compare compares the figures of two gcstress results folders
-// (their bench.txt, package benchtxt) the way benchstat does, and says
+// Package compare is bench.txt and its comparison: the schema of bench.txt,
+// the figures file of a gcstress results folder (its writer and reader,
+// benchtxt.go, whose invariants that file states), and the comparison of two
+// folders' bench.txt the way benchstat does, saying
 // whether the newer regressed: `gcstress compare OLD NEW` is a thin
 // command around Dirs and Report.WriteText.
 //
-// Per scenario (benchtxt.Key) and unit, a Row gives each side's centre
+// Per scenario (Key) and unit, a Row gives each side's centre
 // (the median) with its 95% confidence interval (benchmath's
 // AssumeNothing: order statistics, unbounded below 6 runs a side), the
 // relative change of the centres with an interval (the ratio of the
@@ -20,7 +22,7 @@
 //     passes unless Options.Strict: two runs of different kinds are not a
 //     regression, but a gate that must see every figure fails on it.
 //   - "same" (benchgate.Unchanged): the centres differ by less than the
-//     unit's absolute floor (benchtxt.Unit.Floor: 0.01 objects/entry, 1
+//     unit's absolute floor (Unit.Floor: 0.01 objects/entry, 1
 //     gc-cpu-ns/put, ...), or by at most Threshold of the old centre; or
 //     the sides have enough runs for the U test and it finds no
 //     difference (p >= Alpha, benchstat's "~"). A change the runs could
@@ -34,7 +36,7 @@
 //     neither way, so by default it is reported and passes; -strict is
 //     for gates that must not pass undecided.
 //   - "better" (benchgate.Improved): significant (p < Alpha) and past the
-//     threshold in the good direction of the unit (benchtxt.Unit.Better).
+//     threshold in the good direction of the unit (Unit.Better).
 //   - "regressed" (benchgate.Regressed): significant and past the
 //     threshold in the bad direction, on a gated unit (Options.Gate). The
 //     only verdict that always fails.
@@ -42,7 +44,7 @@
 //     is not gated: significant and past the threshold in the bad
 //     direction. Reported, never failed.
 //
-// A unit benchtxt does not know (no direction) is named in the report's
+// A unit bench.txt does not know (no direction) is named in the report's
 // notes, not compared.
 //
 // Settings (settings.go): the report names, before any row, every
@@ -75,7 +77,7 @@
 //     infinite or negative (ErrBadFigure, naming side, row, unit and
 //     value), or a row with more runs than the file's gcstress-count line
 //     says it holds (ErrExtraRuns: a repeated line, two files joined) is
-//     ErrBadInput, never a pass. Inputs are read under benchtxt's limits.
+//     ErrBadInput, never a pass. Inputs are read under bench.txt's limits.
 //   - The statistics only ever see finite, non-negative values: Compare
 //     checks both Files before it computes anything.
 //   - The package prints nothing and has no flags: WriteText writes to
@@ -93,7 +95,7 @@ import (
 	"strings"
 
 	"github.com/writegc/writegc/benchgate"
-	"github.com/writegc/writegc/gcstress/benchtxt"
+
 	"golang.org/x/perf/benchmath"
 )
 
@@ -124,7 +126,7 @@ var (
 	// without values.
 	ErrBadFigure = errors.New("bad figure")
 	// ErrExtraRuns: a row with more values than the file's gcstress-count
-	// (benchtxt.CountKey) rounds, or a gcstress-count that is not a
+	// (CountKey) rounds, or a gcstress-count that is not a
 	// positive whole number.
 	ErrExtraRuns = errors.New("more runs than gcstress-count")
 )
@@ -140,7 +142,7 @@ type Options struct {
 	// DefaultThreshold.
 	Threshold float64
 	// Gate lists the units gated; nil means Gated().
-	Gate []benchtxt.Unit
+	Gate []Unit
 	// Strict makes inconclusive rows of gated units fail too
 	// (Report.Failures).
 	Strict bool
@@ -155,7 +157,7 @@ type Options struct {
 // a minute apart (-count 5 each) differed by -25% MB/s, +23% GC CPU-ns per
 // Put (p 0.016) and +20% pause p99 (p 0.040), which all-figure gating
 // called regressions (results/gcstress/compare).
-func Gated() []benchtxt.Unit { return []benchtxt.Unit{benchtxt.ObjectsPerEntry} }
+func Gated() []Unit { return []Unit{ObjectsPerEntry} }
 
 // Validate returns an error wrapping ErrBadOption for a field out of range.
 func (o Options) Validate() error {
@@ -166,8 +168,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: threshold %g: want a fraction in (0, %g] like 0.1 (10%%)", ErrBadOption, o.Threshold, MaxThreshold)
 	}
 	for _, u := range o.Gate {
-		if u.Better() == benchtxt.Unknown {
-			return fmt.Errorf("%w: gate: unknown figure %q (known: %v)", ErrBadOption, u, benchtxt.Units())
+		if u.Better() == Unknown {
+			return fmt.Errorf("%w: gate: unknown figure %q (known: %v)", ErrBadOption, u, Units())
 		}
 	}
 	return nil
@@ -227,9 +229,9 @@ type Centre struct {
 
 // Row is the comparison of one scenario's figure.
 type Row struct {
-	Key    benchtxt.Key
-	Unit   benchtxt.Unit
-	Better benchtxt.Better
+	Key    Key
+	Unit   Unit
+	Better Direction
 	// Gated: the unit is one of Options.Gate.
 	Gated bool
 	// Missing: one side has the figure and the other does not (Old.N or
@@ -313,7 +315,7 @@ func (r *Report) filter(keep func(Row) bool) []Row {
 // Compare compares every series of old with the same scenario and unit of
 // new, knowing the runs' settings from the files' configuration lines
 // only: CompareSides with no summary.json.
-func Compare(old, new *benchtxt.File, opts Options) (*Report, error) {
+func Compare(old, new *File, opts Options) (*Report, error) {
 	return CompareSides(Side{Bench: old}, Side{Bench: new}, opts)
 }
 
@@ -338,9 +340,9 @@ func CompareSides(old, new Side, opts Options) (*Report, error) {
 	o, n := old.Bench, new.Bench
 	rep := &Report{Options: opts, Old: o.Path, New: n.Path, Ran: ranDiff(o, n), Unknown: unknownSettings(old, new)}
 	needed := RunsFor(opts.Alpha)
-	var common []benchtxt.Key
+	var common []Key
 	for _, s := range o.Series {
-		if s.Unit.Better() == benchtxt.Unknown {
+		if s.Unit.Better() == Unknown {
 			continue
 		}
 		var nv []float64
@@ -353,7 +355,7 @@ func CompareSides(old, new Side, opts Options) (*Report, error) {
 		rep.Rows = append(rep.Rows, compareRow(s.Key, s.Unit, s.Values, nv, opts, needed))
 	}
 	for _, s := range n.Series {
-		if s.Unit.Better() != benchtxt.Unknown && o.Find(s.Key, s.Unit) == nil {
+		if s.Unit.Better() != Unknown && o.Find(s.Key, s.Unit) == nil {
 			rep.Rows = append(rep.Rows, compareRow(s.Key, s.Unit, nil, s.Values, opts, needed))
 		}
 	}
@@ -391,12 +393,12 @@ func markDiffers(rep *Report) {
 
 // checkFile refuses what the statistics cannot take (a NaN does not end
 // benchmath's sort) and more runs a row than the file says it holds.
-func checkFile(side string, f *benchtxt.File) error {
+func checkFile(side string, f *File) error {
 	rounds := 0
-	if v, ok := f.Config[benchtxt.CountKey]; ok {
+	if v, ok := f.Config[CountKey]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return fmt.Errorf("%w: %w: %s %s: %s %q: want a positive whole number", ErrBadInput, ErrExtraRuns, side, f.Path, benchtxt.CountKey, v)
+			return fmt.Errorf("%w: %w: %s %s: %s %q: want a positive whole number", ErrBadInput, ErrExtraRuns, side, f.Path, CountKey, v)
 		}
 		rounds = n
 	}
@@ -413,7 +415,7 @@ func checkFile(side string, f *benchtxt.File) error {
 		if rounds > 0 && len(s.Values) > rounds {
 			return fmt.Errorf("%w: %w: %s: %d results, but %s says the file holds %d round(s): a line is repeated "+
 				"(were two bench.txt files joined?); `gcstress report DIR` rewrites it from the folder's runs",
-				ErrBadInput, ErrExtraRuns, name, len(s.Values), benchtxt.CountKey, rounds)
+				ErrBadInput, ErrExtraRuns, name, len(s.Values), CountKey, rounds)
 		}
 	}
 	return nil
@@ -421,7 +423,7 @@ func checkFile(side string, f *benchtxt.File) error {
 
 // compareRow compares one scenario's figure (one side may be empty: a
 // missing row); needed is RunsFor(opts.Alpha).
-func compareRow(k benchtxt.Key, u benchtxt.Unit, old, new []float64, opts Options, needed int) Row {
+func compareRow(k Key, u Unit, old, new []float64, opts Options, needed int) Row {
 	row := Row{Key: k, Unit: u, Better: u.Better(), P: math.NaN(), Delta: math.NaN(), DeltaLo: math.NaN(), DeltaHi: math.NaN()}
 	row.Gated = slices.Contains(opts.Gate, u)
 	th := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
@@ -539,7 +541,7 @@ func runsText(n int) string {
 // notes says what the comparison could not see: rows without a p-value
 // and figures it did not compare (the settings that differ are the
 // report's Settings).
-func notes(rep *Report, old, new *benchtxt.File) []string {
+func notes(rep *Report, old, new *File) []string {
 	var out []string
 	o := rep.Options
 	untested, nInconclusive := 0, 0
@@ -558,9 +560,9 @@ func notes(rep *Report, old, new *benchtxt.File) []string {
 			untested, o.Alpha, runsText(RunsFor(o.Alpha)), nInconclusive, 100*o.Threshold, runsText(RunsFor(o.Alpha))))
 	}
 	var unknown []string
-	for _, f := range []*benchtxt.File{old, new} {
+	for _, f := range []*File{old, new} {
 		for _, s := range f.Series {
-			if s.Unit.Better() == benchtxt.Unknown && !slices.Contains(unknown, string(s.Unit)) {
+			if s.Unit.Better() == Unknown && !slices.Contains(unknown, string(s.Unit)) {
 				unknown = append(unknown, string(s.Unit))
 			}
 		}

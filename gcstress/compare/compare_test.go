@@ -10,18 +10,18 @@ import (
 	"testing"
 
 	"github.com/writegc/writegc/benchgate"
-	"github.com/writegc/writegc/gcstress/benchtxt"
+
 	"github.com/writegc/writegc/internal/testkit"
 )
 
-var heap100 = benchtxt.Key{Set: "matrix", Kind: "heap", Value: 100}
+var heap100 = Key{Set: "matrix", Kind: "heap", Value: 100}
 
 // file builds a File of one scenario's figures.
-func file(path string, k benchtxt.Key, series map[benchtxt.Unit][]float64) *benchtxt.File {
-	f := &benchtxt.File{Path: path, Config: map[string]string{}}
-	for _, u := range benchtxt.Units() {
+func file(path string, k Key, series map[Unit][]float64) *File {
+	f := &File{Path: path, Config: map[string]string{}}
+	for _, u := range Units() {
 		if vs, ok := series[u]; ok {
-			f.Series = append(f.Series, benchtxt.Series{Key: k, Unit: u, Values: vs})
+			f.Series = append(f.Series, Series{Key: k, Unit: u, Values: vs})
 		}
 	}
 	return f
@@ -36,7 +36,7 @@ func around(v float64, n int) []float64 {
 	return out
 }
 
-func row(t *testing.T, rep *Report, u benchtxt.Unit) Row {
+func row(t *testing.T, rep *Report, u Unit) Row {
 	t.Helper()
 	for _, r := range rep.Rows {
 		if r.Unit == u {
@@ -50,7 +50,7 @@ func row(t *testing.T, rep *Report, u benchtxt.Unit) Row {
 // TestSameRunsPass: the same figures (with noise) on both sides: nothing
 // regresses.
 func TestSameRunsPass(t *testing.T) {
-	s := map[benchtxt.Unit][]float64{benchtxt.MBps: around(40, 5), benchtxt.ObjectsPerEntry: around(2, 5), benchtxt.GCCPUNsPerPut: around(400, 5)}
+	s := map[Unit][]float64{MBps: around(40, 5), ObjectsPerEntry: around(2, 5), GCCPUNsPerPut: around(400, 5)}
 	rep, err := Compare(file("old", heap100, s), file("new", heap100, s), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestSameRunsPass(t *testing.T) {
 	if regs := rep.Regressions(); len(regs) > 0 || len(rep.Rows) != 3 {
 		t.Fatalf("%d rows, regressions %v", len(rep.Rows), regs)
 	}
-	if r := row(t, rep, benchtxt.ObjectsPerEntry); r.Verdict != same || !r.Tested || r.P < 0.05 {
+	if r := row(t, rep, ObjectsPerEntry); r.Verdict != same || !r.Tested || r.P < 0.05 {
 		t.Errorf("row %+v", r)
 	}
 }
@@ -66,8 +66,8 @@ func TestSameRunsPass(t *testing.T) {
 // TestDoubledObjectsRegress: objects/entry twice as many in every run is a
 // regression named with its scenario, figure, change and p-value.
 func TestDoubledObjectsRegress(t *testing.T) {
-	old := file("old", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: around(1, 5), benchtxt.MBps: around(40, 5)})
-	new := file("new", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: around(2, 5), benchtxt.MBps: around(40, 5)})
+	old := file("old", heap100, map[Unit][]float64{ObjectsPerEntry: around(1, 5), MBps: around(40, 5)})
+	new := file("new", heap100, map[Unit][]float64{ObjectsPerEntry: around(2, 5), MBps: around(40, 5)})
 	rep, err := Compare(old, new, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -94,20 +94,20 @@ func TestDoubledObjectsRegress(t *testing.T) {
 // same.
 func TestDirections(t *testing.T) {
 	for _, tc := range []struct {
-		unit     benchtxt.Unit
+		unit     Unit
 		old, new float64
 		want     benchgate.Verdict
 	}{
-		{benchtxt.MBps, 40, 20, regressed},
-		{benchtxt.MBps, 40, 80, better},
-		{benchtxt.SustainableMBps, 40, 30, regressed},
-		{benchtxt.PauseP99Ns, 1e6, 2e6, regressed},
-		{benchtxt.GCCPUNsPerPut, 400, 200, better},
-		{benchtxt.GCCPUNsPerPut, 400, 420, same},    // significant, within 10%
-		{benchtxt.GCCPUNsPerPut, 0, 100, regressed}, // from nothing: +Inf
+		{MBps, 40, 20, regressed},
+		{MBps, 40, 80, better},
+		{SustainableMBps, 40, 30, regressed},
+		{PauseP99Ns, 1e6, 2e6, regressed},
+		{GCCPUNsPerPut, 400, 200, better},
+		{GCCPUNsPerPut, 400, 420, same},    // significant, within 10%
+		{GCCPUNsPerPut, 0, 100, regressed}, // from nothing: +Inf
 	} {
-		rep, err := Compare(file("o", heap100, map[benchtxt.Unit][]float64{tc.unit: around(tc.old, 6)}),
-			file("n", heap100, map[benchtxt.Unit][]float64{tc.unit: around(tc.new, 6)}), Options{Gate: benchtxt.Units()})
+		rep, err := Compare(file("o", heap100, map[Unit][]float64{tc.unit: around(tc.old, 6)}),
+			file("n", heap100, map[Unit][]float64{tc.unit: around(tc.new, 6)}), Options{Gate: Units()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,13 +126,13 @@ func TestSingleRunInconclusive(t *testing.T) {
 		new  float64
 		want benchgate.Verdict
 	}{{2, inconclusive}, {1.4, inconclusive}, {1.05, same}, {0.5, inconclusive}} {
-		old := file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {1}, benchtxt.MBps: {40}})
-		new := file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {tc.new}, benchtxt.MBps: {40 * tc.new}})
+		old := file("o", heap100, map[Unit][]float64{ObjectsPerEntry: {1}, MBps: {40}})
+		new := file("n", heap100, map[Unit][]float64{ObjectsPerEntry: {tc.new}, MBps: {40 * tc.new}})
 		rep, err := Compare(old, new, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := row(t, rep, benchtxt.ObjectsPerEntry)
+		r := row(t, rep, ObjectsPerEntry)
 		if r.Verdict != tc.want || r.Tested || !math.IsNaN(r.P) || r.Regressed() || len(rep.Failures()) > 0 {
 			t.Errorf("new %v: %+v", tc.new, r)
 		}
@@ -149,7 +149,7 @@ func TestSingleRunInconclusive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f := rep.Failures(); len(f) != 1 || f[0].Unit != benchtxt.ObjectsPerEntry {
+		if f := rep.Failures(); len(f) != 1 || f[0].Unit != ObjectsPerEntry {
 			t.Errorf("new %v strict: failures %+v (MB/s is inconclusive too, but not gated)", tc.new, f)
 		}
 	}
@@ -158,8 +158,8 @@ func TestSingleRunInconclusive(t *testing.T) {
 // TestInconclusiveText: the report prints the verdict and a line per
 // inconclusive row with the runs a side that would decide it.
 func TestInconclusiveText(t *testing.T) {
-	rep, err := Compare(file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {1}}),
-		file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {1.4}}), Options{Alpha: 0.01})
+	rep, err := Compare(file("o", heap100, map[Unit][]float64{ObjectsPerEntry: {1}}),
+		file("n", heap100, map[Unit][]float64{ObjectsPerEntry: {1.4}}), Options{Alpha: 0.01})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,16 +181,16 @@ func TestInconclusiveText(t *testing.T) {
 func TestSignificanceAndThreshold(t *testing.T) {
 	noisyOld := []float64{10, 30, 12, 28, 11, 29}
 	noisyNew := []float64{13, 31, 14, 33, 12, 35}
-	rep, err := Compare(file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.PauseP99Ns: noisyOld}),
-		file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.PauseP99Ns: noisyNew}), Options{})
+	rep, err := Compare(file("o", heap100, map[Unit][]float64{PauseP99Ns: noisyOld}),
+		file("n", heap100, map[Unit][]float64{PauseP99Ns: noisyNew}), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r := rep.Rows[0]; r.Verdict != same || r.Regressed() {
 		t.Errorf("noisy: %+v", r)
 	}
-	rep, err = Compare(file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.PauseP99Ns: around(10, 8)}),
-		file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.PauseP99Ns: around(11.5, 8)}), Options{Threshold: 0.2})
+	rep, err = Compare(file("o", heap100, map[Unit][]float64{PauseP99Ns: around(10, 8)}),
+		file("n", heap100, map[Unit][]float64{PauseP99Ns: around(11.5, 8)}), Options{Threshold: 0.2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,10 +203,10 @@ func TestSignificanceAndThreshold(t *testing.T) {
 // one new in NEW) is a row with verdict missing, naming the side that has
 // it; it passes, gated or not, and fails only under Strict.
 func TestMissingEitherSide(t *testing.T) {
-	arena := benchtxt.Key{Set: "matrix", Kind: "arena", Value: 100}
-	old := file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: {1}, benchtxt.ObjectsPerEntry: {1}})
-	new := file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: {1}})
-	new.Series = append(new.Series, benchtxt.Series{Key: arena, Unit: benchtxt.MBps, Values: []float64{3}})
+	arena := Key{Set: "matrix", Kind: "arena", Value: 100}
+	old := file("o", heap100, map[Unit][]float64{MBps: {1}, ObjectsPerEntry: {1}})
+	new := file("n", heap100, map[Unit][]float64{MBps: {1}})
+	new.Series = append(new.Series, Series{Key: arena, Unit: MBps, Values: []float64{3}})
 	rep, err := Compare(old, new, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -242,8 +242,8 @@ func TestAbsoluteFloor(t *testing.T) {
 		old, new float64
 		want     benchgate.Verdict
 	}{{0.0012, 0.0017, same}, {0, 0.005, same}, {0.0017, 0.0012, same}, {0, 0.5, regressed}, {0.5, 1, regressed}} {
-		rep, err := Compare(file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: around(tc.old, 5)}),
-			file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: around(tc.new, 5)}), Options{})
+		rep, err := Compare(file("o", heap100, map[Unit][]float64{ObjectsPerEntry: around(tc.old, 5)}),
+			file("n", heap100, map[Unit][]float64{ObjectsPerEntry: around(tc.new, 5)}), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,8 +252,8 @@ func TestAbsoluteFloor(t *testing.T) {
 		}
 	}
 	// One run a side: under the floor is same, not inconclusive.
-	rep, err := Compare(file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {0.0012}}),
-		file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {0.0017}}), Options{Strict: true})
+	rep, err := Compare(file("o", heap100, map[Unit][]float64{ObjectsPerEntry: {0.0012}}),
+		file("n", heap100, map[Unit][]float64{ObjectsPerEntry: {0.0017}}), Options{Strict: true})
 	if err != nil || rep.Rows[0].Verdict != same || len(rep.Failures()) > 0 {
 		t.Errorf("one run under the floor: %v %+v", err, rep.Rows)
 	}
@@ -263,12 +263,12 @@ func TestAbsoluteFloor(t *testing.T) {
 // values, is bad input naming the side, the row, the unit and the value;
 // the statistics never see it.
 func TestBadFigures(t *testing.T) {
-	good := file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {1, 1}})
+	good := file("o", heap100, map[Unit][]float64{ObjectsPerEntry: {1, 1}})
 	for _, tc := range []struct {
 		v    []float64
 		says string
 	}{{[]float64{1, math.NaN()}, "value NaN"}, {[]float64{math.Inf(1)}, "value +Inf"}, {[]float64{-1}, "value -1"}, {[]float64{}, "no values"}} {
-		bad := file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: tc.v})
+		bad := file("n", heap100, map[Unit][]float64{ObjectsPerEntry: tc.v})
 		_, err := Compare(good, bad, Options{})
 		if !errors.Is(err, ErrBadInput) || !errors.Is(err, ErrBadFigure) ||
 			!strings.Contains(fmt.Sprint(err), "NEW n: matrix/heap/100B objects/entry: "+tc.says) {
@@ -284,21 +284,21 @@ func TestBadFigures(t *testing.T) {
 // holds (a repeated line) is bad input naming the row; as many or fewer
 // pass; a gcstress-count that is not a count is refused.
 func TestExtraRuns(t *testing.T) {
-	good := file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {1}})
-	good.Config[benchtxt.CountKey] = "1"
-	dup := file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: {1, 1}, benchtxt.MBps: {1}})
-	dup.Config[benchtxt.CountKey] = "1"
+	good := file("o", heap100, map[Unit][]float64{ObjectsPerEntry: {1}})
+	good.Config[CountKey] = "1"
+	dup := file("n", heap100, map[Unit][]float64{ObjectsPerEntry: {1, 1}, MBps: {1}})
+	dup.Config[CountKey] = "1"
 	_, err := Compare(good, dup, Options{})
 	if !errors.Is(err, ErrBadInput) || !errors.Is(err, ErrExtraRuns) ||
 		!strings.Contains(fmt.Sprint(err), "NEW n: matrix/heap/100B objects/entry: 2 results, but gcstress-count says the file holds 1 round(s)") {
 		t.Errorf("duplicated: %v", err)
 	}
-	dup.Config[benchtxt.CountKey] = "2"
+	dup.Config[CountKey] = "2"
 	if _, err := Compare(good, dup, Options{}); err != nil {
 		t.Errorf("count 2: %v", err)
 	}
 	for _, c := range []string{"0", "-1", "x", ""} {
-		dup.Config[benchtxt.CountKey] = c
+		dup.Config[CountKey] = c
 		if _, err := Compare(good, dup, Options{}); !errors.Is(err, ErrExtraRuns) {
 			t.Errorf("gcstress-count %q: %v", c, err)
 		}
@@ -308,21 +308,21 @@ func TestExtraRuns(t *testing.T) {
 // TestBadInputAndOptions: nothing in common, options out of range, and
 // folders that are not results folders are errors, not passes.
 func TestBadInputAndOptions(t *testing.T) {
-	a := file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: {1}})
-	b := file("n", benchtxt.Key{Set: "matrix", Kind: "arena", Value: 100}, map[benchtxt.Unit][]float64{benchtxt.MBps: {1}})
+	a := file("o", heap100, map[Unit][]float64{MBps: {1}})
+	b := file("n", Key{Set: "matrix", Kind: "arena", Value: 100}, map[Unit][]float64{MBps: {1}})
 	if _, err := Compare(a, b, Options{}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("nothing in common: %v", err)
 	}
-	for _, o := range []Options{{Alpha: 1}, {Alpha: -0.1}, {Alpha: math.NaN()}, {Threshold: -1}, {Threshold: 11}, {Threshold: math.Inf(1)}, {Gate: []benchtxt.Unit{"ns/op"}}} {
+	for _, o := range []Options{{Alpha: 1}, {Alpha: -0.1}, {Alpha: math.NaN()}, {Threshold: -1}, {Threshold: 11}, {Threshold: math.Inf(1)}, {Gate: []Unit{"ns/op"}}} {
 		if _, err := Compare(a, a, o); !errors.Is(err, ErrBadOption) {
 			t.Errorf("%+v: %v", o, err)
 		}
 	}
 	dir := t.TempDir()
-	good := testkit.Dir(t, dir, "good", map[string]string{benchtxt.FileName: heap100.Name() + " \t1\t2 MB/s\n"})
-	garbage := testkit.Dir(t, dir, "garbage", map[string]string{benchtxt.FileName: "garbage\n"})
+	good := testkit.Dir(t, dir, "good", map[string]string{FileName: heap100.Name() + " \t1\t2 MB/s\n"})
+	garbage := testkit.Dir(t, dir, "garbage", map[string]string{FileName: "garbage\n"})
 	empty := testkit.Dir(t, dir, "empty", nil)
-	for _, tc := range [][2]string{{filepath.Join(dir, "nosuch"), good}, {good, empty}, {garbage, good}, {good, filepath.Join(good, benchtxt.FileName)}} {
+	for _, tc := range [][2]string{{filepath.Join(dir, "nosuch"), good}, {good, empty}, {garbage, good}, {good, filepath.Join(good, FileName)}} {
 		if _, err := Dirs(tc[0], tc[1], Options{}); !errors.Is(err, ErrBadInput) {
 			t.Errorf("%v: %v", tc, err)
 		}
@@ -353,8 +353,8 @@ func TestMinP(t *testing.T) {
 // TestMachineSetting: runs from different machines are compared, and the
 // machine is named among the settings that differ, on every row.
 func TestMachineSetting(t *testing.T) {
-	a := file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: {1}})
-	b := file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: {1}})
+	a := file("o", heap100, map[Unit][]float64{MBps: {1}})
+	b := file("n", heap100, map[Unit][]float64{MBps: {1}})
 	a.Config["cpu"], b.Config["cpu"] = "A", "B"
 	rep, err := Compare(a, b, Options{})
 	if err != nil {
@@ -372,8 +372,8 @@ func TestMachineSetting(t *testing.T) {
 // comparison; a timing figure that got worse is reported "worse (not
 // gated)" and passes, unless asked for.
 func TestDefaultGateIsObjectsPerEntry(t *testing.T) {
-	old := file("o", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: around(40, 6), benchtxt.ObjectsPerEntry: around(3, 6)})
-	slower := file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: around(20, 6), benchtxt.ObjectsPerEntry: around(3, 6)})
+	old := file("o", heap100, map[Unit][]float64{MBps: around(40, 6), ObjectsPerEntry: around(3, 6)})
+	slower := file("n", heap100, map[Unit][]float64{MBps: around(20, 6), ObjectsPerEntry: around(3, 6)})
 	rep, err := Compare(old, slower, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -382,13 +382,13 @@ func TestDefaultGateIsObjectsPerEntry(t *testing.T) {
 		t.Errorf("MB/s halved failed the default gate: %+v", rep.Rows)
 	}
 	var b strings.Builder
-	if r := row(t, rep, benchtxt.MBps); r.Verdict != worse || r.Gated || r.Regressed() {
+	if r := row(t, rep, MBps); r.Verdict != worse || r.Gated || r.Regressed() {
 		t.Errorf("MB/s halved: %+v", r)
 	}
 	if err := rep.WriteText(&b); err != nil || !strings.Contains(b.String(), "no     worse") {
 		t.Errorf("the slower MB/s is not reported: %v\n%s", err, b.String())
 	}
-	doubled := file("n", heap100, map[benchtxt.Unit][]float64{benchtxt.MBps: around(40, 6), benchtxt.ObjectsPerEntry: around(6, 6)})
+	doubled := file("n", heap100, map[Unit][]float64{MBps: around(40, 6), ObjectsPerEntry: around(6, 6)})
 	if rep, err = Compare(old, doubled, Options{}); err != nil || len(rep.Regressions()) == 0 {
 		t.Errorf("doubled objects/entry passed the default gate (%v)", err)
 	}
@@ -412,9 +412,9 @@ func TestVerdictNames(t *testing.T) {
 func TestDirsNameBadLines(t *testing.T) {
 	dir := t.TempDir()
 	mk := func(name, body string) string {
-		return testkit.Dir(t, dir, name, map[string]string{benchtxt.FileName: body})
+		return testkit.Dir(t, dir, name, map[string]string{FileName: body})
 	}
-	arena := benchtxt.Key{Set: "matrix", Kind: "arena", Value: 1000}
+	arena := Key{Set: "matrix", Kind: "arena", Value: 1000}
 	good := mk("good", "gcstress-count: 1\n"+heap100.Name()+" \t1\t2 objects/entry\n")
 	nan := mk("nan", heap100.Name()+" \t1\t2 objects/entry\n"+arena.Name()+" \t1\t3 MB/s\tNaN objects/entry\n")
 	neg := mk("neg", arena.Name()+" \t1\t-2 pause-p99-ns\n")
@@ -423,8 +423,8 @@ func TestDirsNameBadLines(t *testing.T) {
 		dir, says string
 		is        error
 	}{
-		{nan, filepath.Join(nan, benchtxt.FileName) + ":2: matrix/arena/1000B objects/entry value NaN: want a finite number", benchtxt.ErrBadFile},
-		{neg, ":1: matrix/arena/1000B pause-p99-ns value -2: want a non-negative number", benchtxt.ErrBadFile},
+		{nan, filepath.Join(nan, FileName) + ":2: matrix/arena/1000B objects/entry value NaN: want a finite number", ErrBadFile},
+		{neg, ":1: matrix/arena/1000B pause-p99-ns value -2: want a non-negative number", ErrBadFile},
 		{dup, "matrix/heap/100B objects/entry: 2 results, but gcstress-count says the file holds 1 round(s)", ErrExtraRuns},
 	} {
 		_, err := Dirs(good, tc.dir, Options{})

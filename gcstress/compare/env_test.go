@@ -3,8 +3,6 @@ package compare
 import (
 	"errors"
 	"testing"
-
-	"github.com/writegc/writegc/gcstress/benchtxt"
 )
 
 // A build environment is part of a row's key: a scenario under Green Tea
@@ -12,13 +10,13 @@ import (
 func TestCompareKeysOnEnv(t *testing.T) {
 	green, classic := heap100, heap100
 	green.Env, classic.Env = "greentea", "classic"
-	objs := map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: around(5, 5)}
+	objs := map[Unit][]float64{ObjectsPerEntry: around(5, 5)}
 	if _, err := Compare(file("old", green, objs), file("new", classic, objs), Options{}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("greentea against classic: %v, want no scenario in common", err)
 	}
-	both := func(path string) *benchtxt.File {
+	both := func(path string) *File {
 		f := file(path, green, objs)
-		f.Series = append(f.Series, file(path, classic, map[benchtxt.Unit][]float64{benchtxt.ObjectsPerEntry: around(10, 5)}).Series...)
+		f.Series = append(f.Series, file(path, classic, map[Unit][]float64{ObjectsPerEntry: around(10, 5)}).Series...)
 		return f
 	}
 	rep, err := Compare(both("old"), both("new"), Options{})

@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/writegc/writegc/benchgate"
-	"github.com/writegc/writegc/gcstress/benchtxt"
+
 	"github.com/writegc/writegc/gcstress/results"
 )
 
 // traced writes a bench.txt of six rounds of heap/100B whose MMU at 10 ms
 // is about mmu and whose slowest writes assisted about share% of the
 // time, and reads it back.
-func traced(t *testing.T, name string, mmu, share float64) *benchtxt.File {
+func traced(t *testing.T, name string, mmu, share float64) *File {
 	t.Helper()
 	sum := &results.Summary{GOOS: "linux"}
 	for r := 1; r <= 6; r++ {
@@ -31,13 +31,13 @@ func traced(t *testing.T, name string, mmu, share float64) *benchtxt.File {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := benchtxt.Write(f, sum); err != nil {
+	if err := Write(f, sum); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	bf, err := benchtxt.Read(p)
+	bf, err := Read(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func traced(t *testing.T, name string, mmu, share float64) *benchtxt.File {
 // assist share of the slowest writes better lower, and a change below
 // the MMU's floor (a point of utilization) is the same.
 func TestTraceUnitsCompare(t *testing.T) {
-	gate := Options{Gate: []benchtxt.Unit{benchtxt.MMU10ms, benchtxt.AssistShareSlowPct}}
+	gate := Options{Gate: []Unit{MMU10ms, AssistShareSlowPct}}
 	for _, c := range []struct {
 		name             string
 		oldMMU, newMMU   float64
@@ -64,13 +64,13 @@ func TestTraceUnitsCompare(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := row(t, rep, benchtxt.MMU10ms); r.Verdict != c.wantMMU || r.Better != benchtxt.Higher {
+		if r := row(t, rep, MMU10ms); r.Verdict != c.wantMMU || r.Better != Higher {
 			t.Errorf("%s: mmu-10ms %v -> %v: %s (better %v), want %s", c.name, c.oldMMU, c.newMMU, Word(r.Verdict), r.Better, Word(c.wantMMU))
 		}
-		if r := row(t, rep, benchtxt.AssistShareSlowPct); r.Verdict != c.wantPct {
+		if r := row(t, rep, AssistShareSlowPct); r.Verdict != c.wantPct {
 			t.Errorf("%s: assist share %v -> %v: %s, want %s", c.name, c.oldPct, c.newPct, Word(r.Verdict), Word(c.wantPct))
 		}
-		if r := row(t, rep, benchtxt.MMU1ms); r.Regressed() {
+		if r := row(t, rep, MMU1ms); r.Regressed() {
 			t.Errorf("%s: mmu-1ms is not gated here but regressed", c.name)
 		}
 	}

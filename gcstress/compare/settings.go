@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/benchtxt"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/workload"
 )
@@ -31,7 +30,7 @@ import (
 // beyond bench.txt's configuration lines). SummaryErr, when set, says why
 // a summary.json that exists could not be read; the report names it.
 type Side struct {
-	Bench      *benchtxt.File
+	Bench      *File
 	Summary    *results.Summary
 	SummaryErr error
 }
@@ -39,7 +38,7 @@ type Side struct {
 // Setting is one setting the two runs differ in: its name as the report
 // writes it ("GOGC", "GOMEMLIMIT", "key distribution", "Go version"),
 // each side's value as recorded ("-" for none), and the scenarios
-// (benchtxt.Key.String) of the compared rows measured across it; Rows is
+// (Key.String) of the compared rows measured across it; Rows is
 // nil for a setting of the whole run (toolchain, machine), which every row
 // is measured across. A plain value.
 type Setting struct {
@@ -254,16 +253,16 @@ const envField = "build environment"
 // summary.json): each field's distinct values over the key's runs (its
 // -count rounds) as scenarioSettings gives them, and for a build
 // environment (-build-envs) what the environment was (envField).
-func keySettings(s Side) map[benchtxt.Key]map[string][]string {
+func keySettings(s Side) map[Key]map[string][]string {
 	if s.Summary == nil {
 		return nil
 	}
-	out := map[benchtxt.Key]map[string][]string{}
+	out := map[Key]map[string][]string{}
 	envs := map[string]results.BuildEnv{}
 	for _, e := range s.Summary.BuildEnvs {
 		envs[e.Name] = e
 	}
-	add := func(k benchtxt.Key, name, v string) {
+	add := func(k Key, name, v string) {
 		if out[k] == nil {
 			out[k] = map[string][]string{}
 		}
@@ -275,7 +274,7 @@ func keySettings(s Side) map[benchtxt.Key]map[string][]string {
 		if r.Scenario.Group == results.SetFrontier {
 			continue // no bench.txt line: its points differ in GOGC and GOMEMLIMIT by design
 		}
-		k := benchtxt.KeyOf(r.Scenario)
+		k := KeyOf(r.Scenario)
 		for f, v := range scenarioSettings(r.Scenario) {
 			add(k, f, v)
 		}
@@ -290,7 +289,7 @@ func keySettings(s Side) map[benchtxt.Key]map[string][]string {
 // first, then each compared row's (keys, the rows both sides have) in the
 // rows' order, one Setting per name and pair of values, with the rows
 // measured across it.
-func settingsDiff(old, new Side, keys []benchtxt.Key) []Setting {
+func settingsDiff(old, new Side, keys []Key) []Setting {
 	var out []Setting
 	ro, rn := runSettings(old), runSettings(new)
 	for _, name := range sortedKeys(ro) {
@@ -357,16 +356,16 @@ func sortedKeys[V any](m map[string]V) []string {
 // ranDiff says what the sides ran that the other did not (kinds, value
 // sizes, scenario sets, build environments), one line each: their rows
 // are missing on the other side rather than measured across a setting.
-func ranDiff(old, new *benchtxt.File) []string {
+func ranDiff(old, new *File) []string {
 	var out []string
 	for _, d := range []struct {
 		what string
-		of   func(benchtxt.Key) string
+		of   func(Key) string
 	}{
-		{"kinds", func(k benchtxt.Key) string { return k.Kind }},
-		{"value sizes", func(k benchtxt.Key) string { return workload.FormatSize(k.Value) }},
-		{"scenario sets", func(k benchtxt.Key) string { return k.Set }},
-		{"build environments", func(k benchtxt.Key) string { return k.Env }},
+		{"kinds", func(k Key) string { return k.Kind }},
+		{"value sizes", func(k Key) string { return workload.FormatSize(k.Value) }},
+		{"scenario sets", func(k Key) string { return k.Set }},
+		{"build environments", func(k Key) string { return k.Env }},
 	} {
 		a, b := ranOf(old, d.of), ranOf(new, d.of)
 		if !slices.Equal(a, b) {
@@ -377,7 +376,7 @@ func ranDiff(old, new *benchtxt.File) []string {
 }
 
 // ranOf is the distinct non-empty of(key) of f's rows, in order.
-func ranOf(f *benchtxt.File, of func(benchtxt.Key) string) []string {
+func ranOf(f *File, of func(Key) string) []string {
 	var out []string
 	for _, s := range f.Series {
 		if v := of(s.Key); v != "" && !slices.Contains(out, v) {

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/benchtxt"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/testkit"
 )
@@ -28,10 +27,10 @@ func folder(t *testing.T, dir, name, goVersion string, summary string, ss ...res
 	b.WriteString("goversion: " + goVersion + "\ngcstress-count: 1\n")
 	sum := results.Summary{GoVersion: goVersion, GOOS: "linux", GOARCH: "amd64", CPUs: 2}
 	for _, s := range ss {
-		fmt.Fprintf(&b, "%s \t1000\t40 MB/s\t2 objects/entry\n", benchtxt.KeyOf(s).Name())
+		fmt.Fprintf(&b, "%s \t1000\t40 MB/s\t2 objects/entry\n", KeyOf(s).Name())
 		sum.Results = append(sum.Results, results.Result{Scenario: s})
 	}
-	files := map[string]string{benchtxt.FileName: b.String()}
+	files := map[string]string{FileName: b.String()}
 	switch {
 	case summary == "":
 		j, err := json.Marshal(sum)
@@ -148,10 +147,10 @@ func TestSettingsCapacitySteps(t *testing.T) {
 		s.Group, s.Rate, s.Keys, s.Name = results.SetCapacity, rate, int64(rate*6), fmt.Sprintf("capacity/heap/100B@%g", rate)
 		return s
 	}
-	old := Side{Bench: &benchtxt.File{Path: "o"}, Summary: &results.Summary{Results: []results.Result{{Scenario: step(1000)}, {Scenario: step(2000)}}}}
-	new := Side{Bench: &benchtxt.File{Path: "n"}, Summary: &results.Summary{Results: []results.Result{{Scenario: step(1500)}}}}
-	k := benchtxt.Key{Set: results.SetCapacity, Kind: "heap", Value: 100}
-	if d := settingsDiff(old, new, []benchtxt.Key{k}); len(d) != 0 {
+	old := Side{Bench: &File{Path: "o"}, Summary: &results.Summary{Results: []results.Result{{Scenario: step(1000)}, {Scenario: step(2000)}}}}
+	new := Side{Bench: &File{Path: "n"}, Summary: &results.Summary{Results: []results.Result{{Scenario: step(1500)}}}}
+	k := Key{Set: results.SetCapacity, Kind: "heap", Value: 100}
+	if d := settingsDiff(old, new, []Key{k}); len(d) != 0 {
 		t.Errorf("capacity steps: %+v", d)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/writegc/writegc/benchgate"
-	"github.com/writegc/writegc/gcstress/benchtxt"
+
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
 	"github.com/writegc/writegc/internal/inputfile"
@@ -26,7 +26,7 @@ import (
 // Errors: ErrBadOption for opts out of range; ErrBadInput, naming the
 // folder, for a folder that is missing or not a folder, one without
 // bench.txt (a folder written before bench.txt existed gets one from
-// `gcstress report DIR`), a bench.txt benchtxt.Read refuses (too large,
+// `gcstress report DIR`), a bench.txt Read refuses (too large,
 // not a bench.txt), or two files with nothing in common.
 func Dirs(oldDir, newDir string, opts Options) (*Report, error) {
 	if err := opts.Validate(); err != nil {
@@ -45,7 +45,7 @@ func Dirs(oldDir, newDir string, opts Options) (*Report, error) {
 
 // readSummary is dir's Side: its bench.txt f and its summary (plain or compressed), read
 // under results.ReadSummary's limits (nil when there is none).
-func readSummary(f *benchtxt.File, dir string) Side {
+func readSummary(f *File, dir string) Side {
 	side := Side{Bench: f}
 	if !results.HasSummary(dir) {
 		return side
@@ -55,20 +55,20 @@ func readSummary(f *benchtxt.File, dir string) Side {
 }
 
 // readDir reads dir's bench.txt; side names the argument in errors.
-func readDir(side, dir string) (*benchtxt.File, error) {
+func readDir(side, dir string) (*File, error) {
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%w: %s %s is not a results folder", ErrBadInput, side, dir)
 	}
-	f, err := benchtxt.Read(filepath.Join(dir, benchtxt.FileName))
+	f, err := Read(filepath.Join(dir, FileName))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%w: %s %s has no %s (a folder from before it existed gets one from `gcstress report %s`)",
-			ErrBadInput, side, dir, benchtxt.FileName, dir)
+			ErrBadInput, side, dir, FileName, dir)
 	case err != nil:
 		var me *benchgate.MalformedError
 		if errors.As(err, &me) {
-			return nil, fmt.Errorf("%w: %s: %w: %s", ErrBadInput, side, benchtxt.ErrBadFile, malformed(err, me))
+			return nil, fmt.Errorf("%w: %s: %w: %s", ErrBadInput, side, ErrBadFile, malformed(err, me))
 		}
 		return nil, fmt.Errorf("%w: %s: %w", ErrBadInput, side, err)
 	}
@@ -81,7 +81,7 @@ const maxMalformed = 3
 // malformed names the first malformed lines of a bench.txt in one line,
 // each with its scenario when the line has one: "DIR/bench.txt:2:
 // matrix/heap/100B objects/entry value NaN: want a finite number". The
-// file is read again (under benchtxt's limit) for the names; the parser
+// file is read again (under bench.txt's limit) for the names; the parser
 // gives only line numbers.
 func malformed(err error, me *benchgate.MalformedError) string {
 	var parts []string
@@ -95,13 +95,13 @@ func malformed(err error, me *benchgate.MalformedError) string {
 			break
 		}
 		if _, ok := texts[l.FileName]; !ok {
-			data, _ := inputfile.ReadFile(l.FileName, benchtxt.MaxFileBytes)
+			data, _ := inputfile.ReadFile(l.FileName, MaxFileBytes)
 			texts[l.FileName] = strings.Split(string(data), "\n")
 		}
 		scenario := ""
 		if lines := texts[l.FileName]; l.Line >= 1 && l.Line <= len(lines) {
 			if f := strings.Fields(lines[l.Line-1]); len(f) > 0 {
-				if k, err := benchtxt.ParseName(f[0]); err == nil {
+				if k, err := ParseName(f[0]); err == nil {
 					scenario = k.String() + " "
 				}
 			}

@@ -3,7 +3,7 @@ package report
 import (
 	"io"
 
-	"github.com/writegc/writegc/gcstress/benchtxt"
+	"github.com/writegc/writegc/gcstress/compare"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -11,9 +11,9 @@ import (
 // figures in the Go benchmark format, for `gcstress compare`, benchstat
 // and benchgate (package benchtxt is its schema). A rebuild writes it
 // again from the replayed runs, so an older folder gets one.
-const BenchFile Name = benchtxt.FileName
+const BenchFile Name = compare.FileName
 
-var benchFormat = Format{Name: BenchFile, When: AtRun | AtRebuild, Owns: is(benchtxt.FileName),
-	Files: one(benchtxt.FileName, func(w io.Writer, sum *results.Summary, _ []string) error {
-		return benchtxt.Write(w, sum)
+var benchFormat = Format{Name: BenchFile, When: AtRun | AtRebuild, Owns: is(compare.FileName),
+	Files: one(compare.FileName, func(w io.Writer, sum *results.Summary, _ []string) error {
+		return compare.Write(w, sum)
 	})}

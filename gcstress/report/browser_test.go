@@ -10,7 +10,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/writegc/writegc/gcstress/internal/pagetest"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/browsertest"
 )
@@ -78,7 +77,7 @@ func TestBrowserReportTablesFit(t *testing.T) {
 	if got.PageWide {
 		t.Error("the page scrolls sideways: a table is wider than the page outside a scroll box")
 	}
-	pagetest.Screenshot(t, ctx, "report-tables.png")
+	Screenshot(t, ctx, "report-tables.png")
 	pe.Check(t)
 }
 
@@ -89,19 +88,19 @@ func TestBrowserReportTablesFit(t *testing.T) {
 func TestBrowserReport(t *testing.T) {
 	browser := browsertest.Start(t)
 	ctx, pe := openReport(t, browser, fixedSummary(t), 0, 0)
-	got, err := chromedp.Run(ctx, chromedp.Poll[pagetest.Counts](`window.gcstressReport && Object.assign({canvases: document.querySelectorAll("canvas").length}, window.gcstressReport)`,
+	got, err := chromedp.Run(ctx, chromedp.Poll[Counts](`window.gcstressReport && Object.assign({canvases: document.querySelectorAll("canvas").length}, window.gcstressReport)`,
 		chromedp.WithPollingTimeout(45*time.Second)))
 	if err != nil {
 		t.Fatalf("report.html never drew: %v", err)
 	}
-	if got.Points == 0 || got.Charts < len(pagetest.Panels()) || got.Canvases < got.Charts {
+	if got.Points == 0 || got.Charts < len(Panels()) || got.Canvases < got.Charts {
 		t.Errorf("report.html drew %+v", got)
 	}
 	tables, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#tables table tbody tr").length`))
 	if err != nil || tables == 0 {
 		t.Errorf("table rows: %d %v", tables, err)
 	}
-	pagetest.Screenshot(t, ctx, "report.png")
+	Screenshot(t, ctx, "report.png")
 	pe.Check(t)
 }
 
@@ -142,7 +141,7 @@ func TestBrowserKindColours(t *testing.T) {
 	for _, r := range sum.Results {
 		kindOf[r.Scenario.Name], kindOf[r.Scenario.Kind] = r.Scenario.Kind, r.Scenario.Kind
 	}
-	pagetest.CheckToggleColours(t, ctx, kindOf)
+	CheckToggleColours(t, ctx, kindOf)
 	pe.Check(t)
 }
 

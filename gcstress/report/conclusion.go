@@ -153,7 +153,7 @@ func (c comparison) sentence(esc func(string) string) string {
 		}
 		again := prev == [2]int{lo, hi}
 		v := func(k kindFigures) float64 { return mustFig(f.v, k) }
-		clauses = append(clauses, compare(ks[lo], ks[hi], n, again, f.fig, esc, v))
+		clauses = append(clauses, compareClause(ks[lo], ks[hi], n, again, f.fig, esc, v))
 		prev = [2]int{lo, hi}
 		if a, b := v(ks[lo]), v(ks[hi]); tied(a, b) || !f.fig.ok(a) && !f.fig.ok(b) {
 			prev = [2]int{-1, -1} // a tie names both kinds: the next clause names its own
@@ -227,7 +227,7 @@ type clauseFigure struct {
 
 func (f clauseFigure) ok(v float64) bool { return f.resolved == nil || f.resolved(v) }
 
-// compare is one clause: the cheapest kind's figure against the most
+// compareClause is one clause: the cheapest kind's figure against the most
 // expensive's ("arena holds 0.041 heap objects per entry against heap's
 // 2.01 (49x fewer)"), or "about the same" when they are within tieRatio or
 // both below what the run resolves ("(both ~0)"); a ratio only when both
@@ -235,7 +235,7 @@ func (f clauseFigure) ok(v float64) bool { return f.resolved == nil || f.resolve
 // (n), the two are named the cheapest and the most expensive. again (the
 // previous clause named the same two kinds in the same order) leaves the
 // names out: "and costs 21 ... against 412".
-func compare(lo, hi kindFigures, n int, again bool, f clauseFigure, esc func(string) string, v func(kindFigures) float64) string {
+func compareClause(lo, hi kindFigures, n int, again bool, f clauseFigure, esc func(string) string, v func(kindFigures) float64) string {
 	a, b := v(lo), v(hi)
 	if both := !f.ok(a) && !f.ok(b); both || tied(a, b) {
 		who := esc(lo.kind) + " and " + esc(hi.kind)

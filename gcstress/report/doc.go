@@ -1,8 +1,9 @@
 // Package report renders a gcstress run (a results.Summary) in every form
-// it has: the terminal table, YCSB, PE and JSON (the -format values), and
-// the files of a results folder: summary.json, bench.txt (package
-// benchtxt's schema), the charts (PNG and SVG, gonum), report.md and
-// report.html.
+// it has: the terminal table, YCSB, PE and JSON (the -format values), the
+// files of a results folder: summary.json, bench.txt (package
+// compare's schema), the charts (PNG and SVG, gonum), report.md and
+// report.html; and, while a run goes on, the live page (live.go: Server,
+// `gcstress -http ADDR`), a report served as the run's events arrive.
 //
 // Every format is one Format in one registry (registry.go), in the order
 // a folder is written. From it come the terminal formats (Formats,
@@ -28,6 +29,10 @@
 //     report.md, HTML in report.html (internal/escape, html/template).
 //   - The outputs are contracts: their golden files change only on
 //     purpose.
+//   - The live Server answers only requests whose Host names it as a local
+//     browser would (else 403: no DNS rebinding), keeps a bounded history
+//     and bounded client queues, and drops a slow client rather than delay
+//     the run.
 //
 // report imports results and gcstress/internal/view, never gcstress.
 package report

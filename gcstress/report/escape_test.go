@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writegc/writegc/gcstress/internal/progress"
+	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -58,7 +58,7 @@ func TestTerminalReportsEscapeControls(t *testing.T) {
 		"pe":    func(b *bytes.Buffer) error { return WritePE(b, sum) },
 		"json":  func(b *bytes.Buffer) error { return WriteTerminal(b, string(FormatJSON), sum) },
 		"progress": func(b *bytes.Buffer) error {
-			pr := progress.New(b, len(sum.Results))
+			pr := view.New(b, len(sum.Results))
 			for i, r := range sum.Results {
 				pr.Start(i, r.Scenario)
 				pr.Done(r)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/frontier"
+	"github.com/writegc/writegc/gcstress/internal/plan"
 	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/results"
 )
@@ -280,7 +280,7 @@ func frontierWebData(sum *results.Summary) []webFrontier {
 		}
 		for _, r := range sum.Recommendation {
 			if se.has(r.Kind, r.Env) && r.Confirmed {
-				wf.Recommended = &webFrontierPoint{Label: frontier.Setting{GOGC: r.GOGC, MemLimit: r.MemLimit}.Short()}
+				wf.Recommended = &webFrontierPoint{Label: plan.Setting{GOGC: r.GOGC, MemLimit: r.MemLimit}.Short()}
 			}
 		}
 		out = append(out, wf)
@@ -296,7 +296,7 @@ func finite(v float64) float64 {
 }
 
 // pointLabel is a chart's label of a point: "200/410M".
-func pointLabel(p results.FrontierPoint) string { return frontier.SettingOf(p).Short() }
+func pointLabel(p results.FrontierPoint) string { return plan.SettingOf(p).Short() }
 
 // frontierSeries is one kind's frontier in one build environment (env
 // "": none): its own points, Pareto set, recommendation and chart.

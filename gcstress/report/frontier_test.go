@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/writegc/writegc/gcstress/internal/pagetest"
+
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/browsertest"
 )
@@ -182,7 +182,7 @@ func TestBrowserFrontier(t *testing.T) {
 	}) {
 		t.Errorf("green cells %q", green)
 	}
-	pagetest.Screenshot(t, ctx, "report-frontier.png")
+	Screenshot(t, ctx, "report-frontier.png")
 	pe.Check(t)
 }
 

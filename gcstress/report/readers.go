@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/writegc/writegc/gcstress/internal/mix"
+	"github.com/writegc/writegc/gcstress/internal/proto"
 	"github.com/writegc/writegc/gcstress/internal/view"
 	"github.com/writegc/writegc/gcstress/results"
 	"github.com/writegc/writegc/internal/escape"
@@ -51,7 +51,7 @@ func mixGroups(rs []results.Result) []mixGroup {
 
 // mixTitle is a mix's heading: "mix b (95% read, 5% update)".
 func mixTitle(name string) string {
-	m, err := mix.Parse(name)
+	m, err := proto.Parse(name)
 	if err != nil {
 		return "mix " + name
 	}
@@ -81,7 +81,7 @@ func mixThroughputTable(g mixGroup) (header []string, rows [][]string) {
 		e := r.End
 		var reads, writes int64
 		for op, o := range e.Ops {
-			if op == mix.Read.String() || op == mix.Scan.String() {
+			if op == proto.Read.String() || op == proto.Scan.String() {
 				reads += o.Count
 			} else {
 				writes += o.Count
@@ -108,7 +108,7 @@ var mixThroughputNote = "Operations per second over the measured phase (after th
 func opsTable(g mixGroup) (header []string, rows [][]string) {
 	header = []string{"Scenario", "Op", "Ops", "Timed", "Misses", "p50", "p99", "p99.9", "max", "p99 service"}
 	for _, r := range g.rs {
-		for _, op := range mix.Ops() {
+		for _, op := range proto.Ops() {
 			o, ok := r.End.Ops[op.String()]
 			if !ok {
 				continue

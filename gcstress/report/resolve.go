@@ -3,14 +3,14 @@ package report
 import (
 	"fmt"
 
-	"github.com/writegc/writegc/gcstress/benchtxt"
+	"github.com/writegc/writegc/gcstress/compare"
 	"github.com/writegc/writegc/gcstress/results"
 )
 
 // What a run can resolve, and how every table and sentence writes a figure
 // below it: the one place the reports decide it.
 //   - Heap objects per entry below gcstress compare's floor for the unit
-//     (0.01, benchtxt.ObjectsPerEntry.Floor) read "~0": a kind that holds a
+//     (0.01, compare.ObjectsPerEntry.Floor) read "~0": a kind that holds a
 //     few objects per chunk reads 0.0007 at 55K entries and 0.16 at 283,
 //     its entry count's figure rather than its layout's.
 //   - GC CPU per Put and per GB, assist and GC cycles per GB of a run whose
@@ -29,7 +29,7 @@ const approxZero = "~0"
 
 // objectsResolved says whether v heap objects per entry is above what a
 // run resolves.
-func objectsResolved(v float64) bool { return v >= benchtxt.ObjectsPerEntry.Floor() }
+func objectsResolved(v float64) bool { return v >= compare.ObjectsPerEntry.Floor() }
 
 // objectsText is v heap objects per entry in a sentence: "~0" or its
 // figure.

@@ -11,7 +11,7 @@ import (
 // settings, each one child run at one open-loop rate, measured for GC CPU
 // per GB against peak memory; the Pareto set of those points; and, given
 // the container's size, the setting recommended and its confirmation run.
-// Package gcstress/internal/frontier computes every figure below from the
+// Package gcstress/internal/plan computes every figure below from the
 // Results of those runs; these are its schema in summary.json.
 
 // FrontierPoint is one grid point (summary.json's frontier[]): a kind

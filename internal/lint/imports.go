@@ -36,34 +36,19 @@ type importRule struct {
 var importRules = []importRule{
 	{pkg: "gcstress/results", allow: []string{"gcmetrics", "internal/workload", "internal/inputfile", "internal/stat"}, denyExt: []string{"gonum.org/", "net/http"}},
 	{pkg: "gcstress/report", deny: []string{"gcstress"}},
-	{pkg: "gcstress/live", deny: []string{"gcstress"}},
-	// The capacity search is a pure function of the Results its Runner
-	// gives it: no orchestration, no processes, no rendering.
-	{pkg: "gcstress/internal/capacity", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
+	// The searches (capacity, frontier) are pure functions of the Results
+	// their Runner gives them: no orchestration, no processes, no rendering.
+	{pkg: "gcstress/internal/plan", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/proto"},
 		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
-	// The frontier likewise: grid, Pareto set, recommendation and
-	// confirmation are pure functions of the Results its Runner gives it.
-	{pkg: "gcstress/internal/frontier", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
-		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
-	// The build environments parse, check and build (the go command) and
-	// run nothing of a scenario: no orchestration, no rendering.
-	{pkg: "gcstress/internal/buildenvs", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
+	// The parent's side of a child process: it builds, starts and reads
+	// children and writes the folder, never the orchestration that chose
+	// them nor a rendering.
+	{pkg: "gcstress/internal/runner", deny: []string{"gcstress", "gcstress/report"},
 		denyExt: []string{"net/http", "gonum.org/"}},
-	// The mixed workload drives the engine it is given inside the child:
-	// no orchestration, no processes, no rendering.
-	{pkg: "gcstress/internal/mixload", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
-		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
-	// The measured phase's trace lives in the child beside mixload: no
-	// orchestration, no processes, no rendering, no explain (net/http).
-	{pkg: "gcstress/internal/optrace", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/proc"},
-		denyExt: []string{"os/exec", "net/http", "gonum.org/"}},
-	// The parent's side of a child process: it starts and reads children,
-	// never the orchestration that chose them nor a rendering.
-	{pkg: "gcstress/internal/runner", deny: []string{"gcstress", "gcstress/report", "gcstress/live"},
-		denyExt: []string{"net/http", "gonum.org/"}},
-	// A child's load drives the engine it is given: it starts no process
-	// and knows nothing of the orchestration or the parent's side.
-	{pkg: "gcstress/internal/load", deny: []string{"gcstress", "gcstress/report", "gcstress/live", "gcstress/internal/runner"},
+	// The child's side (its load, the mixed workload, the sampler, the
+	// traces, the profiles) drives the engine it is given: it starts no
+	// process and knows nothing of the orchestration or the parent's side.
+	{pkg: "gcstress/internal/child", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/runner"},
 		denyExt: []string{"os/exec", "gonum.org/"}},
 	{pkg: "benchgate", subtree: true, except: []string{"benchgate/internal/slowcal", "benchgate/internal/synthbench"},
 		allow: []string{"benchgate", "internal/oskit", "internal/inputfile", "internal/stat", "internal/buildenv"}},

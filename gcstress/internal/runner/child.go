@@ -13,9 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/childproto"
-	"github.com/writegc/writegc/gcstress/internal/proc"
-	"github.com/writegc/writegc/gcstress/internal/record"
+	"github.com/writegc/writegc/gcstress/internal/proto"
+
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -27,9 +26,9 @@ type childProc struct {
 	r        *Runner
 	s        results.Scenario
 	cmd      *exec.Cmd
-	stream   *os.File        // the read end of the child's stream
-	stdout   *record.Capture // what the child prints on stdout (foreign)
-	stderr   *record.Capture
+	stream   *os.File // the read end of the child's stream
+	stdout   *Capture // what the child prints on stdout (foreign)
+	stderr   *Capture
 	tmp      string // the child's TMPDIR, removed once it exited
 	t0       time.Time
 	done     chan struct{} // closed once the child was waited for
@@ -157,7 +156,7 @@ func (p *childProc) killOverCap() bool {
 	if slack == 0 {
 		slack = 0.10
 	}
-	rss := proc.ReadPidRSS(p.cmd.Process.Pid)
+	rss := proto.ReadPidRSS(p.cmd.Process.Pid)
 	if rss <= uint64(float64(p.s.RSSCap)*(1+slack)) {
 		return false
 	}
@@ -175,7 +174,7 @@ func (p *childProc) killOverCap() bool {
 // the child once that classification is failed. It returns at the
 // stream's end, or when the stream cannot be read.
 func (p *childProc) read(res *results.Result) {
-	rr := record.NewReader(p.stream, results.MaxRecord, ErrRecordTooLong, childproto.ErrStream)
+	rr := NewReader(p.stream, results.MaxRecord, ErrRecordTooLong, proto.ErrStream)
 	for {
 		b, err := rr.Next()
 		switch {
@@ -235,7 +234,7 @@ func (p *childProc) save(b []byte) {
 	}
 	p.line = append(append(p.line[:0], b...), '\n')
 	if _, err := p.r.Samples.Write(p.line); err != nil {
-		p.writeErr = fmt.Errorf("%w: write %s: %w", childproto.ErrStream, writerName(p.r.Samples), err)
+		p.writeErr = fmt.Errorf("%w: write %s: %w", proto.ErrStream, writerName(p.r.Samples), err)
 		select {
 		case <-p.done:
 		default:

@@ -1,4 +1,9 @@
-// Package runner is the parent's side of a scenario's child process:
+// Package runner is the parent's side of a child process and of what a
+// run leaves on disk: it builds the children's binaries per build
+// environment (buildenvs_doc.go), starts and reads children (this doc),
+// frames their stream (record.go) and writes the results folder
+// (manifest.go); each of those files' docs states its invariants.
+//
 // gcstress's Runner starts the child (the scenario as JSON in ChildEnv,
 // its GOGC and GOMEMLIMIT, its stream on descriptor StreamFD named in
 // StreamEnv, a process group of its own), reads its stream record by
@@ -21,6 +26,6 @@
 //     pipeDelay after it exited.
 //   - Errors are tool failures only (a child that cannot start, a failed
 //     write of the samples stream or of a capture file: wrapping
-//     childproto.ErrStream and naming the file); a child's own failure is
+//     proto.ErrStream and naming the file); a child's own failure is
 //     its Result's verdict. The package prints nothing.
 package runner

@@ -6,9 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/writegc/writegc/gcstress/internal/childproto"
-	"github.com/writegc/writegc/gcstress/internal/outfolder"
-	"github.com/writegc/writegc/gcstress/internal/record"
+	"github.com/writegc/writegc/gcstress/internal/proto"
+
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -17,21 +16,21 @@ import (
 // ErrWrite and name path.
 func writeFileAtomic(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("%w: %w: %s: %w", childproto.ErrStream, outfolder.ErrWrite, path, err)
+		return fmt.Errorf("%w: %w: %s: %w", proto.ErrStream, ErrWrite, path, err)
 	}
-	_, err := outfolder.WriteAtomic(nil, path, func(w io.Writer) error {
+	_, err := WriteAtomic(nil, path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("%w: %w", childproto.ErrStream, err)
+		return fmt.Errorf("%w: %w", proto.ErrStream, err)
 	}
 	return nil
 }
 
 // keepForeign writes a child's stdout and stderr captures that hold
 // anything into dir (none when dir is "") and returns the account.
-func keepForeign(dir string, stdout, stderr *record.Capture, exitedOK bool) (*results.ForeignOutput, error) {
+func keepForeign(dir string, stdout, stderr *Capture, exitedOK bool) (*results.ForeignOutput, error) {
 	f := &results.ForeignOutput{StdoutBytes: stdout.Total(), StderrBytes: stderr.Total(), ExitedOK: exitedOK}
 	if f.StdoutBytes == 0 && f.StderrBytes == 0 {
 		return nil, nil
@@ -40,7 +39,7 @@ func keepForeign(dir string, stdout, stderr *record.Capture, exitedOK bool) (*re
 		return f, nil
 	}
 	for _, c := range []struct {
-		cap  *record.Capture
+		cap  *Capture
 		name string
 		dst  *string
 	}{{stdout, ChildStdoutFile, &f.StdoutFile}, {stderr, ChildStderrFile, &f.StderrFile}} {

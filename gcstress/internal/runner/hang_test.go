@@ -20,6 +20,7 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	holdFolderChild()
 	if os.Getenv(ChildEnv) != "" && os.Getenv(fakeChildEnv) == "hang" {
 		f, err := os.CreateTemp("", "reads-*.trace") // as the read trace is made
 		if err != nil {

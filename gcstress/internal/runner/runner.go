@@ -10,9 +10,8 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/writegc/writegc/gcstress/internal/childproto"
-	"github.com/writegc/writegc/gcstress/internal/proc"
-	"github.com/writegc/writegc/gcstress/internal/record"
+	"github.com/writegc/writegc/gcstress/internal/proto"
+
 	"github.com/writegc/writegc/gcstress/results"
 )
 
@@ -39,7 +38,7 @@ const (
 
 // ErrRecordTooLong is a record of the stream longer than
 // results.MaxRecord: skipped, and the scenario names the limit.
-var ErrRecordTooLong = fmt.Errorf("%w: a record longer than the %d MiB limit (MaxRecord) was skipped", childproto.ErrStream, results.MaxRecord>>20)
+var ErrRecordTooLong = fmt.Errorf("%w: a record longer than the %d MiB limit (MaxRecord) was skipped", proto.ErrStream, results.MaxRecord>>20)
 
 // Runner starts one child process per scenario and collects its stream.
 //
@@ -108,7 +107,7 @@ const stderrTail = 16 << 10
 // Interrupted, not failed.
 func (r *Runner) Run(ctx context.Context, s results.Scenario) (results.Result, error) {
 	res := results.Result{Scenario: s}
-	meter := proc.StartMeter()
+	meter := proto.StartMeter()
 	p, err := r.start(s)
 	if err != nil {
 		return res, err
@@ -166,7 +165,7 @@ func (r *Runner) command(s results.Scenario, tmp string) (*exec.Cmd, error) {
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(append(os.Environ(), buildEnv...), s.Env()...)
 	cmd.Env = append(cmd.Env, ChildEnv+"="+string(spec), fmt.Sprintf("%s=%d", StreamEnv, StreamFD), "TMPDIR="+tmp)
-	cmd.SysProcAttr = proc.ChildSysProcAttr()
+	cmd.SysProcAttr = proto.ChildSysProcAttr()
 	cmd.WaitDelay = pipeDelay
 	return cmd, nil
 }
@@ -189,7 +188,7 @@ func (r *Runner) start(s results.Scenario) (*childProc, error) {
 		return nil, fmt.Errorf("gcstress: stream pipe: %w", err)
 	}
 	cmd.ExtraFiles = []*os.File{pw} // StreamFD = 3 + index 0
-	p := &childProc{r: r, s: s, cmd: cmd, stream: pr, stdout: record.NewCapture(CaptureKeep), stderr: record.NewCapture(CaptureKeep),
+	p := &childProc{r: r, s: s, cmd: cmd, stream: pr, stdout: NewCapture(CaptureKeep), stderr: NewCapture(CaptureKeep),
 		done: make(chan struct{}), tmp: tmp}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	p.t0 = time.Now()
