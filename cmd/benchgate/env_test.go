@@ -44,8 +44,10 @@ func TestCLIRunEnvs(t *testing.T) {
 		md, db := filepath.Join(t.TempDir(), "gate.md"), filepath.Join(t.TempDir(), "history.db")
 		args := append(slices.Clone(gate), "-base-env", "GOEXPERIMENT=nogreenteagc", "-head-env", "", "-markdown", md, "-db", db)
 		code, out, errOut := cli(t, args...)
-		if code != 0 {
-			t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+		// 1 ms sleeps scatter on a loaded machine: noisy (exit 3) is the gate
+		// saying so, not a failure of what this checks (the environments named).
+		if code != 0 && !(code == 3 && strings.Contains(out, "NOISY")) {
+			t.Fatalf("exit %d, want 0 (or 3, noisy)\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 		}
 		mdOut, err := os.ReadFile(md)
 		if err != nil {

@@ -258,6 +258,12 @@ func TestCLIRunConfirm(t *testing.T) {
 			jsonPath := filepath.Join(t.TempDir(), "gate.json")
 			args := append(append(append(append([]string{}, gate...), roundFiles(t)...), "-out", out, "-json", jsonPath), c.args...)
 			code, stdout, stderr := cli(t, args...)
+			for try := 1; code == 3 && code != c.code && try < 3; try++ {
+				// Too noisy to judge: the sleeps scattered on a loaded machine and
+				// the gate said so; the confirm logic is what is under test.
+				t.Logf("try %d noisy, again:\n%s", try, stdout)
+				code, stdout, stderr = cli(t, args...)
+			}
 			if code != c.code || !strings.Contains(stdout, c.want) || strings.Contains(stdout, c.not) {
 				t.Fatalf("exit %d; want %d, %q and not %q\nstdout:\n%s\nstderr:\n%s", code, c.code, c.want, c.not, stdout, stderr)
 			}
