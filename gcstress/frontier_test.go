@@ -77,7 +77,8 @@ func (e *ringEngine) Stats() EngineStats {
 // one that fits gets its longer confirmation run. With 48 MiB under 32 MiB
 // (1.5 times), a loaded machine under -race once kept the collector's
 // share near 25% without the limiter, so no 3 windows in a row met the
-// spiral rule; at three times the limit the collector runs flat out.
+// spiral rule; at three times the limit the collector runs flat out, and
+// its idle-time workers count toward that share.
 func TestFrontierUserEngines(t *testing.T) {
 	if testing.Short() {
 		// A whole frontier run (about 18 s): make test-slow runs it. Under

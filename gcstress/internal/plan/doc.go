@@ -31,7 +31,7 @@
 //     results.RunDone), at most its cap.
 //   - A point whose live heap met its GOMEMLIMIT while its collector ran
 //     flat out (health.InSpiral at the scenario's degraded GC share,
-//     results.SpiralWindows windows in a row) is
+//     idle-time marking included, results.SpiralWindows windows in a row) is
 //     failed with cause results.CauseMemlimitSpiral; one that passed the
 //     container (its hard RSS cap) is failed with results.CauseRSSCap; one
 //     with fewer than results.FrontierMinCycles GC cycles after its

@@ -142,6 +142,21 @@ func TestSpiralFails(t *testing.T) {
 	if p := Measure(calm, 2*time.Second); p.Class != results.Healthy {
 		t.Errorf("at the limit with GC CPU 20%%: %+v", p)
 	}
+	// The CI case: a collector that never stops marking on an idle
+	// machine reads its dedicated quarter, just under 25% without its
+	// idle-time workers, and near all of the CPU with them.
+	idleMark := func(idle float64) func(int, *results.Sample, *results.WindowHealth) {
+		return func(_ int, s *results.Sample, wh *results.WindowHealth) {
+			s.MemLimit, s.HeapLive, wh.GCPct = uint64(lim.MemLimit), 99*mib, 24.5
+			s.CPUUsed, s.GCCPU, s.IdleMark = 1, 0.245, idle
+		}
+	}
+	if p := Measure(run("heap", lim, 10, idleMark(0.6)), 2*time.Second); p.Cause != results.CauseMemlimitSpiral || !strings.Contains(p.Why, "idle-time marking") {
+		t.Errorf("at the limit, GC 24.5%% plus 60%% idle-time marking: %+v", p)
+	}
+	if p := Measure(run("heap", lim, 10, idleMark(0)), 2*time.Second); p.Class == results.Failed {
+		t.Errorf("at the limit, GC 24.5%% and no idle-time marking: %+v", p)
+	}
 	noLimit := run("heap", Setting{GOGC: 100}, 10, func(_ int, s *results.Sample, wh *results.WindowHealth) { s.HeapLive, wh.GCPct = 99*mib, 90 })
 	if p := Measure(noLimit, 2*time.Second); p.Class == results.Failed {
 		t.Errorf("no GOMEMLIMIT, no spiral: %+v", p)

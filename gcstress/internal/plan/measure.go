@@ -138,7 +138,7 @@ type span struct {
 func classify(p *results.FrontierPoint, r results.Result) {
 	if n, at := spiralRun(r); n >= results.SpiralWindows {
 		p.Class, p.Cause = results.Failed, results.CauseMemlimitSpiral
-		p.Why = fmt.Sprintf("GOMEMLIMIT death spiral from %.1f s: live heap at %g%% of GOMEMLIMIT %s or more with the collector flat out (GC CPU >= %g%% of busy CPU or the limiter on) for %d windows in a row",
+		p.Why = fmt.Sprintf("GOMEMLIMIT death spiral from %.1f s: live heap at %g%% of GOMEMLIMIT %s or more with the collector flat out (GC CPU, idle-time marking included, >= %g%% of busy CPU or the limiter on) for %d windows in a row",
 			at, results.SpiralHeapPct, results.MiB(uint64(p.MemLimit)), spiralGCPct(r.Scenario), n)
 		return
 	}
@@ -184,7 +184,7 @@ func spiralRun(r results.Result) (longest int, at float64) {
 		}
 		wh := r.Verdict.Windows[i]
 		in := wh.Cause == results.CauseMemory ||
-			health.InSpiral(w.HeapLive, w.MemLimit, wh.GCPct, wh.Limiter, results.SpiralHeapPct, gcPct)
+			health.InSpiral(w.HeapLive, w.MemLimit, max(wh.GCPct, collectorPct(r.Windows, wh.Span)), wh.Limiter, results.SpiralHeapPct, gcPct)
 		if !in {
 			run = 0
 			continue
@@ -197,6 +197,22 @@ func spiralRun(r results.Result) (longest int, at float64) {
 		}
 	}
 	return longest, at
+}
+
+// collectorPct is the collector's share of busy CPU over the windows of
+// span, its idle-time mark workers included: they run only while a cycle
+// marks, so a collector that never stops marking takes every P the
+// mutator leaves on top of its dedicated quarter, where the GC share
+// without them sits at that quarter, on the degraded line itself.
+func collectorPct(w []results.Sample, sp [2]int) float64 {
+	var gc, used float64
+	for j := max(sp[0], 0); j <= sp[1] && j < len(w); j++ {
+		gc, used = gc+w[j].GCCPU+w[j].IdleMark, used+w[j].CPUUsed
+	}
+	if used <= 0 {
+		return 0
+	}
+	return min(100, 100*gc/used)
 }
 
 // measured says whether a point of class c has figures that count: the
