@@ -22,9 +22,15 @@ vet:
 # suites that take more than a few seconds each (whole gcstress runs, gates in
 # throwaway repositories, instruction mode, the 10,000-series false-alarm test):
 # make test-slow runs them, and .ci/run runs make test-slow.
+#
+# REPLAYS re-judge the committed results/ series: one goroutine of pure
+# arithmetic over decoded samples, ten times slower under -race for nothing
+# it could find, so make test runs them without it (test-slow with it).
+REPLAYS := '^TestReplay(PublishedFrontier|CapacityRepeats)$$'
 race:
-	$(GO) test -race -short -timeout 20m $$($(GO) list $(PKGS) | grep -v '/internal/lint$$')
+	$(GO) test -race -short -skip $(REPLAYS) -timeout 20m $$($(GO) list $(PKGS) | grep -v '/internal/lint$$')
 	$(GO) test -race -tags gateslow ./internal/slowdown/ ./benchgate/internal/synthbench/
+	$(GO) test -short -run $(REPLAYS) ./gcstress/internal/plan/
 
 # One iteration of every benchmark so none can rot; large cases skip under -short.
 benchsmoke:

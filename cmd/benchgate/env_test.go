@@ -37,6 +37,12 @@ func envRepo(t *testing.T) {
 // environment exit 2 with one line naming the side and its K=V, leaving no
 // output behind.
 func TestCLIRunEnvs(t *testing.T) {
+	if testing.Short() {
+		// Builds a runtime under GOEXPERIMENT and runs 6+6 rounds: make
+		// test-slow runs it; benchgate's TestRunEnvBuildsEachSide and
+		// TestCLIEnvDrop keep the environments in make test.
+		t.Skip("whole gates in two build environments")
+	}
 	envRepo(t)
 	gate := []string{"run", "-q", "-base", "HEAD", "-count", "6", "-threshold", "50%", "-profiles=false", "-target", ".:^BenchmarkSteady$@100x"}
 

@@ -239,6 +239,12 @@ func TestExitCodeNoisy(t *testing.T) {
 // confirms it (exit 1); -confirm=false fails on the first rounds alone. No
 // assertion depends on a timing but the 4 ms sleeps against 1 ms.
 func TestCLIRunConfirm(t *testing.T) {
+	if testing.Short() {
+		// Three whole gates of 10 rounds: make test-slow runs it;
+		// benchgate's TestReportConfirm and TestConfirmInstructionsFake
+		// keep the confirmation in make test.
+		t.Skip("three whole gates with confirming reruns")
+	}
 	jitterRepo(t)
 	gate := []string{"run", "-q", "-base", "HEAD", "-count", "5", "-threshold", "50%", "-profiles=false", "-benchmem=false", "-target", ".:^BenchmarkFlaky$@10x"}
 	for _, c := range []struct {
