@@ -3,11 +3,12 @@ package explain
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"runtime/trace"
 	"sync"
 	"time"
+
+	"github.com/writegc/writegc/internal/atomicfile"
 )
 
 // FlightFile is the conventional name of a flight-recorder dump in a
@@ -63,19 +64,8 @@ func (f *FlightRecorder) Dump(path string) error {
 	if f.dumped {
 		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".flight-*")
-	if err != nil {
-		return fmt.Errorf("explain: dump flight recorder: %w", err)
-	}
-	_, werr := f.fr.WriteTo(tmp)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := f.fr.WriteTo(w); return err }); err != nil {
 		return fmt.Errorf("explain: dump flight recorder to %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("explain: dump flight recorder: %w", err)
 	}
 	f.dumped = true
 	return nil

@@ -16,7 +16,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/writegc/writegc/internal/oskit"
+	"github.com/writegc/writegc/internal/atomicfile"
 )
 
 // Capture files, inside each capture folder. explain detects a file's
@@ -174,7 +174,7 @@ func (c *capturer) write(name string, ch Change) ([]string, error) {
 	if err := c.writeFile(filepath.Join(tmp, ChangeFile), func(w io.Writer) error { return writeChange(w, c.id, ch) }); err != nil {
 		return nil, err
 	}
-	if err := oskit.SyncDir(tmp); err != nil {
+	if err := atomicfile.SyncDir(tmp); err != nil {
 		return nil, err
 	}
 	own := ownCapture{name: name}
@@ -191,7 +191,7 @@ func (c *capturer) write(name string, ch Change) ([]string, error) {
 	if own.info, err = os.Lstat(final); err == nil && own.info.IsDir() {
 		c.caps = append(c.caps, own)
 	}
-	if err := oskit.SyncDir(c.dir); err != nil {
+	if err := atomicfile.SyncDir(c.dir); err != nil {
 		return nil, err // renamed, not yet durable: reported, kept
 	}
 	files := make([]string, len(names))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/writegc/writegc/benchgate"
 	"github.com/writegc/writegc/benchgate/changepoint"
+	"github.com/writegc/writegc/internal/atomicfile"
 	"github.com/writegc/writegc/internal/stat"
 )
 
@@ -152,7 +153,7 @@ func WriteTrendPage(dir, title string, now time.Time, as []Analysis) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, PageFileName), buf.Bytes())
+	return atomicfile.WriteBytes(filepath.Join(dir, PageFileName), buf.Bytes())
 }
 
 func appendNew(list []string, v string) []string {
@@ -289,34 +290,4 @@ func formatNum(v float64) string {
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
-}
-
-// writeAtomic writes data to path through a synced temporary file in the
-// same directory, renamed over path.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	return errors.Join(d.Sync(), d.Close())
 }

@@ -2,13 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/writegc/writegc/benchgate"
-	"github.com/writegc/writegc/internal/oskit"
+	"github.com/writegc/writegc/internal/atomicfile"
 )
 
 // writeJSON writes the report as JSON to path ("-": stdout), replacing the
@@ -28,25 +25,5 @@ func writeJSON(rep *benchgate.Report, path string, stdout io.Writer, err error) 
 		_, err := stdout.Write(data)
 		return err
 	}
-	return writeAtomic(path, data)
-}
-
-// writeAtomic writes data to path through a synced temporary file in the
-// same folder, renamed over path, and syncs the folder.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if err := errors.Join(werr, f.Chmod(0o644), f.Sync(), f.Close()); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return oskit.SyncDir(filepath.Dir(path))
+	return atomicfile.WriteBytes(path, data)
 }

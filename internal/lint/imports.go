@@ -51,7 +51,7 @@ var importRules = []importRule{
 	{pkg: "gcstress/internal/child", deny: []string{"gcstress", "gcstress/report", "gcstress/internal/runner"},
 		denyExt: []string{"os/exec", "gonum.org/"}},
 	{pkg: "benchgate", subtree: true, except: []string{"benchgate/internal/slowcal", "benchgate/internal/synthbench"},
-		allow: []string{"benchgate", "internal/oskit", "internal/inputfile", "internal/stat", "internal/buildenv"}},
+		allow: []string{"benchgate", "internal/oskit", "internal/atomicfile", "internal/inputfile", "internal/stat", "internal/buildenv"}},
 	// changepoint is a leaf but for the leaf it shares with benchgate:
 	// internal/stat (the one median, the one "which way is better" type).
 	{pkg: "benchgate/changepoint", allow: []string{"internal/stat"}},
@@ -64,8 +64,9 @@ var importRules = []importRule{
 	{pkg: "gcmetrics/health", allow: []string{}},
 	// gchealth, the production library, depends on nothing of the
 	// harness: its rules are gcmetrics/health's.
-	{pkg: "gchealth", subtree: true, allow: []string{"gchealth", "gcmetrics", "internal/oskit"}},
-	{pkg: "explain", subtree: true, allow: []string{"gcmetrics", "internal/inputfile", "internal/stat", "internal/usage"}},
+	{pkg: "gchealth", subtree: true, allow: []string{"gchealth", "gcmetrics", "internal/atomicfile"}, denyExt: []string{"os/exec"}},
+	{pkg: "explain", subtree: true, allow: []string{"gcmetrics", "internal/atomicfile", "internal/inputfile", "internal/stat", "internal/usage"}},
+	{pkg: "internal/atomicfile", allow: []string{}, denyExt: []string{"os/exec"}},
 }
 
 // LoadPackages lists the packages that patterns match in dir (go list).

@@ -1,8 +1,8 @@
 // Package oskit holds writegc's few OS-facing helpers, each with its
 // Linux (or Unix) file and a twin for other systems: child processes that
 // cannot outlive their run (Command, Start, Run, Output), an advisory file
-// lock (TryLock, Unlock), a folder's fsync (SyncDir) and this process's own
-// counters from /proc/self (MinorFaults, RSS).
+// lock (TryLock, Unlock) and this process's own counters from /proc/self
+// (MinorFaults, RSS).
 //
 // Child processes, for a command made by Command and started by Start or
 // Run: on Linux the child leads a process group of its own (Setpgid) and
@@ -20,11 +20,6 @@
 // exclusion. TryLock never waits; the lock belongs to the open file
 // description and the kernel drops it when the descriptor closes, also when
 // the process dies, so a crash leaves no stale lock.
-//
-// SyncDir fsyncs a folder so that a name created or renamed into it
-// survives a crash: fsync(2) on Linux; elsewhere it does nothing and
-// returns nil (Windows cannot open a folder for fsync, and macOS needs
-// F_FULLFSYNC), so a rename there is as durable as the file system makes it.
 //
 // The /proc/self readers return ok false, never an error or a panic, where
 // the file does not exist (not Linux) or does not parse; the parsers are

@@ -12,7 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/writegc/writegc/internal/oskit"
+	"github.com/writegc/writegc/internal/atomicfile"
 )
 
 // Every file of a results folder but samples.jsonl (streamed while the run
@@ -117,7 +117,7 @@ func prepareAtomic(create CreateTempFunc, path string, write func(io.Writer) err
 func (p *pendingFile) commit() error {
 	err := os.Rename(p.tmp, p.path)
 	if err == nil {
-		err = oskit.SyncDir(filepath.Dir(p.path))
+		err = atomicfile.SyncDir(filepath.Dir(p.path))
 	}
 	if err != nil {
 		p.abort() // gone already after a successful rename

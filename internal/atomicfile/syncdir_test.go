@@ -1,4 +1,4 @@
-package oskit
+package atomicfile
 
 import (
 	"os"

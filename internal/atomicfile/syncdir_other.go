@@ -1,6 +1,6 @@
 //go:build !linux
 
-package oskit
+package atomicfile
 
 // SyncDir does nothing off Linux (see the package doc).
 func SyncDir(string) error { return nil }
