@@ -87,6 +87,16 @@ type FrontierPoint struct {
 	// there was no settle phase).
 	SettleSeconds float64 `json:"settle_s,omitempty"`
 	Unsettled     string  `json:"unsettled,omitempty"`
+	// GCPct is the GC CPU share of busy CPU (%) over the windows after the
+	// warm-up, and GCPctSE its standard error from the scatter of its
+	// spans' shares (the verdict's spans: windows merged until a cycle
+	// ends; 0 with fewer than two). Borderline: the point is healthy, or
+	// elevated on its GC CPU, with GCPct within twice GCPctSE of the line
+	// between the two (Thresholds.HealthyGC), so that another run of the
+	// same setting could come out on the other side of it.
+	GCPct      float64 `json:"gc_pct,omitempty"`
+	GCPctSE    float64 `json:"gc_pct_se,omitempty"`
+	Borderline bool    `json:"borderline,omitempty"`
 	// Stage is why the point ran: "grid" (a grid the user gave), "fit"
 	// (the model's first settings), "predicted" (the model's cheapest
 	// setting that fits) or "neighbour" (the next one with less memory).
@@ -137,18 +147,23 @@ type Recommendation struct {
 	// their combined standard error (or FrontierConfirmFloor), and its
 	// peak RSS not above the predicted by more than the tolerance. When
 	// it is not, the next candidate is confirmed (at most one more), and
-	// Refuted names each setting whose confirmation refuted it.
+	// Refuted names each setting whose confirmation refuted it;
+	// Undecided each whose confirmation was borderline (ConfirmInconclusive:
+	// healthy or elevated within the noise of the line between them, and
+	// nothing else against it), which is not recommended either.
 	// ConfirmNote gives the last confirmation's figures (or why there was
 	// none).
-	Confirmed          bool     `json:"confirmed"`
-	ConfirmGCCPUSPerGB float64  `json:"confirm_gc_cpu_s_per_gb"`
-	ConfirmGCCPUSE     float64  `json:"confirm_gc_cpu_se_s_per_gb,omitempty"` // the whole run's (FrontierPoint.GCCPUSE)
-	ConfirmPeakRSS     uint64   `json:"confirm_peak_rss_bytes"`
-	ConfirmCyclesPerGB float64  `json:"confirm_gc_cycles_per_gb,omitempty"`
-	ConfirmScenario    string   `json:"confirm_scenario,omitempty"`
-	ConfirmClass       Class    `json:"confirm_class,omitempty"`
-	ConfirmNote        string   `json:"confirm_note,omitempty"`
-	Refuted            []string `json:"refuted,omitempty"`
+	Confirmed           bool     `json:"confirmed"`
+	ConfirmGCCPUSPerGB  float64  `json:"confirm_gc_cpu_s_per_gb"`
+	ConfirmGCCPUSE      float64  `json:"confirm_gc_cpu_se_s_per_gb,omitempty"` // the whole run's (FrontierPoint.GCCPUSE)
+	ConfirmPeakRSS      uint64   `json:"confirm_peak_rss_bytes"`
+	ConfirmCyclesPerGB  float64  `json:"confirm_gc_cycles_per_gb,omitempty"`
+	ConfirmScenario     string   `json:"confirm_scenario,omitempty"`
+	ConfirmClass        Class    `json:"confirm_class,omitempty"`
+	ConfirmNote         string   `json:"confirm_note,omitempty"`
+	Refuted             []string `json:"refuted,omitempty"`
+	Undecided           []string `json:"undecided,omitempty"`
+	ConfirmInconclusive bool     `json:"confirm_inconclusive,omitempty"`
 	// Env is the build environment the recommendation is for ("": none).
 	Env string `json:"env,omitempty"`
 }

@@ -20,6 +20,9 @@ type store struct {
 	live, growth, cost float64
 	off                int64
 	degraded           map[string]bool
+	// borderline: confirmations that come back elevated with a GC share
+	// of 10.5% ± 2% a span, on the healthy line within its noise.
+	borderline map[string]bool
 }
 
 // result is what a run of st under s makes over 20 one-second windows
@@ -58,7 +61,30 @@ func (st store) result(sc results.Scenario) results.Result {
 	if strings.HasPrefix(sc.Name, "confirm/") && st.degraded[s.Label()] {
 		r.Verdict.Class, r.Verdict.Why = results.Degraded, "GC 40% of busy CPU"
 	}
+	if strings.HasPrefix(sc.Name, "confirm/") && st.borderline[s.Label()] {
+		onTheLine(&r)
+	}
 	return r
+}
+
+// onTheLine makes r elevated on its GC CPU, its spans (windows up to one
+// in which a cycle ended) at GC shares of 12.5% and 8.5% by turns: on the
+// 10% line within twice their standard error.
+func onTheLine(r *results.Result) {
+	r.Verdict.Class, r.Verdict.Cause, r.Verdict.Why = results.Elevated, results.CauseGCCPU, "GC CPU 10.5%"
+	from, k := 0, 0
+	for i := range r.Windows {
+		if r.Windows[i].WinCycles == 0 && i < len(r.Windows)-1 {
+			continue
+		}
+		share := 10.5 + 2*float64(1-2*(k%2))
+		k++
+		for j := from; j <= i; j++ {
+			r.Verdict.Windows[j].Span, r.Verdict.Windows[j].GCPct = [2]int{from, i}, share
+			r.Windows[j].CPUUsed = 100 * r.Windows[j].GCCPU / share
+		}
+		from = i + 1
+	}
 }
 
 // fakePlan is an adaptive plan over stores, recording each run's stage,
@@ -213,6 +239,103 @@ func TestConfirmFallback(t *testing.T) {
 	b, err := json.Marshal(r)
 	if err != nil || !strings.Contains(string(b), `"memlimit_fraction":0`) || !strings.Contains(string(b), `"confirmed":false`) {
 		t.Errorf("json %s %v", b, err)
+	}
+}
+
+// TestConfirmBorderline: a confirmation on the healthy line within its
+// noise neither confirms nor refutes its candidate: the next is
+// confirmed instead and the reason says the first could not be decided;
+// with both on the line there is no recommendation, and the reason says
+// inconclusive and what would decide it. A run of the same setting that
+// came out healthy on the line is as undecided (the verdict must not
+// flip between two runs).
+func TestConfirmBorderline(t *testing.T) {
+	first := func(on map[string]bool) results.Recommendation {
+		var calls []string
+		p := fakePlan(map[string]store{"heap": {live: 100 * mib, growth: 1e9, cost: 0.01, borderline: on}}, []string{"heap"}, &calls, nil)
+		out, err := Run(context.Background(), p)
+		if err != nil || len(out.Recs) != 1 {
+			t.Fatalf("%v %+v", err, out)
+		}
+		return out.Recs[0]
+	}
+	base := first(nil)
+	cand := Setting{GOGC: base.GOGC, MemLimit: base.MemLimit}
+	r := first(map[string]bool{cand.Label(): true})
+	if !r.Confirmed || len(r.Undecided) != 1 || len(r.Refuted) != 0 || !strings.Contains(r.Reason, FractionLabel(cand, 512*mib)+", whose confirmation could not decide") {
+		t.Fatalf("one on the line: %+v", r)
+	}
+	second := Setting{GOGC: r.GOGC, MemLimit: r.MemLimit}
+	r = first(map[string]bool{cand.Label(): true, second.Label(): true})
+	if r.Confirmed || r.GOGC != 0 || !r.ConfirmInconclusive || len(r.Undecided) != 2 ||
+		!strings.HasPrefix(r.Reason, "no recommendation: inconclusive: its confirmation could not decide "+FractionLabel(cand, 512*mib)+" or "+FractionLabel(second, 512*mib)) ||
+		!strings.Contains(r.Reason, "-confirm-duration") || !strings.HasPrefix(r.ConfirmNote, "inconclusive: its GC CPU, 10.") {
+		t.Fatalf("both on the line: %+v", r)
+	}
+	t.Logf("both on the line: %s", r.Reason)
+
+	rec := results.Recommendation{Kind: "heap", GOGC: 200, Fits: true, PredictedGCCPUSPerGB: 0.2, PredictedGCCPUSE: 0.01, PredictedPeakRSS: 300 * mib}
+	p := pt("heap", 200, 0, 0.2, 300*mib, results.Healthy)
+	p.SpanCycles, p.GCCPUSE, p.GCPct, p.GCPctSE = 20, 0.01, 9.6, 0.3
+	p.Borderline = borderline(p, results.DefaultThresholds())
+	if c := Confirm(rec, p, lim512); c.Confirmed || !c.ConfirmInconclusive {
+		t.Errorf("healthy at 9.6%% ± 0.3%%: %+v", c)
+	}
+	p.GCPct = 8
+	p.Borderline = borderline(p, results.DefaultThresholds())
+	if c := Confirm(rec, p, lim512); !c.Confirmed || c.ConfirmInconclusive {
+		t.Errorf("healthy at 8%% ± 0.3%%: %+v", c)
+	}
+	p.Class, p.Cause, p.GCPct, p.GCPctSE = results.Elevated, results.CauseGCCPU, 10.4, 0.3
+	p.Borderline = borderline(p, results.DefaultThresholds())
+	if c := Confirm(rec, p, lim512); c.Confirmed || !c.ConfirmInconclusive {
+		t.Errorf("elevated at 10.4%% ± 0.3%%: %+v", c)
+	}
+	p.OffHeapBytes = 200 * mib // refuted on memory whatever its share
+	if c := Confirm(rec, p, lim512); c.Confirmed || c.ConfirmInconclusive || !strings.HasPrefix(c.ConfirmNote, "refuted: it needs") {
+		t.Errorf("on the line but over the budget: %+v", c)
+	}
+	p.OffHeapBytes, p.Cause = 0, results.CauseAssist
+	if borderline(p, results.DefaultThresholds()) {
+		t.Error("elevated on its assists: borderline on the GC line")
+	}
+}
+
+// TestRecommendBorderline: an elevated point on the healthy line within
+// its noise is a candidate (its confirmation decides), and the reason
+// says so; one clearly elevated is not, nor one elevated on its assists;
+// and Measure names an elevated run's cause from its windows.
+func TestRecommendBorderline(t *testing.T) {
+	big := pt("heap", 100, 0, 0.1, 600*mib, results.Healthy) // over the budget
+	on := pt("heap", 50, 300*mib, 0.3, 320*mib, results.Elevated)
+	on.Cause, on.GCPct, on.GCPctSE = results.CauseGCCPU, 10.2, 0.3
+	on.Borderline = borderline(on, results.DefaultThresholds())
+	r := Recommend([]results.FrontierPoint{big, on}, "heap", lim512)
+	if !r.Fits || r.GOGC != 50 || !strings.Contains(r.Reason, "on the line between healthy and elevated, which its confirmation decides") {
+		t.Errorf("borderline candidate: %+v", r)
+	}
+	for _, c := range []struct {
+		name string
+		mod  func(p *results.FrontierPoint)
+	}{
+		{"clearly elevated", func(p *results.FrontierPoint) { p.GCPct = 12 }},
+		{"elevated on assists", func(p *results.FrontierPoint) { p.Cause = results.CauseAssist }},
+	} {
+		p := on
+		c.mod(&p)
+		p.Borderline = borderline(p, results.DefaultThresholds())
+		if r := Recommend([]results.FrontierPoint{big, p}, "heap", lim512); r.Fits {
+			t.Errorf("%s: a candidate: %+v", c.name, r)
+		}
+	}
+	res := run("heap", Setting{GOGC: 50}, 10, nil)
+	onTheLine(&res)
+	res.Verdict.Cause = ""
+	for i := range res.Verdict.Windows {
+		res.Verdict.Windows[i].Class, res.Verdict.Windows[i].Cause = results.Elevated, results.CauseGCCPU
+	}
+	if p := Measure(res, 2*time.Second); p.Cause != results.CauseGCCPU || !p.Borderline {
+		t.Errorf("measured elevated on the line: cause %q, borderline %v (%.2f%% ± %.2f)", p.Cause, p.Borderline, p.GCPct, p.GCPctSE)
 	}
 }
 

@@ -18,8 +18,10 @@ const MaxConfirms = 2
 
 // Confirm compares a confirmation run (whole: Measure of it) with rec's
 // prediction under l, and returns rec with its confirmation's figures,
-// Confirmed or not, and a note saying why. It is confirmed when nothing
-// refutes it (refutations): the run is healthy (for an idle collector:
+// Confirmed, ConfirmInconclusive (nothing refutes it but the run is
+// borderline: FrontierPoint.Borderline) or neither, and a note saying
+// why. It is confirmed when nothing refutes it (refutations) and the run
+// is not borderline: the run is healthy (for an idle collector:
 // also inconclusive for too few cycles), fits the container less its
 // headroom and the SLO, costs at most the tolerance and twice the
 // combined standard error more GC CPU per GB than predicted (or the
@@ -30,13 +32,18 @@ func Confirm(rec results.Recommendation, whole results.FrontierPoint, l Limits) 
 	rec.ConfirmGCCPUSPerGB, rec.ConfirmPeakRSS, rec.ConfirmScenario, rec.ConfirmClass = whole.GCCPUSPerGB, whole.PeakRSS, whole.Scenario, whole.Class
 	rec.ConfirmCyclesPerGB, rec.ConfirmGCCPUSE = whole.CyclesPerGB, pointSE(whole)
 	no := refutations(rec, whole, l)
-	rec.Confirmed = len(no) == 0
+	rec.Confirmed, rec.ConfirmInconclusive = len(no) == 0 && !whole.Borderline, len(no) == 0 && whole.Borderline
 	want, got := rec.PredictedGCCPUSPerGB, whole.GCCPUSPerGB
 	figures := fmt.Sprintf("GC CPU %.3g ± %.2g s/GB (%d cycles) against the predicted %.3g ± %.2g (%+.0f%%), peak RSS %s against %s (%+.0f%%), need %s of %s; the run was %s",
 		got, rec.ConfirmGCCPUSE, whole.SpanCycles, want, rec.PredictedGCCPUSE, 100*rel(got, want),
 		results.MiB(whole.PeakRSS), results.MiB(rec.PredictedPeakRSS), 100*rel(float64(whole.PeakRSS), float64(rec.PredictedPeakRSS)),
 		memText(whole), results.MiB(uint64(Budget(l.Container, l.Headroom))), whole.Class)
-	if !rec.Confirmed {
+	switch {
+	case rec.ConfirmInconclusive:
+		rec.ConfirmNote = fmt.Sprintf("inconclusive: its GC CPU, %.1f%% ± %.1f%% of busy CPU over the run, is %s (%s)",
+			whole.GCPct, whole.GCPctSE, UndecidedWhy, figures)
+		return rec
+	case !rec.Confirmed:
 		rec.ConfirmNote = "refuted: " + strings.Join(no, "; ") + " (" + figures + ")"
 		return rec
 	}
@@ -47,12 +54,17 @@ func Confirm(rec results.Recommendation, whole results.FrontierPoint, l Limits) 
 	return rec
 }
 
+// UndecidedWhy is why a borderline confirmation (FrontierPoint.Borderline)
+// neither confirms nor refutes its setting, and what would decide it.
+const UndecidedWhy = "within twice its standard error of the line between healthy and elevated (-thresholds healthy-gc), " +
+	"so the same setting can come out on either side; a longer -confirm-duration (more cycles, a smaller error) decides"
+
 // refutations are what in a confirmation run refutes rec, each in a
-// clause; none: it is confirmed.
+// clause; none: it is confirmed, or undecided when the run is borderline.
 func refutations(rec results.Recommendation, whole results.FrontierPoint, l Limits) []string {
 	var no []string
 	switch {
-	case whole.Class == results.Healthy:
+	case whole.Class == results.Healthy, whole.Borderline:
 	case rec.Idle && whole.Class == results.Inconclusive && whole.Cause == results.CauseFewCycles:
 	case whole.Class == results.Inconclusive:
 		no = append(no, fmt.Sprintf("it completed %d GC cycle(s), too few to check the prediction", whole.Cycles))

@@ -59,8 +59,74 @@ func Measure(r results.Result, warmup time.Duration) results.FrontierPoint {
 	if sp, ok := alignedCost(r.Windows, warm, onCPU); ok {
 		p.GCCPUSPerGB, p.AssistSPerGB, p.CyclesPerGB, p.SpanCycles, p.GCCPUSE = sp.gc, sp.assist, sp.cyclesPerGB, sp.cycles, sp.se
 	}
+	p.GCPct, p.GCPctSE = gcShare(r, warm)
+	if p.Class == results.Elevated && p.Cause == "" {
+		p.Cause = elevatedBy(r, warm)
+	}
 	classify(&p, r)
+	p.Borderline = borderline(p, r.Scenario.Thresholds)
 	return p
+}
+
+// gcShare is the GC CPU share of busy CPU (%) over r's windows from warm
+// seconds on, and its standard error from the scatter of the shares of
+// the verdict's spans among them (0 with fewer than two spans).
+func gcShare(r results.Result, warm float64) (pct, se float64) {
+	var gc, used float64
+	var shares []float64
+	last := [2]int{-1, -1}
+	for i, w := range r.Windows {
+		if w.T < warm {
+			continue
+		}
+		gc, used = gc+w.GCCPU, used+w.CPUUsed
+		if i < len(r.Verdict.Windows) && r.Verdict.Windows[i].Span != last {
+			last = r.Verdict.Windows[i].Span
+			shares = append(shares, r.Verdict.Windows[i].GCPct)
+		}
+	}
+	if used > 0 {
+		pct = 100 * gc / used
+	}
+	if n := len(shares); n >= 2 {
+		_, v := stat.MeanVar(shares)
+		se = math.Sqrt(v / float64(n))
+	}
+	return pct, se
+}
+
+// elevatedBy is what elevated most of r's elevated windows from warm
+// seconds on: CauseGCCPU or CauseAssist (a verdict names no cause for an
+// elevated run, and borderline needs to know which line it is near).
+func elevatedBy(r results.Result, warm float64) results.Cause {
+	gc, assist := 0, 0
+	for _, wh := range r.Verdict.Windows {
+		if wh.T < warm || wh.Class != results.Elevated {
+			continue
+		}
+		switch wh.Cause {
+		case results.CauseGCCPU:
+			gc++
+		case results.CauseAssist:
+			assist++
+		}
+	}
+	if assist > gc {
+		return results.CauseAssist
+	}
+	return results.CauseGCCPU
+}
+
+// borderline says whether p's class, healthy or elevated on its GC CPU,
+// rests on a GC share within twice its standard error of th's healthy
+// line: a share no run of its length can place on one side.
+func borderline(p results.FrontierPoint, th results.Thresholds) bool {
+	line := th.HealthyGC
+	if line <= 0 {
+		line = results.DefaultThresholds().HealthyGC
+	}
+	on := p.Class == results.Healthy || (p.Class == results.Elevated && p.Cause == results.CauseGCCPU)
+	return on && p.GCPctSE > 0 && math.Abs(p.GCPct-line) <= 2*p.GCPctSE
 }
 
 // settled fills p's settle figures from its end record's settle phase.

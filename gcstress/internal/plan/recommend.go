@@ -32,7 +32,8 @@ type Limits struct {
 // fits says whether p may be recommended under l, and if not, why.
 func (l Limits) fits(p results.FrontierPoint) (bool, string) {
 	switch budget := Budget(l.Container, l.Headroom); {
-	case p.Class != results.Healthy:
+	case p.Class != results.Healthy && !p.Borderline:
+		// A borderline elevated point is a candidate: its confirmation decides.
 		return false, string(p.Class)
 	case Need(p) > budget:
 		return false, fmt.Sprintf("needs %s > %s", memText(p), results.MiB(uint64(budget)))
@@ -42,7 +43,8 @@ func (l Limits) fits(p results.FrontierPoint) (bool, string) {
 	return true, ""
 }
 
-// Recommend picks, among kind's points that fit (healthy, Need within
+// Recommend picks, among kind's points that fit (healthy or borderline
+// (FrontierPoint.Borderline: within the noise of the healthy line), Need within
 // the container less its headroom, p99 from intended start within the
 // SLO), by the least-upper-bound rule (byBound) on the steady figure
 // (Steady; a point's own GC CPU per GB where it has none): the least
@@ -85,6 +87,10 @@ func Recommend(points []results.FrontierPoint, kind string, l Limits) results.Re
 	rec.Reason = fmt.Sprintf("%s: %s, peak %s of %s; of the %d healthy setting(s) within %s, %s",
 		FractionLabel(SettingOf(*best), l.Container), versusDefault(*best, base, l), memText(*best), results.MiB(uint64(l.Container)),
 		len(fit), limitsText(l), pickText(*bound, *best, within))
+	if best.Borderline {
+		rec.Reason += fmt.Sprintf("; its point was %s with GC CPU %.1f%% ± %.1f%% of busy CPU, on the line between healthy and elevated, which its confirmation decides",
+			best.Class, best.GCPct, best.GCPctSE)
+	}
 	return withFraction(rec, l)
 }
 

@@ -237,7 +237,7 @@ func confirmSeries(ctx context.Context, p Plan, out *Outcome, i int) error {
 		out.Recs[i] = rec
 		return nil
 	}
-	var refuted []string
+	var refuted, undecided []string
 	var except []Setting
 	for try := 0; ; try++ {
 		s := Setting{GOGC: rec.GOGC, MemLimit: rec.MemLimit}
@@ -251,19 +251,27 @@ func confirmSeries(ctx context.Context, p Plan, out *Outcome, i int) error {
 			return nil
 		}
 		c := Confirm(rec, Measure(res, p.Warmup), p.Limits)
-		c.Refuted = refuted
+		c.Refuted, c.Undecided = refuted, undecided
 		if c.Confirmed {
 			if len(refuted) > 0 {
 				c.Reason += fmt.Sprintf("; the next candidate after %s, which its confirmation refuted", strings.Join(refuted, " and "))
 			}
+			if len(undecided) > 0 {
+				c.Reason += fmt.Sprintf("; the next candidate after %s, whose confirmation could not decide", strings.Join(undecided, " and "))
+			}
 			out.Recs[i] = c
 			return nil
 		}
-		refuted, except = append(refuted, FractionLabel(s, p.Limits.Container)), append(except, s)
-		c.Refuted = refuted
+		if label := FractionLabel(s, p.Limits.Container); c.ConfirmInconclusive {
+			undecided = append(undecided, label)
+		} else {
+			refuted = append(refuted, label)
+		}
+		except = append(except, s)
+		c.Refuted, c.Undecided = refuted, undecided
 		next := recommendExcept(ps, rec.Kind, p.Limits, except, rec.Idle)
 		if !next.Fits || try+1 >= MaxConfirms {
-			why := fmt.Sprintf("its confirmation refuted %s", strings.Join(refuted, ", then "))
+			why := unconfirmedText(refuted, undecided)
 			switch {
 			case !next.Fits:
 				why += ", and no other measured setting fits"
@@ -277,6 +285,20 @@ func confirmSeries(ctx context.Context, p Plan, out *Outcome, i int) error {
 		next.Env = rec.Env
 		rec = next
 	}
+}
+
+// unconfirmedText says which candidates' confirmations refuted them and
+// which could not decide them (inconclusive, with what would decide).
+func unconfirmedText(refuted, undecided []string) string {
+	var parts []string
+	if len(refuted) > 0 {
+		parts = append(parts, "its confirmation refuted "+strings.Join(refuted, ", then "))
+	}
+	if len(undecided) > 0 {
+		parts = append(parts, "inconclusive: its confirmation could not decide "+strings.Join(undecided, " or ")+
+			": its GC CPU was "+UndecidedWhy)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // recommendExcept is Recommend over points without the settings in
