@@ -150,8 +150,8 @@ func frontierSettingsLine(fr *results.FrontierRun, th results.Thresholds) string
 	if fr.SLO > 0 {
 		slo = "p99 from intended start within " + fr.SLO.String()
 	}
-	s := fmt.Sprintf("%s; %s; %s; each point at least %v and until %d GC cycles after the warm-up (at most %dx), each confirmation at least %v and until %d cycles; a recommendation is healthy with %s, its peak RSS plus off-heap bytes within the container less headroom, and confirmed by a run of its own (a refuted one is never recommended). "+
-		"A point is failed (memlimit-spiral) when its live heap stayed at %g%% of GOMEMLIMIT or more with GC CPU >= %g%% or the limiter on for %d windows, "+
+	s := fmt.Sprintf("%s; %s; %s; each point at least %v and until %d GC cycles after the warm-up (at most %dx), each confirmation at least %v and until %d cycles; a recommendation is healthy with %s, its peak RSS plus off-heap bytes within the container less headroom, and confirmed by a run of its own (one refuted, or left undecided by a run within its noise of the healthy GC CPU line, is never recommended). "+
+		"A point is failed (memlimit-spiral) when its live heap stayed at %g%% of GOMEMLIMIT or more with GC CPU (idle-time marking included) >= %g%% or the limiter on for %d windows, "+
 		"failed (rss-cap) at the container, inconclusive (few-cycles) with fewer than %d GC cycles after the warm-up; the Pareto set is the measured points no other beats on both GC CPU per GB and peak RSS.",
 		c, rate, how, fr.PointDuration, results.FrontierTargetCycles, results.FrontierCapFactor, fr.ConfirmFor, results.FrontierConfirmCycles, slo,
 		results.SpiralHeapPct, th.DegradedGC, results.SpiralWindows, results.FrontierMinCycles)
