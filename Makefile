@@ -27,8 +27,12 @@ vet:
 # arithmetic over decoded samples, ten times slower under -race for nothing
 # it could find, so make test runs them without it (test-slow with it).
 REPLAYS := '^TestReplay(PublishedFrontier|CapacityRepeats)$$'
+# The packages whose -short tests take longest go first (go test runs its
+# packages in the order given, -p at a time), so none starts last on a
+# core of its own; go test runs a package named twice once.
+LONGEST := ./benchgate ./gcstress ./cmd/benchgate ./gcstress/report ./writepath ./gcstress/cli
 race:
-	$(GO) test -race -short -skip $(REPLAYS) -timeout 20m $$($(GO) list $(PKGS) | grep -v '/internal/lint$$')
+	$(GO) test -race -short -skip $(REPLAYS) -timeout 20m $(LONGEST) $$($(GO) list $(PKGS) | grep -v '/internal/lint$$')
 	$(GO) test -race -tags gateslow ./internal/slowdown/ ./benchgate/internal/synthbench/
 	$(GO) test -short -run $(REPLAYS) ./gcstress/internal/plan/
 
