@@ -20,8 +20,9 @@ vet:
 
 # The lint test runs once, below, not again under -race. -short leaves out the
 # suites that take more than a few seconds each (whole gcstress runs, gates in
-# throwaway repositories, instruction mode, the 10,000-series false-alarm test):
-# make test-slow runs them, and .ci/run runs make test-slow.
+# throwaway repositories, instruction mode, the 10,000-series false-alarm test,
+# the headless-browser tests): make test-slow runs them, and .ci/run runs
+# make test-slow.
 #
 # REPLAYS re-judge the committed results/ series: one goroutine of pure
 # arithmetic over decoded samples, ten times slower under -race for nothing
@@ -48,11 +49,10 @@ peers-smoke:
 		$(GO) test -short -run '^$$' -bench . -benchtime 1x -timeout 20m ./...
 
 # The studies (offheapprobe, reliability, seedrun, the results folders' programs) live
-# in their own module, lab/: vet it, run its tests under -race (as make test did when
-# they were in this module) and one pass of every benchmark; make test-slow runs its
-# slow tests too.
+# in their own module, lab/: vet it, run its short tests and one pass of every
+# benchmark; make test-slow runs all its tests under -race.
 lab-test:
-	cd lab && $(GO) vet ./... && $(GO) test -race -short -timeout 20m ./... && \
+	cd lab && $(GO) vet ./... && $(GO) test -short -timeout 20m ./... && \
 		$(GO) test -short -run '^$$' -bench . -benchtime 1x -timeout 20m ./...
 
 ## stress-peers: the addendum matrix (10B,100B,1KB,10KB) and the failure scenario with

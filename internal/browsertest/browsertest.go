@@ -53,9 +53,13 @@ func Path(t testing.TB) string {
 }
 
 // Start starts a headless browser for the test's lifetime and returns its
-// context; tabs are made with NewTab.
+// context; tabs are made with NewTab. Under -short the test is skipped:
+// a browser end to end is make test-slow's (seconds each to start).
 func Start(t testing.TB) context.Context {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("a headless browser end to end: make test-slow runs it")
+	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(Path(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
